@@ -1,0 +1,46 @@
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import { ServiceUnreachableError, errorMessage, redactSecrets } from '@benchfleet/core';
+import type { DB } from './schema.js';
+
+// int8 (counts, sums) and numeric come back as strings by default; our values fit in a double.
+pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value));
+pg.types.setTypeParser(pg.types.builtins.NUMERIC, (value: string) => Number(value));
+
+export type Database = Kysely<DB>;
+
+export interface DatabaseOptions {
+  max?: number;
+  connectTimeoutMs?: number;
+  /** Name of the variable the URL came from, for error messages. */
+  variable?: string;
+}
+
+export function createDatabase(url: string, options: DatabaseOptions = {}): Database {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.max ?? 10,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
+    idleTimeoutMillis: 30_000,
+  });
+  // An idle client that loses its server must not crash the process; the next query reports it.
+  pool.on('error', () => undefined);
+  return new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+}
+
+/** Fails fast, in one line naming the variable, when Postgres cannot be reached. */
+export async function checkDatabase(url: string, variable = 'DATABASE_URL', timeoutMs = 5_000): Promise<void> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: timeoutMs });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    await client.query('select 1');
+  } catch (error) {
+    throw new ServiceUnreachableError(
+      variable,
+      `cannot reach Postgres at ${redactSecrets(url)} (${errorMessage(error) || 'connection failed'}); start Postgres or set ${variable} to a reachable server`,
+    );
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}

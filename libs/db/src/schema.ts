@@ -1,0 +1,166 @@
+import type { ColumnType, Generated, Insertable, JSONColumnType, Selectable, Updateable } from 'kysely';
+import type { AttemptStatus, Benchmark, ErrorClass, RunStatus, TaskStatus } from '@benchfleet/core';
+
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+type Json = JSONColumnType<Record<string, unknown>, string, string>;
+type NullableJson = ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
+
+export interface RunsTable {
+  id: string;
+  name: string;
+  benchmark: Benchmark;
+  status: ColumnType<RunStatus, RunStatus | undefined, RunStatus>;
+  config: Json;
+  model: NullableJson;
+  agent: NullableJson;
+  code_version: string;
+  created_at: Timestamp;
+  started_at: NullableTimestamp;
+  finished_at: NullableTimestamp;
+  summary: NullableJson;
+}
+
+export interface TasksTable {
+  run_id: string;
+  task_id: string;
+  seq: number;
+  domain: string;
+  instruction: string;
+  spec: Json;
+  status: ColumnType<TaskStatus, TaskStatus | undefined, TaskStatus>;
+  final_api_status: string | null;
+  attempts: Generated<number>;
+  total_steps: Generated<number>;
+  reward: number | null;
+  success: boolean | null;
+  duration_ms: number | null;
+  tokens_in: Generated<number>;
+  tokens_out: Generated<number>;
+  cost_usd: Generated<number>;
+  answer: string | null;
+  result: NullableJson;
+  error: string | null;
+  worker_id: string | null;
+  external_id: string | null;
+  started_at: NullableTimestamp;
+  finished_at: NullableTimestamp;
+}
+
+export interface AttemptsTable {
+  run_id: string;
+  task_id: string;
+  attempt: number;
+  job_attempt: number;
+  worker_id: string;
+  external_id: string | null;
+  status: AttemptStatus;
+  error_class: ErrorClass | null;
+  error: string | null;
+  started_at: Timestamp;
+  finished_at: NullableTimestamp;
+}
+
+export interface StepsTable {
+  run_id: string;
+  task_id: string;
+  attempt: number;
+  step: number;
+  at: Timestamp;
+  action: NullableJson;
+  text: string | null;
+  observation: string | null;
+  reward: number | null;
+  screenshot_uri: string | null;
+  external_id: string | null;
+  tokens_in: Generated<number>;
+  tokens_out: Generated<number>;
+  latency_ms: number | null;
+}
+
+export interface WebshopCatalogsTable {
+  id: string;
+  source: Json;
+  goal_seed: number;
+  products: number;
+  goals: number;
+  imported_at: Timestamp;
+}
+
+export interface WebshopProductsTable {
+  catalog_id: string;
+  seq: number;
+  asin: string;
+  price: number;
+  product: Json;
+}
+
+export interface WebshopGoalsTable {
+  catalog_id: string;
+  goal_index: number;
+  split: 'test' | 'eval' | 'train';
+  asin: string;
+  instruction: string;
+  goal: Json;
+}
+
+export interface RunSummaryView {
+  run_id: string;
+  name: string;
+  benchmark: Benchmark;
+  run_status: RunStatus;
+  created_at: Date;
+  finished_at: Date | null;
+  total: number;
+  queued: number;
+  running: number;
+  succeeded: number;
+  failed: number;
+  cancelled: number;
+  errors: number;
+  success_rate: number | null;
+  avg_reward: number | null;
+  avg_steps: number | null;
+  avg_duration_seconds: number | null;
+  tokens_in: number;
+  tokens_out: number;
+  cost_usd: number;
+}
+
+export interface DomainSummaryView {
+  run_id: string;
+  domain: string;
+  total: number;
+  succeeded: number;
+  failed: number;
+  cancelled: number;
+  errors: number;
+  pending: number;
+  success_rate: number | null;
+  avg_reward: number | null;
+  avg_steps: number | null;
+  cost_usd: number;
+}
+
+export interface DB {
+  runs: RunsTable;
+  tasks: TasksTable;
+  attempts: AttemptsTable;
+  steps: StepsTable;
+  webshop_catalogs: WebshopCatalogsTable;
+  webshop_products: WebshopProductsTable;
+  webshop_goals: WebshopGoalsTable;
+  run_summary: RunSummaryView;
+  domain_summary: DomainSummaryView;
+}
+
+export type Run = Selectable<RunsTable>;
+export type NewRun = Insertable<RunsTable>;
+export type Task = Selectable<TasksTable>;
+export type NewTask = Insertable<TasksTable>;
+export type TaskUpdate = Updateable<TasksTable>;
+export type Attempt = Selectable<AttemptsTable>;
+export type Step = Selectable<StepsTable>;
+export type NewStep = Insertable<StepsTable>;
+export type RunSummaryRow = Selectable<RunSummaryView>;
+export type DomainSummaryRow = Selectable<DomainSummaryView>;

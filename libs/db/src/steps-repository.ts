@@ -1,0 +1,73 @@
+import type { Database } from './database.js';
+import type { NewStep, Step } from './schema.js';
+
+const STEP_INSERT_PAGE = 500;
+
+export function stepsRepository(db: Database) {
+  return {
+    /** Idempotent: a step already written for this attempt is left as it is. */
+    async insertMany(steps: NewStep[]): Promise<void> {
+      for (let i = 0; i < steps.length; i += STEP_INSERT_PAGE) {
+        await db
+          .insertInto('steps')
+          .values(steps.slice(i, i + STEP_INSERT_PAGE))
+          .onConflict((oc) => oc.columns(['run_id', 'task_id', 'attempt', 'step']).doNothing())
+          .execute();
+      }
+    },
+
+    async listByTask(runId: string, taskId: string, attempt?: number): Promise<Step[]> {
+      let query = db.selectFrom('steps').selectAll().where('run_id', '=', runId).where('task_id', '=', taskId);
+      if (attempt !== undefined) query = query.where('attempt', '=', attempt);
+      return query.orderBy('attempt').orderBy('step').execute();
+    },
+  };
+}
+
+export type StepsRepository = ReturnType<typeof stepsRepository>;
+
+/**
+ * Collects steps from many concurrent episodes and writes them in batches: one INSERT per flush
+ * instead of one per step. `flush()` is awaited before an outcome is recorded, so the steps of a
+ * finished task are always in Postgres before its result.
+ */
+export class StepWriter {
+  private pending: NewStep[] = [];
+  private inFlight: Promise<void> = Promise.resolve();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly repository: StepsRepository,
+    private readonly options: { maxBatch?: number; maxDelayMs?: number } = {},
+  ) {}
+
+  add(step: NewStep): void {
+    this.pending.push(step);
+    if (this.pending.length >= (this.options.maxBatch ?? 200)) {
+      void this.flush().catch(() => undefined);
+    } else if (!this.timer) {
+      this.timer = setTimeout(() => void this.flush().catch(() => undefined), this.options.maxDelayMs ?? 25);
+    }
+  }
+
+  /** Writes everything added so far; rejects if that write failed (the steps stay pending). */
+  async flush(): Promise<void> {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+    const write = this.inFlight.catch(() => undefined).then(async () => {
+      const batch = this.pending;
+      this.pending = [];
+      if (batch.length === 0) return;
+      try {
+        await this.repository.insertMany(batch);
+      } catch (error) {
+        this.pending = batch.concat(this.pending);
+        throw error;
+      }
+    });
+    this.inFlight = write;
+    await write;
+  }
+}

@@ -1,0 +1,260 @@
+import { sql } from 'kysely';
+import type { ErrorClass, FinalTaskStatus } from '@benchfleet/core';
+import type { Database } from './database.js';
+import type { Task } from './schema.js';
+
+export interface OpenedAttempt {
+  attempt: number;
+  task: Task;
+  /** External id (e.g. a Bytebot task) that an earlier attempt left behind, to clean up. */
+  previousExternalId: string | null;
+}
+
+export interface TaskOutcomeRecord {
+  status: FinalTaskStatus;
+  errorClass?: ErrorClass | null;
+  finalApiStatus?: string | null;
+  totalSteps: number;
+  reward?: number | null;
+  success?: boolean | null;
+  durationMs: number;
+  tokensIn?: number;
+  tokensOut?: number;
+  costUsd?: number;
+  answer?: string | null;
+  result?: Record<string, unknown> | null;
+  error?: string | null;
+  externalId?: string | null;
+}
+
+export interface SettleResult {
+  /** False when the task already had an outcome: this attempt's outcome was not recorded. */
+  recorded: boolean;
+  /** True when no task of the run is queued or running any more. */
+  runSettled: boolean;
+}
+
+export function tasksRepository(db: Database) {
+  // Asked after an outcome is committed, so that of two settlers at least the later one sees it.
+  const runHasNoOpenTask = async (runId: string): Promise<boolean> => {
+    const open = await db
+      .selectFrom('tasks')
+      .select('task_id')
+      .where('run_id', '=', runId)
+      .where('status', 'in', ['queued', 'running'])
+      .limit(1)
+      .executeTakeFirst();
+    return open === undefined;
+  };
+
+  return {
+    async get(runId: string, taskId: string): Promise<Task | undefined> {
+      return db
+        .selectFrom('tasks')
+        .selectAll()
+        .where('run_id', '=', runId)
+        .where('task_id', '=', taskId)
+        .executeTakeFirst();
+    },
+
+    async listByRun(runId: string): Promise<Task[]> {
+      return db.selectFrom('tasks').selectAll().where('run_id', '=', runId).orderBy('seq').execute();
+    },
+
+    /**
+     * Opens the next attempt of a task, or returns undefined when the task already has an outcome.
+     * Attempts are numbered here rather than by BullMQ: a job redelivered after a worker died keeps
+     * its BullMQ attempt count, but it is a new attempt for us. A still-running earlier attempt is
+     * closed as an infrastructure error (its worker is gone). One statement, one round trip: this
+     * runs once per episode on the hot path.
+     */
+    async openAttempt(runId: string, taskId: string, workerId: string, jobAttempt: number): Promise<OpenedAttempt | undefined> {
+      const result = await sql<Task & { previous_external_id: string | null }>`
+        with task as (
+          select run_id, task_id, external_id from tasks
+          where run_id = ${runId} and task_id = ${taskId} and status in ('queued', 'running')
+          for update
+        ),
+        previous as (
+          select attempt, external_id from attempts
+          where run_id = ${runId} and task_id = ${taskId}
+          order by attempt desc limit 1
+        ),
+        closed as (
+          update attempts
+          set status = 'error', error_class = 'infra', error = 'worker lost: the job stalled and was redelivered', finished_at = now()
+          where run_id = ${runId} and task_id = ${taskId} and status = 'running' and exists (select 1 from task)
+          returning attempt
+        ),
+        opened as (
+          insert into attempts (run_id, task_id, attempt, job_attempt, worker_id, status)
+          select ${runId}, ${taskId}, coalesce((select attempt from previous), 0) + 1, ${jobAttempt}, ${workerId}, 'running'
+          from task
+          returning attempt
+        ),
+        run_started as (
+          update runs set status = 'running', started_at = coalesce(started_at, now())
+          where id = ${runId} and status = 'queued' and exists (select 1 from opened)
+          returning id
+        ),
+        updated as (
+          update tasks
+          set status = 'running', attempts = opened.attempt, worker_id = ${workerId}, started_at = coalesce(tasks.started_at, now())
+          from opened
+          where tasks.run_id = ${runId} and tasks.task_id = ${taskId}
+          returning tasks.*
+        )
+        select updated.*, coalesce((select external_id from previous), (select external_id from task)) as previous_external_id
+        from updated
+      `.execute(db);
+      const row = result.rows[0];
+      if (!row) return undefined;
+      const { previous_external_id: previousExternalId, ...task } = row;
+      return { attempt: task.attempts, task: task as Task, previousExternalId };
+    },
+
+    async setExternalId(runId: string, taskId: string, attempt: number, externalId: string): Promise<void> {
+      await db.transaction().execute(async (trx) => {
+        await trx
+          .updateTable('attempts')
+          .set({ external_id: externalId })
+          .where('run_id', '=', runId)
+          .where('task_id', '=', taskId)
+          .where('attempt', '=', attempt)
+          .execute();
+        await trx
+          .updateTable('tasks')
+          .set({ external_id: externalId })
+          .where('run_id', '=', runId)
+          .where('task_id', '=', taskId)
+          .execute();
+      });
+    },
+
+    /**
+     * Records the outcome of an attempt and, when it is final, of the task, in one statement. The
+     * task row only changes while it has no outcome and this is its current attempt, so a duplicate
+     * delivery cannot record a second outcome. Whether the run has settled is asked after the
+     * write: of two settlers finishing together at least the later one sees the run settled (both
+     * may; the aggregate job is idempotent).
+     */
+    async settle(runId: string, taskId: string, attempt: number, outcome: TaskOutcomeRecord, taskFinal = true): Promise<SettleResult> {
+      const externalId = outcome.externalId ?? null;
+      const written = await sql<{ recorded: boolean }>`
+        with attempt_row as (
+          update attempts
+          set status = ${outcome.status}, error_class = ${outcome.errorClass ?? null}, error = ${outcome.error ?? null},
+              finished_at = now(), external_id = coalesce(${externalId}, external_id)
+          where run_id = ${runId} and task_id = ${taskId} and attempt = ${attempt}
+          returning attempt
+        ),
+        task_row as (
+          update tasks
+          set status = ${outcome.status},
+              final_api_status = ${outcome.finalApiStatus ?? null},
+              total_steps = ${outcome.totalSteps},
+              reward = ${outcome.reward ?? null},
+              success = ${outcome.success ?? outcome.status === 'success'},
+              duration_ms = ${Math.round(outcome.durationMs)},
+              tokens_in = ${outcome.tokensIn ?? 0},
+              tokens_out = ${outcome.tokensOut ?? 0},
+              cost_usd = ${outcome.costUsd ?? 0},
+              answer = ${outcome.answer ?? null},
+              result = ${outcome.result ? JSON.stringify(outcome.result) : null}::jsonb,
+              error = ${outcome.error ?? null},
+              finished_at = now(),
+              external_id = coalesce(${externalId}, external_id)
+          where ${taskFinal} and run_id = ${runId} and task_id = ${taskId}
+            and status in ('queued', 'running') and attempts = ${attempt}
+          returning task_id
+        )
+        select exists (select 1 from task_row) as recorded, (select count(*) from attempt_row) as attempts_closed
+      `.execute(db);
+      const recorded = written.rows[0]?.recorded === true;
+      if (!recorded) return { recorded, runSettled: false };
+      return { recorded, runSettled: await runHasNoOpenTask(runId) };
+    },
+
+    /**
+     * Tasks to run again: no outcome yet, or an error whose last attempt was an infrastructure
+     * fault; with `includeFailed` also agent failures and cancellations. `statuses` picks exactly.
+     */
+    async listForResume(runId: string, options: { includeFailed?: boolean; statuses?: Task['status'][] } = {}): Promise<Task[]> {
+      let query = db.selectFrom('tasks').selectAll('tasks').where('tasks.run_id', '=', runId);
+      if (options.statuses) {
+        query = query.where('tasks.status', 'in', options.statuses);
+      } else {
+        const always: Task['status'][] = ['queued', 'running'];
+        if (options.includeFailed) always.push('failed', 'cancelled');
+        query = query.where((eb) =>
+          eb.or([
+            eb('tasks.status', 'in', always),
+            eb.and([
+              eb('tasks.status', '=', 'error'),
+              eb.not(
+                eb.exists(
+                  eb
+                    .selectFrom('attempts')
+                    .select('attempts.attempt')
+                    .whereRef('attempts.run_id', '=', 'tasks.run_id')
+                    .whereRef('attempts.task_id', '=', 'tasks.task_id')
+                    .whereRef('attempts.attempt', '=', 'tasks.attempts')
+                    .where('attempts.error_class', '=', 'agent'),
+                ),
+              ),
+            ]),
+          ]),
+        );
+      }
+      return query.orderBy('tasks.seq').execute();
+    },
+
+    /** Puts tasks back to `queued` so a new attempt may record their outcome. */
+    async requeue(runId: string, taskIds: string[]): Promise<void> {
+      if (taskIds.length === 0) return;
+      await db
+        .updateTable('tasks')
+        .set({ status: 'queued', finished_at: null, error: null })
+        .where('run_id', '=', runId)
+        .where('task_id', 'in', taskIds)
+        .execute();
+    },
+
+    /**
+     * Records an infrastructure error for a task whose job BullMQ gave up on without our processor
+     * seeing it (stalled or started too often): its open attempt is closed and the task, if it has
+     * no outcome yet, gets one. Returns whether it was recorded and whether the run has settled.
+     */
+    async failLost(runId: string, taskId: string, reason: string): Promise<SettleResult> {
+      const written = await sql<{ recorded: boolean }>`
+        with attempt_row as (
+          update attempts set status = 'error', error_class = 'infra', error = ${reason}, finished_at = now()
+          where run_id = ${runId} and task_id = ${taskId} and status = 'running'
+          returning attempt
+        ),
+        task_row as (
+          update tasks set status = 'error', error = ${reason}, finished_at = now()
+          where run_id = ${runId} and task_id = ${taskId} and status in ('queued', 'running')
+          returning task_id
+        )
+        select exists (select 1 from task_row) as recorded, (select count(*) from attempt_row) as attempts_closed
+      `.execute(db);
+      const recorded = written.rows[0]?.recorded === true;
+      if (!recorded) return { recorded, runSettled: false };
+      return { recorded, runSettled: await runHasNoOpenTask(runId) };
+    },
+
+    /** Marks every task without an outcome cancelled; returns how many. */
+    async cancelPending(runId: string): Promise<number> {
+      const result = await db
+        .updateTable('tasks')
+        .set({ status: 'cancelled', error: 'run cancelled', finished_at: new Date() })
+        .where('run_id', '=', runId)
+        .where('status', 'in', ['queued', 'running'])
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows);
+    },
+  };
+}
+
+export type TasksRepository = ReturnType<typeof tasksRepository>;
