@@ -1,0 +1,121 @@
+import { UnrecoverableError } from 'bullmq';
+import { errorMessage, redactSecrets, type Logger } from '@benchfleet/core';
+import {
+  tasksRepository,
+  type Database,
+  type NewStep,
+  type StepWriter,
+  type Task,
+  type TaskOutcomeRecord,
+} from '@benchfleet/db';
+import { ABORT_REASONS, abortReasonOf, type JobContext, type JobHandler } from './worker-runtime.js';
+
+export type TaskJobName = 'osworld-task' | 'webshop-episode';
+
+export type StepRecord = Omit<NewStep, 'run_id' | 'task_id' | 'attempt'>;
+
+export interface TaskContext<N extends TaskJobName> {
+  job: JobContext<N>;
+  task: Task;
+  attempt: number;
+  /** External id (e.g. a Bytebot task) an earlier attempt of this task left behind. */
+  previousExternalId: string | null;
+  signal: AbortSignal;
+  logger: Logger;
+  recordStep(step: StepRecord): void;
+  setExternalId(externalId: string): Promise<void>;
+}
+
+export type TaskOutcome = Omit<TaskOutcomeRecord, 'durationMs' | 'errorClass'> & { durationMs?: number };
+
+export type TaskHandler<N extends TaskJobName> = (context: TaskContext<N>) => Promise<TaskOutcome>;
+
+/** A permanent failure that is not the agent's doing either (bad task data): recorded, not retried. */
+export class PermanentTaskError extends Error {
+  override readonly name = 'PermanentTaskError';
+}
+
+export interface TaskProcessorDeps {
+  db: Database;
+  steps: StepWriter;
+  /** Called once, by the settler that saw the run's last task settle. */
+  onRunSettled(runId: string): Promise<void>;
+  onOutcome?(outcome: { status: string; totalSteps: number; tokensIn: number; tokensOut: number }): void;
+}
+
+/**
+ * Wraps an episode handler with the attempt bookkeeping every task job shares: an `attempts` row
+ * per attempt, the outcome of task and attempt in one transaction, and the error classes that
+ * decide between retrying (infrastructure) and recording a final outcome (agent).
+ */
+export function createTaskJobHandler<N extends TaskJobName>(deps: TaskProcessorDeps, handler: TaskHandler<N>): JobHandler<N> {
+  const tasks = tasksRepository(deps.db);
+  return async (job) => {
+    const { runId, taskId } = job.payload;
+    const opened = await tasks.openAttempt(runId, taskId, job.workerId, job.job.attemptsMade + 1);
+    if (!opened) {
+      job.logger.info({ task: taskId }, 'task already has an outcome (or no longer exists): nothing to do');
+      return { skipped: true };
+    }
+    const { attempt } = opened;
+    const logger = job.logger.child({ task: taskId, attempt });
+    const started = Date.now();
+    const settle = async (outcome: TaskOutcomeRecord, final: boolean) => {
+      await deps.steps.flush();
+      const result = await tasks.settle(runId, taskId, attempt, outcome, final);
+      if (result.recorded) {
+        deps.onOutcome?.({ status: outcome.status, totalSteps: outcome.totalSteps, tokensIn: outcome.tokensIn ?? 0, tokensOut: outcome.tokensOut ?? 0 });
+      }
+      if (result.runSettled) await deps.onRunSettled(runId);
+      return result;
+    };
+    let stepsSeen = 0;
+    const context: TaskContext<N> = {
+      job,
+      task: opened.task,
+      attempt,
+      previousExternalId: opened.previousExternalId,
+      signal: job.signal,
+      logger,
+      recordStep(step) {
+        stepsSeen = Math.max(stepsSeen, step.step);
+        deps.steps.add({ ...step, run_id: runId, task_id: taskId, attempt });
+      },
+      async setExternalId(externalId) {
+        await tasks.setExternalId(runId, taskId, attempt, externalId);
+      },
+    };
+
+    let outcome: TaskOutcome;
+    try {
+      outcome = await handler(context);
+    } catch (error) {
+      const reason = abortReasonOf(job.signal);
+      const message = redactSecrets(errorMessage(error));
+      const durationMs = Date.now() - started;
+      if (reason === ABORT_REASONS.cancelled) {
+        await settle({ status: 'cancelled', totalSteps: stepsSeen, durationMs, error: 'run cancelled' }, true);
+        return { cancelled: true };
+      }
+      if (reason === ABORT_REASONS.shutdown) {
+        await settle({ status: 'error', errorClass: 'infra', totalSteps: stepsSeen, durationMs, error: 'handed back at worker shutdown' }, false);
+        throw error;
+      }
+      if (error instanceof UnrecoverableError || error instanceof PermanentTaskError) {
+        await settle({ status: 'error', errorClass: 'agent', totalSteps: stepsSeen, durationMs, error: message }, true);
+        throw error instanceof UnrecoverableError ? error : new UnrecoverableError(message);
+      }
+      const lastAttempt = job.job.attemptsMade + 1 >= (job.job.opts.attempts ?? 1);
+      const detail = reason === ABORT_REASONS.deadline ? `deadline exceeded: ${message}` : message;
+      await settle({ status: 'error', errorClass: 'infra', totalSteps: stepsSeen, durationMs, error: detail }, lastAttempt).catch(
+        (settleError: unknown) => logger.error({ err: settleError }, 'could not record the failed attempt'),
+      );
+      throw error;
+    }
+    const errorClass = outcome.status === 'error' ? 'agent' : null;
+    const record: TaskOutcomeRecord = { ...outcome, errorClass, durationMs: outcome.durationMs ?? Date.now() - started };
+    const { recorded } = await settle(record, true);
+    logger.debug({ status: outcome.status, steps: outcome.totalSteps, recorded }, 'task settled');
+    return { status: outcome.status, recorded };
+  };
+}

@@ -1,0 +1,111 @@
+import { createLogger, type Logger } from '@benchfleet/core';
+import { checkDatabase, createDatabase, StepWriter, stepsRepository, type Database } from '@benchfleet/db';
+import { aggregateJobId, type QueueName } from './job-catalog.js';
+import { checkRedis } from './redis-connection.js';
+import { JobProducer } from './job-producer.js';
+import { startWorkerRuntime, type HandlersOf, type WorkerRuntime } from './worker-runtime.js';
+import type { TaskProcessorDeps } from './task-processor.js';
+import { startMetricsServer, WorkerMetrics, type MetricsServer } from './worker-metrics.js';
+
+export interface WorkerProcessSettings<Q extends QueueName> {
+  app: string;
+  queue: Q;
+  databaseUrl: string;
+  redisUrl: string;
+  prefix: string;
+  concurrency: number;
+  workerId: string;
+  graceMs: number;
+  logLevel: string;
+  /** 0 picks a free port; undefined serves no metrics. */
+  metricsPort?: number;
+  lockDurationMs?: number;
+  stalledIntervalMs?: number;
+  healthCheck?: () => Promise<boolean>;
+}
+
+export interface WorkerServices {
+  db: Database;
+  logger: Logger;
+  metrics: WorkerMetrics;
+  /** Dependencies of `createTaskJobHandler`: step batching, the aggregate trigger, metrics. */
+  taskDeps: TaskProcessorDeps;
+}
+
+export interface RunningWorker {
+  runtime: WorkerRuntime;
+  /** The worker's pool; valid until it has finished. */
+  db: Database;
+  metricsServer?: MetricsServer;
+  logger: Logger;
+  /** Shuts down (as SIGTERM does) and releases every connection. */
+  stop(): Promise<void>;
+  /** Resolves once the worker has stopped and released everything. */
+  finished: Promise<void>;
+}
+
+/**
+ * The life of a worker process, shared by every worker app: services checked, handlers built,
+ * the queue served, metrics exposed, and SIGTERM/SIGINT turned into a graceful shutdown.
+ */
+export async function startWorkerProcess<Q extends QueueName>(
+  settings: WorkerProcessSettings<Q>,
+  buildHandlers: (services: WorkerServices) => Promise<HandlersOf<Q>>,
+): Promise<RunningWorker> {
+  await Promise.all([checkDatabase(settings.databaseUrl, 'DATABASE_URL'), checkRedis(settings.redisUrl, 'REDIS_URL')]);
+  const logger = createLogger({ level: settings.logLevel, name: settings.app });
+  const db = createDatabase(settings.databaseUrl, { max: Math.min(20, Math.max(4, Math.ceil(settings.concurrency / 4))) });
+  const steps = new StepWriter(stepsRepository(db));
+  const producer = new JobProducer(settings.redisUrl, settings.prefix);
+  const metrics = new WorkerMetrics(settings.queue, { worker: settings.workerId });
+  metrics.watchQueue(producer.queue(settings.queue));
+  const taskDeps: TaskProcessorDeps = {
+    db,
+    steps,
+    onRunSettled: async (runId) => {
+      await producer.enqueue('aggregate-run', { payload: { runId }, jobId: aggregateJobId(runId) });
+      logger.info({ run: runId }, 'run settled: aggregate job enqueued');
+    },
+    onOutcome: (event) => metrics.outcome(event),
+  };
+  const handlers = await buildHandlers({ db, logger, metrics, taskDeps });
+  const runtime = await startWorkerRuntime({
+    queue: settings.queue,
+    handlers,
+    redisUrl: settings.redisUrl,
+    prefix: settings.prefix,
+    concurrency: settings.concurrency,
+    workerId: settings.workerId,
+    logger,
+    graceMs: settings.graceMs,
+    ...(settings.lockDurationMs !== undefined ? { lockDurationMs: settings.lockDurationMs } : {}),
+    ...(settings.stalledIntervalMs !== undefined ? { stalledIntervalMs: settings.stalledIntervalMs } : {}),
+    ...(settings.healthCheck ? { healthCheck: settings.healthCheck } : {}),
+    onJobFinished: (event) => metrics.jobFinished(event),
+  });
+  let stopping = false;
+  const metricsServer =
+    settings.metricsPort === undefined ? undefined : await startMetricsServer(metrics, settings.metricsPort, () => !stopping);
+  logger.info({ queue: settings.queue, concurrency: settings.concurrency, metricsPort: metricsServer?.port }, 'worker ready');
+
+  let stopped: Promise<void> | undefined;
+  let markFinished!: () => void;
+  const finished = new Promise<void>((resolve) => (markFinished = resolve));
+  const stop = () =>
+    (stopped ??= (async () => {
+      stopping = true;
+      await runtime.shutdown();
+      await steps.flush().catch((error: unknown) => logger.error({ err: error }, 'could not write the last steps'));
+      await producer.close();
+      await metricsServer?.close();
+      await db.destroy();
+      markFinished();
+    })());
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () => {
+      logger.info({ signal }, 'signal received');
+      void stop();
+    });
+  }
+  return { runtime, db, ...(metricsServer ? { metricsServer } : {}), logger, stop, finished };
+}

@@ -1,0 +1,204 @@
+import { DelayedError, UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { errorMessage, type Logger } from '@benchfleet/core';
+import { createRedisConnection } from './redis-connection.js';
+import { cancelChannel } from './job-producer.js';
+import { jobCatalog, jobsOfQueue, type JobName, type JobPayload, type QueueName, type QueueOfJob } from './job-catalog.js';
+
+/** Why a job's signal was aborted. */
+export const ABORT_REASONS = {
+  shutdown: 'shutdown',
+  cancelled: 'run-cancelled',
+  deadline: 'deadline',
+} as const;
+export type AbortReason = (typeof ABORT_REASONS)[keyof typeof ABORT_REASONS];
+
+export function abortReasonOf(signal: AbortSignal): AbortReason | undefined {
+  if (!signal.aborted) return undefined;
+  const reason: unknown = signal.reason;
+  if (reason === ABORT_REASONS.shutdown || reason === ABORT_REASONS.cancelled) return reason;
+  return ABORT_REASONS.deadline;
+}
+
+export interface JobContext<N extends JobName> {
+  job: Job;
+  name: N;
+  payload: JobPayload<N>;
+  /** Aborted on deadline, on `scheduler cancel` of the run, and at the end of the shutdown grace period. */
+  signal: AbortSignal;
+  logger: Logger;
+  workerId: string;
+}
+
+export type JobHandler<N extends JobName> = (context: JobContext<N>) => Promise<unknown>;
+
+export type HandlersOf<Q extends QueueName> = {
+  [N in JobName as QueueOfJob<N> extends Q ? N : never]: JobHandler<N>;
+};
+
+export interface WorkerRuntimeOptions<Q extends QueueName> {
+  queue: Q;
+  handlers: HandlersOf<Q>;
+  redisUrl: string;
+  prefix: string;
+  concurrency: number;
+  workerId: string;
+  logger: Logger;
+  /** How long active jobs may run on after SIGTERM before they are handed back to the queue. */
+  graceMs: number;
+  lockDurationMs?: number;
+  stalledIntervalMs?: number;
+  /** How often a job may stall (its worker died) before BullMQ fails it; default 3. */
+  maxStalledCount?: number;
+  /** Checked before each job; while false the worker pauses and hands the job back. */
+  healthCheck?: () => Promise<boolean>;
+  healthRetryMs?: number;
+  onJobFinished?: (event: { name: JobName; ok: boolean; durationMs: number }) => void;
+}
+
+export interface WorkerRuntime {
+  worker: Worker;
+  /** Stops taking jobs, lets active ones finish within the grace period, hands back the rest. */
+  shutdown(): Promise<void>;
+  /** Resolves once the runtime has shut down. */
+  closed: Promise<void>;
+  activeJobs(): number;
+}
+
+export class HandlerCatalogError extends Error {
+  override readonly name = 'HandlerCatalogError';
+}
+
+/** Every job the queue serves has exactly one handler, and there is no handler for anything else. */
+export function checkHandlers(queue: QueueName, handlers: Record<string, unknown>): void {
+  const expected = jobsOfQueue(queue);
+  const missing = expected.filter((name) => typeof handlers[name] !== 'function');
+  const unknown = Object.keys(handlers).filter((name) => !expected.includes(name as JobName));
+  if (missing.length || unknown.length) {
+    throw new HandlerCatalogError(
+      `queue ${queue}: ${missing.length ? `no handler for ${missing.join(', ')}` : ''}${missing.length && unknown.length ? '; ' : ''}${unknown.length ? `handlers for jobs it does not serve: ${unknown.join(', ')}` : ''}`,
+    );
+  }
+}
+
+export async function startWorkerRuntime<Q extends QueueName>(options: WorkerRuntimeOptions<Q>): Promise<WorkerRuntime> {
+  const handlers = options.handlers as unknown as Record<string, JobHandler<JobName>>;
+  checkHandlers(options.queue, handlers);
+  const logger = options.logger.child({ worker: options.workerId, queue: options.queue });
+  const connection: Redis = createRedisConnection(options.redisUrl, 'worker');
+  const subscriber: Redis = createRedisConnection(options.redisUrl, 'worker');
+  const activeRuns = new Map<string, string>();
+  let shuttingDown = false;
+  let healthPause: Promise<void> | undefined;
+
+  const worker = new Worker(
+    options.queue,
+    async (job: Job, token?: string, bullSignal?: AbortSignal) => {
+      const name = job.name as JobName;
+      const definition = jobCatalog[name];
+      const handler = handlers[name];
+      if (!definition || definition.queue !== options.queue || !handler) {
+        throw new UnrecoverableError(`job ${job.name} is not served by queue ${options.queue}`);
+      }
+      const parsed = definition.payload.safeParse(job.data);
+      if (!parsed.success) {
+        throw new UnrecoverableError(`invalid payload for ${job.name}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+      }
+      if (options.healthCheck && !(await options.healthCheck().catch(() => false))) {
+        logger.warn({ job: job.id }, 'health check failed: handing the job back and pausing');
+        pauseUntilHealthy();
+        await job.moveToDelayed(Date.now() + (options.healthRetryMs ?? 5_000), token);
+        throw new DelayedError();
+      }
+      const signals = [AbortSignal.timeout(definition.deadlineMs)];
+      if (bullSignal) signals.push(bullSignal);
+      const signal = AbortSignal.any(signals);
+      const payload = parsed.data as { runId: string };
+      activeRuns.set(job.id ?? '', payload.runId);
+      const started = Date.now();
+      const jobLogger = logger.child({ job: job.id, run: payload.runId });
+      try {
+        const result = await handler({ job, name, payload: parsed.data, signal, logger: jobLogger, workerId: options.workerId });
+        options.onJobFinished?.({ name, ok: true, durationMs: Date.now() - started });
+        return result;
+      } catch (error) {
+        options.onJobFinished?.({ name, ok: false, durationMs: Date.now() - started });
+        if (abortReasonOf(signal) === ABORT_REASONS.shutdown && token) {
+          jobLogger.info('handed back to the queue at shutdown');
+          await job.moveToWait(token);
+          throw new WaitingError();
+        }
+        jobLogger.warn({ err: error, attempt: job.attemptsMade + 1 }, `job failed: ${errorMessage(error)}`);
+        throw error;
+      } finally {
+        activeRuns.delete(job.id ?? '');
+      }
+    },
+    {
+      connection,
+      prefix: options.prefix,
+      concurrency: options.concurrency,
+      lockDuration: options.lockDurationMs ?? 30_000,
+      stalledInterval: options.stalledIntervalMs ?? 30_000,
+      maxStalledCount: options.maxStalledCount ?? 3,
+      autorun: false,
+      name: options.workerId,
+    },
+  );
+  worker.on('error', (error) => logger.error({ err: error }, 'worker error'));
+
+  function pauseUntilHealthy(): void {
+    if (healthPause || !options.healthCheck) return;
+    const check = options.healthCheck;
+    worker.pause(true);
+    healthPause = (async () => {
+      while (!shuttingDown && !(await check().catch(() => false))) {
+        await new Promise((resolve) => setTimeout(resolve, options.healthRetryMs ?? 5_000));
+      }
+      healthPause = undefined;
+      if (!shuttingDown) {
+        logger.info('health check passed: resuming');
+        worker.resume();
+      }
+    })();
+  }
+
+  await subscriber.subscribe(cancelChannel(options.prefix));
+  subscriber.on('message', (_channel: string, runId: string) => {
+    for (const [jobId, jobRunId] of activeRuns) {
+      if (jobRunId === runId) {
+        logger.info({ job: jobId, run: runId }, 'run cancelled: aborting its active job');
+        worker.cancelJob(jobId, ABORT_REASONS.cancelled);
+      }
+    }
+  });
+
+  let resolveClosed!: () => void;
+  const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
+  let shutdownPromise: Promise<void> | undefined;
+
+  async function shutdown(): Promise<void> {
+    shutdownPromise ??= (async () => {
+      shuttingDown = true;
+      logger.info({ active: activeRuns.size, graceMs: options.graceMs }, 'shutting down: no new jobs');
+      const graceTimer = setTimeout(() => {
+        if (activeRuns.size > 0) logger.warn({ active: activeRuns.size }, 'grace period over: handing active jobs back');
+        worker.cancelAllJobs(ABORT_REASONS.shutdown);
+      }, options.graceMs);
+      try {
+        await worker.close();
+      } finally {
+        clearTimeout(graceTimer);
+        subscriber.disconnect();
+        connection.disconnect();
+        logger.info('worker closed');
+        resolveClosed();
+      }
+    })();
+    return shutdownPromise;
+  }
+
+  void worker.run().catch((error: unknown) => logger.error({ err: error }, 'worker stopped'));
+  await worker.waitUntilReady();
+  return { worker, shutdown, closed, activeJobs: () => activeRuns.size };
+}

@@ -1,0 +1,51 @@
+/** How the fake agent's task ends once its computer-action steps are done. */
+export type FakeBytebotEnding =
+  /** `set_task_status` completed with `answer`, then COMPLETED. */
+  | { kind: 'completed'; answer: string }
+  /** `set_task_status` needs_help with `answer`, then NEEDS_HELP (control passes to the user). */
+  | { kind: 'needs_help'; answer: string }
+  /** The model call throws: FAILED, with no message. */
+  | { kind: 'failed' }
+  /** The model call never returns: the task stays RUNNING and nothing more happens. */
+  | { kind: 'silent' }
+  /** The whole server stops answering: connections are accepted, requests never get a response. */
+  | { kind: 'hang' }
+  /** The whole server goes away: listener and every connection closed. */
+  | { kind: 'die' };
+
+/** A scripted trajectory of the fake agent. */
+export interface FakeBytebotScenario {
+  /** Computer-action steps (ASSISTANT tool_use, then USER tool_result with a screenshot); `Infinity` never ends. */
+  steps: number;
+  ending: FakeBytebotEnding;
+  /** `POST /tasks` answers 500, as the real agent does for a body it cannot store. */
+  rejectCreate?: boolean;
+  /** The model answers plain text without tool calls (bytebot issue #130): ASSISTANT messages only, no screenshots. */
+  textOnly?: boolean;
+}
+
+export const FAKE_BYTEBOT_SCENARIOS = {
+  completes: { steps: 3, ending: { kind: 'completed', answer: 'The task is done.' } },
+  'needs-help': { steps: 2, ending: { kind: 'needs_help', answer: 'I need the password to continue.' } },
+  fails: { steps: 1, ending: { kind: 'failed' } },
+  'never-finishes': { steps: Infinity, ending: { kind: 'silent' } },
+  'text-only': { steps: Infinity, ending: { kind: 'silent' }, textOnly: true },
+  silent: { steps: 0, ending: { kind: 'silent' } },
+  'server-error': { steps: 0, ending: { kind: 'silent' }, rejectCreate: true },
+  hangs: { steps: 2, ending: { kind: 'hang' } },
+  dies: { steps: 2, ending: { kind: 'die' } },
+} as const satisfies Record<string, FakeBytebotScenario>;
+
+export type FakeBytebotScenarioName = keyof typeof FAKE_BYTEBOT_SCENARIOS;
+
+const MARKER = /\[fake:([A-Za-z0-9_-]+)\]/;
+
+/** Puts a scenario marker into a task description: `withFakeScenario('Open VLC', 'dies')`. */
+export function withFakeScenario(description: string, scenario: string): string {
+  return `${description} [fake:${scenario}]`;
+}
+
+/** The scenario named by a `[fake:<name>]` marker in the description, if any. */
+export function fakeScenarioMarkerOf(description: string): string | undefined {
+  return MARKER.exec(description)?.[1];
+}

@@ -1,0 +1,19 @@
+export {
+  startFakeBytebot,
+  type FakeBytebot,
+  type FakeBytebotOptions,
+  type FakeBytebotStats,
+  type FakeBytebotModel,
+  type FakeBytebotTaskRow,
+  type FakeBytebotMessageRow,
+} from './fake-bytebot-server.js';
+export {
+  FAKE_BYTEBOT_SCENARIOS,
+  withFakeScenario,
+  fakeScenarioMarkerOf,
+  type FakeBytebotScenario,
+  type FakeBytebotScenarioName,
+  type FakeBytebotEnding,
+} from './fake-bytebot-scenarios.js';
+export { fakeScreenshotPng, solidColorPng } from './fake-screenshot-png.js';
+export { osworldTestTask, writeOsworldTestDataset } from './osworld-test-dataset.js';

