@@ -1,0 +1,118 @@
+import { Episode, type ObservationMode, type Store } from '@benchfleet/webshop';
+import type { AgentDecision, WebshopAgent } from '@benchfleet/agents';
+
+export interface EpisodeStepRecord {
+  step: number;
+  action: { action: string; kind: AgentDecision['kind']; valid: boolean; invalid_reason?: string; thought?: string };
+  raw: string | null;
+  observation: string;
+  reward: number;
+  tokensIn: number;
+  tokensOut: number;
+  latencyMs: number;
+}
+
+export interface EpisodeResult {
+  reward: number;
+  success: boolean;
+  steps: number;
+  stopReason: 'bought' | 'step_limit';
+  purchase: { asin: string; options: Record<string, string>; price: number; rewardInfo: Record<string, unknown> } | null;
+  tokensIn: number;
+  tokensOut: number;
+  costUsd: number;
+  invalidSteps: number;
+}
+
+export interface RunWebshopEpisodeOptions {
+  store: Store;
+  agent: WebshopAgent;
+  goalIndex: number;
+  maxSteps: number;
+  observationMode?: ObservationMode;
+  signal: AbortSignal;
+  onStep?: (step: EpisodeStepRecord) => void;
+}
+
+/**
+ * One WebShop episode: the agent acts until it buys or reaches the step limit. Invalid and
+ * `think` decisions are steps that change nothing, as refused actions are in the original.
+ */
+export async function runWebshopEpisode(options: RunWebshopEpisodeOptions): Promise<EpisodeResult> {
+  const episode = new Episode(options.store, { observationMode: options.observationMode ?? 'text' });
+  let observation = episode.reset(options.goalIndex).observation;
+  const agentEpisode = options.agent.start({ instruction: episode.instructionText, signal: options.signal });
+  const totals = { tokensIn: 0, tokensOut: 0, costUsd: 0, invalid: 0 };
+  for (let step = 1; step <= options.maxSteps; step += 1) {
+    options.signal.throwIfAborted();
+    const available = episode.availableActions();
+    const decision = await agentEpisode.nextAction({
+      observation,
+      availableActions: { has_search_bar: available.hasSearchBar, clickables: available.clickables },
+      step,
+    });
+    totals.tokensIn += decision.tokensIn;
+    totals.tokensOut += decision.tokensOut;
+    totals.costUsd += decision.costUsd;
+    let reward = 0;
+    let done = false;
+    let purchase: EpisodeResult['purchase'] = null;
+    if (decision.valid && decision.kind !== 'think') {
+      const result = episode.step(decision.action);
+      observation = result.observation;
+      reward = result.reward;
+      done = result.done;
+      if (result.info) {
+        purchase = {
+          asin: result.info.asin,
+          options: { ...result.info.options },
+          price: result.info.price,
+          rewardInfo: { ...result.info.rewardInfo },
+        };
+      }
+      if (!result.actionValid) totals.invalid += 1;
+    } else if (!decision.valid) {
+      totals.invalid += 1;
+    }
+    options.onStep?.({
+      step,
+      action: {
+        action: decision.action,
+        kind: decision.kind,
+        valid: decision.valid,
+        ...(decision.invalidReason ? { invalid_reason: decision.invalidReason } : {}),
+        ...(decision.thought ? { thought: decision.thought } : {}),
+      },
+      raw: decision.raw ?? null,
+      observation,
+      reward,
+      tokensIn: decision.tokensIn,
+      tokensOut: decision.tokensOut,
+      latencyMs: Math.round(decision.latencyMs),
+    });
+    if (done) {
+      return {
+        reward,
+        success: reward === 1,
+        steps: step,
+        stopReason: 'bought',
+        purchase,
+        tokensIn: totals.tokensIn,
+        tokensOut: totals.tokensOut,
+        costUsd: totals.costUsd,
+        invalidSteps: totals.invalid,
+      };
+    }
+  }
+  return {
+    reward: 0,
+    success: false,
+    steps: options.maxSteps,
+    stopReason: 'step_limit',
+    purchase: null,
+    tokensIn: totals.tokensIn,
+    tokensOut: totals.tokensOut,
+    costUsd: totals.costUsd,
+    invalidSteps: totals.invalid,
+  };
+}

@@ -1,0 +1,172 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RuleAgent } from '@benchfleet/agents';
+import { JobProducer } from '@benchfleet/queue';
+import { startCli, startFakeLlm, useTestServices, waitFor, type FakeLlm, type StartedProcess } from '@benchfleet/testing';
+import { enqueueRun } from '../../scheduler/src/run-enqueuer.js';
+import { planWebshopRun, type EnqueueOptions } from '../../scheduler/src/run-planning.js';
+import { demoCatalogRequest, importWebshopCatalog } from '../../scheduler/src/webshop-catalog-import.js';
+import { loadStoreFromDatabase } from '@benchfleet/catalog-store';
+import { runWebshopEpisode } from './webshop-episode-runner.js';
+
+const services = useTestServices();
+let producer: JobProducer;
+const workers: StartedProcess[] = [];
+
+function startWorker(id: string, extra: Record<string, string> = {}, args: string[] = []): StartedProcess {
+  const worker = startCli('worker-webshop', ['--worker-id', id, '--concurrency', '8', ...args], { ...services.env, LOG_LEVEL: 'info', ...extra });
+  workers.push(worker);
+  return worker;
+}
+
+async function stopWorker(worker: StartedProcess): Promise<number | null> {
+  worker.child.kill('SIGTERM');
+  return (await worker.exited).code;
+}
+
+async function enqueue(options: Partial<EnqueueOptions>): Promise<string> {
+  const plan = await planWebshopRun(services.db, { domain: [], split: 'test', ...options });
+  return enqueueRun({ db: services.db, producer }, plan);
+}
+
+async function settledTasks(runId: string) {
+  return waitFor(
+    `run ${runId} to settle`,
+    async () => {
+      const tasks = await services.db.selectFrom('tasks').selectAll().where('run_id', '=', runId).orderBy('seq').execute();
+      return tasks.every((task) => task.status !== 'queued' && task.status !== 'running') ? tasks : undefined;
+    },
+    90_000,
+    200,
+  );
+}
+
+async function stepActions(runId: string) {
+  const rows = await services.db
+    .selectFrom('steps')
+    .select(['task_id', 'attempt', 'step', 'action', 'reward'])
+    .where('run_id', '=', runId)
+    .orderBy('task_id')
+    .orderBy('step')
+    .execute();
+  const byTask = new Map<string, string[]>();
+  for (const row of rows) byTask.set(row.task_id, [...(byTask.get(row.task_id) ?? []), String((row.action as { action: string }).action)]);
+  return byTask;
+}
+
+beforeAll(async () => {
+  producer = new JobProducer(services.redisUrl, services.prefix);
+  await importWebshopCatalog(services.db, demoCatalogRequest({ seed: 0, products: 400 }));
+});
+
+afterAll(async () => {
+  for (const worker of workers) if (worker.child.exitCode === null) worker.child.kill('SIGKILL');
+  await producer.close();
+});
+
+describe('worker-webshop', () => {
+  it('plays 50 rule episodes on two worker processes with the same actions and mean reward as an in-process run', async () => {
+    const runId = await enqueue({ agent: 'rule', maxTasks: 50 });
+    const fleet = [startWorker('webshop-a'), startWorker('webshop-b')];
+    const tasks = await settledTasks(runId);
+    expect(tasks).toHaveLength(50);
+    expect(tasks.every((task) => task.reward !== null && (task.status === 'success' || task.status === 'failed'))).toBe(true);
+    expect(new Set(tasks.map((task) => task.worker_id))).toEqual(new Set(['webshop-a', 'webshop-b']));
+
+    // The same agent on the same goals, in this process, without queue or Postgres in between.
+    const { store } = await loadStoreFromDatabase(services.db, 'demo');
+    const recorded = await stepActions(runId);
+    let inProcessRewardSum = 0;
+    for (const task of tasks) {
+      const goalIndex = Number((task.spec as { goal_index: number }).goal_index);
+      const actions: string[] = [];
+      const result = await runWebshopEpisode({
+        store,
+        agent: new RuleAgent(),
+        goalIndex,
+        maxSteps: 15,
+        signal: new AbortController().signal,
+        onStep: (step) => actions.push(step.action.action),
+      });
+      inProcessRewardSum += result.reward;
+      expect(recorded.get(task.task_id)).toEqual(actions);
+      expect(task.total_steps).toBe(actions.length);
+      expect(task.reward).toBe(result.reward);
+    }
+    const fleetMean = tasks.reduce((sum, task) => sum + (task.reward ?? 0), 0) / tasks.length;
+    expect(fleetMean).toBeCloseTo(inProcessRewardSum / tasks.length, 12);
+    expect(fleetMean).toBeGreaterThan(0);
+    for (const worker of fleet) expect(await stopWorker(worker)).toBe(0);
+  });
+
+  describe('with the LLM agent against a fake OpenAI-compatible server', () => {
+    let llm: FakeLlm;
+    beforeAll(async () => {
+      llm = await startFakeLlm({ latencyMs: 5 });
+    });
+    afterAll(async () => {
+      await llm.close();
+    });
+
+    it('waits out a burst of 429s without using up an attempt, and records tokens; the key never reaches logs', async () => {
+      llm.setFaults({ status429Times: 12, retryAfterSeconds: 0 });
+      const runId = await enqueue({ agent: 'llm', llmBaseUrl: llm.baseUrl, llmModel: 'fake-model', maxTasks: 10 });
+      const worker = startWorker('webshop-llm', { LLM_API_KEY: 'sk-test-secret-key-123456' });
+      const tasks = await settledTasks(runId);
+      expect(tasks.every((task) => task.attempts === 1 && task.status !== 'error')).toBe(true);
+      expect(tasks.every((task) => task.tokens_in > 0 && task.tokens_out > 0)).toBe(true);
+      expect(tasks.every((task) => task.final_api_status === 'BOUGHT')).toBe(true);
+      expect(llm.stats.status429).toBe(12);
+      expect(llm.stats.withAuthorization).toBeGreaterThan(0);
+      expect(await stopWorker(worker)).toBe(0);
+      expect(worker.output()).not.toContain('sk-test-secret-key-123456');
+      const stepTokens = await services.db
+        .selectFrom('steps')
+        .select((eb) => eb.fn.sum<number>('tokens_in').as('n'))
+        .where('run_id', '=', runId)
+        .executeTakeFirstOrThrow();
+      expect(Number(stepTokens.n)).toBe(tasks.reduce((sum, task) => sum + task.tokens_in, 0));
+    });
+
+    it('records garbage replies as invalid steps and goes on to the step limit', async () => {
+      llm.setFaults({ garbage: true });
+      const runId = await enqueue({ agent: 'llm', llmBaseUrl: llm.baseUrl, llmModel: 'fake-model', maxTasks: 3, maxSteps: 4 });
+      const worker = startWorker('webshop-garbage');
+      const tasks = await settledTasks(runId);
+      for (const task of tasks) {
+        expect(task).toMatchObject({ status: 'failed', final_api_status: 'STEP_LIMIT', total_steps: 4, reward: 0 });
+        expect(task.error).toMatch(/step limit of 4/);
+      }
+      const steps = await services.db.selectFrom('steps').select(['action']).where('run_id', '=', runId).execute();
+      expect(steps).toHaveLength(12);
+      expect(steps.every((step) => (step.action as { valid: boolean }).valid === false)).toBe(true);
+      expect(steps.every((step) => typeof (step.action as { invalid_reason?: string }).invalid_reason === 'string')).toBe(true);
+      llm.setFaults({});
+      expect(await stopWorker(worker)).toBe(0);
+    });
+
+    it('loses nothing when a worker is SIGKILLed mid-episode: the episode runs again, one outcome', async () => {
+      llm.setFaults({});
+      llm.setLatency(400);
+      const runId = await enqueue({ agent: 'llm', llmBaseUrl: llm.baseUrl, llmModel: 'fake-model', goals: '3' });
+      const first = startWorker('webshop-doomed', { BENCHFLEET_LOCK_MS: '1000' });
+      await waitFor('a first step of the episode', async () => {
+        const row = await services.db.selectFrom('steps').select('step').where('run_id', '=', runId).executeTakeFirst();
+        return row !== undefined;
+      });
+      first.child.kill('SIGKILL');
+      await first.exited;
+      llm.setLatency(5);
+      const second = startWorker('webshop-rescuer', { BENCHFLEET_LOCK_MS: '1000' });
+      const [task] = await settledTasks(runId);
+      expect(task).toMatchObject({ status: expect.stringMatching(/success|failed/), attempts: 2, worker_id: 'webshop-rescuer', final_api_status: 'BOUGHT' });
+      const attempts = await services.db.selectFrom('attempts').selectAll().where('run_id', '=', runId).orderBy('attempt').execute();
+      expect(attempts.map((a) => [a.worker_id, a.status, a.error_class])).toEqual([
+        ['webshop-doomed', 'error', 'infra'],
+        ['webshop-rescuer', task!.status, null],
+      ]);
+      const steps = await services.db.selectFrom('steps').select(['attempt']).where('run_id', '=', runId).where('attempt', '=', 2).execute();
+      expect(steps).toHaveLength(task!.total_steps);
+      expect(await stopWorker(second)).toBe(0);
+    });
+  });
+});

@@ -1,0 +1,269 @@
+import axios, { type AxiosInstance, type AxiosResponse } from 'axios';
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import { LlmRequestError, LlmUnavailableError } from './llm-errors.js';
+
+export interface ChatMessage {
+  readonly role: 'system' | 'user' | 'assistant';
+  readonly content: string;
+}
+
+export interface RetryPolicy {
+  /** Retries after the first request; `maxRetries + 1` requests in all. */
+  readonly maxRetries: number;
+  readonly baseDelayMs: number;
+  readonly maxDelayMs: number;
+  /** A longer Retry-After is not waited out here: the call fails and the job's own backoff takes over. */
+  readonly maxRetryAfterMs: number;
+  readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** In [0, 1); spreads the backoff of clients that failed together. */
+  readonly random: () => number;
+}
+
+export function sleepUnlessAborted(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+export const defaultRetryPolicy: RetryPolicy = {
+  maxRetries: 5,
+  baseDelayMs: 500,
+  maxDelayMs: 30_000,
+  maxRetryAfterMs: 60_000,
+  sleep: sleepUnlessAborted,
+  random: Math.random,
+};
+
+export interface ChatCompletionsClientOptions {
+  /** OpenAI-style base URL, e.g. `https://api.openai.com/v1` or `http://localhost:8000/v1`. */
+  readonly baseUrl: string;
+  readonly model: string;
+  /** Sent as `Authorization: Bearer`; never logged, never put into an error. */
+  readonly apiKey?: string;
+  readonly temperature: number;
+  readonly maxTokens: number;
+  /** Per request, connection included. */
+  readonly timeoutMs: number;
+  readonly retry?: Partial<RetryPolicy>;
+  readonly logger?: Logger;
+}
+
+export interface ChatCompletion {
+  readonly content: string | null;
+  readonly finishReason: string | null;
+  readonly promptTokens: number;
+  readonly completionTokens: number;
+  /** HTTP requests made, retries included. */
+  readonly requests: number;
+}
+
+const completionBodySchema = z.object({
+  choices: z
+    .array(
+      z.object({
+        message: z.object({ content: z.string().nullish() }),
+        finish_reason: z.string().nullish(),
+      }),
+    )
+    .min(1),
+  usage: z
+    .object({ prompt_tokens: z.number().nonnegative(), completion_tokens: z.number().nonnegative() })
+    .partial()
+    .nullish(),
+});
+
+type Attempt =
+  | { readonly kind: 'ok'; readonly completion: Omit<ChatCompletion, 'requests'> }
+  | { readonly kind: 'transient'; readonly status?: number; readonly code?: string; readonly retryAfterMs?: number }
+  | { readonly kind: 'permanent'; readonly status: number; readonly detail: string };
+
+const TRANSIENT_STATUSES = new Set([408, 409, 425, 429]);
+
+/** Where requests go, for messages and logs: no user info, query or fragment. */
+function displayUrl(baseUrl: string): string {
+  try {
+    const url = new URL(baseUrl);
+    return `${url.origin}${url.pathname}`.replace(/\/+$/, '');
+  } catch {
+    return '(invalid base URL)';
+  }
+}
+
+function headerValue(response: AxiosResponse, name: string): string | undefined {
+  const value: unknown = response.headers[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+function retryAfterMs(response: AxiosResponse, now: number): number | undefined {
+  const millis = headerValue(response, 'retry-after-ms');
+  if (millis !== undefined && Number.isFinite(Number(millis))) return Math.max(0, Number(millis));
+  const value = headerValue(response, 'retry-after')?.trim();
+  if (value === undefined || value === '') return undefined;
+  if (/^\d+(\.\d+)?$/.test(value)) return Number(value) * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/**
+ * A client for `POST {baseUrl}/chat/completions` that retries what can pass (429, 408, 5xx,
+ * network errors, timeouts, unreadable bodies) with exponential backoff, jitter and Retry-After,
+ * and turns everything else into errors that hold no request data.
+ */
+export class ChatCompletionsClient {
+  readonly #options: ChatCompletionsClientOptions;
+  readonly #retry: RetryPolicy;
+  readonly #http: AxiosInstance;
+  readonly #endpoint: string;
+  readonly #where: string;
+
+  constructor(options: ChatCompletionsClientOptions) {
+    this.#options = options;
+    this.#retry = { ...defaultRetryPolicy, ...options.retry };
+    this.#endpoint = `${options.baseUrl.replace(/\/+$/, '')}/chat/completions`;
+    this.#where = displayUrl(options.baseUrl);
+    this.#http = axios.create();
+  }
+
+  async complete(messages: readonly ChatMessage[], signal: AbortSignal): Promise<ChatCompletion> {
+    const retry = this.#retry;
+    const logger = this.#options.logger;
+    for (let request = 1; ; request += 1) {
+      signal.throwIfAborted();
+      const attempt = await this.#send(messages, signal);
+      if (attempt.kind === 'ok') return { ...attempt.completion, requests: request };
+      if (attempt.kind === 'permanent') {
+        throw new LlmRequestError(
+          `LLM endpoint ${this.#where} refused the request for model ${this.#options.model}: HTTP ${attempt.status}${attempt.detail === '' ? '' : ` (${attempt.detail})`}`,
+          attempt.status,
+        );
+      }
+
+      const failure =
+        [attempt.code, attempt.status !== undefined ? `HTTP ${attempt.status}` : undefined].filter(Boolean).join(' ') ||
+        'network error';
+      const unavailable = (why: string): LlmUnavailableError =>
+        new LlmUnavailableError(`LLM endpoint ${this.#where} unavailable for model ${this.#options.model}: ${why}`, {
+          attempts: request,
+          ...(attempt.status !== undefined && { status: attempt.status }),
+          ...(attempt.code !== undefined && { code: attempt.code }),
+          ...(attempt.retryAfterMs !== undefined && { retryAfterMs: attempt.retryAfterMs }),
+        });
+      if (attempt.retryAfterMs !== undefined && attempt.retryAfterMs > retry.maxRetryAfterMs) {
+        throw unavailable(`${failure} with Retry-After ${Math.ceil(attempt.retryAfterMs / 1000)} s`);
+      }
+      if (request > retry.maxRetries) throw unavailable(`${failure} after ${request} requests`);
+
+      const exponential = Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** (request - 1));
+      const jittered = exponential / 2 + (retry.random() * exponential) / 2;
+      const delayMs = Math.round(Math.max(attempt.retryAfterMs ?? 0, jittered));
+      logger?.warn(
+        { endpoint: this.#where, model: this.#options.model, request, status: attempt.status, code: attempt.code, delayMs },
+        'LLM request failed, retrying',
+      );
+      await retry.sleep(delayMs, signal);
+    }
+  }
+
+  async #send(messages: readonly ChatMessage[], signal: AbortSignal): Promise<Attempt> {
+    const { apiKey, model, temperature, maxTokens, timeoutMs } = this.#options;
+    const controller = new AbortController();
+    const abort = (): void => controller.abort();
+    signal.addEventListener('abort', abort, { once: true });
+    const timer = setTimeout(abort, timeoutMs);
+    try {
+      const response = await this.#http.post<string>(
+        this.#endpoint,
+        { model, messages, temperature, max_tokens: maxTokens, stream: false },
+        {
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json',
+            ...(apiKey !== undefined && apiKey !== '' && { authorization: `Bearer ${apiKey}` }),
+          },
+          signal: controller.signal,
+          responseType: 'text',
+          transformResponse: (data: unknown) => data,
+          validateStatus: () => true,
+          // A redirect could carry the Authorization header to another host.
+          maxRedirects: 0,
+        },
+      );
+      return this.#classify(response);
+    } catch (error) {
+      signal.throwIfAborted();
+      if (controller.signal.aborted) return { kind: 'transient', code: 'TIMEOUT' };
+      // Only the code leaves this block: axios errors hold the request config, headers included.
+      const code = axios.isAxiosError(error) && typeof error.code === 'string' ? error.code : 'NETWORK_ERROR';
+      return { kind: 'transient', code };
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', abort);
+    }
+  }
+
+  #classify(response: AxiosResponse<string>): Attempt {
+    const { status } = response;
+    if (status >= 200 && status < 300) {
+      let body: unknown;
+      try {
+        body = JSON.parse(String(response.data));
+      } catch {
+        return { kind: 'transient', status, code: 'MALFORMED_RESPONSE' };
+      }
+      const parsed = completionBodySchema.safeParse(body);
+      if (!parsed.success) return { kind: 'transient', status, code: 'MALFORMED_RESPONSE' };
+      const [choice] = parsed.data.choices;
+      return {
+        kind: 'ok',
+        completion: {
+          content: choice?.message.content ?? null,
+          finishReason: choice?.finish_reason ?? null,
+          promptTokens: parsed.data.usage?.prompt_tokens ?? 0,
+          completionTokens: parsed.data.usage?.completion_tokens ?? 0,
+        },
+      };
+    }
+    if (status >= 500 || TRANSIENT_STATUSES.has(status)) {
+      const wait = retryAfterMs(response, Date.now());
+      return { kind: 'transient', status, ...(wait !== undefined && { retryAfterMs: wait }) };
+    }
+    return { kind: 'permanent', status, detail: this.#errorDetail(response.data) };
+  }
+
+  /** The provider's error message, shortened, with any copy of the key removed (some proxies echo headers). */
+  #errorDetail(data: unknown): string {
+    const text = typeof data === 'string' ? data : '';
+    let detail = text;
+    try {
+      const body: unknown = JSON.parse(text);
+      const message = z
+        .union([
+          z.object({ error: z.object({ message: z.string() }) }).transform((b) => b.error.message),
+          z.object({ error: z.string() }).transform((b) => b.error),
+          z.object({ message: z.string() }).transform((b) => b.message),
+          z.object({ detail: z.string() }).transform((b) => b.detail),
+        ])
+        .safeParse(body);
+      if (message.success) detail = message.data;
+    } catch {
+      // Not JSON: keep the text.
+    }
+    const { apiKey } = this.#options;
+    if (apiKey !== undefined && apiKey !== '') detail = detail.split(apiKey).join('[redacted]');
+    detail = detail.replace(/\s+/g, ' ').trim();
+    return detail.length > 300 ? `${detail.slice(0, 300)}…` : detail;
+  }
+}

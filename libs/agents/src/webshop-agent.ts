@@ -1,0 +1,58 @@
+/** What the store offers on the current page, as WebShop's `get_available_actions` reports it. */
+export interface AvailableActions {
+  readonly has_search_bar: boolean;
+  /** Lowercased clickable names: buttons, product asins, option values. */
+  readonly clickables: readonly string[];
+}
+
+export interface WebshopObservation {
+  /** The page as text, in whichever observation mode the store renders. */
+  readonly observation: string;
+  readonly availableActions: AvailableActions;
+  /** 0-based index of the step this decision is for. */
+  readonly step: number;
+}
+
+export interface EpisodeContext {
+  /** The goal's instruction text; a leading `Instruction:` prefix is tolerated. */
+  readonly instruction: string;
+  /** The job's deadline; aborting it makes `nextAction` reject with the signal's reason. */
+  readonly signal: AbortSignal;
+}
+
+/**
+ * `search` and `click` decisions are sent to the store as `action`.
+ * `think` is a valid no-op (ReAct's `think[...]`): the page does not change, so the runner may skip the store.
+ * `invalid` decisions carry `invalidReason`; the runner records the step and the episode goes on.
+ */
+export type AgentDecisionKind = 'search' | 'click' | 'think' | 'invalid';
+
+export interface AgentDecision {
+  /** Canonical store action (`search[...]`, `click[...]`, `think[...]`); for an invalid decision, what the agent attempted (may be ''). */
+  readonly action: string;
+  readonly kind: AgentDecisionKind;
+  readonly valid: boolean;
+  readonly invalidReason?: string;
+  /** The model's reply verbatim (LLM agents only). */
+  readonly raw?: string;
+  readonly thought?: string;
+  readonly tokensIn: number;
+  readonly tokensOut: number;
+  readonly costUsd: number;
+  /** Wall time of the decision, retries and backoff included. */
+  readonly latencyMs: number;
+  /** HTTP requests made for this decision, retries included (LLM agents only). */
+  readonly llmRequests?: number;
+}
+
+export interface AgentEpisode {
+  /** Decide the action for the current page. Calls must not overlap. */
+  nextAction(observation: WebshopObservation): Promise<AgentDecision>;
+}
+
+export interface WebshopAgent {
+  /** Stable label for results, e.g. `rule` or `llm:gpt-4o-mini`. */
+  readonly name: string;
+  readonly kind: 'rule' | 'llm';
+  start(context: EpisodeContext): AgentEpisode;
+}
