@@ -1,0 +1,57 @@
+import { Command } from 'commander';
+import { createArtifactStore } from '@benchfleet/artifacts';
+import { failAndExit } from '@benchfleet/core';
+import { BytebotClient } from '@benchfleet/osworld';
+import { startWorkerProcess } from '@benchfleet/queue';
+import { loadOsworldWorkerConfig, type OsworldWorkerFlags } from './config.js';
+import { createOsworldTaskHandler } from './handlers/osworld-task.js';
+
+const program = new Command('worker-osworld')
+  .description('runs OSWorld tasks on one Bytebot stack, one at a time, with the original benchmark semantics')
+  .option('--bytebot-url <url>', 'bytebot-agent base URL, e.g. http://127.0.0.1:9991 (or BYTEBOT_URL)')
+  .option('--desktop-url <url>', 'bytebotd base URL, probed before each task (or BYTEBOT_DESKTOP_URL)')
+  .option('--stack-id <name>', 'name of this stack, used as the worker id (default stack-<hostname>)')
+  .option('--grace-s <n>', 'seconds an active task may finish after SIGTERM before it is handed back (default 10800)')
+  .option('--metrics-port <port>', 'serve /metrics and /healthz on this port (or BENCHFLEET_METRICS_PORT)')
+  .option('--no-events', 'follow tasks by REST polling only (no Socket.IO)')
+  .showHelpAfterError()
+  .action(async (flags: OsworldWorkerFlags) => {
+    const config = loadOsworldWorkerConfig(flags);
+    const artifacts = createArtifactStore(config.artifactsUri, config.artifactSettings);
+    const client = new BytebotClient({ baseUrl: config.bytebotUrl });
+    const desktopUrl = config.desktopUrl;
+    const running = await startWorkerProcess(
+      {
+        app: 'worker-osworld',
+        queue: 'osworld',
+        databaseUrl: config.databaseUrl,
+        redisUrl: config.redisUrl,
+        prefix: config.prefix,
+        concurrency: 1,
+        workerId: config.stackId,
+        graceMs: config.graceMs,
+        logLevel: config.logLevel,
+        ...(config.metricsPort !== undefined ? { metricsPort: config.metricsPort } : {}),
+        ...(config.lockDurationMs !== undefined ? { lockDurationMs: config.lockDurationMs, stalledIntervalMs: config.lockDurationMs } : {}),
+        // A dead stack pauses this worker instead of failing the tasks it would take.
+        healthCheck: async () => {
+          const agentUp = await client.isHealthy();
+          if (!agentUp || !desktopUrl) return agentUp;
+          return fetch(desktopUrl, { signal: AbortSignal.timeout(5_000) }).then(
+            () => true,
+            () => false,
+          );
+        },
+      },
+      async ({ db, taskDeps }) => ({
+        'osworld-task': createOsworldTaskHandler({ db, taskDeps, client, artifacts, events: config.events }),
+      }),
+    );
+    await running.finished;
+  });
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  failAndExit('worker-osworld', error, process.env.BENCHFLEET_DEBUG === '1');
+}

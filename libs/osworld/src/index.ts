@@ -1,0 +1,74 @@
+export {
+  osworldDatasetSchema,
+  osworldTaskSchema,
+  osworldTaskListSchema,
+  type OsworldDataset,
+  type OsworldTask,
+  type OsworldTaskList,
+} from './osworld-dataset.js';
+export {
+  extractOsworldDataset,
+  writeOsworldDataset,
+  OsworldDatasetError,
+  UnknownOsworldDomainError,
+  type ExtractOsworldDatasetOptions,
+  type OsworldDatasetExtraction,
+} from './osworld-dataset-extraction.js';
+export { loadOsworldDataset, type LoadOsworldDatasetOptions } from './osworld-dataset-loading.js';
+export {
+  BYTEBOT_TASK_STATUSES,
+  BYTEBOT_END_STATUSES,
+  isBytebotEndStatus,
+  type BytebotTaskStatus,
+  type BytebotModel,
+  type BytebotTask,
+  type BytebotTaskPage,
+  type BytebotMessage,
+  type BytebotContentBlock,
+} from './bytebot-api.js';
+export {
+  BytebotClient,
+  BYTEBOT_DEFAULT_RETRY_DELAYS_MS,
+  BytebotUnavailableError,
+  BytebotHttpError,
+  BytebotResponseError,
+  type BytebotClientOptions,
+  type BytebotRequestOptions,
+  type BytebotCancelResult,
+  type BytebotMessageSlice,
+  type BytebotTaskEventHandlers,
+  type BytebotTaskSubscription,
+  type CreateBytebotTaskInput,
+  type WaitUntilIdleOptions,
+} from './bytebot-client.js';
+export type { BytebotToolCall } from './bytebot-message-content.js';
+export {
+  runOsworldEpisode,
+  cancelLeftoverTask,
+  OsworldEpisodeAbortedError,
+  type RunOsworldEpisodeOptions,
+  type OsworldEpisodeSink,
+  type OsworldEpisodeStep,
+  type OsworldEpisodeOutcome,
+  type OsworldEpisodeStatus,
+  type OsworldEpisodeStopReason,
+  type OsworldEpisodeClock,
+  type LeftoverTaskOutcome,
+} from './osworld-episode.js';
+export {
+  computeOsworldSummary,
+  buildOsworldFinalJson,
+  type OsworldResultForSummary,
+  type OsworldSummary,
+  type OsworldDomainSummary,
+  type OsworldSummaryComputation,
+  type OsworldFinalJson,
+} from './osworld-summary.js';
+export {
+  writeOsworldLogs,
+  type OsworldLogRun,
+  type OsworldLogTask,
+  type OsworldLogStep,
+  type OsworldScreenshotSource,
+} from './osworld-logs-exporter.js';
+export { formatPythonJson, formatPythonUtcTimestamp, roundLikePython } from './python-compatible-format.js';

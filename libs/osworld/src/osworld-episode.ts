@@ -1,0 +1,518 @@
+import { pino, type Logger } from 'pino';
+import { isBytebotEndStatus, type BytebotMessage, type BytebotModel, type BytebotTaskStatus } from './bytebot-api.js';
+import {
+  BytebotHttpError,
+  BytebotResponseError,
+  BytebotUnavailableError,
+  type BytebotClient,
+  type BytebotMessageSlice,
+  type BytebotTaskSubscription,
+} from './bytebot-client.js';
+import {
+  finalStatusDescriptionOf,
+  lastImageOf,
+  textContentOf,
+  toolCallsOf,
+  type BytebotToolCall,
+} from './bytebot-message-content.js';
+import { formatPythonUtcTimestamp, roundLikePython } from './python-compatible-format.js';
+
+export interface OsworldEpisodeStep {
+  /** 1-based, in the order of the ASSISTANT messages. */
+  step_number: number;
+  /** `createdAt` of the ASSISTANT message. */
+  timestamp: string;
+  message_id: string;
+  tool_calls: BytebotToolCall[];
+  text_content: string;
+  /** PNG bytes of the last image in the USER message that follows the step, if any. */
+  screenshot: Buffer | null;
+}
+
+/** Where an episode reports as it goes; each call is awaited before the episode goes on. */
+export interface OsworldEpisodeSink {
+  /** Once, as soon as the Bytebot task exists: record the id so that a retry can cancel it. */
+  onTaskCreated(bytebotTaskId: string): void | Promise<void>;
+  /** Each step once, in order, when its tool results (and so its screenshot) are known. */
+  onStep(step: OsworldEpisodeStep): void | Promise<void>;
+}
+
+export type OsworldEpisodeStatus = 'success' | 'failed' | 'cancelled' | 'error';
+
+/** Why the episode stopped; the original only tells them apart through `final_api_status`. */
+export type OsworldEpisodeStopReason = 'end_status' | 'step_limit' | 'stalled' | 'create_failed';
+
+export interface OsworldEpisodeOutcome {
+  status: OsworldEpisodeStatus;
+  /** The Bytebot status the episode ended on, or `CREATE_FAILED`. */
+  final_api_status: BytebotTaskStatus | 'CREATE_FAILED';
+  total_steps: number;
+  /** Empty when the task could not be created. */
+  bytebot_task_id: string;
+  /** The description of the agent's last `set_task_status` call. */
+  answer: string | null;
+  error_message: string | null;
+  /** Python `isoformat()` UTC timestamps, as in the original result.json. */
+  start_time: string;
+  end_time: string;
+  /** Rounded to 0.1 s; 0 when the create failed, as in the original. */
+  duration_seconds: number;
+  stop_reason: OsworldEpisodeStopReason;
+}
+
+export interface OsworldEpisodeClock {
+  now(): number;
+}
+
+export interface RunOsworldEpisodeOptions {
+  client: BytebotClient;
+  task: { task_id: string; instruction: string };
+  /** Without one, the first model the stack offers (as the original). */
+  model?: BytebotModel;
+  maxSteps?: number;
+  /** No new step for this long: cancel (the original: 5 minutes). */
+  stallTimeoutMs?: number;
+  signal: AbortSignal;
+  sink: OsworldEpisodeSink;
+  clock?: OsworldEpisodeClock;
+  /** Follow the task over Socket.IO; REST polling covers any time without a live socket. */
+  events?: boolean;
+  /** REST polling period while no socket is live (the original polls every 3 s). */
+  pollIntervalMs?: number;
+  /** REST status check period while the socket is live. */
+  heartbeatIntervalMs?: number;
+  idlePollIntervalMs?: number;
+  /** The original submits anyway after waiting this long for the stack to become idle. */
+  idleTimeoutMs?: number;
+  /** At the step limit, how long to wait for the last step's screenshot before cancelling. */
+  lastStepGraceMs?: number;
+  logger?: Logger;
+}
+
+/** The episode was stopped through its AbortSignal; the Bytebot task was cancelled if possible. */
+export class OsworldEpisodeAbortedError extends Error {
+  override readonly name = 'OsworldEpisodeAbortedError';
+  constructor(
+    readonly bytebotTaskId: string | null,
+    readonly stepsRecorded: number,
+    options?: ErrorOptions,
+  ) {
+    super(
+      bytebotTaskId === null
+        ? 'OSWorld episode aborted before its Bytebot task was created'
+        : `OSWorld episode aborted after ${stepsRecorded} step(s); Bytebot task ${bytebotTaskId} cancelled`,
+      options,
+    );
+  }
+}
+
+const systemClock: OsworldEpisodeClock = { now: () => Date.now() };
+
+/**
+ * Runs one OSWorld task on one Bytebot stack with the semantics of the original Bytebot OSWorld
+ * benchmark (`run_benchmark.py`): wait for an idle stack, create the task from the instruction,
+ * count ASSISTANT messages as steps, stop on an end status, at the step limit or after a stall
+ * (cancelling the task), and score by the agent's own final status.
+ *
+ * Throws `BytebotUnavailableError` when the stack stops answering (retry the job, after
+ * `cancelLeftoverTask`), `OsworldEpisodeAbortedError` when `signal` aborts, and whatever the sink
+ * throws (after cancelling the task).
+ */
+export async function runOsworldEpisode(options: RunOsworldEpisodeOptions): Promise<OsworldEpisodeOutcome> {
+  const { client, task, signal } = options;
+  const clock = options.clock ?? systemClock;
+  const logger = (options.logger ?? pino({ level: 'silent' })).child({ osworldTask: task.task_id });
+  const requestOptions = { signal };
+  try {
+    signal.throwIfAborted();
+    const model = await resolveModelOrUnavailable(client, options.model, signal);
+    const idle = await client.waitUntilIdle({
+      ...requestOptions,
+      pollIntervalMs: options.idlePollIntervalMs ?? 3_000,
+      timeoutMs: options.idleTimeoutMs ?? 300_000,
+    });
+    if (!idle) logger.warn('the stack is still busy; submitting anyway, as the original does');
+
+    const startMs = clock.now();
+    let bytebotTaskId: string;
+    try {
+      bytebotTaskId = (await client.createTask({ description: task.instruction, model }, requestOptions)).id;
+    } catch (error) {
+      if (!(error instanceof BytebotHttpError || error instanceof BytebotResponseError)) throw error;
+      logger.error({ reason: error.message }, 'creating the Bytebot task failed');
+      const endMs = clock.now();
+      return {
+        status: 'error',
+        final_api_status: 'CREATE_FAILED',
+        total_steps: 0,
+        bytebot_task_id: '',
+        answer: null,
+        error_message: error.message,
+        start_time: formatPythonUtcTimestamp(startMs),
+        end_time: formatPythonUtcTimestamp(endMs),
+        duration_seconds: 0,
+        stop_reason: 'create_failed',
+      };
+    }
+    logger.info({ bytebotTaskId }, 'created the Bytebot task');
+    const follower = new EpisodeFollower(options, clock, logger.child({ bytebotTaskId }), bytebotTaskId, startMs);
+    return await follower.run();
+  } catch (error) {
+    if (signal.aborted && !(error instanceof OsworldEpisodeAbortedError)) {
+      throw new OsworldEpisodeAbortedError(null, 0, { cause: signal.reason });
+    }
+    throw error;
+  }
+}
+
+/** The model list fails when the stack's LLM proxy is down (502): a fault of the stack, so the job is retried. */
+async function resolveModelOrUnavailable(
+  client: BytebotClient,
+  model: BytebotModel | undefined,
+  signal: AbortSignal,
+): Promise<BytebotModel> {
+  try {
+    return await client.resolveModel(model, { signal });
+  } catch (error) {
+    if (error instanceof BytebotHttpError && error.status >= 500) {
+      throw new BytebotUnavailableError(error.method, error.path, 1, `HTTP ${error.status}: ${error.serverMessage}`);
+    }
+    throw error;
+  }
+}
+
+export type LeftoverTaskOutcome = 'cancelled' | 'already_ended' | 'not_found';
+
+/** For a retry: cancels the Bytebot task an earlier attempt created, whatever state it is in. */
+export async function cancelLeftoverTask(
+  client: BytebotClient,
+  bytebotTaskId: string,
+  options: { signal?: AbortSignal } = {},
+): Promise<LeftoverTaskOutcome> {
+  try {
+    return (await client.cancelTask(bytebotTaskId, options)).outcome;
+  } catch (error) {
+    if (error instanceof BytebotHttpError && error.status === 404) return 'not_found';
+    throw error;
+  }
+}
+
+/** Follows one created task until it stops, reporting its steps to the sink. */
+class EpisodeFollower {
+  private readonly client: BytebotClient;
+  private readonly sink: OsworldEpisodeSink;
+  private readonly signal: AbortSignal;
+  private readonly maxSteps: number;
+  private readonly stallTimeoutMs: number;
+  private readonly pollIntervalMs: number;
+  private readonly heartbeatIntervalMs: number;
+  private readonly lastStepGraceMs: number;
+  private readonly eventsEnabled: boolean;
+  private readonly wakeup = new Wakeup();
+
+  private status: BytebotTaskStatus = 'PENDING';
+  private readonly messages = new Map<string, { message: BytebotMessage; seen: number }>();
+  private assistantCount = 0;
+  /** How many messages, from the first, are known without a gap (from REST, or from events while trusted). */
+  private gapFreeCount = 0;
+  private subscription: BytebotTaskSubscription | null = null;
+  /** Bumped on every socket (re)connect; events are trusted only after a REST read in the same connection. */
+  private connection = 0;
+  private eventsTrusted = false;
+  private syncNeeded = false;
+  private nextRestAt: number;
+  private lastProgressAt: number;
+  private stepLimitReachedAt: number | null = null;
+  private readonly recorded: BytebotMessage[] = [];
+  private readonly recordedIds = new Set<string>();
+
+  constructor(
+    options: RunOsworldEpisodeOptions,
+    private readonly clock: OsworldEpisodeClock,
+    private readonly logger: Logger,
+    private readonly bytebotTaskId: string,
+    private readonly startMs: number,
+  ) {
+    this.client = options.client;
+    this.sink = options.sink;
+    this.signal = options.signal;
+    this.maxSteps = options.maxSteps ?? 100;
+    this.stallTimeoutMs = options.stallTimeoutMs ?? 300_000;
+    this.pollIntervalMs = options.pollIntervalMs ?? 3_000;
+    this.heartbeatIntervalMs = options.heartbeatIntervalMs ?? 15_000;
+    this.lastStepGraceMs = options.lastStepGraceMs ?? 5_000;
+    this.lastProgressAt = clock.now();
+    this.nextRestAt = clock.now();
+    this.eventsEnabled = options.events ?? true;
+  }
+
+  async run(): Promise<OsworldEpisodeOutcome> {
+    try {
+      if (this.eventsEnabled) this.subscribe();
+      await this.sink.onTaskCreated(this.bytebotTaskId);
+      await this.readRestTolerantly('full');
+      for (;;) {
+        this.signal.throwIfAborted();
+        if (this.restDue()) await this.readRestTolerantly(this.eventsTrusted ? 'status' : 'full');
+        await this.recordSettledSteps(false);
+
+        if (isBytebotEndStatus(this.status)) return await this.finishOnEndStatus();
+        if (this.stepLimitReachedAt !== null) {
+          const lastStepRecorded = this.recorded.length >= this.maxSteps;
+          if (lastStepRecorded || this.clock.now() >= this.stepLimitReachedAt + this.lastStepGraceMs) {
+            this.logger.info({ maxSteps: this.maxSteps }, 'step limit reached; cancelling');
+            return await this.stopByCancelling('step_limit');
+          }
+        }
+        if (this.clock.now() - this.lastProgressAt >= this.stallTimeoutMs) {
+          // Events can be lost unnoticed; REST decides whether the agent really made no progress.
+          const before = this.assistantCount;
+          await this.readRestTolerantly('full');
+          if (this.assistantCount === before && !isBytebotEndStatus(this.status)) {
+            this.logger.info({ stallTimeoutMs: this.stallTimeoutMs }, 'no new step; cancelling');
+            return await this.stopByCancelling('stalled');
+          }
+          continue;
+        }
+        await this.wakeup.wait(this.nextWakeAt() - this.clock.now(), this.signal);
+      }
+    } catch (error) {
+      if (!(error instanceof BytebotUnavailableError)) await this.cancelQuietly();
+      if (this.signal.aborted) {
+        throw new OsworldEpisodeAbortedError(this.bytebotTaskId, this.recorded.length, { cause: this.signal.reason });
+      }
+      throw error;
+    } finally {
+      this.subscription?.close();
+    }
+  }
+
+  private subscribe(): void {
+    this.subscription = this.client.subscribeToTask(this.bytebotTaskId, {
+      onConnected: () => {
+        this.connection++;
+        this.syncNeeded = true;
+        this.wakeup.notify();
+      },
+      onDisconnected: (reason) => {
+        this.logger.debug({ reason }, 'socket disconnected; polling');
+        this.gapFreeCount = this.knownPrefixCount();
+        this.eventsTrusted = false;
+        this.nextRestAt = this.clock.now();
+        this.wakeup.notify();
+      },
+      onTaskUpdated: (task) => {
+        this.applyStatus(task.status);
+        this.wakeup.notify();
+      },
+      onNewMessage: (message) => {
+        this.addMessage(message);
+        this.wakeup.notify();
+      },
+    });
+  }
+
+  private restDue(): boolean {
+    return this.syncNeeded || this.clock.now() >= this.nextRestAt;
+  }
+
+  private nextWakeAt(): number {
+    let at = Math.min(this.nextRestAt, this.lastProgressAt + this.stallTimeoutMs);
+    if (this.stepLimitReachedAt !== null) at = Math.min(at, this.stepLimitReachedAt + this.lastStepGraceMs);
+    return at;
+  }
+
+  /**
+   * `status`: only the task (a heartbeat while events flow). `full`: the task, then the messages
+   * after the confirmed prefix, in that order so that an end status comes with all its messages.
+   */
+  private async readRest(kind: 'status' | 'full'): Promise<void> {
+    const connection = this.connection;
+    const wasSyncNeeded = this.syncNeeded;
+    const connected = this.subscription?.connected ?? false;
+    const task = await this.client.getTask(this.bytebotTaskId, { signal: this.signal });
+    this.applyStatus(task.status);
+    if (kind === 'full' || wasSyncNeeded) {
+      this.addSlice(await this.client.getMessagesFrom(this.bytebotTaskId, this.knownPrefixCount(), { signal: this.signal }));
+    }
+    if (wasSyncNeeded && connection === this.connection) {
+      this.syncNeeded = false;
+      this.eventsTrusted = connected && (this.subscription?.connected ?? false);
+    }
+    this.nextRestAt = this.clock.now() + (this.eventsTrusted ? this.heartbeatIntervalMs : this.pollIntervalMs);
+  }
+
+  /** An error answer is logged and the read tried again later, as the original's loop does. */
+  private async readRestTolerantly(kind: 'status' | 'full'): Promise<void> {
+    try {
+      await this.readRest(kind);
+    } catch (error) {
+      if (!(error instanceof BytebotHttpError || error instanceof BytebotResponseError)) throw error;
+      this.logger.warn({ reason: error.message }, 'reading the task failed; trying again later');
+      this.nextRestAt = this.clock.now() + this.pollIntervalMs;
+    }
+  }
+
+  /** While events are trusted the store has no gap, so a read can start after everything it holds. */
+  private knownPrefixCount(): number {
+    return this.eventsTrusted ? Math.max(this.messages.size, this.gapFreeCount) : this.gapFreeCount;
+  }
+
+  private addSlice(slice: BytebotMessageSlice): void {
+    for (const message of slice.messages) this.addMessage(message);
+    this.gapFreeCount = Math.max(this.gapFreeCount, slice.startIndex + slice.messages.length);
+  }
+
+  private addMessage(message: BytebotMessage): void {
+    if (this.messages.has(message.id)) return;
+    this.messages.set(message.id, { message, seen: this.messages.size });
+    if (message.role !== 'ASSISTANT') return;
+    this.assistantCount++;
+    this.lastProgressAt = this.clock.now();
+    if (this.assistantCount >= this.maxSteps && this.stepLimitReachedAt === null) {
+      this.stepLimitReachedAt = this.clock.now();
+    }
+  }
+
+  /** Once a task has reached an end status, a late non-end report (a slow read) does not undo it. */
+  private applyStatus(status: BytebotTaskStatus): void {
+    if (isBytebotEndStatus(this.status) && !isBytebotEndStatus(status)) return;
+    this.status = status;
+  }
+
+  private orderedMessages(): BytebotMessage[] {
+    return [...this.messages.values()]
+      .sort((a, b) => compareText(a.message.createdAt, b.message.createdAt) || a.seen - b.seen)
+      .map((entry) => entry.message);
+  }
+
+  /**
+   * Hands the sink every step whose following message is known and gap-free (or, with `final`,
+   * every step left), in order and up to the step limit.
+   */
+  private async recordSettledSteps(final: boolean): Promise<void> {
+    const ordered = this.orderedMessages();
+    const trusted = final || this.eventsTrusted ? ordered.length : Math.min(this.gapFreeCount, ordered.length);
+    for (const [index, message] of ordered.entries()) {
+      if (this.recorded.length >= this.maxSteps) return;
+      if (message.role !== 'ASSISTANT' || this.recordedIds.has(message.id)) continue;
+      const next = ordered[index + 1];
+      if (!final && (next === undefined || index + 1 >= trusted)) return;
+      const screenshot = next?.role === 'USER' ? lastImageOf(next.content) : null;
+      const step: OsworldEpisodeStep = {
+        step_number: this.recorded.length + 1,
+        timestamp: message.createdAt,
+        message_id: message.id,
+        tool_calls: toolCallsOf(message),
+        text_content: textContentOf(message),
+        screenshot: screenshot === null ? null : Buffer.from(screenshot, 'base64'),
+      };
+      this.recorded.push(message);
+      this.recordedIds.add(message.id);
+      await this.sink.onStep(step);
+    }
+  }
+
+  private async finishOnEndStatus(): Promise<OsworldEpisodeOutcome> {
+    try {
+      const [task, slice] = await Promise.all([
+        this.client.getTask(this.bytebotTaskId, { signal: this.signal }),
+        this.client.getMessagesFrom(this.bytebotTaskId, this.knownPrefixCount(), { signal: this.signal }),
+      ]);
+      if (isBytebotEndStatus(task.status)) this.status = task.status;
+      this.addSlice(slice);
+    } catch (error) {
+      if (!(error instanceof BytebotHttpError || error instanceof BytebotResponseError)) throw error;
+      this.logger.warn({ reason: error.message }, 'the final read failed; keeping what the events delivered');
+    }
+    await this.recordSettledSteps(true);
+    return this.outcome('end_status');
+  }
+
+  private async stopByCancelling(reason: 'step_limit' | 'stalled'): Promise<OsworldEpisodeOutcome> {
+    let stopReason: OsworldEpisodeStopReason = reason;
+    try {
+      const cancel = await this.client.cancelTask(this.bytebotTaskId, { signal: this.signal });
+      if (cancel.outcome === 'cancelled') {
+        this.status = 'CANCELLED';
+      } else {
+        const task = await this.client.getTask(this.bytebotTaskId, { signal: this.signal });
+        this.status = isBytebotEndStatus(task.status) ? task.status : 'CANCELLED';
+        stopReason = 'end_status';
+      }
+    } catch (error) {
+      if (!(error instanceof BytebotHttpError || error instanceof BytebotResponseError)) throw error;
+      this.logger.warn({ reason: error.message }, 'cancelling failed; counting the task as cancelled, as the original does');
+      this.status = 'CANCELLED';
+    }
+    await this.readMessagesTolerantly();
+    await this.recordSettledSteps(true);
+    return this.outcome(stopReason);
+  }
+
+  private async readMessagesTolerantly(): Promise<void> {
+    try {
+      this.addSlice(await this.client.getMessagesFrom(this.bytebotTaskId, this.knownPrefixCount(), { signal: this.signal }));
+    } catch (error) {
+      if (!(error instanceof BytebotHttpError || error instanceof BytebotResponseError)) throw error;
+      this.logger.warn({ reason: error.message }, 'the final read failed; keeping what was read before');
+    }
+  }
+
+  private async cancelQuietly(): Promise<void> {
+    try {
+      await this.client.cancelTask(this.bytebotTaskId, { retries: false, signal: AbortSignal.timeout(5_000) });
+    } catch (error) {
+      this.logger.warn({ reason: (error as Error).message }, 'could not cancel the Bytebot task');
+    }
+  }
+
+  private outcome(stopReason: OsworldEpisodeStopReason): OsworldEpisodeOutcome {
+    const endMs = this.clock.now();
+    const finalStatus = this.status;
+    return {
+      status: finalStatus === 'COMPLETED' ? 'success' : finalStatus === 'CANCELLED' ? 'cancelled' : 'failed',
+      final_api_status: finalStatus,
+      total_steps: this.recorded.length,
+      bytebot_task_id: this.bytebotTaskId,
+      answer: finalStatusDescriptionOf(this.recorded),
+      error_message: null,
+      start_time: formatPythonUtcTimestamp(this.startMs),
+      end_time: formatPythonUtcTimestamp(endMs),
+      duration_seconds: roundLikePython((endMs - this.startMs) / 1000, 1),
+      stop_reason: stopReason,
+    };
+  }
+}
+
+/** Lets the follower sleep until a deadline or until an event arrives, whichever is first. */
+class Wakeup {
+  private pending = false;
+  private wake: (() => void) | null = null;
+
+  notify(): void {
+    this.pending = true;
+    this.wake?.();
+  }
+
+  async wait(ms: number, signal: AbortSignal): Promise<void> {
+    if (!this.pending && ms > 0 && !signal.aborted) {
+      await new Promise<void>((resolve) => {
+        const done = (): void => {
+          clearTimeout(timer);
+          signal.removeEventListener('abort', done);
+          this.wake = null;
+          resolve();
+        };
+        const timer = setTimeout(done, ms);
+        signal.addEventListener('abort', done, { once: true });
+        this.wake = done;
+      });
+    }
+    this.pending = false;
+  }
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,232 @@
+import { mkdtemp, readdir, readFile, rm, writeFile, mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { writeOsworldLogs, type OsworldLogStep, type OsworldLogTask } from './osworld-logs-exporter.js';
+import { computeOsworldSummary } from './osworld-summary.js';
+
+// Expected numbers were computed with the original compute_final_stats on the same results.
+const RESULTS = [
+  { task_id: 't1', domain: 'chrome', status: 'success', total_steps: 12, duration_seconds: 95.2 },
+  { task_id: 't2', domain: 'chrome', status: 'failed', total_steps: 3, duration_seconds: 30.05 },
+  { task_id: 't3', domain: 'gimp', status: 'cancelled', total_steps: 100, duration_seconds: 1245.6 },
+  { task_id: 't4', domain: 'gimp', status: 'error', total_steps: 0, duration_seconds: 0 },
+  { task_id: 't5', domain: 'os', status: 'success', total_steps: 2, duration_seconds: 12.25 },
+  { task_id: 't6', domain: 'chrome', status: 'success', total_steps: 12, duration_seconds: 95.2 },
+];
+
+describe('computeOsworldSummary', () => {
+  it('computes the original summary: rounding, errors left out of the averages, first wins ties', () => {
+    expect(computeOsworldSummary(RESULTS)).toEqual({
+      summary: {
+        total_tasks: 6,
+        completed: 3,
+        failed: 1,
+        cancelled: 1,
+        errors: 1,
+        success_rate: 0.5,
+        avg_steps: 25.8,
+        avg_duration_seconds: 295.7,
+        max_steps_task: { task_id: 't3', steps: 100 },
+        min_steps_task: { task_id: 't5', steps: 2 },
+        longest_task: { task_id: 't3', duration_seconds: 1245.6 },
+      },
+      per_domain: {
+        chrome: { total: 3, completed: 2, success_rate: 0.6667, avg_steps: 9 },
+        gimp: { total: 2, completed: 0, success_rate: 0, avg_steps: 100 },
+        os: { total: 1, completed: 1, success_rate: 1, avg_steps: 2 },
+      },
+    });
+  });
+
+  it('counts an error task for max_steps_task but not for min_steps_task', () => {
+    const { summary } = computeOsworldSummary([
+      { task_id: 'err', domain: 'os', status: 'error', total_steps: 0, duration_seconds: 0 },
+      { task_id: 'ok', domain: 'os', status: 'success', total_steps: 0, duration_seconds: 1 },
+    ]);
+    expect(summary.max_steps_task).toEqual({ task_id: 'err', steps: 0 });
+    expect(summary.min_steps_task).toEqual({ task_id: 'ok', steps: 0 });
+  });
+
+  it('gives zeros and nulls for no results', () => {
+    expect(computeOsworldSummary([]).summary).toMatchObject({
+      total_tasks: 0,
+      success_rate: 0,
+      avg_steps: 0,
+      avg_duration_seconds: 0,
+      max_steps_task: null,
+      min_steps_task: null,
+      longest_task: null,
+    });
+  });
+});
+
+describe('writeOsworldLogs', () => {
+  let outDir: string;
+  beforeEach(async () => {
+    outDir = await mkdtemp(path.join(tmpdir(), 'osworld-logs-'));
+  });
+  afterEach(async () => {
+    await rm(outDir, { recursive: true, force: true });
+  });
+
+  const png = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
+  const successSteps: OsworldLogStep[] = [
+    {
+      step_number: 1,
+      timestamp: '2026-02-08T10:00:05.000Z',
+      message_id: 'm-1',
+      tool_calls: [{ name: 'computer_screenshot', input: {} }],
+      text_content: 'Looking',
+      screenshot: png,
+    },
+    {
+      step_number: 2,
+      timestamp: '2026-02-08T10:00:09.000Z',
+      message_id: 'm-2',
+      tool_calls: [{ name: 'set_task_status', input: { status: 'completed', description: 'Done' } }],
+      text_content: '',
+      screenshot: null,
+    },
+  ];
+  const successTask: OsworldLogTask = {
+    task_id: '030eeff7-b492-4218-b312-701ec99ee0cc',
+    domain: 'chrome',
+    instruction: 'Enable “Do Not Track”',
+    bytebot_task_id: 'b-1',
+    status: 'success',
+    final_api_status: 'COMPLETED',
+    total_steps: 2,
+    start_time: '2026-02-08T10:00:00.100000+00:00',
+    end_time: '2026-02-08T10:01:35.350000+00:00',
+    error_message: null,
+    steps: successSteps,
+  };
+  const createFailedTask: OsworldLogTask = {
+    task_id: 'bb5e4c0d-f964-439c-97b6-bdb9747de3f4',
+    domain: 'chrome',
+    instruction: 'Make Bing the search engine',
+    bytebot_task_id: '',
+    status: 'error',
+    final_api_status: 'CREATE_FAILED',
+    total_steps: 0,
+    start_time: '2026-02-08T10:02:00+00:00',
+    end_time: '2026-02-08T10:02:01+00:00',
+    error_message: 'POST /tasks failed with HTTP 500: Internal server error',
+    steps: [],
+  };
+
+  it('writes step files, screenshots, result.json and final.json in the original layout', async () => {
+    async function* tasks(): AsyncIterable<OsworldLogTask> {
+      yield {
+        ...successTask,
+        steps: (async function* () {
+          yield* successSteps;
+        })(),
+      };
+      yield createFailedTask;
+    }
+    const finalJson = await writeOsworldLogs(outDir, {
+      benchmark_config: { max_steps: 100, model: { provider: 'proxy', name: 'fake-model', title: 'Fake' } },
+      started_at: '2026-02-08T10:00:00+00:00',
+      finished_at: '2026-02-08T10:31:35.250000+00:00',
+      tasks: tasks(),
+    });
+
+    const taskDir = path.join(outDir, successTask.task_id);
+    expect((await readdir(taskDir)).sort()).toEqual(['result.json', 'screenshots', 'step_001.json', 'step_002.json']);
+    expect(await readdir(path.join(taskDir, 'screenshots'))).toEqual(['step_001.png']);
+    expect(await readFile(path.join(taskDir, 'screenshots', 'step_001.png'))).toEqual(png);
+    expect(JSON.parse(await readFile(path.join(taskDir, 'step_001.json'), 'utf8'))).toEqual({
+      step_number: 1,
+      timestamp: '2026-02-08T10:00:05.000Z',
+      message_id: 'm-1',
+      tool_calls: [{ name: 'computer_screenshot', input: {} }],
+      text_content: 'Looking',
+      has_screenshot: true,
+      screenshot_file: 'screenshots/step_001.png',
+    });
+    expect(JSON.parse(await readFile(path.join(taskDir, 'step_002.json'), 'utf8'))).toMatchObject({
+      has_screenshot: false,
+      screenshot_file: null,
+    });
+
+    const resultText = await readFile(path.join(taskDir, 'result.json'), 'utf8');
+    expect(resultText).toContain('"instruction": "Enable \\u201cDo Not Track\\u201d"');
+    expect(Object.entries(JSON.parse(resultText))).toEqual([
+      ['task_id', successTask.task_id],
+      ['domain', 'chrome'],
+      ['instruction', 'Enable “Do Not Track”'],
+      ['bytebot_task_id', 'b-1'],
+      ['status', 'success'],
+      ['final_api_status', 'COMPLETED'],
+      ['total_steps', 2],
+      ['start_time', '2026-02-08T10:00:00.100000+00:00'],
+      ['end_time', '2026-02-08T10:01:35.350000+00:00'],
+      ['duration_seconds', 95.2],
+      ['error_message', null],
+    ]);
+    const failedResult = JSON.parse(await readFile(path.join(outDir, createFailedTask.task_id, 'result.json'), 'utf8'));
+    expect(failedResult).toMatchObject({ duration_seconds: 0, bytebot_task_id: '', error_message: createFailedTask.error_message });
+    expect(await readdir(path.join(outDir, createFailedTask.task_id, 'screenshots'))).toEqual([]);
+
+    const written = JSON.parse(await readFile(path.join(outDir, 'final.json'), 'utf8'));
+    expect(written).toEqual(finalJson);
+    expect(Object.keys(written)).toEqual([
+      'benchmark_config',
+      'summary',
+      'per_domain',
+      'started_at',
+      'finished_at',
+      'total_duration_seconds',
+      'tasks',
+    ]);
+    expect(written).toMatchObject({
+      summary: {
+        total_tasks: 2,
+        completed: 1,
+        failed: 0,
+        cancelled: 0,
+        errors: 1,
+        success_rate: 0.5,
+        avg_steps: 2,
+        avg_duration_seconds: 95.2,
+        max_steps_task: { task_id: successTask.task_id, steps: 2 },
+        min_steps_task: { task_id: successTask.task_id, steps: 2 },
+        longest_task: { task_id: successTask.task_id, duration_seconds: 95.2 },
+      },
+      per_domain: { chrome: { total: 2, completed: 1, success_rate: 0.5, avg_steps: 2 } },
+      total_duration_seconds: 1895.2,
+      tasks: [
+        { task_id: successTask.task_id, domain: 'chrome', status: 'success', total_steps: 2, duration_seconds: 95.2 },
+        { task_id: createFailedTask.task_id, domain: 'chrome', status: 'error', total_steps: 0, duration_seconds: 0 },
+      ],
+    });
+  });
+
+  it('reads screenshots through a reader and removes step files of an earlier, longer export', async () => {
+    const taskDir = path.join(outDir, successTask.task_id);
+    await mkdir(path.join(taskDir, 'screenshots'), { recursive: true });
+    await writeFile(path.join(taskDir, 'step_007.json'), '{}');
+    await writeFile(path.join(taskDir, 'screenshots', 'step_007.png'), 'old');
+    await writeOsworldLogs(outDir, {
+      benchmark_config: {},
+      started_at: '2026-02-08T10:00:00+00:00',
+      finished_at: '2026-02-08T10:00:00+00:00',
+      tasks: [{ ...successTask, steps: [{ ...successSteps[0]!, screenshot: async () => png }] }],
+    });
+    expect((await readdir(taskDir)).sort()).toEqual(['result.json', 'screenshots', 'step_001.json']);
+    expect(await readdir(path.join(taskDir, 'screenshots'))).toEqual(['step_001.png']);
+  });
+
+  it('refuses a task id that cannot name a directory', async () => {
+    await expect(
+      writeOsworldLogs(outDir, {
+        benchmark_config: {},
+        started_at: '2026-02-08T10:00:00+00:00',
+        finished_at: '2026-02-08T10:00:00+00:00',
+        tasks: [{ ...createFailedTask, task_id: '../escape' }],
+      }),
+    ).rejects.toThrow(/cannot name a directory/);
+  });
+});

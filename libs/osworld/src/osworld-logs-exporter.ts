@@ -1,0 +1,119 @@
+import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { buildOsworldFinalJson, type OsworldFinalJson, type OsworldResultForSummary } from './osworld-summary.js';
+import { formatPythonJson, roundLikePython } from './python-compatible-format.js';
+
+// Writes the directory layout of the original benchmark (`osworld-logs/`) from plain data:
+//   <task_id>/step_NNN.json, <task_id>/screenshots/step_NNN.png, <task_id>/result.json, final.json
+
+export type OsworldScreenshotSource = Uint8Array | null | (() => Promise<Uint8Array | null>);
+
+export interface OsworldLogStep {
+  step_number: number;
+  timestamp: string;
+  message_id: string;
+  tool_calls: { name: string; input: unknown }[];
+  text_content: string;
+  /** PNG bytes, or a function that reads them (so a large run is not held in memory). */
+  screenshot?: OsworldScreenshotSource;
+}
+
+export interface OsworldLogTask {
+  task_id: string;
+  domain: string;
+  instruction: string;
+  bytebot_task_id: string;
+  status: string;
+  final_api_status: string;
+  total_steps: number;
+  start_time: string;
+  end_time: string;
+  /** Default: end − start rounded to 0.1 s, or 0 for a failed create (as the original). */
+  duration_seconds?: number;
+  error_message: string | null;
+  steps: Iterable<OsworldLogStep> | AsyncIterable<OsworldLogStep>;
+}
+
+export interface OsworldLogRun {
+  benchmark_config: Record<string, unknown>;
+  started_at: string;
+  finished_at: string;
+  tasks: Iterable<OsworldLogTask> | AsyncIterable<OsworldLogTask>;
+}
+
+const SAFE_TASK_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+const STEP_FILE = /^step_\d+\.(json|png)$/;
+
+/** Writes the run's osworld-logs directory and returns the final.json content. */
+export async function writeOsworldLogs(outDir: string, run: OsworldLogRun): Promise<OsworldFinalJson> {
+  await mkdir(outDir, { recursive: true });
+  const results: OsworldResultForSummary[] = [];
+  const written = new Set<string>();
+  for await (const task of run.tasks) {
+    if (!SAFE_TASK_ID.test(task.task_id)) throw new Error(`Task id ${JSON.stringify(task.task_id)} cannot name a directory`);
+    if (written.has(task.task_id)) throw new Error(`Task ${task.task_id} appears twice; osworld-logs is keyed by task id`);
+    written.add(task.task_id);
+    const taskDir = path.join(outDir, task.task_id);
+    const screenshotsDir = path.join(taskDir, 'screenshots');
+    await mkdir(screenshotsDir, { recursive: true });
+    await removeStepFiles(taskDir);
+    await removeStepFiles(screenshotsDir);
+
+    for await (const step of task.steps) await writeStep(taskDir, step);
+
+    const durationSeconds = task.duration_seconds ?? defaultDurationSeconds(task);
+    const result = {
+      task_id: task.task_id,
+      domain: task.domain,
+      instruction: task.instruction,
+      bytebot_task_id: task.bytebot_task_id,
+      status: task.status,
+      final_api_status: task.final_api_status,
+      total_steps: task.total_steps,
+      start_time: task.start_time,
+      end_time: task.end_time,
+      duration_seconds: durationSeconds,
+      error_message: task.error_message,
+    };
+    await writeFile(path.join(taskDir, 'result.json'), formatPythonJson(result));
+    results.push({ ...result, duration_seconds: durationSeconds });
+  }
+  const finalJson = buildOsworldFinalJson({
+    benchmark_config: run.benchmark_config,
+    started_at: run.started_at,
+    finished_at: run.finished_at,
+    results,
+  });
+  await writeFile(path.join(outDir, 'final.json'), formatPythonJson(finalJson));
+  return finalJson;
+}
+
+async function writeStep(taskDir: string, step: OsworldLogStep): Promise<void> {
+  const name = `step_${String(step.step_number).padStart(3, '0')}`;
+  const source = step.screenshot ?? null;
+  const screenshot = typeof source === 'function' ? await source() : source;
+  const screenshotFile = screenshot ? `screenshots/${name}.png` : null;
+  if (screenshot && screenshotFile) await writeFile(path.join(taskDir, screenshotFile), screenshot);
+  const stepJson = {
+    step_number: step.step_number,
+    timestamp: step.timestamp,
+    message_id: step.message_id,
+    tool_calls: step.tool_calls.map((call) => ({ name: call.name, input: call.input })),
+    text_content: step.text_content,
+    has_screenshot: screenshot !== null,
+    screenshot_file: screenshotFile,
+  };
+  await writeFile(path.join(taskDir, `${name}.json`), formatPythonJson(stepJson));
+}
+
+function defaultDurationSeconds(task: OsworldLogTask): number {
+  if (task.final_api_status === 'CREATE_FAILED') return 0;
+  return roundLikePython((Date.parse(task.end_time) - Date.parse(task.start_time)) / 1000, 1);
+}
+
+/** A re-export must not leave steps of an earlier, longer export behind. */
+async function removeStepFiles(dir: string): Promise<void> {
+  for (const entry of await readdir(dir)) {
+    if (STEP_FILE.test(entry)) await rm(path.join(dir, entry));
+  }
+}

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { formatPythonJson, formatPythonUtcTimestamp, roundLikePython } from './python-compatible-format.js';
+
+describe('roundLikePython', () => {
+  it.each([
+    [0.125, 2, 0.12], // exact tie: to even
+    [0.375, 2, 0.38],
+    [2.675, 2, 2.67], // binary value is below the tie
+    [0.5, 0, 0],
+    [1.5, 0, 2],
+    [2.5, 0, 2],
+    [95.25, 1, 95.2],
+    [95.35, 1, 95.3], // 95.35 is 95.349999… in binary
+    [2 / 3, 4, 0.6667],
+    [1, 4, 1],
+    [23.45, 1, 23.4],
+  ])('round(%d, %d) == %d', (x, digits, expected) => {
+    expect(roundLikePython(x, digits)).toBe(expected);
+  });
+});
+
+describe('formatPythonUtcTimestamp', () => {
+  it('writes isoformat() with microseconds and +00:00', () => {
+    expect(formatPythonUtcTimestamp(Date.UTC(2026, 1, 8, 19, 9, 47, 129))).toBe('2026-02-08T19:09:47.129000+00:00');
+    expect(formatPythonUtcTimestamp(Date.UTC(2026, 1, 8, 19, 9, 47, 0))).toBe('2026-02-08T19:09:47+00:00');
+  });
+});
+
+describe('formatPythonJson', () => {
+  it('indents by 2 and escapes non-ASCII like json.dump', () => {
+    expect(formatPythonJson({ a: ['é', '😀'], b: {}, c: [] })).toBe(
+      '{\n  "a": [\n    "\\u00e9",\n    "\\ud83d\\ude00"\n  ],\n  "b": {},\n  "c": []\n}',
+    );
+  });
+});
