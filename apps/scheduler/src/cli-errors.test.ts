@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { runCli, type CliName } from '@benchfleet/testing';
+
+const deadPostgres = 'postgres://postgres:secret-pw@127.0.0.1:1/none';
+const deadRedis = 'redis://:secret-pw@127.0.0.1:1';
+const env = { ...process.env, LOG_LEVEL: 'warn', DATABASE_URL: deadPostgres, REDIS_URL: deadRedis };
+
+const invocations: Array<[CliName, string[]]> = [
+  ['scheduler', ['migrate']],
+  ['scheduler', ['runs']],
+  ['scheduler', ['enqueue', '--benchmark', 'webshop']],
+  ['scheduler', ['worker']],
+  ['worker-webshop', []],
+  ['worker-osworld', ['--bytebot-url', 'http://127.0.0.1:9']],
+];
+
+function expectOneCleanLine(stderr: string, variable: string): void {
+  const lines = stderr.trim().split('\n');
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toContain(variable);
+  expect(stderr).not.toMatch(/\n\s+at /);
+  expect(stderr).not.toContain('secret-pw');
+}
+
+describe('every CLI facing an unreachable service', () => {
+  it.each(invocations)('%s %s names DATABASE_URL in one line and exits non-zero within 10 s', async (name, args) => {
+    const result = await runCli(name, args, { ...env, REDIS_URL: 'redis://127.0.0.1:6379' }, 15_000);
+    expect(result.code).not.toBe(0);
+    expect(result.ms).toBeLessThan(10_000);
+    expectOneCleanLine(result.stderr, 'DATABASE_URL');
+  });
+
+  it.each(invocations.filter(([, args]) => args[0] !== 'migrate' && args[0] !== 'runs'))(
+    '%s %s names REDIS_URL in one line and exits non-zero within 10 s',
+    async (name, args) => {
+      const result = await runCli(name, args, { ...env, DATABASE_URL: process.env.TEST_DATABASE_URL ?? deadPostgres }, 15_000);
+      expect(result.code).not.toBe(0);
+      expect(result.ms).toBeLessThan(10_000);
+      // Without a reachable Postgres the first problem named may be Postgres; with one, it is Redis.
+      expectOneCleanLine(result.stderr, process.env.TEST_DATABASE_URL ? 'REDIS_URL' : 'DATABASE_URL');
+    },
+  );
+
+  it('reports every bad variable at once, exit code 2', async () => {
+    const result = await runCli('worker-webshop', ['--concurrency', '0'], { ...process.env, DATABASE_URL: 'mysql://x', REDIS_URL: '' }, 15_000);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/DATABASE_URL: must be a URL starting with postgres/);
+    expect(result.stderr).toMatch(/REDIS_URL/);
+    expect(result.stderr).toMatch(/--concurrency/);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+  });
+});
+
+describe('--help', () => {
+  it.each(['scheduler', 'worker-webshop', 'worker-osworld'] as CliName[])('%s --help prints usage and exits 0', async (name) => {
+    const result = await runCli(name, ['--help'], env, 15_000);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(`Usage: ${name}`);
+  });
+});

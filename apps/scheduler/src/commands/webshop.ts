@@ -1,0 +1,161 @@
+import { Option, type Command } from 'commander';
+import { UsageError } from '@benchfleet/core';
+import { loadStoreFromDatabase } from '@benchfleet/catalog-store';
+import { webshopCatalogRepository } from '@benchfleet/db';
+import { createStoreHttpServer, runFixtureFile, searchBm25FixtureRunner, storeFixtureRunners, webshopRewardFixtureRunners, type FixtureRunner } from '@benchfleet/webshop';
+import { loadSchedulerConfig, withSchedulerServices } from '../config.js';
+import { createProgressReporter } from '../progress-reporter.js';
+import { demoCatalogRequest, fileCatalogRequest, importWebshopCatalog, type CatalogImportRequest, type GoalMode } from '../webshop-catalog-import.js';
+import { DEFAULT_DOWNLOAD_BASE, downloadWebshopSmall } from '../webshop-download.js';
+
+interface ImportFlags {
+  demo?: boolean;
+  products?: number;
+  items?: string;
+  attributes?: string;
+  human?: string;
+  goalMode?: GoalMode;
+  seed: number;
+  catalogId?: string;
+  numProducts?: number;
+}
+
+export const fixtureRunners: readonly FixtureRunner[] = [...webshopRewardFixtureRunners, ...storeFixtureRunners, searchBm25FixtureRunner];
+
+async function runImport(request: CatalogImportRequest): Promise<void> {
+  await withSchedulerServices({ redis: false }, async ({ db }) => {
+    const progress = createProgressReporter(`import ${request.catalogId}`, 1);
+    const report = await importWebshopCatalog(db, request, (done, total) => {
+      progress.setTotal(total);
+      progress.update(done);
+    });
+    progress.stop();
+    const splits = Object.entries(report.splits)
+      .map(([split, n]) => `${split} ${n}`)
+      .join(', ');
+    process.stderr.write(
+      `imported catalog ${report.catalogId}: ${report.products} products, ${report.goals} ${request.goalMode} goals (${splits}), goal seed ${request.seed}\n`,
+    );
+  });
+}
+
+export function registerWebshopCommands(program: Command): void {
+  const webshop = program.command('webshop').description('WebShop catalog and parity tools');
+
+  webshop
+    .command('import')
+    .description('load a catalog (official file formats, or the generated demo) into Postgres with its goals, in one transaction')
+    .option('--demo', 'generate and import the ~1,000-product demo catalog (no download)')
+    .option('--products <n>', 'with --demo: how many products', Number)
+    .option('--items <file>', 'items_shuffle*.json (raw products)')
+    .option('--attributes <file>', 'items_ins_v2*.json (attributes and synthetic instructions)')
+    .option('--human <file>', 'items_human_ins.json (human instructions)')
+    .addOption(new Option('--goal-mode <mode>', 'human or synthetic goals (default: human when --human or --demo is given)').choices(['human', 'synthetic']))
+    .option('--seed <n>', 'seed of the hidden prices and price limits, stored with the goals', Number, 0)
+    .option('--catalog-id <id>', 'id to store the catalog under (replaces one with the same id)')
+    .option('--num-products <n>', 'only the first N products (as the original num_products)', Number)
+    .action(async (flags: ImportFlags) => {
+      if (flags.demo) {
+        if (flags.items || flags.attributes || flags.human) throw new UsageError('--demo generates its own files: drop --items/--attributes/--human');
+        await runImport(
+          demoCatalogRequest({
+            seed: flags.seed,
+            ...(flags.products !== undefined ? { products: flags.products } : {}),
+            ...(flags.goalMode ? { goalMode: flags.goalMode } : {}),
+            ...(flags.catalogId ? { catalogId: flags.catalogId } : {}),
+          }),
+        );
+        return;
+      }
+      if (!flags.items || !flags.attributes) {
+        throw new UsageError('give --items FILE and --attributes FILE (and --human FILE for human goals), or --demo');
+      }
+      if (flags.goalMode === 'human' && !flags.human) throw new UsageError('--goal-mode human needs --human items_human_ins.json');
+      // Files are read and checked before Postgres is touched: a bad file imports nothing.
+      const request = fileCatalogRequest({
+        items: flags.items,
+        attributes: flags.attributes,
+        seed: flags.seed,
+        ...(flags.human ? { human: flags.human } : {}),
+        ...(flags.goalMode ? { goalMode: flags.goalMode } : {}),
+        ...(flags.catalogId ? { catalogId: flags.catalogId } : {}),
+        ...(flags.numProducts !== undefined ? { numProducts: flags.numProducts } : {}),
+      });
+      await runImport(request);
+    });
+
+  webshop
+    .command('download')
+    .description('fetch the real small data set (1,000 products, human instructions), check its sha256 values, and import it')
+    .option('--dir <dir>', 'where to keep the files', '.benchfleet/webshop-data')
+    .option('--base-url <url>', 'where the repositories are served from', process.env.WEBSHOP_DOWNLOAD_BASE ?? DEFAULT_DOWNLOAD_BASE)
+    .addOption(new Option('--goal-mode <mode>', 'human or synthetic goals').choices(['human', 'synthetic']).default('human'))
+    .option('--seed <n>', 'seed of the hidden prices and price limits', Number, 0)
+    .option('--catalog-id <id>', 'id to store the catalog under', 'webshop-small')
+    .action(async (flags: { dir: string; baseUrl: string; goalMode: GoalMode; seed: number; catalogId: string }) => {
+      await loadSchedulerConfig({ database: true });
+      const files = await downloadWebshopSmall(flags.dir, { baseUrl: flags.baseUrl, log: (line) => process.stderr.write(`${line}\n`) });
+      await runImport(
+        fileCatalogRequest({
+          items: files['items_shuffle_1000.json'] ?? '',
+          attributes: files['items_ins_v2_1000.json'] ?? '',
+          human: files['items_human_ins.json'] ?? '',
+          goalMode: flags.goalMode,
+          seed: flags.seed,
+          catalogId: flags.catalogId,
+        }),
+      );
+    });
+
+  webshop
+    .command('serve')
+    .description("serve a catalog as the original WebShop site (/{session}, /search_results/…, /item_page/…, fixed_{i} goals) for agents written for it")
+    .option('--catalog <id>', 'catalog to serve (default: the latest imported)')
+    .option('--port <port>', 'port to listen on (0: any free port, printed at start)', Number, 3000)
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--show-attributes', 'offer the Attributes sub-page (the original show_attrs)')
+    .action(async (flags: { catalog?: string; port: number; host: string; showAttributes?: boolean }) => {
+      const loaded = await withSchedulerServices({ redis: false }, async ({ db }) => {
+        const catalogId = flags.catalog ?? (await webshopCatalogRepository(db).latestId());
+        if (!catalogId) throw new UsageError('no WebShop catalog in Postgres: run `scheduler webshop import --demo` first');
+        return loadStoreFromDatabase(db, catalogId);
+      });
+      const server = createStoreHttpServer(loaded.store, { showAttributes: flags.showAttributes === true });
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', (error: NodeJS.ErrnoException) =>
+          reject(
+            error.code === 'EADDRINUSE'
+              ? new UsageError(`port ${flags.port} on ${flags.host} is already in use: pick another with --port (0 lets the system choose)`)
+              : error,
+          ),
+        );
+        server.listen(flags.port, flags.host, () => resolve());
+      });
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : flags.port;
+      process.stderr.write(
+        `serving catalog ${loaded.catalogId} (${loaded.products} products, ${loaded.goals} goals) at http://${flags.host}:${port}/fixed_0 — Ctrl-C to stop\n`,
+      );
+      await new Promise<void>((resolve) => {
+        for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => resolve());
+      });
+      await new Promise((resolve) => server.close(resolve));
+    });
+
+  webshop
+    .command('verify')
+    .description('run parity fixture files made by the original WebShop code; one line per failing case, then "N passed, M failed"')
+    .requiredOption('--fixtures <files...>', 'fixture files (reward_units.json, env_episodes.json, search_bm25.json, …)')
+    .action((flags: { fixtures: string[] }) => {
+      let passed = 0;
+      let failed = 0;
+      for (const file of flags.fixtures) {
+        const summary = runFixtureFile(file, fixtureRunners);
+        passed += summary.passed;
+        failed += summary.failed.length;
+        for (const failure of summary.failed) process.stdout.write(`FAIL ${file}: ${failure.case}: ${failure.message.split('\n')[0]}\n`);
+      }
+      process.stdout.write(`${passed} passed, ${failed} failed\n`);
+      if (failed > 0) process.exitCode = 1;
+    });
+}

@@ -1,0 +1,92 @@
+import { z } from 'zod';
+import { s3SettingsFromEnv, type ArtifactSettings } from '@benchfleet/artifacts';
+import {
+  databaseUrlSchema,
+  logLevelSchema,
+  parseConfig,
+  queuePrefixSchema,
+  redisUrlSchema,
+  SERVICE_ENV_LABELS,
+  serviceEnvInput,
+  UsageError,
+} from '@benchfleet/core';
+import { checkDatabase, createDatabase, runsRepository, type Database, type Run } from '@benchfleet/db';
+import { checkRedis, JobProducer } from '@benchfleet/queue';
+
+
+const baseSchema = z.object({
+  logLevel: logLevelSchema,
+  prefix: queuePrefixSchema,
+  artifactsUri: z.string().default('file://./.benchfleet/artifacts'),
+  codeVersion: z.string().optional(),
+  debug: z.boolean(),
+});
+
+export type Needs = { database?: boolean; redis?: boolean };
+
+export interface SchedulerConfig extends z.output<typeof baseSchema> {
+  databaseUrl: string;
+  redisUrl: string;
+  artifactSettings: ArtifactSettings;
+}
+
+/** Reads the environment once, checking only what the command needs, and reports every bad value at once. */
+export async function loadSchedulerConfig(needs: Needs, env: NodeJS.ProcessEnv = process.env): Promise<SchedulerConfig> {
+  const schema = baseSchema.extend({
+    databaseUrl: needs.database ? databaseUrlSchema : z.string().default(''),
+    redisUrl: needs.redis ? redisUrlSchema : z.string().default(''),
+  });
+  const config = parseConfig(
+    schema,
+    {
+      ...serviceEnvInput(env),
+      debug: env.BENCHFLEET_DEBUG === '1',
+      codeVersion: env.BENCHFLEET_CODE_VERSION || undefined,
+    },
+    SERVICE_ENV_LABELS,
+  );
+  await Promise.all([
+    needs.database ? checkDatabase(config.databaseUrl, 'DATABASE_URL') : undefined,
+    needs.redis ? checkRedis(config.redisUrl, 'REDIS_URL') : undefined,
+  ]);
+  const s3 = s3SettingsFromEnv(env);
+  return { ...config, artifactSettings: s3 ? { s3 } : {} };
+}
+
+export interface SchedulerServices {
+  config: SchedulerConfig;
+  db: Database;
+  /** Present when the command needs Redis. */
+  producer: JobProducer;
+}
+
+/** Runs a command body with checked services, and always releases them. */
+export async function withSchedulerServices<T>(
+  needs: { redis: boolean },
+  body: (services: SchedulerServices) => Promise<T>,
+): Promise<T> {
+  const config = await loadSchedulerConfig({ database: true, redis: needs.redis });
+  const db = createDatabase(config.databaseUrl, { max: 4 });
+  const producer = needs.redis ? new JobProducer(config.redisUrl, config.prefix) : undefined;
+  try {
+    return await body({ config, db, producer: producer ?? missingProducer() });
+  } finally {
+    await producer?.close();
+    await db.destroy();
+  }
+}
+
+function missingProducer(): JobProducer {
+  return new Proxy({} as JobProducer, {
+    get() {
+      throw new Error('this command was started without Redis (withSchedulerServices({ redis: false }))');
+    },
+  });
+}
+
+/** The run, or a usage error that says where to find run ids. */
+export async function requireRun(db: Database, runId: string): Promise<Run> {
+  const run = await runsRepository(db).get(runId);
+  if (!run) throw new UsageError(`run ${runId} not found; \`scheduler runs\` lists the runs`);
+  return run;
+}

@@ -1,0 +1,293 @@
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readArtifact } from '@benchfleet/artifacts';
+import { runsRepository, stepsRepository, tasksRepository } from '@benchfleet/db';
+import { computeOsworldSummary, roundLikePython } from '@benchfleet/osworld';
+import { JobProducer } from '@benchfleet/queue';
+import {
+  fakeScreenshotPng,
+  osworldTestTask,
+  runCli,
+  startCli,
+  startFakeBytebot,
+  useTestServices,
+  waitFor,
+  withFakeScenario,
+  writeOsworldTestDataset,
+  type FakeBytebot,
+  type StartedProcess,
+} from '@benchfleet/testing';
+import { enqueueRun } from './run-enqueuer.js';
+import { planOsworldRun } from './run-planning.js';
+import { exportOsworldLogs } from './osworld-export.js';
+import { computeRunSummary } from './run-summary.js';
+
+// `scheduler export RUN --format osworld-logs` after a real worker-osworld run against the fake
+// Bytebot: the original directory layout, rebuilt from Postgres rows and the artifact store.
+
+const services = useTestServices();
+let producer: JobProducer;
+let scratchDir: string;
+let fake: FakeBytebot;
+let worker: StartedProcess;
+let runId: string;
+
+const TASKS: Array<{ id: string; domain: string; scenario: string }> = [
+  { id: 'exp-chrome-done', domain: 'chrome', scenario: 'completes' },
+  { id: 'exp-os-done', domain: 'os', scenario: 'completes' },
+  { id: 'exp-mail-help', domain: 'thunderbird', scenario: 'needs-help' },
+  { id: 'exp-os-endless', domain: 'os', scenario: 'never-finishes' },
+  { id: 'exp-chrome-rejected', domain: 'chrome', scenario: 'server-error' },
+];
+
+function scheduler(args: string[]) {
+  return runCli('scheduler', args, services.env, 30_000);
+}
+
+async function readJson(file: string): Promise<Record<string, unknown>> {
+  return JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
+}
+
+beforeAll(async () => {
+  producer = new JobProducer(services.redisUrl, services.prefix);
+  scratchDir = await mkdtemp(path.join(tmpdir(), 'osworld-export-'));
+  fake = await startFakeBytebot({ pendingDelayMs: 10, stepIntervalMs: 15, toolDelayMs: 5 });
+  worker = startCli('worker-osworld', ['--bytebot-url', fake.url, '--stack-id', 'stack-export', '--grace-s', '5'], {
+    ...services.env,
+    BENCHFLEET_ARTIFACTS: `file://${path.join(scratchDir, 'artifacts')}`,
+  });
+
+  const tasks = TASKS.map((task) => osworldTestTask(task.id, withFakeScenario(`Exported task “${task.id}”`, task.scenario), task.domain));
+  const datasetPath = await writeOsworldTestDataset(scratchDir, 'osworld_dataset', tasks);
+  const plan = await planOsworldRun({ domain: [], dataset: datasetPath, maxSteps: 5, runName: 'export-me' });
+  runId = await enqueueRun({ db: services.db, producer }, plan);
+  await waitFor(
+    'the run to settle',
+    async () => {
+      const open = await services.db.selectFrom('tasks').select('task_id').where('run_id', '=', runId).where('status', 'in', ['queued', 'running']).execute();
+      return open.length === 0;
+    },
+    45_000,
+    100,
+  );
+});
+
+afterAll(async () => {
+  if (worker && worker.child.exitCode === null && worker.child.signalCode === null) {
+    worker.child.kill('SIGTERM');
+    await worker.exited;
+  }
+  await fake?.close();
+  await producer?.close();
+  await rm(scratchDir, { recursive: true, force: true });
+});
+
+describe('scheduler export --format osworld-logs', () => {
+  it('writes the original layout from the rows of the final attempts and the screenshots in the artifact store', async () => {
+    const outDir = path.join(scratchDir, 'osworld-logs');
+    const result = await scheduler(['export', runId, '--format', 'osworld-logs', '--out', outDir]);
+    expect(result.stderr).toContain(`5 task(s) written to ${outDir}`);
+    expect(result.code).toBe(0);
+
+    const rows = await services.db.selectFrom('tasks').selectAll().where('run_id', '=', runId).orderBy('seq').execute();
+    expect(rows.map((task) => [task.task_id, task.status, task.total_steps])).toEqual([
+      ['exp-chrome-done', 'success', 4],
+      ['exp-os-done', 'success', 4],
+      ['exp-mail-help', 'failed', 3],
+      ['exp-os-endless', 'cancelled', 5],
+      ['exp-chrome-rejected', 'error', 0],
+    ]);
+    expect((await readdir(outDir)).sort()).toEqual([...TASKS.map((task) => task.id), 'final.json'].sort());
+
+    for (const task of rows) {
+      const taskDir = path.join(outDir, task.task_id);
+      const resultJson = await readJson(path.join(taskDir, 'result.json'));
+      // The original's TaskResult, field for field and in its order.
+      expect(Object.keys(resultJson)).toEqual([
+        'task_id', 'domain', 'instruction', 'bytebot_task_id', 'status', 'final_api_status',
+        'total_steps', 'start_time', 'end_time', 'duration_seconds', 'error_message',
+      ]);
+      expect(resultJson).toMatchObject({
+        task_id: task.task_id,
+        domain: task.domain,
+        instruction: task.instruction,
+        bytebot_task_id: task.external_id ?? '',
+        status: task.status,
+        final_api_status: task.final_api_status,
+        total_steps: task.total_steps,
+        duration_seconds: roundLikePython(task.duration_ms! / 1000, 1),
+        error_message: task.error,
+      });
+      expect(resultJson.start_time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{6})?\+00:00$/);
+      expect(resultJson.end_time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{6})?\+00:00$/);
+      // The non-ASCII quotes of the instruction are escaped, as Python's json.dump does.
+      expect(await readFile(path.join(taskDir, 'result.json'), 'utf8')).toContain('\\u201c');
+
+      const steps = await services.db
+        .selectFrom('steps')
+        .selectAll()
+        .where('run_id', '=', runId)
+        .where('task_id', '=', task.task_id)
+        .where('attempt', '=', task.attempts)
+        .orderBy('step')
+        .execute();
+      expect(steps).toHaveLength(task.total_steps);
+      const files = (await readdir(taskDir)).filter((name) => name.startsWith('step_')).sort();
+      expect(files).toEqual(steps.map((step) => `step_00${step.step}.json`));
+      const screenshots = (await readdir(path.join(taskDir, 'screenshots'))).sort();
+      expect(screenshots).toEqual(steps.filter((step) => step.screenshot_uri !== null).map((step) => `step_00${step.step}.png`));
+      for (const step of steps) {
+        const stepJson = await readJson(path.join(taskDir, `step_00${step.step}.json`));
+        expect(stepJson).toEqual({
+          step_number: step.step,
+          timestamp: step.at.toISOString(),
+          message_id: step.external_id,
+          tool_calls: (step.action as { tool_calls: unknown[] }).tool_calls,
+          text_content: step.text,
+          has_screenshot: step.screenshot_uri !== null,
+          screenshot_file: step.screenshot_uri === null ? null : `screenshots/step_00${step.step}.png`,
+        });
+        if (step.screenshot_uri !== null) {
+          const png = await readFile(path.join(taskDir, 'screenshots', `step_00${step.step}.png`));
+          expect(png).toEqual(await readArtifact(step.screenshot_uri));
+          expect(png).toEqual(fakeScreenshotPng(step.step));
+        }
+      }
+    }
+    const doneStep = await readJson(path.join(outDir, 'exp-chrome-done', 'step_004.json'));
+    expect(doneStep).toMatchObject({
+      tool_calls: [{ name: 'set_task_status', input: { status: 'completed', description: 'The task is done.' } }],
+      has_screenshot: false,
+      screenshot_file: null,
+    });
+    expect(await readJson(path.join(outDir, 'exp-chrome-rejected', 'result.json'))).toMatchObject({
+      bytebot_task_id: '',
+      final_api_status: 'CREATE_FAILED',
+      duration_seconds: 0,
+      error_message: expect.stringMatching(/HTTP 500/),
+    });
+
+    const finalJson = await readJson(path.join(outDir, 'final.json'));
+    expect(Object.keys(finalJson)).toEqual(['benchmark_config', 'summary', 'per_domain', 'started_at', 'finished_at', 'total_duration_seconds', 'tasks']);
+    const expected = computeOsworldSummary(
+      rows.map((task) => ({
+        task_id: task.task_id,
+        domain: task.domain,
+        status: task.status,
+        total_steps: task.total_steps,
+        duration_seconds: roundLikePython(task.duration_ms! / 1000, 1),
+      })),
+    );
+    expect(finalJson.summary).toEqual(expected.summary);
+    expect(finalJson.per_domain).toEqual(expected.per_domain);
+    expect(finalJson.summary).toMatchObject({ total_tasks: 5, completed: 2, failed: 1, cancelled: 1, errors: 1, success_rate: 0.4 });
+    // The aggregate job computes the same numbers from the same rows.
+    const runSummary = await computeRunSummary(services.db, runId);
+    expect(finalJson.summary).toEqual(runSummary.summary);
+    expect(finalJson.per_domain).toEqual(runSummary.per_domain);
+    expect(finalJson.tasks).toEqual(
+      rows.map((task) => ({
+        task_id: task.task_id,
+        domain: task.domain,
+        status: task.status,
+        total_steps: task.total_steps,
+        duration_seconds: roundLikePython(task.duration_ms! / 1000, 1),
+      })),
+    );
+    const run = await runsRepository(services.db).get(runId);
+    expect(finalJson.benchmark_config).toEqual({
+      max_tasks: 5,
+      max_steps: 5,
+      model: null,
+      dataset: path.join(scratchDir, 'osworld_dataset.json'),
+      domain: 'chrome,os,thunderbird',
+      stall_timeout_seconds: 300,
+      run_id: runId,
+      run_name: 'export-me',
+      code_version: run!.code_version,
+    });
+    const started = Date.parse(String(finalJson.started_at));
+    const finished = Date.parse(String(finalJson.finished_at));
+    expect(started).toBe(run!.started_at!.getTime());
+    expect(finished).toBe(Math.max(...rows.map((task) => task.finished_at!.getTime())));
+    expect(finalJson.total_duration_seconds).toBe(roundLikePython((finished - started) / 1000, 1));
+  });
+
+  it('refuses a WebShop run, an unknown run and an unknown format in one line, exit code 2', async () => {
+    const webshopRunId = 'run-webshop-not-exportable';
+    await runsRepository(services.db).createWithTasks({
+      run: { id: webshopRunId, name: 'webshop', benchmark: 'webshop', config: JSON.stringify({ catalog_id: 'demo' }), code_version: 'test' },
+      tasks: [],
+    });
+    const outDir = path.join(scratchDir, 'refused');
+    const webshop = await scheduler(['export', webshopRunId, '--format', 'osworld-logs', '--out', outDir]);
+    expect(webshop.code).toBe(2);
+    expect(webshop.stderr.trim()).toBe(`scheduler: run ${webshopRunId} is a webshop run; --format osworld-logs exports OSWorld runs only`);
+
+    const unknown = await scheduler(['export', 'run-nope', '--out', outDir]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/^scheduler: run run-nope not found/);
+
+    const format = await scheduler(['export', runId, '--format', 'csv', '--out', outDir]);
+    expect(format.code).toBe(2);
+    expect(format.stderr.trim()).toBe('scheduler: --format csv: expected one of osworld-logs');
+    await expect(readdir(outDir)).rejects.toThrow(/ENOENT/);
+  });
+
+  it('exports only the final attempt of a retried task and leaves unfinished tasks out', async () => {
+    const retriedRunId = 'run-retried-osworld';
+    await runsRepository(services.db).createWithTasks({
+      run: { id: retriedRunId, name: 'retried', benchmark: 'osworld', config: JSON.stringify({ max_steps: 100, domains: ['vlc'] }), code_version: 'test' },
+      tasks: [
+        { task_id: 'vlc-retried', seq: 0, domain: 'vlc', instruction: 'Play the video', spec: '{}' },
+        { task_id: 'vlc-waiting', seq: 1, domain: 'vlc', instruction: 'Mute it', spec: '{}' },
+      ],
+    });
+    const tasks = tasksRepository(services.db);
+    const steps = stepsRepository(services.db);
+    const step = (attempt: number, n: number, id: string) => ({
+      run_id: retriedRunId,
+      task_id: 'vlc-retried',
+      attempt,
+      step: n,
+      at: new Date(Date.UTC(2026, 1, 8, 10, attempt, n)),
+      action: JSON.stringify({ tool_calls: [{ name: 'computer_screenshot', input: {} }] }),
+      text: `attempt ${attempt} step ${n}`,
+      screenshot_uri: null,
+      external_id: id,
+    });
+    await tasks.openAttempt(retriedRunId, 'vlc-retried', 'stack-a', 1);
+    await tasks.setExternalId(retriedRunId, 'vlc-retried', 1, 'bytebot-first');
+    await steps.insertMany([step(1, 1, 'm-a1'), step(1, 2, 'm-a2'), step(1, 3, 'm-a3')]);
+    await tasks.settle(retriedRunId, 'vlc-retried', 1, { status: 'error', errorClass: 'infra', totalSteps: 3, durationMs: 5_000, error: 'Bytebot unreachable' }, false);
+    await tasks.openAttempt(retriedRunId, 'vlc-retried', 'stack-b', 2);
+    await steps.insertMany([step(2, 1, 'm-b1'), step(2, 2, 'm-b2')]);
+    await tasks.settle(retriedRunId, 'vlc-retried', 2, {
+      status: 'success',
+      finalApiStatus: 'COMPLETED',
+      totalSteps: 2,
+      durationMs: 12_300,
+      externalId: 'bytebot-second',
+      result: { bytebot_task_id: 'bytebot-second', start_time: '2026-02-08T10:02:00+00:00', end_time: '2026-02-08T10:02:12.300000+00:00' },
+    });
+
+    const outDir = path.join(scratchDir, 'retried');
+    const report = await exportOsworldLogs(services.db, retriedRunId, outDir);
+    expect(report).toMatchObject({ outDir, exported: 1, unfinished: 1 });
+    expect((await readdir(outDir)).sort()).toEqual(['final.json', 'vlc-retried']);
+    expect((await readdir(path.join(outDir, 'vlc-retried'))).sort()).toEqual(['result.json', 'screenshots', 'step_001.json', 'step_002.json']);
+    expect(await readJson(path.join(outDir, 'vlc-retried', 'step_002.json'))).toMatchObject({ message_id: 'm-b2', text_content: 'attempt 2 step 2', has_screenshot: false });
+    expect(await readJson(path.join(outDir, 'vlc-retried', 'result.json'))).toMatchObject({
+      bytebot_task_id: 'bytebot-second',
+      status: 'success',
+      total_steps: 2,
+      start_time: '2026-02-08T10:02:00+00:00',
+      end_time: '2026-02-08T10:02:12.300000+00:00',
+      duration_seconds: 12.3,
+    });
+    expect(report.finalJson.summary).toMatchObject({ total_tasks: 1, completed: 1, avg_steps: 2, avg_duration_seconds: 12.3 });
+    expect(report.finalJson.benchmark_config).toMatchObject({ max_tasks: 2, max_steps: 100, domain: 'vlc', dataset: null });
+  });
+});

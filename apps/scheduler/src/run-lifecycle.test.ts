@@ -1,0 +1,208 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { JobProducer } from '@benchfleet/queue';
+import { runCli, startCli, startFakeLlm, useTestServices, waitFor, type FakeLlm, type StartedProcess } from '@benchfleet/testing';
+import { enqueueRun } from './run-enqueuer.js';
+import { planWebshopRun, type EnqueueOptions } from './run-planning.js';
+import { demoCatalogRequest, importWebshopCatalog } from './webshop-catalog-import.js';
+import type { RunSummary } from './run-summary.js';
+import { tasksRepository } from '@benchfleet/db';
+
+const services = useTestServices();
+let producer: JobProducer;
+let llm: FakeLlm;
+const processes: StartedProcess[] = [];
+
+function start(name: 'worker-webshop' | 'scheduler', args: string[]): StartedProcess {
+  const started = startCli(name, args, { ...services.env, BENCHFLEET_LOCK_MS: '1000' });
+  processes.push(started);
+  return started;
+}
+
+async function enqueue(options: Partial<EnqueueOptions>): Promise<string> {
+  const plan = await planWebshopRun(services.db, { domain: [], split: 'test', ...options });
+  return enqueueRun({ db: services.db, producer }, plan);
+}
+
+function tasksOf(runId: string) {
+  return services.db.selectFrom('tasks').selectAll().where('run_id', '=', runId).orderBy('seq').execute();
+}
+
+async function settled(runId: string, timeoutMs = 90_000) {
+  return waitFor(
+    `run ${runId} to settle`,
+    async () => {
+      const tasks = await tasksOf(runId);
+      return tasks.every((task) => task.status !== 'queued' && task.status !== 'running') ? tasks : undefined;
+    },
+    timeoutMs,
+    200,
+  );
+}
+
+async function storedSummary(runId: string): Promise<RunSummary> {
+  return waitFor(`the summary of ${runId}`, async () => {
+    const run = await services.db.selectFrom('runs').select(['summary']).where('id', '=', runId).executeTakeFirst();
+    const summary = run?.summary as unknown as RunSummary | null;
+    return summary && summary.pending === 0 ? summary : undefined;
+  });
+}
+
+beforeAll(async () => {
+  producer = new JobProducer(services.redisUrl, services.prefix);
+  llm = await startFakeLlm({ latencyMs: 150 });
+  await importWebshopCatalog(services.db, demoCatalogRequest({ seed: 0, products: 400 }));
+});
+
+afterAll(async () => {
+  for (const started of processes) if (started.child.exitCode === null) started.child.kill('SIGKILL');
+  await producer.close();
+  await llm.close();
+});
+
+describe('a run interrupted by killing every worker', () => {
+  it('is finished by `scheduler resume`, and the summary counts every task exactly once', async () => {
+    const runId = await enqueue({ agent: 'llm', llmBaseUrl: llm.baseUrl, llmModel: 'fake', maxTasks: 40 });
+    const metricsPort = await freePort();
+    const aggregator = start('scheduler', ['worker', '--worker-id', 'aggregator', '--metrics-port', String(metricsPort)]);
+    const doomed = [start('worker-webshop', ['--worker-id', 'doomed-1', '--concurrency', '3']), start('worker-webshop', ['--worker-id', 'doomed-2', '--concurrency', '3'])];
+    await waitFor('some episodes to finish', async () => (await tasksOf(runId)).filter((t) => t.status === 'success' || t.status === 'failed').length >= 6);
+    for (const worker of doomed) worker.child.kill('SIGKILL');
+    await Promise.all(doomed.map((worker) => worker.exited));
+    // Redis loses its queue too (a restart without persistence): only Postgres knows what is left.
+    await producer.queue('webshop').obliterate({ force: true });
+    const before = await tasksOf(runId);
+    const unfinished = before.filter((t) => t.status === 'queued' || t.status === 'running').length;
+    expect(unfinished).toBeGreaterThan(0);
+
+    const resumed = await runCli('scheduler', ['resume', runId], services.env);
+    expect(resumed.code).toBe(0);
+    expect(resumed.stderr).toContain(`${unfinished} task(s) re-enqueued`);
+    const rescuer = start('worker-webshop', ['--worker-id', 'rescuer', '--concurrency', '8']);
+    const tasks = await settled(runId);
+    expect(tasks).toHaveLength(40);
+    const summary = await storedSummary(runId);
+    expect(summary.summary.total_tasks).toBe(40);
+    expect(summary.summary.completed + summary.summary.failed + summary.summary.cancelled + summary.summary.errors).toBe(40);
+    expect(summary.summary.completed).toBe(tasks.filter((t) => t.status === 'success').length);
+    const perDomainTotal = Object.values(summary.per_domain).reduce((sum, d) => sum + d.total, 0);
+    expect(perDomainTotal).toBe(40);
+    // Interrupted tasks have a second attempt; no task has more than one outcome.
+    const attempts = await services.db.selectFrom('attempts').selectAll().where('run_id', '=', runId).execute();
+    const successes = attempts.filter((a) => a.status === 'success' || a.status === 'failed');
+    expect(new Set(successes.map((a) => a.task_id)).size).toBe(successes.length);
+    expect(attempts.some((a) => a.attempt === 2)).toBe(true);
+    // The aggregate worker is observable like the others.
+    expect((await fetch(`http://127.0.0.1:${metricsPort}/healthz`)).status).toBe(200);
+    const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+    expect(metrics).toMatch(/benchfleet_jobs_completed_total\{[^}]*job="aggregate-run"[^}]*\} [1-9]/);
+    rescuer.child.kill('SIGTERM');
+    aggregator.child.kill('SIGTERM');
+    expect((await rescuer.exited).code).toBe(0);
+    expect((await aggregator.exited).code).toBe(0);
+  });
+});
+
+describe('scheduler cancel', () => {
+  it('removes waiting jobs, aborts active episodes and marks the run cancelled', async () => {
+    llm.setLatency(1_500);
+    const runId = await enqueue({ agent: 'llm', llmBaseUrl: llm.baseUrl, llmModel: 'fake', maxTasks: 20 });
+    const worker = start('worker-webshop', ['--worker-id', 'canceller', '--concurrency', '2']);
+    await waitFor('episodes to run', async () => (await tasksOf(runId)).filter((t) => t.status === 'running').length === 2, 30_000);
+    const result = await runCli('scheduler', ['cancel', runId], services.env);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/cancelled: \d+ task\(s\) cancelled, \d+ waiting job\(s\) removed/);
+    const tasks = await settled(runId, 20_000);
+    expect(tasks.filter((t) => t.status === 'cancelled').length).toBeGreaterThanOrEqual(18);
+    const counts = await producer.counts('webshop');
+    expect(counts.wait).toBe(0);
+    // The two active episodes saw their signal and closed their attempts as cancelled.
+    const attempts = await waitFor('the active attempts to close', async () => {
+      const rows = await services.db.selectFrom('attempts').selectAll().where('run_id', '=', runId).execute();
+      return rows.every((a) => a.status !== 'running') ? rows : undefined;
+    }, 10_000);
+    expect(attempts.map((a) => [a.status, a.error])).toContainEqual(['cancelled', 'run cancelled']);
+    const run = await services.db.selectFrom('runs').selectAll().where('id', '=', runId).executeTakeFirstOrThrow();
+    expect(run.status).toBe('cancelled');
+    expect((run.summary as unknown as RunSummary).summary.cancelled).toBe(tasks.filter((t) => t.status === 'cancelled').length);
+    llm.setLatency(5);
+    worker.child.kill('SIGTERM');
+    expect((await worker.exited).code).toBe(0);
+  });
+});
+
+describe('scheduler aggregate', () => {
+  it('writes final.json numbers and a Markdown report on demand', async () => {
+    const runId = await enqueue({ agent: 'rule', maxTasks: 12 });
+    const worker = start('worker-webshop', ['--worker-id', 'agg-worker']);
+    const tasks = await settled(runId);
+    worker.child.kill('SIGTERM');
+    await worker.exited;
+    const dir = mkdtempSync(join(tmpdir(), 'aggregate-'));
+    const result = await runCli('scheduler', ['aggregate', runId, '--out', join(dir, 'final.json'), '--markdown', join(dir, 'report.md')], services.env);
+    expect(result.code).toBe(0);
+    const summary = JSON.parse(readFileSync(join(dir, 'final.json'), 'utf8')) as RunSummary;
+    const meanReward = tasks.reduce((sum, t) => sum + (t.reward ?? 0), 0) / tasks.length;
+    expect(summary.summary.total_tasks).toBe(12);
+    expect(summary.webshop?.average_reward).toBeCloseTo(meanReward, 4);
+    expect(summary.webshop?.score).toBeCloseTo(meanReward * 100, 2);
+    expect(summary.webshop?.bought_rate).toBe(1);
+    expect(summary.summary.avg_steps).toBe(3);
+    expect(readFileSync(join(dir, 'report.md'), 'utf8')).toContain(`| ${summary.webshop?.score} |`);
+  });
+});
+
+describe('scheduler status, runs and retry', () => {
+  it('reports progress as JSON, lists the run, and retries the tasks in a given status', async () => {
+    const runId = await enqueue({ agent: 'rule', maxTasks: 6 });
+    // Two tasks end in a permanent error before any worker sees them: resume leaves them, retry takes them.
+    const tasks = tasksRepository(services.db);
+    for (const taskId of ['goal-00000', 'goal-00001']) {
+      const opened = await tasks.openAttempt(runId, taskId, 'gone', 5);
+      await tasks.settle(runId, taskId, opened!.attempt, { status: 'error', errorClass: 'agent', totalSteps: 0, durationMs: 1, error: 'bad task data' });
+    }
+    await producer.queue('webshop').obliterate({ force: true });
+    await enqueueRunRemainder(runId);
+
+    const status = await runCli('scheduler', ['status', runId, '--json'], services.env);
+    expect(status.code).toBe(0);
+    const snapshot = JSON.parse(status.stdout) as { done: number; pending: number; run: { errors: number; total: number } };
+    expect(snapshot).toMatchObject({ done: 2, pending: 4, run: { errors: 2, total: 6 } });
+
+    const worker = start('worker-webshop', ['--worker-id', 'retrier']);
+    await waitFor('the other tasks', async () => (await tasksOf(runId)).filter((t) => t.status === 'success' || t.status === 'failed').length === 4);
+    const retried = await runCli('scheduler', ['retry', runId, '--status', 'error'], services.env);
+    expect(retried.code).toBe(0);
+    expect(retried.stderr).toContain('2 task(s) re-enqueued');
+    const finished = await settled(runId);
+    expect(finished.every((t) => t.status === 'success' || t.status === 'failed')).toBe(true);
+    expect(finished.find((t) => t.task_id === 'goal-00000')?.attempts).toBe(2);
+
+    const runs = await runCli('scheduler', ['runs', '--json'], services.env);
+    const listed = runs.stdout.trim().split('\n').map((line) => JSON.parse(line) as { run_id: string; total: number; errors: number });
+    expect(listed.find((r) => r.run_id === runId)).toMatchObject({ total: 6, errors: 0 });
+    const bad = await runCli('scheduler', ['retry', runId, '--status', 'broken'], services.env);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--status broken: expected one of queued, running, success/);
+    worker.child.kill('SIGTERM');
+    await worker.exited;
+  });
+});
+
+/** Puts the queued tasks of a run back on the queue (its jobs were wiped above). */
+async function enqueueRunRemainder(runId: string): Promise<void> {
+  const result = await runCli('scheduler', ['resume', runId], services.env);
+  expect(result.code).toBe(0);
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
