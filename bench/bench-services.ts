@@ -1,0 +1,60 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { createDatabase, migrateToLatest, type Database } from '@benchfleet/db';
+import { migrations } from '@benchfleet/migrations';
+import { provisionServices, type ProvisionedServices } from '@benchfleet/testing/services';
+import { deleteKeysWithPrefix } from '@benchfleet/testing/test-database';
+
+export interface BenchServices {
+  services: ProvisionedServices;
+  databaseUrl: string;
+  db: Database;
+  prefix: string;
+  env: NodeJS.ProcessEnv;
+  close(): Promise<void>;
+}
+
+/** A fresh, migrated database and queue prefix for one benchmark run, dropped afterwards. */
+export async function benchServices(name: string): Promise<BenchServices> {
+  const services = await provisionServices({ log: (line) => process.stderr.write(`${line}\n`) });
+  const database = `bench_${name}_${randomBytes(3).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: services.databaseUrl });
+  await admin.connect();
+  await admin.query(`create database "${database}"`);
+  await admin.end();
+  const url = new URL(services.databaseUrl);
+  url.pathname = `/${database}`;
+  const databaseUrl = url.toString();
+  const db = createDatabase(databaseUrl, { max: 8 });
+  await migrateToLatest(db, migrations);
+  const prefix = `{bench-${randomBytes(3).toString('hex')}}`;
+  return {
+    services,
+    databaseUrl,
+    db,
+    prefix,
+    env: { ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: services.redisUrl, BENCHFLEET_QUEUE_PREFIX: prefix, LOG_LEVEL: 'warn' },
+    async close() {
+      await db.destroy();
+      const client = new pg.Client({ connectionString: services.databaseUrl });
+      await client.connect();
+      await client.query(`drop database if exists "${database}" with (force)`);
+      await client.end();
+      await deleteKeysWithPrefix(services.redisUrl, prefix);
+      await services.stop();
+    },
+  };
+}
+
+export function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+}
+
+export function printTable(rows: Record<string, string | number>[]): void {
+  const header = Object.keys(rows[0] ?? {});
+  const widths = header.map((h) => Math.max(h.length, ...rows.map((row) => String(row[h]).length)));
+  const line = (cells: string[]) => cells.map((cell, i) => cell.padStart(widths[i] ?? 0)).join('  ');
+  process.stdout.write(`${line(header)}\n${rows.map((row) => line(header.map((h) => String(row[h])))).join('\n')}\n`);
+}

@@ -1,0 +1,107 @@
+// The Kubernetes manifests of deploy/k8s as the tests read them: every document of every file the
+// kustomization lists, each with the published schema of its kind.
+//
+// Schemas: kubernetes-models ships the Kubernetes OpenAPI definitions (kubernetes/kubernetes
+// api/openapi-spec) compiled to ajv validators, and @kubernetes-models/keda the KEDA CRDs' schemas,
+// generated from KEDA's Go API types (the source of the CRDs' openAPIV3Schema).
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseAllDocuments } from 'yaml';
+import type { TypeMeta } from '@kubernetes-models/base';
+import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
+import { Namespace } from 'kubernetes-models/v1/Namespace';
+import { PersistentVolumeClaim } from 'kubernetes-models/v1/PersistentVolumeClaim';
+import { Secret } from 'kubernetes-models/v1/Secret';
+import { Service } from 'kubernetes-models/v1/Service';
+import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
+import { StatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
+import { Job } from 'kubernetes-models/batch/v1/Job';
+import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
+import { ScaledObject } from '@kubernetes-models/keda/keda.sh/v1alpha1/ScaledObject';
+import { TriggerAuthentication } from '@kubernetes-models/keda/keda.sh/v1alpha1/TriggerAuthentication';
+
+export const DEPLOY_DIR = fileURLToPath(new URL('.', import.meta.url));
+export const K8S_DIR = join(DEPLOY_DIR, 'k8s');
+export const REPO_DIR = join(DEPLOY_DIR, '..');
+
+/** The kinds deploy/k8s may contain, each with the model that validates it. */
+export const K8S_MODELS = {
+  'v1/ConfigMap': ConfigMap,
+  'v1/Namespace': Namespace,
+  'v1/PersistentVolumeClaim': PersistentVolumeClaim,
+  'v1/Secret': Secret,
+  'v1/Service': Service,
+  'apps/v1/Deployment': Deployment,
+  'apps/v1/StatefulSet': StatefulSet,
+  'batch/v1/Job': Job,
+  'policy/v1/PodDisruptionBudget': PodDisruptionBudget,
+  'keda.sh/v1alpha1/ScaledObject': ScaledObject,
+  'keda.sh/v1alpha1/TriggerAuthentication': TriggerAuthentication,
+} as const;
+
+export interface Kustomization {
+  apiVersion: string;
+  kind: string;
+  namespace?: string;
+  resources?: string[];
+  images?: Array<{ name: string; newName?: string; newTag?: string }>;
+}
+
+export interface ManifestDocument {
+  /** File name inside deploy/k8s. */
+  file: string;
+  object: TypeMeta & { metadata?: { name?: string; namespace?: string } };
+}
+
+/** Every YAML document of a file, failing on any YAML error (not just the first document's). */
+export function readYamlDocuments(path: string): unknown[] {
+  return parseAllDocuments(readFileSync(path, 'utf8')).map((document, index) => {
+    if (document.errors.length) throw new Error(`${path} document ${index + 1}: ${document.errors.map((e) => e.message).join('; ')}`);
+    return document.toJS() as unknown;
+  });
+}
+
+export function k8sFiles(): string[] {
+  return readdirSync(K8S_DIR).filter((name) => /\.ya?ml$/.test(name)).sort();
+}
+
+export function readKustomization(): Kustomization {
+  const [kustomization] = readYamlDocuments(join(K8S_DIR, 'kustomization.yaml'));
+  return kustomization as Kustomization;
+}
+
+/** The documents of the files the kustomization lists, in its order. */
+export function readK8sManifests(): ManifestDocument[] {
+  return (readKustomization().resources ?? []).flatMap((file) =>
+    readYamlDocuments(join(K8S_DIR, file)).map((object) => ({ file, object: object as ManifestDocument['object'] })),
+  );
+}
+
+/** Schema errors of one object against its kind's published schema (empty when valid). */
+export function k8sSchemaErrors(object: ManifestDocument['object']): string[] {
+  const key = `${object.apiVersion}/${object.kind}`;
+  if (!(key in K8S_MODELS)) return [`no schema for ${key}: add its model to K8S_MODELS`];
+  const Model = K8S_MODELS[key as keyof typeof K8S_MODELS] as unknown as new (data: unknown) => { validate(): void };
+  try {
+    new Model(object).validate();
+    return [];
+  } catch (error) {
+    return [error instanceof Error ? error.message : String(error)];
+  }
+}
+
+/** The one object of a kind with this name; throws when there is none. */
+export function k8sObject<T extends TypeMeta>(
+  documents: ManifestDocument[],
+  model: { is: (value: unknown) => value is T; kind: string },
+  name: string,
+): T {
+  const found = documents.map((document) => document.object).find((object) => object.metadata?.name === name && model.is(object));
+  if (!found || !model.is(found)) throw new Error(`no ${model.kind} named ${name} in deploy/k8s`);
+  return found;
+}
+
+export function k8sObjects<T extends TypeMeta>(documents: ManifestDocument[], model: { is: (value: unknown) => value is T }): T[] {
+  return documents.map((document) => document.object).filter((object): object is ManifestDocument['object'] & T => model.is(object));
+}
