@@ -1,10 +1,9 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JobProducer } from '@benchfleet/queue';
-import { runCli, startCli, startFakeLlm, useTestServices, waitFor, type FakeLlm, type StartedProcess } from '@benchfleet/testing';
+import { runCli, startCli, startFakeLlm, useTestServices, waitFor, waitForWorkerReady, type FakeLlm, type StartedProcess } from '@benchfleet/testing';
 import { enqueueRun } from './run-enqueuer.js';
 import { planWebshopRun, type EnqueueOptions } from './run-planning.js';
 import { demoCatalogRequest, importWebshopCatalog } from './webshop-catalog-import.js';
@@ -16,8 +15,8 @@ let producer: JobProducer;
 let llm: FakeLlm;
 const processes: StartedProcess[] = [];
 
-function start(name: 'worker-webshop' | 'scheduler', args: string[]): StartedProcess {
-  const started = startCli(name, args, { ...services.env, BENCHFLEET_LOCK_MS: '1000' });
+function start(name: 'worker-webshop' | 'scheduler', args: string[], env: NodeJS.ProcessEnv = {}): StartedProcess {
+  const started = startCli(name, args, { ...services.env, BENCHFLEET_LOCK_MS: '1000', ...env });
   processes.push(started);
   return started;
 }
@@ -66,8 +65,7 @@ afterAll(async () => {
 describe('a run interrupted by killing every worker', () => {
   it('is finished by `scheduler resume`, and the summary counts every task exactly once', async () => {
     const runId = await enqueue({ agent: 'llm', llmBaseUrl: llm.baseUrl, llmModel: 'fake', maxTasks: 40 });
-    const metricsPort = await freePort();
-    const aggregator = start('scheduler', ['worker', '--worker-id', 'aggregator', '--metrics-port', String(metricsPort)]);
+    const aggregator = start('scheduler', ['worker', '--worker-id', 'aggregator', '--metrics-port', '0'], { LOG_LEVEL: 'info' });
     const doomed = [start('worker-webshop', ['--worker-id', 'doomed-1', '--concurrency', '3']), start('worker-webshop', ['--worker-id', 'doomed-2', '--concurrency', '3'])];
     await waitFor('some episodes to finish', async () => (await tasksOf(runId)).filter((t) => t.status === 'success' || t.status === 'failed').length >= 6);
     for (const worker of doomed) worker.child.kill('SIGKILL');
@@ -96,6 +94,7 @@ describe('a run interrupted by killing every worker', () => {
     expect(new Set(successes.map((a) => a.task_id)).size).toBe(successes.length);
     expect(attempts.some((a) => a.attempt === 2)).toBe(true);
     // The aggregate worker is observable like the others.
+    const { metricsPort } = await waitForWorkerReady(aggregator);
     expect((await fetch(`http://127.0.0.1:${metricsPort}/healthz`)).status).toBe(200);
     const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
     expect(metrics).toMatch(/benchfleet_jobs_completed_total\{[^}]*job="aggregate-run"[^}]*\} [1-9]/);
@@ -196,13 +195,4 @@ describe('scheduler status, runs and retry', () => {
 async function enqueueRunRemainder(runId: string): Promise<void> {
   const result = await runCli('scheduler', ['resume', runId], services.env);
   expect(result.code).toBe(0);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 }

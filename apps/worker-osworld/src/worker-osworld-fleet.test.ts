@@ -131,7 +131,8 @@ describe('worker-osworld fleet', () => {
       for (let i = 1; i < spans.length; i++) expect(spans[i]![0]).toBeGreaterThanOrEqual(spans[i - 1]![1]);
     }
 
-    expect(ratio).toBeLessThan(1.6);
+    // One stack at a time would take 4x; the bound leaves room for a loaded CI machine.
+    expect(ratio).toBeLessThan(2.5);
 
     for (const { worker } of fleet) {
       worker.child.kill('SIGTERM');

@@ -1,7 +1,6 @@
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JobProducer } from '@benchfleet/queue';
-import { startCli, useTestServices, waitFor, type StartedProcess } from '@benchfleet/testing';
+import { startCli, useTestServices, waitFor, waitForWorkerReady, type StartedProcess } from '@benchfleet/testing';
 import { enqueueRun } from '../../scheduler/src/run-enqueuer.js';
 import { planWebshopRun } from '../../scheduler/src/run-planning.js';
 import { demoCatalogRequest, importWebshopCatalog } from '../../scheduler/src/webshop-catalog-import.js';
@@ -12,19 +11,6 @@ const WORKER_IDS = ['fleet-a', 'fleet-b', 'fleet-c'] as const;
 const services = useTestServices();
 let producer: JobProducer;
 const fleet: Array<{ id: string; port: number; child: StartedProcess }> = [];
-
-/** A port that was free a moment ago: `--metrics-port 0` would not tell the test which one it got. */
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 interface Sample {
   name: string;
@@ -78,16 +64,14 @@ afterAll(async () => {
 describe('a fleet of three worker-webshop processes', () => {
   it('spreads a run over all three, and their /metrics add up to what Postgres recorded', async () => {
     for (const id of WORKER_IDS) {
-      const port = await freePort();
-      const child = startCli('worker-webshop', ['--worker-id', id, '--concurrency', '2', '--metrics-port', String(port)], services.env);
-      fleet.push({ id, port, child });
+      const child = startCli('worker-webshop', ['--worker-id', id, '--concurrency', '2', '--metrics-port', '0'], { ...services.env, LOG_LEVEL: 'info' });
+      fleet.push({ id, port: 0, child });
     }
-    // The metrics server starts once the catalog is indexed and the worker serves the queue.
+    // The metrics server starts once the catalog is indexed; the ready line names the port it got.
     for (const worker of fleet) {
-      await waitFor(`${worker.id} /healthz`, async () => {
-        if (worker.child.child.exitCode !== null) throw new Error(`${worker.id} exited: ${worker.child.output()}`);
-        return (await healthStatus(worker.port)) === 200;
-      }, 60_000, 200);
+      const { metricsPort } = await waitForWorkerReady(worker.child);
+      worker.port = metricsPort ?? 0;
+      expect(await healthStatus(worker.port)).toBe(200);
     }
 
     const plan = await planWebshopRun(services.db, { domain: [], split: 'test', agent: 'rule', maxTasks: EPISODES });

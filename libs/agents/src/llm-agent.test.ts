@@ -104,7 +104,7 @@ describe('LlmAgent', () => {
 
     expect(decisions.every((d) => d.action === 'click[b0test0001]')).toBe(true);
     expect(fake.stats.inFlightMax).toBe(64);
-    expect(performance.now() - started).toBeLessThan(2_500);
+    expect(performance.now() - started).toBeLessThan(10_000); // one at a time would take 19.2 s
   });
 
   it('sends no Authorization header without a key', async () => {

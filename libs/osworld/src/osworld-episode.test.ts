@@ -108,7 +108,7 @@ describe('runOsworldEpisode against the fake Bytebot agent', () => {
     expect(server.stats.cancels).toBe(0);
     expect(server.stats.requests).toBeLessThanOrEqual(2 * outcome.total_steps);
     const completedAt = Date.parse(bytebotTask?.completedAt ?? '');
-    expect(returnedAt - completedAt).toBeLessThan(200);
+    expect(returnedAt - completedAt).toBeLessThan(1_000);
     console.info(
       `events: ${server.stats.requests} requests for ${outcome.total_steps} steps ` +
         `(${JSON.stringify(server.stats.requestsByRoute)}); COMPLETED → outcome ${returnedAt - completedAt} ms`,

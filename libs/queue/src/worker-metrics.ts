@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Queue } from 'bullmq';
+import { UsageError } from '@benchfleet/core';
 
 /** Prometheus metrics of one worker process, served with /healthz by `startMetricsServer`. */
 export class WorkerMetrics {
@@ -95,7 +96,13 @@ export async function startMetricsServer(metrics: WorkerMetrics, port: number, h
     response.end();
   });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(
+        error.code === 'EADDRINUSE'
+          ? new UsageError(`metrics port ${port} is already in use: pick another with --metrics-port or BENCHFLEET_METRICS_PORT (0 lets the system choose; the worker logs the port it got)`)
+          : error,
+      ),
+    );
     server.listen(port, '0.0.0.0', () => resolve());
   });
   const address = server.address();

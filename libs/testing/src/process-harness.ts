@@ -86,3 +86,10 @@ export async function waitForOutput(
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
+
+/** Waits for a worker's `worker ready` log line and returns what it reports (the metrics port it bound). */
+export async function waitForWorkerReady(started: StartedProcess, timeoutMs = 60_000): Promise<{ metricsPort?: number }> {
+  const [line] = await waitForOutput(started, /^\{.*"worker ready".*\}$/m, 'the worker to be ready', timeoutMs);
+  const fields = JSON.parse(line) as { metricsPort?: number };
+  return fields.metricsPort === undefined ? {} : { metricsPort: fields.metricsPort };
+}

@@ -86,7 +86,7 @@ describe('startFakeLlm', () => {
     expect(responses.every((r) => r.status === 200)).toBe(true);
     expect(fake.stats.inFlightMax).toBe(64);
     expect(fake.stats.inFlight).toBe(0);
-    expect(elapsed).toBeLessThan(2_500);
+    expect(elapsed).toBeLessThan(10_000); // one at a time would take 19.2 s
   });
 
   it('injects faults in order, then answers normally', async () => {

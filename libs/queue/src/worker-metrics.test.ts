@@ -1,0 +1,34 @@
+import { createServer } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { UsageError } from '@benchfleet/core';
+import { startMetricsServer, WorkerMetrics } from './worker-metrics.js';
+
+describe('the metrics server', () => {
+  it('binds port 0 to a free port and reports which', async () => {
+    const metrics = new WorkerMetrics('webshop');
+    metrics.outcome({ status: 'success', totalSteps: 3, tokensIn: 10, tokensOut: 2 });
+    const server = await startMetricsServer(metrics, 0, () => true);
+    try {
+      expect(server.port).toBeGreaterThan(0);
+      const text = await (await fetch(`http://127.0.0.1:${server.port}/metrics`)).text();
+      expect(text).toContain('benchfleet_steps_total{queue="webshop"} 3');
+      expect((await fetch(`http://127.0.0.1:${server.port}/healthz`)).status).toBe(200);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('names a port that is taken and the setting that changes it', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '0.0.0.0', resolve));
+    const address = taken.address();
+    const port = typeof address === 'object' && address ? address.port : 0;
+    try {
+      const attempt = startMetricsServer(new WorkerMetrics('webshop'), port, () => true);
+      await expect(attempt).rejects.toBeInstanceOf(UsageError);
+      await expect(attempt).rejects.toThrow(`metrics port ${port} is already in use: pick another with --metrics-port or BENCHFLEET_METRICS_PORT`);
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
+  });
+});
