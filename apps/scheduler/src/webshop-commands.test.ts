@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { webshopCatalogRepository } from '@benchfleet/db';
-import { runCli, startCli, useTestServices, waitForOutput } from '@benchfleet/testing';
+import { occupyPort, runCli, startCli, useTestServices, waitForOutput } from '@benchfleet/testing';
 import { downloadWebshopSmall, WEBSHOP_SMALL_FILES } from './webshop-download.js';
 import { fileCatalogRequest, importWebshopCatalog } from './webshop-catalog-import.js';
 
@@ -116,16 +116,13 @@ describe('scheduler webshop serve', () => {
   });
 
   it('names a busy port and the flag that changes it', async () => {
-    const busy = createServer();
-    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
-    const address = busy.address();
-    const port = typeof address === 'object' && address ? address.port : 0;
+    const busy = await occupyPort();
     try {
-      const result = await scheduler(['webshop', 'serve', '--catalog', 'served', '--port', String(port)]);
+      const result = await scheduler(['webshop', 'serve', '--catalog', 'served', '--port', String(busy.port)]);
       expect(result.code).toBe(2);
-      expect(result.stderr.trim()).toBe(`scheduler: port ${port} on 127.0.0.1 is already in use: pick another with --port (0 lets the system choose)`);
+      expect(result.stderr.trim()).toBe(`scheduler: port ${busy.port} on 127.0.0.1 is already in use: pick another with --port (0 lets the system choose)`);
     } finally {
-      await new Promise((resolve) => busy.close(resolve));
+      await busy.release();
     }
   });
 });

@@ -1,6 +1,6 @@
-import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '@benchfleet/core';
+import { occupyPort } from '@benchfleet/testing';
 import { startMetricsServer, WorkerMetrics } from './worker-metrics.js';
 
 describe('the metrics server', () => {
@@ -19,16 +19,13 @@ describe('the metrics server', () => {
   });
 
   it('names a port that is taken and the setting that changes it', async () => {
-    const taken = createServer();
-    await new Promise<void>((resolve) => taken.listen(0, '0.0.0.0', resolve));
-    const address = taken.address();
-    const port = typeof address === 'object' && address ? address.port : 0;
+    const taken = await occupyPort('0.0.0.0');
     try {
-      const attempt = startMetricsServer(new WorkerMetrics('webshop'), port, () => true);
+      const attempt = startMetricsServer(new WorkerMetrics('webshop'), taken.port, () => true);
       await expect(attempt).rejects.toBeInstanceOf(UsageError);
-      await expect(attempt).rejects.toThrow(`metrics port ${port} is already in use: pick another with --metrics-port or BENCHFLEET_METRICS_PORT`);
+      await expect(attempt).rejects.toThrow(`metrics port ${taken.port} is already in use: pick another with --metrics-port or BENCHFLEET_METRICS_PORT`);
     } finally {
-      await new Promise((resolve) => taken.close(resolve));
+      await taken.release();
     }
   });
 });

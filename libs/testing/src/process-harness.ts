@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer as createNetServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 export type CliName = 'scheduler' | 'worker-osworld' | 'worker-webshop';
@@ -92,4 +93,15 @@ export async function waitForWorkerReady(started: StartedProcess, timeoutMs = 60
   const [line] = await waitForOutput(started, /^\{.*"worker ready".*\}$/m, 'the worker to be ready', timeoutMs);
   const fields = JSON.parse(line) as { metricsPort?: number };
   return fields.metricsPort === undefined ? {} : { metricsPort: fields.metricsPort };
+}
+
+/** Holds a port busy (for tests of what a CLI says when its port is taken); `release` frees it. */
+export async function occupyPort(host = '127.0.0.1'): Promise<{ port: number; release(): Promise<void> }> {
+  const server = createNetServer();
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
+  const address = server.address();
+  return {
+    port: typeof address === 'object' && address ? address.port : 0,
+    release: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }
