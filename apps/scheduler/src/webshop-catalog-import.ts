@@ -1,10 +1,14 @@
 import {
-  buildWebshopCatalog,
+  CatalogFormatError,
   generateDemoCatalog,
-  loadCatalogFiles,
+  readCatalogJsonFile,
+  streamRawItems,
+  streamWebshopCatalog,
   webshopGoalSplit,
   DEMO_CATALOG_SIZE,
+  type CatalogFilePaths,
   type CatalogSource,
+  type PricedProduct,
 } from '@benchfleet/webshop';
 import { webshopCatalogRepository, type Database } from '@benchfleet/db';
 
@@ -12,7 +16,8 @@ export type GoalMode = 'human' | 'synthetic';
 
 export interface CatalogImportRequest {
   catalogId: string;
-  source: CatalogSource;
+  /** Parsed contents (the demo), or the files, whose products are streamed rather than read whole. */
+  source: CatalogSource | CatalogFilePaths;
   description: Record<string, unknown>;
   goalMode: GoalMode;
   seed: number;
@@ -27,43 +32,87 @@ export interface CatalogImportReport {
   skippedInstructions: number;
 }
 
-/** Cleans the products and draws the goals exactly as WebShop does, then stores both at once. */
+/** How far an import is: products written so far, and done/total in `unit` (MB read of a file, or products). */
+export type CatalogImportProgress = { done: number; total: number; unit: 'MB' | 'products'; products: number };
+
+type OpenedSource = {
+  rawItems: AsyncIterable<unknown> | Iterable<unknown>;
+  instructions: Pick<CatalogSource, 'attributes' | 'humanInstructions' | 'fileNames'>;
+  position(products: number): Pick<CatalogImportProgress, 'done' | 'total' | 'unit'>;
+};
+
+function isFileSource(source: CatalogImportRequest['source']): source is CatalogFilePaths {
+  return 'itemsFile' in source;
+}
+
+function openSource(source: CatalogImportRequest['source']): OpenedSource {
+  if (!isFileSource(source)) {
+    const itemsFile = source.fileNames?.items ?? 'items file';
+    if (!Array.isArray(source.items)) throw new CatalogFormatError(itemsFile, undefined, ['expected a JSON list of products']);
+    const total = source.items.length;
+    return { rawItems: source.items, instructions: source, position: (products) => ({ done: products, total, unit: 'products' }) };
+  }
+  const instructions: OpenedSource['instructions'] = {
+    attributes: readCatalogJsonFile(source.attributesFile),
+    fileNames: { items: source.itemsFile, attributes: source.attributesFile },
+  };
+  if (source.humanInstructionsFile !== undefined) {
+    instructions.humanInstructions = readCatalogJsonFile(source.humanInstructionsFile);
+    instructions.fileNames = { ...instructions.fileNames, humanInstructions: source.humanInstructionsFile };
+  }
+  const items = streamRawItems(source.itemsFile);
+  const mb = (bytes: number) => Math.round(bytes / 1e5) / 10;
+  return { rawItems: items.items, instructions, position: () => ({ done: mb(items.bytesRead()), total: mb(items.bytes), unit: 'MB' }) };
+}
+
+/**
+ * Cleans the products and draws the goals exactly as WebShop does, storing both in one transaction.
+ * Products stream from the items file to Postgres page by page, so the full ~5 GB catalogue imports
+ * without being held in memory; a bad record anywhere leaves nothing stored.
+ */
 export async function importWebshopCatalog(
   db: Database,
   request: CatalogImportRequest,
-  onProgress?: (done: number, total: number) => void,
+  onProgress?: (progress: CatalogImportProgress) => void,
 ): Promise<CatalogImportReport> {
-  const catalog = buildWebshopCatalog(request.source, {
-    goalMode: request.goalMode,
-    priceSeed: request.seed,
-    ...(request.numProducts !== undefined ? { numProducts: request.numProducts } : {}),
-  });
+  const opened = openSource(request.source);
+  let streamed: Awaited<ReturnType<typeof streamWebshopCatalog>> | undefined;
   const splits: Record<string, number> = {};
-  const goals = catalog.goals.map((goal, goalIndex) => {
-    const split = webshopGoalSplit(goalIndex);
-    splits[split] = (splits[split] ?? 0) + 1;
-    return { goalIndex, split, asin: goal.asin, instruction: goal.instruction_text, goal: goal as unknown as Record<string, unknown> };
-  });
-  await webshopCatalogRepository(db).import(
-    {
-      id: request.catalogId,
-      source: { ...request.description, goal_mode: request.goalMode },
-      goalSeed: request.seed,
-      products: catalog.products.map((product) => ({
-        asin: product.asin,
-        price: catalog.productPrices.get(product.asin) ?? 0,
-        product: product as unknown as Record<string, unknown>,
-      })),
-      goals,
+  const stored = await webshopCatalogRepository(db).importStreaming(
+    { id: request.catalogId, source: { ...request.description, goal_mode: request.goalMode }, goalSeed: request.seed },
+    async (writeProducts) => {
+      let written = 0;
+      // One page is written while the next is parsed; a failed write surfaces at the next page or the end.
+      let writing: Promise<void> = Promise.resolve();
+      const sink = async (batch: PricedProduct[]): Promise<void> => {
+        await writing;
+        writing = writeProducts(batch.map(({ product, price }) => ({ asin: product.asin, price, product: product as unknown as Record<string, unknown> }))).then(() => {
+          written += batch.length;
+          onProgress?.({ ...opened.position(written), products: written });
+        });
+        writing.catch(() => undefined);
+      };
+      const options = { goalMode: request.goalMode, priceSeed: request.seed, ...(request.numProducts !== undefined ? { numProducts: request.numProducts } : {}) };
+      try {
+        streamed = await streamWebshopCatalog(opened.rawItems, opened.instructions, options, sink);
+      } catch (error) {
+        await writing.catch(() => undefined);
+        throw error;
+      }
+      await writing;
+      return streamed.goals.map((goal, goalIndex) => {
+        const split = webshopGoalSplit(goalIndex);
+        splits[split] = (splits[split] ?? 0) + 1;
+        return { goalIndex, split, asin: goal.asin, instruction: goal.instruction_text, goal: goal as unknown as Record<string, unknown> };
+      });
     },
-    onProgress,
   );
   return {
     catalogId: request.catalogId,
-    products: catalog.products.length,
-    goals: goals.length,
+    products: stored.products,
+    goals: stored.goals,
     splits,
-    skippedInstructions: catalog.skippedInstructions,
+    skippedInstructions: streamed?.skippedInstructions ?? 0,
   };
 }
 
@@ -89,11 +138,11 @@ export function fileCatalogRequest(options: {
   numProducts?: number;
 }): CatalogImportRequest {
   const goalMode = options.goalMode ?? (options.human ? 'human' : 'synthetic');
-  const source = loadCatalogFiles({
+  const source: CatalogFilePaths = {
     itemsFile: options.items,
     attributesFile: options.attributes,
     ...(options.human ? { humanInstructionsFile: options.human } : {}),
-  });
+  };
   const base = options.items.replace(/^.*\//, '').replace(/\.json$/, '').replace(/^items_shuffle_?/, '') || 'full';
   return {
     catalogId: options.catalogId ?? `webshop-${base}-${goalMode}`,

@@ -85,6 +85,31 @@ describe('scheduler webshop import', () => {
   });
 });
 
+describe('scheduler webshop import, streaming a large items file', () => {
+  it('leaves the earlier catalog of that id untouched when record #2500 is bad, after pages were written', async () => {
+    const attributes = join(synthetic, 'items_ins_v2_synthetic.json');
+    const human = join(synthetic, 'items_human_ins_synthetic.json');
+    const first = await scheduler(['webshop', 'import', '--items', join(synthetic, 'items_shuffle_synthetic.json'), '--attributes', attributes, '--human', human, '--catalog-id', 'kept']);
+    expect(first.code).toBe(0);
+    const before = await webshopCatalogRepository(services.db).get('kept');
+
+    const items = JSON.parse(readFileSync(join(synthetic, 'items_shuffle_search3000.json'), 'utf8')) as Array<Record<string, unknown>>;
+    items[2500] = { ...items[2500], asin: 'BBADPRICE1', pricing: '$ask' };
+    const dir = mkdtempSync(join(tmpdir(), 'import-'));
+    writeFileSync(join(dir, 'items_big.json'), JSON.stringify(items));
+    const result = await scheduler(['webshop', 'import', '--items', join(dir, 'items_big.json'), '--attributes', attributes, '--human', human, '--catalog-id', 'kept']);
+    expect(result.code).toBe(1);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines.at(-1)).toMatch(/items_big\.json: record #2500, asin BBADPRICE1: pricing "\$ask"/);
+    // Progress went by on the way: pages of products had been written before the bad record.
+    expect(lines.slice(0, -1).map((line) => JSON.parse(line) as { products: number }).at(-1)?.products).toBeGreaterThanOrEqual(1000);
+
+    expect(await webshopCatalogRepository(services.db).get('kept')).toEqual(before);
+    const stored = await services.db.selectFrom('webshop_products').select(({ fn }) => fn.countAll<string>().as('n')).where('catalog_id', '=', 'kept').executeTakeFirstOrThrow();
+    expect(Number(stored.n)).toBe(before?.products);
+  });
+});
+
 describe('scheduler webshop serve', () => {
   beforeAll(async () => {
     await importWebshopCatalog(

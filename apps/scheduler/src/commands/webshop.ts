@@ -24,10 +24,12 @@ export const fixtureRunners: readonly FixtureRunner[] = [...webshopRewardFixture
 
 async function runImport(request: CatalogImportRequest): Promise<void> {
   await withSchedulerServices({ redis: false }, async ({ db }) => {
-    const progress = createProgressReporter(`import ${request.catalogId}`, 1);
-    const report = await importWebshopCatalog(db, request, (done, total) => {
+    const progress = createProgressReporter(`import ${request.catalogId}`, 1, {
+      format: `import ${request.catalogId} [{bar}] {value}/{total} {unit} | {products} products | eta {eta_formatted}`,
+    });
+    const report = await importWebshopCatalog(db, request, ({ done, total, unit, products }) => {
       progress.setTotal(total);
-      progress.update(done);
+      progress.update(done, { unit, products });
     });
     progress.stop();
     const splits = Object.entries(report.splits)

@@ -1,6 +1,7 @@
 // Public face of the webshop catalog: product loading, hidden prices, goals, CPython random.
 export { CatalogFormatError, type CatalogRecordRef } from './catalog-format-error.js';
-export { loadCatalogFiles, readCatalogJsonFile, type CatalogFilePaths } from './catalog-files.js';
+export { loadCatalogFiles, readCatalogJsonFile, streamRawItems, type CatalogFilePaths, type RawItemsStream } from './catalog-files.js';
+export { streamWebshopCatalog, type PricedProduct, type StreamCatalogOptions, type StreamedCatalog } from './catalog-stream.js';
 export {
   attributeEntrySchema,
   humanInstructionSchema,
@@ -30,14 +31,17 @@ export {
   type WebshopGoalSplit,
 } from './goals.js';
 export {
+  carriesGoals,
   DUMMY_ATTR,
   loadProducts,
+  parseInstructionFiles,
+  ProductCleaner,
   type CatalogSource,
   type GoalMode,
   type LoadedProducts,
   type LoadProductsOptions,
 } from './load-products.js';
-export { DEFAULT_PRODUCT_PRICE, generateProductPrices, parsePricing, type ParsedPricing } from './product-prices.js';
+export { DEFAULT_PRODUCT_PRICE, drawHiddenPrice, generateProductPrices, parsePricing, type ParsedPricing } from './product-prices.js';
 export { PythonRandom, type PythonSeed } from './python-random.js';
 export {
   comparePythonStrings,

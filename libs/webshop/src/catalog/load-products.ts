@@ -100,40 +100,55 @@ function buildOptions(
   return { options, option_to_image: optionToImage };
 }
 
-/**
- * `load_products`: cleans the raw products (asin 'nan' or longer than 10 characters skipped, first
- * occurrence of an asin wins), parses prices and options, attaches attributes from items_ins_v2 (or
- * DUMMY_ATTR) and the human or synthetic instructions. Hidden prices are drawn separately
- * (generateProductPrices). Malformed records raise CatalogFormatError naming file and record.
- */
-export function loadProducts(source: CatalogSource, options: LoadProductsOptions): LoadedProducts {
-  const itemsFile = source.fileNames?.items ?? 'items file';
-  const attributesFile = source.fileNames?.attributes ?? 'attributes file';
-  const humanFile = source.fileNames?.humanInstructions ?? 'human instructions file';
+/** The human instructions (human goals) or the synthetic ones (attributes file) products carry. */
+export type InstructionSource = { mode: 'human'; byAsin: Map<string, HumanInstruction[]> } | { mode: 'synthetic' };
 
-  if (!Array.isArray(source.items)) throw new CatalogFormatError(itemsFile, undefined, ['expected a JSON list of products']);
-  const attributes = parseAttributeFile(source.attributes, attributesFile);
-  let humanInstructions: Map<string, HumanInstruction[]> | undefined;
-  if (options.goalMode === 'human') {
-    if (source.humanInstructions === undefined) {
-      throw new CatalogFormatError(humanFile, undefined, ['human goals need the human instructions file (items_human_ins.json)']);
-    }
-    humanInstructions = parseHumanInstructionFile(source.humanInstructions, humanFile);
+export type CatalogFileNames = { items: string; attributes: string; humanInstructions: string };
+
+/** Parses the attributes file and, for human goals, the human instructions file. */
+export function parseInstructionFiles(
+  source: Pick<CatalogSource, 'attributes' | 'humanInstructions' | 'fileNames'>,
+  goalMode: GoalMode,
+): { attributes: Map<string, AttributeEntry>; instructions: InstructionSource; fileNames: CatalogFileNames } {
+  const fileNames: CatalogFileNames = {
+    items: source.fileNames?.items ?? 'items file',
+    attributes: source.fileNames?.attributes ?? 'attributes file',
+    humanInstructions: source.fileNames?.humanInstructions ?? 'human instructions file',
+  };
+  const attributes = parseAttributeFile(source.attributes, fileNames.attributes);
+  if (goalMode === 'synthetic') return { attributes, instructions: { mode: 'synthetic' }, fileNames };
+  if (source.humanInstructions === undefined) {
+    throw new CatalogFormatError(fileNames.humanInstructions, undefined, ['human goals need the human instructions file (items_human_ins.json)']);
   }
+  return { attributes, instructions: { mode: 'human', byAsin: parseHumanInstructionFile(source.humanInstructions, fileNames.humanInstructions) }, fileNames };
+}
 
-  const rawItems: readonly unknown[] =
-    options.numProducts === undefined ? source.items : source.items.slice(0, Math.max(0, options.numProducts));
-  const products: WebshopProduct[] = [];
-  const seenAsins = new Set<string>();
+/**
+ * `load_products`, one raw product at a time: asin 'nan' or longer than 10 characters is skipped,
+ * the first occurrence of an asin wins; prices and options are parsed, attributes come from
+ * items_ins_v2 (or DUMMY_ATTR) and instructions from the human or synthetic source. Malformed
+ * records raise CatalogFormatError naming file and record. Keeps only the set of asins seen, so a
+ * catalog of any size can stream through it.
+ */
+export class ProductCleaner {
+  private readonly seenAsins = new Set<string>();
 
-  rawItems.forEach((rawItem, index) => {
+  constructor(
+    private readonly attributes: ReadonlyMap<string, AttributeEntry>,
+    private readonly instructions: InstructionSource,
+    private readonly fileNames: CatalogFileNames,
+  ) {}
+
+  /** The cleaned product, or undefined for a record `load_products` skips. `index` is its position in the file. */
+  clean(rawItem: unknown, index: number): WebshopProduct | undefined {
+    const itemsFile = this.fileNames.items;
     const record: CatalogRecordRef = { index, asin: asinOf(rawItem) };
     const withAsin = rawProductAsinSchema.safeParse(rawItem);
     if (!withAsin.success) throw new CatalogFormatError(itemsFile, record, formatIssues(withAsin.error));
     const asin = withAsin.data.asin;
-    if (asin === 'nan' || pythonLength(asin) > 10) return;
-    if (seenAsins.has(asin)) return;
-    seenAsins.add(asin);
+    if (asin === 'nan' || pythonLength(asin) > 10) return undefined;
+    if (this.seenAsins.has(asin)) return undefined;
+    this.seenAsins.add(asin);
 
     const parsed = rawProductSchema.safeParse(rawItem);
     if (!parsed.success) throw new CatalogFormatError(itemsFile, record, formatIssues(parsed.error));
@@ -146,7 +161,7 @@ export function loadProducts(source: CatalogSource, options: LoadProductsOptions
       throw new CatalogFormatError(itemsFile, record, [error instanceof Error ? error.message : String(error)], { cause: error });
     }
 
-    const attributeEntry = attributes.get(asin);
+    const attributeEntry = this.attributes.get(asin);
     const product: WebshopProduct = {
       asin,
       name: raw.name,
@@ -169,19 +184,38 @@ export function loadProducts(source: CatalogSource, options: LoadProductsOptions
       images: raw.images,
     };
 
-    if (humanInstructions !== undefined) {
-      const instructions = humanInstructions.get(asin);
+    if (this.instructions.mode === 'human') {
+      const instructions = this.instructions.byAsin.get(asin);
       if (instructions !== undefined) product.instructions = instructions;
     } else {
       if (attributeEntry === undefined) {
-        throw new CatalogFormatError(attributesFile, { key: asin }, [
+        throw new CatalogFormatError(this.fileNames.attributes, { key: asin }, [
           `asin ${asin} (record #${index} of ${itemsFile}) is missing; synthetic goals need an entry for every product`,
         ]);
       }
       product.instruction_text = attributeEntry.instruction ?? null;
       product.instruction_attributes = attributeEntry.instruction_attributes ?? null;
     }
-    products.push(product);
+    return product;
+  }
+}
+
+/** Whether a cleaned product yields goals in the given mode (what getHumanGoals / getSyntheticGoals read). */
+export function carriesGoals(product: WebshopProduct): boolean {
+  return product.instructions !== undefined || (product.instruction_text !== undefined && product.instruction_text !== null);
+}
+
+/** `load_products` over a parsed items list (see ProductCleaner), with the lookup tables the store uses. */
+export function loadProducts(source: CatalogSource, options: LoadProductsOptions): LoadedProducts {
+  if (!Array.isArray(source.items)) throw new CatalogFormatError(source.fileNames?.items ?? 'items file', undefined, ['expected a JSON list of products']);
+  const { attributes, instructions, fileNames } = parseInstructionFiles(source, options.goalMode);
+  const rawItems: readonly unknown[] =
+    options.numProducts === undefined ? source.items : source.items.slice(0, Math.max(0, options.numProducts));
+  const cleaner = new ProductCleaner(attributes, instructions, fileNames);
+  const products: WebshopProduct[] = [];
+  rawItems.forEach((rawItem, index) => {
+    const product = cleaner.clean(rawItem, index);
+    if (product !== undefined) products.push(product);
   });
 
   const attributeToAsins = new Map<string, Set<string>>();

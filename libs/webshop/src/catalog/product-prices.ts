@@ -47,19 +47,22 @@ export function parsePricing(raw: string | null | undefined): ParsedPricing {
 }
 
 /**
- * The hidden per-product price (`generate_product_prices`): the single price, or for a range one
- * `uniform(lo, hi)` draw from `rng`, in product order.
+ * The hidden price of one product (`generate_product_prices`): its single price, or for a range one
+ * `uniform(lo, hi)` draw from `rng`. Upstream draws them in product order.
  */
+export function drawHiddenPrice(pricing: readonly number[], rng: PythonRandom): number {
+  const [low, high] = pricing;
+  if (low === undefined) return DEFAULT_PRODUCT_PRICE;
+  if (high === undefined || pricing.length === 1) return low;
+  return rng.uniform(low, high);
+}
+
+/** The hidden prices of a product list, in product order (see drawHiddenPrice). */
 export function generateProductPrices(
   products: readonly { asin: string; pricing: readonly number[] }[],
   rng: PythonRandom,
 ): Map<string, number> {
   const prices = new Map<string, number>();
-  for (const product of products) {
-    const [low, high] = product.pricing;
-    if (low === undefined) prices.set(product.asin, DEFAULT_PRODUCT_PRICE);
-    else if (high === undefined || product.pricing.length === 1) prices.set(product.asin, low);
-    else prices.set(product.asin, rng.uniform(low, high));
-  }
+  for (const product of products) prices.set(product.asin, drawHiddenPrice(product.pricing, rng));
   return prices;
 }
