@@ -1,21 +1,14 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { syntheticCatalogFiles } from './shared-fixtures.test-helper.js';
 import { loadCatalogFiles, readCatalogJsonFile, streamRawItems } from './catalog-files.js';
 import { CatalogFormatError } from './catalog-format-error.js';
 import { streamWebshopCatalog, type PricedProduct } from './catalog-stream.js';
 import { buildWebshopCatalog } from './webshop-catalog.js';
 
-const sharedWebshop = new URL('../../../../../shared/webshop/', import.meta.url);
-const pathIn = (relative: string): string => fileURLToPath(new URL(relative, sharedWebshop));
-
-const files = {
-  itemsFile: pathIn('fixtures/synthetic_input/items_shuffle_synthetic.json'),
-  attributesFile: pathIn('fixtures/synthetic_input/items_ins_v2_synthetic.json'),
-  humanInstructionsFile: pathIn('fixtures/synthetic_input/items_human_ins_synthetic.json'),
-};
+const files = syntheticCatalogFiles;
 const instructions = {
   attributes: readCatalogJsonFile(files.attributesFile),
   humanInstructions: readCatalogJsonFile(files.humanInstructionsFile),

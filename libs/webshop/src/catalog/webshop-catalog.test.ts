@@ -1,18 +1,12 @@
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { pathInSharedWebshop, syntheticCatalogFiles } from './shared-fixtures.test-helper.js';
 import { loadCatalogFiles } from './catalog-files.js';
 import { webshopGoalSplit } from './goals.js';
 import { buildWebshopCatalog } from './webshop-catalog.js';
 
-const sharedWebshop = new URL('../../../../../shared/webshop/', import.meta.url);
-const pathIn = (relative: string): string => fileURLToPath(new URL(relative, sharedWebshop));
-
-const syntheticFiles = {
-  itemsFile: pathIn('fixtures/synthetic_input/items_shuffle_synthetic.json'),
-  attributesFile: pathIn('fixtures/synthetic_input/items_ins_v2_synthetic.json'),
-  humanInstructionsFile: pathIn('fixtures/synthetic_input/items_human_ins_synthetic.json'),
-};
+const pathIn = pathInSharedWebshop;
+const syntheticFiles = syntheticCatalogFiles;
 
 type EpisodeFixtureMode = {
   products: Record<string, unknown>[];
