@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { checkDatabase } from '@benchfleet/db';
 import { checkRedis } from '@benchfleet/queue';
 import { provisionServices, ServicesUnavailableError } from './service-provisioning.js';
@@ -8,12 +8,17 @@ const bareEnv = { PATH: process.env.PATH, HOME: process.env.HOME } as NodeJS.Pro
 
 describe('provisionServices', () => {
   it('takes TEST_* variables first when asked to', async () => {
+    // The services this suite runs on stand in for a developer's own (they may be embedded here).
+    const testDatabaseUrl = inject('adminDatabaseUrl');
+    const testRedisUrl = inject('redisUrl');
     const services = await provisionServices({
       preferTestVariables: true,
-      env: { ...bareEnv, TEST_DATABASE_URL: process.env.TEST_DATABASE_URL, TEST_REDIS_URL: process.env.TEST_REDIS_URL, DATABASE_URL: 'postgres://nobody@127.0.0.1:1/x' },
+      env: { ...bareEnv, TEST_DATABASE_URL: testDatabaseUrl, TEST_REDIS_URL: testRedisUrl, DATABASE_URL: 'postgres://nobody@127.0.0.1:1/x', REDIS_URL: 'redis://127.0.0.1:1' },
     });
     try {
-      if (process.env.TEST_DATABASE_URL) expect(services.source.postgres).toBe('environment');
+      expect(services.source.postgres).toBe('environment');
+      expect(services.databaseUrl).toBe(testDatabaseUrl);
+      expect(services.redisUrl).toBe(testRedisUrl);
       await checkDatabase(services.databaseUrl);
     } finally {
       await services.stop();
