@@ -1,7 +1,7 @@
 import {
-  CatalogFormatError,
   generateDemoCatalog,
-  readCatalogJsonFile,
+  rawItemsOf,
+  readInstructionFiles,
   streamRawItems,
   streamWebshopCatalog,
   webshopGoalSplit,
@@ -9,6 +9,7 @@ import {
   type CatalogFilePaths,
   type CatalogSource,
   type PricedProduct,
+  type StreamedCatalog,
 } from '@benchfleet/webshop';
 import { webshopCatalogRepository, type Database } from '@benchfleet/db';
 
@@ -47,19 +48,10 @@ function isFileSource(source: CatalogImportRequest['source']): source is Catalog
 
 function openSource(source: CatalogImportRequest['source']): OpenedSource {
   if (!isFileSource(source)) {
-    const itemsFile = source.fileNames?.items ?? 'items file';
-    if (!Array.isArray(source.items)) throw new CatalogFormatError(itemsFile, undefined, ['expected a JSON list of products']);
-    const total = source.items.length;
-    return { rawItems: source.items, instructions: source, position: (products) => ({ done: products, total, unit: 'products' }) };
+    const rawItems = rawItemsOf(source);
+    return { rawItems, instructions: source, position: (products) => ({ done: products, total: rawItems.length, unit: 'products' }) };
   }
-  const instructions: OpenedSource['instructions'] = {
-    attributes: readCatalogJsonFile(source.attributesFile),
-    fileNames: { items: source.itemsFile, attributes: source.attributesFile },
-  };
-  if (source.humanInstructionsFile !== undefined) {
-    instructions.humanInstructions = readCatalogJsonFile(source.humanInstructionsFile);
-    instructions.fileNames = { ...instructions.fileNames, humanInstructions: source.humanInstructionsFile };
-  }
+  const instructions = readInstructionFiles(source);
   const items = streamRawItems(source.itemsFile);
   const mb = (bytes: number) => Math.round(bytes / 1e5) / 10;
   return { rawItems: items.items, instructions, position: () => ({ done: mb(items.bytesRead()), total: mb(items.bytes), unit: 'MB' }) };
@@ -76,9 +68,9 @@ export async function importWebshopCatalog(
   onProgress?: (progress: CatalogImportProgress) => void,
 ): Promise<CatalogImportReport> {
   const opened = openSource(request.source);
-  let streamed: Awaited<ReturnType<typeof streamWebshopCatalog>> | undefined;
+  let skippedInstructions = 0;
   const splits: Record<string, number> = {};
-  const stored = await webshopCatalogRepository(db).importStreaming(
+  const stored = await webshopCatalogRepository(db).import(
     { id: request.catalogId, source: { ...request.description, goal_mode: request.goalMode }, goalSeed: request.seed },
     async (writeProducts) => {
       let written = 0;
@@ -93,6 +85,7 @@ export async function importWebshopCatalog(
         writing.catch(() => undefined);
       };
       const options = { goalMode: request.goalMode, priceSeed: request.seed, ...(request.numProducts !== undefined ? { numProducts: request.numProducts } : {}) };
+      let streamed: StreamedCatalog;
       try {
         streamed = await streamWebshopCatalog(opened.rawItems, opened.instructions, options, sink);
       } catch (error) {
@@ -100,6 +93,7 @@ export async function importWebshopCatalog(
         throw error;
       }
       await writing;
+      skippedInstructions = streamed.skippedInstructions;
       return streamed.goals.map((goal, goalIndex) => {
         const split = webshopGoalSplit(goalIndex);
         splits[split] = (splits[split] ?? 0) + 1;
@@ -112,7 +106,7 @@ export async function importWebshopCatalog(
     products: stored.products,
     goals: stored.goals,
     splits,
-    skippedInstructions: streamed?.skippedInstructions ?? 0,
+    skippedInstructions,
   };
 }
 

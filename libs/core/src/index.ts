@@ -4,3 +4,4 @@ export * from './logger.js';
 export * from './errors.js';
 export * from './ids.js';
 export * from './cli-exit.js';
+export * from './listen.js';

@@ -2,13 +2,15 @@ import type { Database } from './database.js';
 
 const PAGE = 1_000;
 
-export interface CatalogImport {
+export interface CatalogHeader {
   id: string;
   source: Record<string, unknown>;
   goalSeed: number;
-  products: Array<{ asin: string; price: number; product: Record<string, unknown> }>;
-  goals: Array<{ goalIndex: number; split: 'test' | 'eval' | 'train'; asin: string; instruction: string; goal: Record<string, unknown> }>;
 }
+
+export type CatalogProductRow = { asin: string; price: number; product: Record<string, unknown> };
+
+export type CatalogGoalRow = { goalIndex: number; split: 'test' | 'eval' | 'train'; asin: string; instruction: string; goal: Record<string, unknown> };
 
 export interface StoredGoal {
   goal_index: number;
@@ -19,75 +21,50 @@ export interface StoredGoal {
 }
 
 export function webshopCatalogRepository(db: Database) {
-  /**
-   * Like import, for catalogs too large to hold: `fill` writes products page by page (in catalog
-   * order) and returns the goals. One transaction: if `fill` throws, nothing of the catalog is
-   * stored and an earlier catalog with the same id stays as it was.
-   */
-  async function importStreaming(
-    header: Pick<CatalogImport, 'id' | 'source' | 'goalSeed'>,
-    fill: (writeProducts: (page: CatalogImport['products']) => Promise<void>) => Promise<CatalogImport['goals']>,
-    onGoalsProgress?: (goalsWritten: number) => void,
-  ): Promise<{ products: number; goals: number }> {
-    return db.transaction().execute(async (trx) => {
-      await trx.deleteFrom('webshop_catalogs').where('id', '=', header.id).execute();
-      await trx
-        .insertInto('webshop_catalogs')
-        .values({ id: header.id, source: JSON.stringify(header.source), goal_seed: header.goalSeed, products: 0, goals: 0 })
-        .execute();
-      let products = 0;
-      const goals = await fill(async (page) => {
-        for (let i = 0; i < page.length; i += PAGE) {
-          const rows = page.slice(i, i + PAGE).map((p) => ({
-            catalog_id: header.id,
-            seq: products++,
-            asin: p.asin,
-            price: p.price,
-            product: JSON.stringify(p.product),
-          }));
-          await trx.insertInto('webshop_products').values(rows).execute();
-        }
-      });
-      for (let i = 0; i < goals.length; i += PAGE) {
-        const page = goals.slice(i, i + PAGE);
-        await trx
-          .insertInto('webshop_goals')
-          .values(
-            page.map((g) => ({
-              catalog_id: header.id,
-              goal_index: g.goalIndex,
-              split: g.split,
-              asin: g.asin,
-              instruction: g.instruction,
-              goal: JSON.stringify(g.goal),
-            })),
-          )
-          .execute();
-        onGoalsProgress?.(i + page.length);
-      }
-      await trx.updateTable('webshop_catalogs').set({ products, goals: goals.length }).where('id', '=', header.id).execute();
-      return { products, goals: goals.length };
-    });
-  }
-
   return {
-    /** Replaces a catalog with the same id; products and goals land together or not at all. */
-    async import(catalog: CatalogImport, onProgress?: (done: number, total: number) => void): Promise<void> {
-      const total = catalog.products.length + catalog.goals.length;
-      await importStreaming(
-        { id: catalog.id, source: catalog.source, goalSeed: catalog.goalSeed },
-        async (writeProducts) => {
-          for (let i = 0; i < catalog.products.length; i += PAGE) {
-            await writeProducts(catalog.products.slice(i, i + PAGE));
-            onProgress?.(Math.min(i + PAGE, catalog.products.length), total);
+    /**
+     * Replaces the catalog with the same id. `fill` writes the products page by page, in catalog
+     * order (so a catalog never has to be held whole), and returns the goals. One transaction: if
+     * `fill` throws, nothing of the new catalog is stored and the earlier one stays as it was.
+     */
+    async import(
+      header: CatalogHeader,
+      fill: (writeProducts: (page: readonly CatalogProductRow[]) => Promise<void>) => Promise<readonly CatalogGoalRow[]>,
+    ): Promise<{ products: number; goals: number }> {
+      return db.transaction().execute(async (trx) => {
+        await trx.deleteFrom('webshop_catalogs').where('id', '=', header.id).execute();
+        await trx
+          .insertInto('webshop_catalogs')
+          .values({ id: header.id, source: JSON.stringify(header.source), goal_seed: header.goalSeed, products: 0, goals: 0 })
+          .execute();
+        let products = 0;
+        const goals = await fill(async (page) => {
+          for (let i = 0; i < page.length; i += PAGE) {
+            const rows = page.slice(i, i + PAGE).map((p) => ({
+              catalog_id: header.id,
+              seq: products++,
+              asin: p.asin,
+              price: p.price,
+              product: JSON.stringify(p.product),
+            }));
+            await trx.insertInto('webshop_products').values(rows).execute();
           }
-          return catalog.goals;
-        },
-        (goalsWritten) => onProgress?.(catalog.products.length + goalsWritten, total),
-      );
+        });
+        for (let i = 0; i < goals.length; i += PAGE) {
+          const rows = goals.slice(i, i + PAGE).map((g) => ({
+            catalog_id: header.id,
+            goal_index: g.goalIndex,
+            split: g.split,
+            asin: g.asin,
+            instruction: g.instruction,
+            goal: JSON.stringify(g.goal),
+          }));
+          await trx.insertInto('webshop_goals').values(rows).execute();
+        }
+        await trx.updateTable('webshop_catalogs').set({ products, goals: goals.length }).where('id', '=', header.id).execute();
+        return { products, goals: goals.length };
+      });
     },
-
-    importStreaming,
 
     async latestId(): Promise<string | undefined> {
       const row = await db.selectFrom('webshop_catalogs').select('id').orderBy('imported_at', 'desc').limit(1).executeTakeFirst();

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Queue } from 'bullmq';
-import { UsageError } from '@benchfleet/core';
+import { listenOn } from '@benchfleet/core';
 
 /** Prometheus metrics of one worker process, served with /healthz by `startMetricsServer`. */
 export class WorkerMetrics {
@@ -95,19 +95,15 @@ export async function startMetricsServer(metrics: WorkerMetrics, port: number, h
     response.writeHead(404);
     response.end();
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (error: NodeJS.ErrnoException) =>
-      reject(
-        error.code === 'EADDRINUSE'
-          ? new UsageError(`metrics port ${port} is already in use: pick another with --metrics-port or BENCHFLEET_METRICS_PORT (0 lets the system choose; the worker logs the port it got)`)
-          : error,
-      ),
-    );
-    server.listen(port, '0.0.0.0', () => resolve());
+  const boundPort = await listenOn(server, {
+    port,
+    host: '0.0.0.0',
+    what: 'metrics port',
+    setting: '--metrics-port or BENCHFLEET_METRICS_PORT',
+    showHost: false,
   });
-  const address = server.address();
   return {
-    port: typeof address === 'object' && address ? address.port : port,
+    port: boundPort,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

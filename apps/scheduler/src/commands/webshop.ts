@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { UsageError } from '@benchfleet/core';
+import { listenOn, UsageError } from '@benchfleet/core';
 import { loadStoreFromDatabase } from '@benchfleet/catalog-store';
 import { webshopCatalogRepository } from '@benchfleet/db';
 import { createStoreHttpServer, runFixtureFile, searchBm25FixtureRunner, storeFixtureRunners, webshopRewardFixtureRunners, type FixtureRunner } from '@benchfleet/webshop';
@@ -123,18 +123,7 @@ export function registerWebshopCommands(program: Command): void {
         return loadStoreFromDatabase(db, catalogId);
       });
       const server = createStoreHttpServer(loaded.store, { showAttributes: flags.showAttributes === true });
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', (error: NodeJS.ErrnoException) =>
-          reject(
-            error.code === 'EADDRINUSE'
-              ? new UsageError(`port ${flags.port} on ${flags.host} is already in use: pick another with --port (0 lets the system choose)`)
-              : error,
-          ),
-        );
-        server.listen(flags.port, flags.host, () => resolve());
-      });
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : flags.port;
+      const port = await listenOn(server, { port: flags.port, host: flags.host, what: 'port', setting: '--port' });
       process.stderr.write(
         `serving catalog ${loaded.catalogId} (${loaded.products} products, ${loaded.goals} goals) at http://${flags.host}:${port}/fixed_0 — Ctrl-C to stop\n`,
       );

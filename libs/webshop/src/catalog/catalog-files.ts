@@ -31,10 +31,9 @@ export function readCatalogJsonFile(path: string): unknown {
   }
 }
 
-/** Reads the WebShop input files into a CatalogSource for loadProducts / buildWebshopCatalog. */
-export function loadCatalogFiles(paths: CatalogFilePaths): CatalogSource {
-  const source: CatalogSource = {
-    items: readCatalogJsonFile(paths.itemsFile),
+/** Reads the attributes file and, when given, the human instructions file: what a catalog needs besides its products. */
+export function readInstructionFiles(paths: CatalogFilePaths): Omit<CatalogSource, 'items'> {
+  const source: Omit<CatalogSource, 'items'> = {
     attributes: readCatalogJsonFile(paths.attributesFile),
     fileNames: { items: paths.itemsFile, attributes: paths.attributesFile },
   };
@@ -43,6 +42,11 @@ export function loadCatalogFiles(paths: CatalogFilePaths): CatalogSource {
     source.fileNames = { ...source.fileNames, humanInstructions: paths.humanInstructionsFile };
   }
   return source;
+}
+
+/** Reads the WebShop input files whole into a CatalogSource for loadProducts / buildWebshopCatalog. */
+export function loadCatalogFiles(paths: CatalogFilePaths): CatalogSource {
+  return { items: readCatalogJsonFile(paths.itemsFile), ...readInstructionFiles(paths) };
 }
 
 export type RawItemsStream = {

@@ -5,8 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { syntheticCatalogFiles } from './shared-fixtures.test-helper.js';
 import { loadCatalogFiles, readCatalogJsonFile, streamRawItems } from './catalog-files.js';
 import { CatalogFormatError } from './catalog-format-error.js';
-import { streamWebshopCatalog, type PricedProduct } from './catalog-stream.js';
-import { buildWebshopCatalog } from './webshop-catalog.js';
+import { streamWebshopCatalog } from './catalog-stream.js';
+import { buildWebshopCatalog, type PricedProduct } from './webshop-catalog.js';
 
 const files = syntheticCatalogFiles;
 const instructions = {

@@ -1,7 +1,7 @@
 // Public face of the webshop catalog: product loading, hidden prices, goals, CPython random.
 export { CatalogFormatError, type CatalogRecordRef } from './catalog-format-error.js';
-export { loadCatalogFiles, readCatalogJsonFile, streamRawItems, type CatalogFilePaths, type RawItemsStream } from './catalog-files.js';
-export { streamWebshopCatalog, type PricedProduct, type StreamCatalogOptions, type StreamedCatalog } from './catalog-stream.js';
+export { loadCatalogFiles, readCatalogJsonFile, readInstructionFiles, streamRawItems, type CatalogFilePaths, type RawItemsStream } from './catalog-files.js';
+export { streamWebshopCatalog, type StreamCatalogOptions, type StreamedCatalog } from './catalog-stream.js';
 export {
   attributeEntrySchema,
   humanInstructionSchema,
@@ -33,9 +33,11 @@ export {
 export {
   carriesGoals,
   DUMMY_ATTR,
+  indexProducts,
   loadProducts,
   parseInstructionFiles,
   ProductCleaner,
+  rawItemsOf,
   type CatalogSource,
   type GoalMode,
   type LoadedProducts,
@@ -52,4 +54,4 @@ export {
   pythonStrRepr,
   pythonTupleRepr,
 } from './python-text.js';
-export { buildWebshopCatalog, type BuildWebshopCatalogOptions, type WebshopCatalog } from './webshop-catalog.js';
+export { buildWebshopCatalog, CatalogBuilder, type BuildWebshopCatalogOptions, type PricedProduct, type WebshopCatalog } from './webshop-catalog.js';

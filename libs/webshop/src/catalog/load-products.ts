@@ -205,19 +205,14 @@ export function carriesGoals(product: WebshopProduct): boolean {
   return product.instructions !== undefined || (product.instruction_text !== undefined && product.instruction_text !== null);
 }
 
-/** `load_products` over a parsed items list (see ProductCleaner), with the lookup tables the store uses. */
-export function loadProducts(source: CatalogSource, options: LoadProductsOptions): LoadedProducts {
+/** The parsed items file as a list, or an error naming the file. */
+export function rawItemsOf(source: CatalogSource): readonly unknown[] {
   if (!Array.isArray(source.items)) throw new CatalogFormatError(source.fileNames?.items ?? 'items file', undefined, ['expected a JSON list of products']);
-  const { attributes, instructions, fileNames } = parseInstructionFiles(source, options.goalMode);
-  const rawItems: readonly unknown[] =
-    options.numProducts === undefined ? source.items : source.items.slice(0, Math.max(0, options.numProducts));
-  const cleaner = new ProductCleaner(attributes, instructions, fileNames);
-  const products: WebshopProduct[] = [];
-  rawItems.forEach((rawItem, index) => {
-    const product = cleaner.clean(rawItem, index);
-    if (product !== undefined) products.push(product);
-  });
+  return source.items;
+}
 
+/** The lookup tables the store uses: asin → product, attribute → asins. */
+export function indexProducts(products: readonly WebshopProduct[]): Omit<LoadedProducts, 'products'> {
   const attributeToAsins = new Map<string, Set<string>>();
   const productByAsin = new Map<string, WebshopProduct>();
   for (const product of products) {
@@ -228,5 +223,19 @@ export function loadProducts(source: CatalogSource, options: LoadProductsOptions
     }
     productByAsin.set(product.asin, product);
   }
-  return { products, productByAsin, attributeToAsins };
+  return { productByAsin, attributeToAsins };
+}
+
+/** `load_products` over a parsed items list (see ProductCleaner), with the lookup tables the store uses. */
+export function loadProducts(source: CatalogSource, options: LoadProductsOptions): LoadedProducts {
+  const items = rawItemsOf(source);
+  const { attributes, instructions, fileNames } = parseInstructionFiles(source, options.goalMode);
+  const rawItems = options.numProducts === undefined ? items : items.slice(0, Math.max(0, options.numProducts));
+  const cleaner = new ProductCleaner(attributes, instructions, fileNames);
+  const products: WebshopProduct[] = [];
+  rawItems.forEach((rawItem, index) => {
+    const product = cleaner.clean(rawItem, index);
+    if (product !== undefined) products.push(product);
+  });
+  return { products, ...indexProducts(products) };
 }
