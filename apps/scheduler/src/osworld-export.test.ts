@@ -171,15 +171,14 @@ describe('scheduler export --format osworld-logs', () => {
 
     const finalJson = await readJson(path.join(outDir, 'final.json'));
     expect(Object.keys(finalJson)).toEqual(['benchmark_config', 'summary', 'per_domain', 'started_at', 'finished_at', 'total_duration_seconds', 'tasks']);
-    const expected = computeOsworldSummary(
-      rows.map((task) => ({
-        task_id: task.task_id,
-        domain: task.domain,
-        status: task.status,
-        total_steps: task.total_steps,
-        duration_seconds: roundLikePython(task.duration_ms! / 1000, 1),
-      })),
-    );
+    const taskEntries = rows.map((task) => ({
+      task_id: task.task_id,
+      domain: task.domain,
+      status: task.status,
+      total_steps: task.total_steps,
+      duration_seconds: roundLikePython(task.duration_ms! / 1000, 1),
+    }));
+    const expected = computeOsworldSummary(taskEntries);
     expect(finalJson.summary).toEqual(expected.summary);
     expect(finalJson.per_domain).toEqual(expected.per_domain);
     expect(finalJson.summary).toMatchObject({ total_tasks: 5, completed: 2, failed: 1, cancelled: 1, errors: 1, success_rate: 0.4 });
@@ -187,15 +186,7 @@ describe('scheduler export --format osworld-logs', () => {
     const runSummary = await computeRunSummary(services.db, runId);
     expect(finalJson.summary).toEqual(runSummary.summary);
     expect(finalJson.per_domain).toEqual(runSummary.per_domain);
-    expect(finalJson.tasks).toEqual(
-      rows.map((task) => ({
-        task_id: task.task_id,
-        domain: task.domain,
-        status: task.status,
-        total_steps: task.total_steps,
-        duration_seconds: roundLikePython(task.duration_ms! / 1000, 1),
-      })),
-    );
+    expect(finalJson.tasks).toEqual(taskEntries);
     const run = await runsRepository(services.db).get(runId);
     expect(finalJson.benchmark_config).toEqual({
       max_tasks: 5,

@@ -47,6 +47,12 @@ export function tasksRepository(db: Database) {
     return open === undefined;
   };
 
+  /** Whether a settle recorded the task's outcome and, if it did, whether that settled the run. */
+  const settleResult = async (recorded: boolean, runId: string): Promise<SettleResult> => ({
+    recorded,
+    runSettled: recorded && (await runHasNoOpenTask(runId)),
+  });
+
   return {
     async get(runId: string, taskId: string): Promise<Task | undefined> {
       return db
@@ -170,9 +176,7 @@ export function tasksRepository(db: Database) {
         )
         select exists (select 1 from task_row) as recorded, (select count(*) from attempt_row) as attempts_closed
       `.execute(db);
-      const recorded = written.rows[0]?.recorded === true;
-      if (!recorded) return { recorded, runSettled: false };
-      return { recorded, runSettled: await runHasNoOpenTask(runId) };
+      return settleResult(written.rows[0]?.recorded === true, runId);
     },
 
     /**
@@ -239,9 +243,7 @@ export function tasksRepository(db: Database) {
         )
         select exists (select 1 from task_row) as recorded, (select count(*) from attempt_row) as attempts_closed
       `.execute(db);
-      const recorded = written.rows[0]?.recorded === true;
-      if (!recorded) return { recorded, runSettled: false };
-      return { recorded, runSettled: await runHasNoOpenTask(runId) };
+      return settleResult(written.rows[0]?.recorded === true, runId);
     },
 
     /** Marks every task without an outcome cancelled; returns how many. */
