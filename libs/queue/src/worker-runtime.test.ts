@@ -60,6 +60,17 @@ function attemptRows(runId: string) {
   return services.db.selectFrom('attempts').selectAll().where('run_id', '=', runId).orderBy('attempt').execute();
 }
 
+/** Starts a worker on a one-task run, sends SIGTERM once the task runs, and waits for the exit. */
+async function sigtermWhileRunning(runId: string, workerId: string, env: Record<string, string>) {
+  const worker = await startWorker(workerId, env);
+  await createRunWithOneTask(runId);
+  await waitFor('the task to run', async () => (await taskRow(runId)).status === 'running');
+  const sentAt = Date.now();
+  worker.kill('SIGTERM');
+  const exit = await exitOf(worker);
+  return { exit, exitMs: Date.now() - sentAt };
+}
+
 beforeAll(() => {
   producer = new JobProducer(services.redisUrl, services.prefix);
 });
@@ -114,14 +125,9 @@ describe('worker runtime with real worker processes', () => {
 
   it('SIGTERM lets an active job finish within the grace period and exits 0', async () => {
     const runId = 'run-sigterm-finish';
-    const worker = await startWorker('worker-c', { JOB_MS: '1500', GRACE_MS: '10000' });
-    await createRunWithOneTask(runId);
-    await waitFor('the task to run', async () => (await taskRow(runId)).status === 'running');
-    const sentAt = Date.now();
-    worker.kill('SIGTERM');
-    const exit = await exitOf(worker);
+    const { exit, exitMs } = await sigtermWhileRunning(runId, 'worker-c', { JOB_MS: '1500', GRACE_MS: '10000' });
     expect(exit.code).toBe(0);
-    expect(Date.now() - sentAt).toBeLessThan(10_000);
+    expect(exitMs).toBeLessThan(10_000);
     const task = await taskRow(runId);
     expect(task.status).toBe('success');
     expect(task.total_steps).toBeGreaterThan(0);
@@ -129,14 +135,9 @@ describe('worker runtime with real worker processes', () => {
 
   it('SIGTERM hands a job that outlives the grace period back to the queue, where another worker finishes it', async () => {
     const runId = 'run-sigterm-handback';
-    const worker = await startWorker('worker-d', { JOB_MS: '60000', GRACE_MS: '300' });
-    await createRunWithOneTask(runId);
-    await waitFor('the task to run', async () => (await taskRow(runId)).status === 'running');
-    const sentAt = Date.now();
-    worker.kill('SIGTERM');
-    const exit = await exitOf(worker);
+    const { exit, exitMs } = await sigtermWhileRunning(runId, 'worker-d', { JOB_MS: '60000', GRACE_MS: '300' });
     expect(exit.code).toBe(0);
-    expect(Date.now() - sentAt).toBeLessThan(5_000);
+    expect(exitMs).toBeLessThan(5_000);
     const job = await producer.queue('webshop').getJob(taskJobId(runId, 'goal-0'));
     expect(await job?.getState()).toBe('waiting');
     expect(job?.attemptsMade).toBe(0);
