@@ -2,7 +2,14 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['apps/**/*.test.ts', 'libs/**/*.test.ts', 'bench/**/*.test.ts', 'deploy/**/*.test.ts'],
+    include: [
+      'apps/**/*.test.ts',
+      'libs/**/*.test.ts',
+      'bench/**/*.test.ts',
+      'deploy/**/*.test.ts',
+      // A file outside the suite, for the test that checks `npm test`'s exit code.
+      ...(process.env.BENCHFLEET_EXTRA_TEST_FILE ? [process.env.BENCHFLEET_EXTRA_TEST_FILE] : []),
+    ],
     exclude: ['**/node_modules/**'],
     pool: 'forks',
     testTimeout: 60_000,

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { createDatabase, migrateToLatest, type Database } from '@benchfleet/db';
 import { migrations } from '@benchfleet/migrations';
-import { provisionServices, type ProvisionedServices } from '@benchfleet/testing/services';
+import { provisionServices, type ProvisionedServices } from '@benchfleet/local-services';
 import { deleteKeysWithPrefix } from '@benchfleet/testing/test-database';
 
 export interface BenchServices {

@@ -18,7 +18,7 @@ import { createDatabase, migrateToLatest, type Database } from '@benchfleet/db';
 import { migrations } from '@benchfleet/migrations';
 import { JobProducer } from '@benchfleet/queue';
 import { startCli, startFakeBytebot, waitFor, withDatabase, withFakeScenario, type StartedProcess } from '@benchfleet/testing';
-import { provisionServices } from '@benchfleet/testing/services';
+import { provisionServices } from '@benchfleet/local-services';
 import { enqueueRun, type RunPlan } from '../apps/scheduler/src/run-enqueuer.js';
 
 type Mode = 'events' | 'no-events';

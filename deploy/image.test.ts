@@ -111,7 +111,7 @@ function packageNameOf(specifier: string): string {
   return specifier.startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0]!;
 }
 
-/** The file a workspace package's export points at, e.g. `@benchfleet/testing/services`. */
+/** The file a workspace package's export points at, e.g. `@benchfleet/testing/test-database`. */
 function workspaceFile(specifier: string): string {
   const name = packageNameOf(specifier);
   const subpath = `.${specifier.slice(name.length)}`;

@@ -1,4 +1,3 @@
-export * from './service-provisioning.js';
 export * from './test-database.js';
 export * from './test-services.js';
 export * from './fake-llm/index.js';

@@ -1,5 +1,5 @@
 import type { TestProject } from 'vitest/node';
-import { provisionServices, type ProvisionedServices } from './service-provisioning.js';
+import { provisionServices, type ProvisionedServices } from '@benchfleet/local-services';
 import { createTemplateDatabase } from './test-database.js';
 
 declare module 'vitest' {

@@ -5,7 +5,7 @@ import { sql } from 'kysely';
 import { createDatabase, migrateToLatest, runsRepository, webshopCatalogRepository, type Database } from '@benchfleet/db';
 import { migrations } from '@benchfleet/migrations';
 import { JobProducer } from '@benchfleet/queue';
-import { provisionServices } from '@benchfleet/testing/services';
+import { provisionServices } from '@benchfleet/local-services';
 import { followRun, readRunStatus } from './status.js';
 import { demoCatalogRequest, importWebshopCatalog } from '../webshop-catalog-import.js';
 import { enqueueRun } from '../run-enqueuer.js';

