@@ -133,7 +133,7 @@ describe('BytebotClient', () => {
     expect(await new BytebotClient({ baseUrl: (await startConnectionDropper()).url }).isHealthy()).toBe(false);
   });
 
-  it('adopts the task a lost create answer had created instead of creating a twin', async () => {
+  it('adopts the task a lost create answer had created, even one that has ended, instead of creating a twin', async () => {
     const fake = await startFake();
     // Forwards to the fake but drops the connection instead of answering the first POST /tasks.
     let dropped = false;
@@ -142,6 +142,8 @@ describe('BytebotClient', () => {
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
         void (async () => {
+          // The lost create's task has ended before the retry looks for it (a fast task, or a slow retry).
+          if (dropped && req.method === 'GET') await waitFor(() => fake.tasks().every((task) => task.status === 'COMPLETED'));
           const hasBody = req.method === 'POST' && chunks.length > 0;
           const answer = await fetch(`${fake.url}${req.url ?? '/'}`, {
             method: req.method ?? 'GET',

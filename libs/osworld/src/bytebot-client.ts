@@ -125,6 +125,8 @@ interface RequestSpec<T> extends BytebotRequestOptions {
 /** The original benchmark's backoff between attempts of a request that got no answer. */
 export const BYTEBOT_DEFAULT_RETRY_DELAYS_MS: readonly number[] = [2_000, 4_000, 8_000];
 const ACTIVE_STATUSES: readonly BytebotTaskStatus[] = ['RUNNING', 'PENDING'];
+/** How many of a stack's newest tasks a lost create is looked for in (one worker per stack creates them). */
+const RECENT_TASKS = 20;
 
 /** Client of the bytebot-agent REST API and its Socket.IO task events. */
 export class BytebotClient {
@@ -178,9 +180,15 @@ export class BytebotClient {
 
   /**
    * `POST /tasks`. A create whose answer was lost may still have created the task; before each
-   * retry the stack's active tasks are searched for it, so the single stack never gets a twin.
+   * retry the stack's newest tasks are searched for one with this description that was not there
+   * before the first try (it may have ended already), so the single stack never gets a twin.
    */
-  createTask(input: CreateBytebotTaskInput, options: BytebotRequestOptions = {}): Promise<BytebotTask> {
+  async createTask(input: CreateBytebotTaskInput, options: BytebotRequestOptions = {}): Promise<BytebotTask> {
+    const sameDescription = (page: BytebotTaskPage) => page.tasks.filter((task) => task.description === input.description);
+    const earlier = await this.listTasks({ limit: RECENT_TASKS }, { ...options, retries: false }).then(
+      (page) => new Set(sameDescription(page).map((task) => task.id)),
+      () => undefined,
+    );
     return this.request({
       ...options,
       method: 'POST',
@@ -188,8 +196,13 @@ export class BytebotClient {
       body: { description: input.description, model: input.model },
       schema: bytebotTaskSchema,
       recoverBeforeRetry: async () => {
-        const page = await this.listTasks({ statuses: ACTIVE_STATUSES, limit: 20 }, { ...options, retries: false });
-        return page.tasks.find((task) => task.description === input.description);
+        if (!earlier) {
+          // The stack did not answer before the create either: only an active twin can be told apart.
+          const active = await this.listTasks({ statuses: ACTIVE_STATUSES, limit: RECENT_TASKS }, { ...options, retries: false });
+          return sameDescription(active)[0];
+        }
+        const recent = await this.listTasks({ limit: RECENT_TASKS }, { ...options, retries: false });
+        return sameDescription(recent).find((task) => !earlier.has(task.id));
       },
     });
   }
