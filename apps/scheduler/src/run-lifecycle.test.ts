@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { JobProducer } from '@benchfleet/queue';
 import { runCli, startCli, startFakeLlm, useTestServices, waitFor, waitForWorkerReady, type FakeLlm, type StartedProcess } from '@benchfleet/testing';
 import { enqueueRun } from './run-enqueuer.js';
@@ -56,8 +56,17 @@ beforeAll(async () => {
   await importWebshopCatalog(services.db, demoCatalogRequest({ seed: 0, products: 400 }));
 });
 
+// A test that failed half-way must not leave workers that take the next test's jobs.
+afterEach(async () => {
+  llm.release();
+  for (const started of processes.splice(0)) {
+    if (started.child.exitCode !== null || started.child.signalCode !== null) continue;
+    started.child.kill('SIGKILL');
+    await started.exited;
+  }
+});
+
 afterAll(async () => {
-  for (const started of processes) if (started.child.exitCode === null) started.child.kill('SIGKILL');
   await producer.close();
   await llm.close();
 });
@@ -68,6 +77,8 @@ describe('a run interrupted by killing every worker', () => {
     const aggregator = start('scheduler', ['worker', '--worker-id', 'aggregator', '--metrics-port', '0'], { LOG_LEVEL: 'info' });
     const doomed = [start('worker-webshop', ['--worker-id', 'doomed-1', '--concurrency', '3']), start('worker-webshop', ['--worker-id', 'doomed-2', '--concurrency', '3'])];
     await waitFor('some episodes to finish', async () => (await tasksOf(runId)).filter((t) => t.status === 'success' || t.status === 'failed').length >= 6);
+    // From here no episode can finish: the workers die with work in hand, however fast they were.
+    llm.hold();
     for (const worker of doomed) worker.child.kill('SIGKILL');
     await Promise.all(doomed.map((worker) => worker.exited));
     // Redis loses its queue too (a restart without persistence): only Postgres knows what is left.
@@ -76,6 +87,7 @@ describe('a run interrupted by killing every worker', () => {
     const unfinished = before.filter((t) => t.status === 'queued' || t.status === 'running').length;
     expect(unfinished).toBeGreaterThan(0);
 
+    llm.release();
     const resumed = await runCli('scheduler', ['resume', runId], services.env);
     expect(resumed.code).toBe(0);
     expect(resumed.stderr).toContain(`${unfinished} task(s) re-enqueued`);
@@ -107,27 +119,32 @@ describe('a run interrupted by killing every worker', () => {
 
 describe('scheduler cancel', () => {
   it('removes waiting jobs, aborts active episodes and marks the run cancelled', async () => {
-    llm.setLatency(1_500);
+    // The LLM answers nothing until the test is over: the two active episodes are still running
+    // when the cancel arrives, however slow or fast the machine is.
+    llm.hold();
     const runId = await enqueue({ agent: 'llm', llmBaseUrl: llm.baseUrl, llmModel: 'fake', maxTasks: 20 });
     const worker = start('worker-webshop', ['--worker-id', 'canceller', '--concurrency', '2']);
-    await waitFor('episodes to run', async () => (await tasksOf(runId)).filter((t) => t.status === 'running').length === 2, 30_000);
+    await waitFor('two episodes to wait for the LLM', () => llm.held() === 2, 30_000);
     const result = await runCli('scheduler', ['cancel', runId], services.env);
     expect(result.code).toBe(0);
-    expect(result.stderr).toMatch(/cancelled: \d+ task\(s\) cancelled, \d+ waiting job\(s\) removed/);
+    expect(result.stderr).toMatch(/cancelled: 20 task\(s\) cancelled, 18 waiting job\(s\) removed/);
     const tasks = await settled(runId, 20_000);
-    expect(tasks.filter((t) => t.status === 'cancelled').length).toBeGreaterThanOrEqual(18);
+    expect(tasks.map((t) => t.status)).toEqual(Array(20).fill('cancelled'));
     const counts = await producer.counts('webshop');
     expect(counts.wait).toBe(0);
     // The two active episodes saw their signal and closed their attempts as cancelled.
     const attempts = await waitFor('the active attempts to close', async () => {
       const rows = await services.db.selectFrom('attempts').selectAll().where('run_id', '=', runId).execute();
-      return rows.every((a) => a.status !== 'running') ? rows : undefined;
+      return rows.length === 2 && rows.every((a) => a.status !== 'running') ? rows : undefined;
     }, 10_000);
-    expect(attempts.map((a) => [a.status, a.error])).toContainEqual(['cancelled', 'run cancelled']);
+    expect(attempts.map((a) => [a.status, a.error])).toEqual([
+      ['cancelled', 'run cancelled'],
+      ['cancelled', 'run cancelled'],
+    ]);
     const run = await services.db.selectFrom('runs').selectAll().where('id', '=', runId).executeTakeFirstOrThrow();
     expect(run.status).toBe('cancelled');
-    expect((run.summary as unknown as RunSummary).summary.cancelled).toBe(tasks.filter((t) => t.status === 'cancelled').length);
-    llm.setLatency(5);
+    expect((run.summary as unknown as RunSummary).summary.cancelled).toBe(20);
+    llm.release();
     worker.child.kill('SIGTERM');
     expect((await worker.exited).code).toBe(0);
   });

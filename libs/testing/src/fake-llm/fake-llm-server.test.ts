@@ -22,6 +22,18 @@ function chat(fake: FakeLlm, body: unknown = { model: 'm', messages: [{ role: 'u
 }
 
 describe('startFakeLlm', () => {
+  it('holds chat requests unanswered until released', async () => {
+    const fake = await start({ script: ['Action: search[x]'] });
+    fake.hold();
+    let answered = 0;
+    const replies = [chat(fake), chat(fake)].map((reply) => reply.then((response) => ((answered += 1), response)));
+    while (fake.held() < 2) await new Promise((resolve) => setImmediate(resolve));
+    expect(answered).toBe(0);
+    fake.release();
+    expect((await Promise.all(replies)).map((response) => response.status)).toEqual([200, 200]);
+    expect(fake.held()).toBe(0);
+  });
+
   it('answers chat completions in the OpenAI shape and lists models', async () => {
     const fake = await start({ script: ['Action: click[buy now]'], models: ['m'] });
 

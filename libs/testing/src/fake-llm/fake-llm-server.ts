@@ -65,6 +65,11 @@ export interface FakeLlm {
   /** Replaces the fault plan; counters start afresh. */
   setFaults(faults: FakeLlmFaults): void;
   setLatency(latencyMs: number): void;
+  /** From now on chat requests wait, unanswered, until `release()`: a test decides when episodes move. */
+  hold(): void;
+  release(): void;
+  /** Chat requests waiting for `release()`. */
+  held(): number;
   close(): Promise<void>;
 }
 
@@ -166,6 +171,8 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
   };
   const received: FakeChatRequest[] = [];
   const timers = new Set<NodeJS.Timeout>();
+  let gate: { opened: Promise<void>; open(): void } | undefined;
+  let heldNow = 0;
   let completionId = 0;
   let garbageIndex = 0;
   let listPosition = 0;
@@ -225,6 +232,11 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
     if (authorization === undefined) stats.withoutAuthorization += 1;
     else stats.withAuthorization += 1;
     const raw = await readBody(req);
+    if (gate) {
+      heldNow += 1;
+      await gate.opened;
+      heldNow -= 1;
+    }
     const quoted = faults.echoAuthorization === true ? ` (received Authorization: ${authorization ?? 'none'})` : '';
 
     if (left.stall > 0) {
@@ -347,9 +359,21 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
     setLatency: (next) => {
       latencyMs = next;
     },
+    hold: () => {
+      if (gate) return;
+      let open!: () => void;
+      const opened = new Promise<void>((resolve) => (open = resolve));
+      gate = { opened, open };
+    },
+    release: () => {
+      gate?.open();
+      gate = undefined;
+    },
+    held: () => heldNow,
     close: async () => {
       if (closed) return;
       closed = true;
+      gate?.open();
       for (const timer of timers) clearTimeout(timer);
       timers.clear();
       const done = new Promise<void>((resolve) => server.close(() => resolve()));
