@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { JobProducer } from '@benchfleet/queue';
-import { runCli, startCli, startFakeLlm, useTestServices, waitFor, waitForWorkerReady, type FakeLlm, type StartedProcess } from '@benchfleet/testing';
+import { killLeftoverProcesses, runCli, startCli, startFakeLlm, useTestServices, waitFor, waitForWorkerReady, type FakeLlm, type StartedProcess } from '@benchfleet/testing';
 import { enqueueRun } from './run-enqueuer.js';
 import { planWebshopRun, type EnqueueOptions } from './run-planning.js';
 import { demoCatalogRequest, importWebshopCatalog } from './webshop-catalog-import.js';
@@ -59,11 +59,7 @@ beforeAll(async () => {
 // A test that failed half-way must not leave workers that take the next test's jobs.
 afterEach(async () => {
   llm.release();
-  for (const started of processes.splice(0)) {
-    if (started.child.exitCode !== null || started.child.signalCode !== null) continue;
-    started.child.kill('SIGKILL');
-    await started.exited;
-  }
+  await killLeftoverProcesses(processes);
 });
 
 afterAll(async () => {

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RuleAgent } from '@benchfleet/agents';
 import { JobProducer } from '@benchfleet/queue';
-import { startCli, startFakeLlm, useTestServices, waitFor, type FakeLlm, type StartedProcess } from '@benchfleet/testing';
+import { killLeftoverProcesses, startCli, startFakeLlm, useTestServices, waitFor, waitForWorkerReady, type FakeLlm, type StartedProcess } from '@benchfleet/testing';
 import { enqueueRun } from '../../scheduler/src/run-enqueuer.js';
 import { planWebshopRun, type EnqueueOptions } from '../../scheduler/src/run-planning.js';
 import { demoCatalogRequest, importWebshopCatalog } from '../../scheduler/src/webshop-catalog-import.js';
@@ -58,15 +58,21 @@ beforeAll(async () => {
   await importWebshopCatalog(services.db, demoCatalogRequest({ seed: 0, products: 400 }));
 });
 
+// A test that failed half-way must not leave workers that take the next test's jobs.
+afterEach(async () => {
+  await killLeftoverProcesses(workers);
+});
+
 afterAll(async () => {
-  for (const worker of workers) if (worker.child.exitCode === null) worker.child.kill('SIGKILL');
   await producer.close();
 });
 
 describe('worker-webshop', () => {
   it('plays 50 rule episodes on two worker processes with the same actions and mean reward as an in-process run', async () => {
-    const runId = await enqueue({ agent: 'rule', maxTasks: 50 });
+    // Both wait for jobs before there are any, so both take a share of them.
     const fleet = [startWorker('webshop-a'), startWorker('webshop-b')];
+    await Promise.all(fleet.map((worker) => waitForWorkerReady(worker)));
+    const runId = await enqueue({ agent: 'rule', maxTasks: 50 });
     const tasks = await settledTasks(runId);
     expect(tasks).toHaveLength(50);
     expect(tasks.every((task) => task.reward !== null && (task.status === 'success' || task.status === 'failed'))).toBe(true);

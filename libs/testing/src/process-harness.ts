@@ -105,3 +105,15 @@ export async function occupyPort(host = '127.0.0.1'): Promise<{ port: number; re
     release: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
+
+/**
+ * Kills (SIGKILL) the processes of `started` that still run and empties the list: called after
+ * each test, so a test that failed half-way leaves no worker to take the next test's jobs.
+ */
+export async function killLeftoverProcesses(started: StartedProcess[]): Promise<void> {
+  for (const process of started.splice(0)) {
+    if (process.child.exitCode !== null || process.child.signalCode !== null) continue;
+    process.child.kill('SIGKILL');
+    await process.exited;
+  }
+}
