@@ -2,9 +2,9 @@
 // Run: npx tsx bench/enqueue.ts   (uses DATABASE_URL/REDIS_URL when set, else provisions its own)
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { benchmarks } from '@benchfleet/benchmarks';
 import { JobProducer } from '@benchfleet/queue';
-import { enqueueRun, type RunPlan } from '../apps/scheduler/src/run-enqueuer.js';
-import { planOsworldRun } from '../apps/scheduler/src/run-planning.js';
+import { enqueueRun, planRun, type PlannedRun } from '@benchfleet/runs';
 import { benchServices, printTable } from './bench-services.js';
 
 const humanGoals = JSON.parse(
@@ -15,27 +15,27 @@ const osworldDir = fileURLToPath(new URL('../../shared/osworld/evaluation_exampl
 const bench = await benchServices('enqueue');
 const producer = new JobProducer(bench.services.redisUrl, bench.prefix);
 try {
-  const webshopPlan: RunPlan = {
-    benchmark: 'webshop',
+  // Planned directly: the bench has no catalog of 12,087 goals, only their instructions.
+  const webshopPlan: PlannedRun = {
+    benchmark: benchmarks.get('webshop'),
     name: 'bench-webshop-all',
-    config: { catalog_id: 'bench', max_steps: 15 },
+    config: { catalog_id: 'bench', split: null, goals: null, max_steps: 15, observation_mode: 'text' },
     model: null,
     agent: { kind: 'rule' },
     tasks: humanGoals.map((instruction, goalIndex) => ({
       taskId: `goal-${String(goalIndex).padStart(5, '0')}`,
       domain: goalIndex < 500 ? 'test' : goalIndex < 1500 ? 'eval' : 'train',
       instruction,
-      spec: { goal_index: goalIndex },
-      goalIndex,
+      spec: { goal_index: goalIndex, split: goalIndex < 500 ? 'test' : goalIndex < 1500 ? 'eval' : 'train', asin: 'B000000000' },
     })),
   };
-  const osworldPlan = await planOsworldRun({ domain: [], osworldDir });
+  const osworldPlan = await planRun(benchmarks, { benchmark: 'osworld', domains: [], flags: { osworldDir } }, { db: bench.db, env: {} });
   const rows: Record<string, string | number>[] = [];
   for (const plan of [webshopPlan, osworldPlan]) {
     const started = performance.now();
     await enqueueRun({ db: bench.db, producer }, plan);
     const seconds = (performance.now() - started) / 1000;
-    rows.push({ benchmark: plan.benchmark, jobs: plan.tasks.length, seconds: seconds.toFixed(3), 'jobs/s': Math.round(plan.tasks.length / seconds) });
+    rows.push({ benchmark: plan.benchmark.name, jobs: plan.tasks.length, seconds: seconds.toFixed(3), 'jobs/s': Math.round(plan.tasks.length / seconds) });
   }
   const total = rows.reduce((sum, row) => sum + Number(row.jobs), 0);
   const seconds = rows.reduce((sum, row) => sum + Number(row.seconds), 0);

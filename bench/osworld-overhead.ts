@@ -17,9 +17,10 @@ import pg from 'pg';
 import { createDatabase, migrateToLatest, type Database } from '@benchfleet/db';
 import { migrations } from '@benchfleet/migrations';
 import { JobProducer } from '@benchfleet/queue';
-import { startCli, startFakeBytebot, waitFor, withDatabase, withFakeScenario, type StartedProcess } from '@benchfleet/testing';
+import { osworldTestTask, startCli, startFakeBytebot, waitFor, withDatabase, withFakeScenario, type StartedProcess } from '@benchfleet/testing';
 import { provisionServices } from '@benchfleet/local-services';
-import { enqueueRun, type RunPlan } from '../apps/scheduler/src/run-enqueuer.js';
+import { benchmarks } from '@benchfleet/benchmarks';
+import { enqueueRun, type PlannedRun } from '@benchfleet/runs';
 
 type Mode = 'events' | 'no-events';
 
@@ -87,16 +88,17 @@ async function withAdminClient<T>(url: string, work: (client: pg.Client) => Prom
   }
 }
 
-function benchPlan(mode: Mode, options: BenchOptions): RunPlan {
+function benchPlan(mode: Mode, options: BenchOptions): PlannedRun {
   return {
-    benchmark: 'osworld',
+    benchmark: benchmarks.get('osworld'),
     name: `osworld-overhead-${mode}`,
     config: { source: 'bench/osworld-overhead.ts', domains: ['os'], max_steps: 100, stall_timeout_seconds: 300 },
     model: null,
     agent: { kind: 'bytebot' },
     tasks: Array.from({ length: options.tasks }, (_, i) => {
       const taskId = `bench-${mode}-${String(i).padStart(3, '0')}`;
-      return { taskId, domain: 'os', instruction: withFakeScenario(`Benchmark task ${taskId}`, 'bench'), spec: {} };
+      const instruction = withFakeScenario(`Benchmark task ${taskId}`, 'bench');
+      return { taskId, domain: 'os', instruction, spec: osworldTestTask(taskId, instruction) };
     }),
   };
 }

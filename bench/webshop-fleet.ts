@@ -4,10 +4,8 @@
 // against the fake OpenAI-compatible server at 300 ms per call with concurrency 1, 8 and 64.
 import { parseArgs } from 'node:util';
 import { JobProducer } from '@benchfleet/queue';
-import { startCli, startFakeLlm, waitFor, type StartedProcess } from '@benchfleet/testing';
-import { enqueueRun } from '../apps/scheduler/src/run-enqueuer.js';
-import { planWebshopRun, type EnqueueOptions } from '../apps/scheduler/src/run-planning.js';
-import { demoCatalogRequest, importWebshopCatalog } from '../apps/scheduler/src/webshop-catalog-import.js';
+import { enqueueTestRun, startCli, startFakeLlm, waitFor, type StartedProcess } from '@benchfleet/testing';
+import { demoCatalogRequest, importWebshopCatalog } from '@benchfleet/webshop-benchmark';
 import { benchServices, printTable } from './bench-services.js';
 
 const { values } = parseArgs({ options: { episodes: { type: 'string', default: '3000' }, 'llm-episodes': { type: 'string', default: '' } } });
@@ -32,10 +30,9 @@ async function stopWorkers(workers: StartedProcess[]): Promise<void> {
   await Promise.all(workers.map((worker) => worker.exited));
 }
 
-async function measure(label: string, options: Partial<EnqueueOptions>, episodes: number, expectedPerSecond?: number): Promise<void> {
-  const plan = await planWebshopRun(bench.db, { domain: [], catalog: 'bench', goals: `0-${episodes - 1}`, ...options });
+async function measure(label: string, flags: Record<string, string>, episodes: number, expectedPerSecond?: number): Promise<void> {
   const started = performance.now();
-  const runId = await enqueueRun({ db: bench.db, producer }, plan);
+  const runId = await enqueueTestRun({ db: bench.db, producer }, { benchmark: 'webshop', flags: { catalog: 'bench', goals: `0-${episodes - 1}`, ...flags } });
   const { steps } = await waitFor(
     `run ${runId}`,
     async () => {

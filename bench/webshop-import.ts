@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { generateDemoProducts } from '@benchfleet/webshop';
-import { fileCatalogRequest, importWebshopCatalog } from '../apps/scheduler/src/webshop-catalog-import.js';
+import { fileCatalogRequest, importWebshopCatalog } from '@benchfleet/webshop-benchmark';
 import { benchServices, printTable } from './bench-services.js';
 
 const FULL_CATALOG_BYTES = 5.2e9;

@@ -17,7 +17,7 @@ import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBu
 import { ScaledObject } from '@kubernetes-models/keda/keda.sh/v1alpha1/ScaledObject';
 import { TriggerAuthentication } from '@kubernetes-models/keda/keda.sh/v1alpha1/TriggerAuthentication';
 import { queuePrefixSchema } from '@benchfleet/core';
-import { jobCatalog } from '@benchfleet/queue';
+import { osworldBenchmark } from '@benchfleet/osworld';
 import {
   DEPLOY_DIR,
   k8sFiles,
@@ -31,7 +31,7 @@ import {
 } from './k8s-manifests.js';
 
 const DEFAULT_PREFIX = queuePrefixSchema.parse(undefined);
-const OSWORLD_DEADLINE_S = jobCatalog['osworld-task'].deadlineMs / 1000;
+const OSWORLD_DEADLINE_S = osworldBenchmark.job.deadlineMs / 1000;
 const BENCHFLEET_APPS = ['scheduler', 'worker-webshop', 'worker-osworld'];
 
 describe('deploy/k8s', () => {

@@ -1,7 +1,8 @@
 import { QueueKeys, Worker } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queuePrefixSchema } from '@benchfleet/core';
-import { createRedisConnection, jobCatalog, JobProducer, taskJobId } from '@benchfleet/queue';
+import { createRedisConnection, JobProducer, taskJobId } from '@benchfleet/queue';
+import { webshopBenchmark } from '@benchfleet/webshop-benchmark';
 import { useTestServices } from '@benchfleet/testing';
 import { ScaledObject } from '@kubernetes-models/keda/keda.sh/v1alpha1/ScaledObject';
 import { k8sObject, readK8sManifests } from './k8s-manifests.js';
@@ -10,7 +11,7 @@ import { k8sObject, readK8sManifests } from './k8s-manifests.js';
 // fills, the fleet never scales. The keys are built here the way BullMQ builds them (QueueKeys),
 // from the queue the job catalog assigns and the prefix the config defaults to.
 const services = useTestServices();
-const QUEUE = jobCatalog['webshop-episode'].queue;
+const QUEUE = webshopBenchmark.job.queue;
 let producer: JobProducer;
 
 beforeAll(() => {
@@ -38,9 +39,9 @@ describe('the Redis keys the KEDA ScaledObject watches', () => {
     expect([wait, active]).toEqual([`${services.prefix}:webshop:wait`, `${services.prefix}:webshop:active`]);
     const redis = producer.connection;
 
-    await producer.enqueue('webshop-episode', {
+    await producer.enqueue(webshopBenchmark.job, {
       jobId: taskJobId('run-keda', 'goal-00001'),
-      payload: { runId: 'run-keda', taskId: 'goal-00001', goalIndex: 1 },
+      payload: { runId: 'run-keda', taskId: 'goal-00001' },
     });
     expect(await redis.type(wait)).toBe('list');
     expect(await redis.llen(wait)).toBe(1);

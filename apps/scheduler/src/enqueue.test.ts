@@ -1,9 +1,10 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { benchmarks } from '@benchfleet/benchmarks';
 import { JobProducer, taskJobId } from '@benchfleet/queue';
+import { enqueueRun } from '@benchfleet/runs';
 import { runCli, useTestServices } from '@benchfleet/testing';
-import { demoCatalogRequest, importWebshopCatalog } from './webshop-catalog-import.js';
-import { enqueueRun } from './run-enqueuer.js';
+import { demoCatalogRequest, importWebshopCatalog } from '@benchfleet/webshop-benchmark';
 
 const services = useTestServices();
 const osworldDir = fileURLToPath(new URL('../../../../shared/osworld/evaluation_examples', import.meta.url));
@@ -44,7 +45,7 @@ describe('scheduler enqueue: bad input leaves nothing behind', () => {
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
     expect(result.stderr).toMatch(/unknown domain 'chrom'/);
     expect(result.stderr).toMatch(/chrome, gimp, libreoffice_calc/);
-    expect(result.stderr).toMatch(/WebShop \(catalog demo\) .*beauty/);
+    expect(result.stderr).toMatch(/WebShop \(catalog demo\).*beauty/);
     await expectNothingWritten();
   });
 
@@ -58,17 +59,17 @@ describe('scheduler enqueue: bad input leaves nothing behind', () => {
   it('invalid --model JSON names the missing field', async () => {
     const missing = await scheduler(['enqueue', '--domain', 'chrome', '--osworld-dir', osworldDir, '--model', '{"provider":"anthropic","name":"claude"}']);
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toMatch(/--model: missing field "title"/);
+    expect(missing.stderr).toMatch(/--model \{.*\}: missing field "title"/);
     const broken = await scheduler(['enqueue', '--domain', 'chrome', '--osworld-dir', osworldDir, '--model', '{provider']);
     expect(broken.code).toBe(2);
-    expect(broken.stderr).toMatch(/--model is not valid JSON/);
+    expect(broken.stderr).toMatch(/--model \{provider: expected JSON such as/);
     await expectNothingWritten();
   });
 
   it('a filter that matches no task', async () => {
     const result = await scheduler(['enqueue', '--benchmark', 'webshop', '--goals', '90000-90010']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/no WebShop goal matches/);
+    expect(result.stderr).toMatch(/--goals 90000-90010: catalog demo has goals 0-\d+ only/);
     await expectNothingWritten();
   });
 
@@ -86,12 +87,15 @@ describe('scheduler enqueue: bad input leaves nothing behind', () => {
     await expectNothingWritten();
   });
 
-  it('a failure while adding jobs removes the rows and the jobs already added', async () => {
-    const tasks = Array.from({ length: 1_500 }, (_, i) => ({ taskId: `goal-${i}`, domain: 'beauty', instruction: 'x', spec: {}, goalIndex: i }));
-    // The last job's payload is invalid: the second addBulk page fails after the first was added.
-    tasks[1_499] = { ...tasks[1_499]!, goalIndex: -1 };
+  it('a failure while adding jobs removes the rows written before it', async () => {
+    const tasks = Array.from({ length: 1_500 }, (_, i) => ({ taskId: `goal-${i}`, domain: 'beauty', instruction: 'x', spec: { goal_index: i, split: 'test', asin: 'B0' } }));
+    // The last job's payload is invalid (a ":" in its task id, unchecked because this skips the planning).
+    tasks[1_499] = { ...tasks[1_499]!, taskId: 'goal:1499' };
     await expect(
-      enqueueRun({ db: services.db, producer }, { benchmark: 'webshop', name: 'broken', config: {}, model: null, agent: null, tasks }),
+      enqueueRun(
+        { db: services.db, producer },
+        { benchmark: benchmarks.get('webshop'), name: 'broken', config: { catalog_id: 'demo' }, model: null, agent: null, tasks },
+      ),
     ).rejects.toThrow();
     await expectNothingWritten();
   });

@@ -1,10 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readRunSummary } from '@benchfleet/benchmark-kit';
+import { benchmarks } from '@benchfleet/benchmarks';
 import { JobProducer } from '@benchfleet/queue';
+import { enqueueRun } from '@benchfleet/runs';
 import { startCli, useTestServices, waitFor, waitForOutput, type StartedProcess } from '@benchfleet/testing';
-import { enqueueRun } from './run-enqueuer.js';
-import type { RunSummary } from './run-summary.js';
 
 const services = useTestServices();
 const workerScript = fileURLToPath(new URL('../../../libs/queue/src/worker-runtime.test-process.ts', import.meta.url));
@@ -12,10 +13,12 @@ const children: ChildProcess[] = [];
 const clis: StartedProcess[] = [];
 let producer: JobProducer;
 
-/** A webshop-queue worker whose jobs take JOB_MS and that fails a job on its first stall. */
+const webshop = benchmarks.get('webshop');
+
+/** A worker of the webshop queue whose jobs take JOB_MS and that fails a job on its first stall. */
 function startStallIntolerantWorker(workerId: string, jobMs: number): Promise<ChildProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', workerScript], {
-    env: { ...services.env, WORKER_ID: workerId, JOB_MS: String(jobMs), MAX_STALLED: '0' },
+    env: { ...services.env, WORKER_ID: workerId, JOB_MS: String(jobMs), MAX_STALLED: '0', QUEUE: webshop.job.queue, JOB_NAME: webshop.job.name },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   children.push(child);
@@ -43,12 +46,12 @@ describe('a task whose job BullMQ fails as lost (its workers kept dying)', () =>
     const runId = await enqueueRun(
       { db: services.db, producer },
       {
-        benchmark: 'webshop',
+        benchmark: webshop,
         name: 'lost',
-        config: {},
+        config: { catalog_id: 'demo' },
         model: null,
         agent: null,
-        tasks: [{ taskId: 'goal-0', domain: 'beauty', instruction: 'x', spec: { goal_index: 0 }, goalIndex: 0 }],
+        tasks: [{ taskId: 'goal-0', domain: 'beauty', instruction: 'x', spec: { goal_index: 0, split: 'test', asin: 'B0' } }],
       },
     );
     const doomed = await startStallIntolerantWorker('doomed', 60_000);
@@ -68,7 +71,7 @@ describe('a task whose job BullMQ fails as lost (its workers kept dying)', () =>
     expect(attempts.map((a) => [a.status, a.error_class])).toEqual([['error', 'infra']]);
     const summary = await waitFor('the run summary', async () => {
       const run = await services.db.selectFrom('runs').select('summary').where('id', '=', runId).executeTakeFirstOrThrow();
-      return run.summary as unknown as RunSummary | null;
+      return readRunSummary(run.summary);
     });
     expect(summary).toMatchObject({ pending: 0, summary: { total_tasks: 1, errors: 1 } });
     aggregator.child.kill('SIGTERM');

@@ -3,10 +3,14 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readArtifact } from '@benchfleet/artifacts';
+import { computeRunNumbers } from '@benchfleet/benchmark-kit';
+import { benchmarks } from '@benchfleet/benchmarks';
+import { roundLikePython } from '@benchfleet/core';
 import { runsRepository, stepsRepository, tasksRepository } from '@benchfleet/db';
-import { computeOsworldSummary, roundLikePython } from '@benchfleet/osworld';
 import { JobProducer } from '@benchfleet/queue';
+import { computeRunSummary, exportRun } from '@benchfleet/runs';
 import {
+  enqueueTestRun,
   fakeScreenshotPng,
   osworldTestTask,
   runCli,
@@ -19,10 +23,6 @@ import {
   type FakeBytebot,
   type StartedProcess,
 } from '@benchfleet/testing';
-import { enqueueRun } from './run-enqueuer.js';
-import { planOsworldRun } from './run-planning.js';
-import { exportOsworldLogs } from './osworld-export.js';
-import { computeRunSummary } from './run-summary.js';
 
 // `scheduler export RUN --format osworld-logs` after a real worker-osworld run against the fake
 // Bytebot: the original directory layout, rebuilt from Postgres rows and the artifact store.
@@ -61,8 +61,7 @@ beforeAll(async () => {
 
   const tasks = TASKS.map((task) => osworldTestTask(task.id, withFakeScenario(`Exported task “${task.id}”`, task.scenario), task.domain));
   const datasetPath = await writeOsworldTestDataset(scratchDir, 'osworld_dataset', tasks);
-  const plan = await planOsworldRun({ domain: [], dataset: datasetPath, maxSteps: 5, runName: 'export-me' });
-  runId = await enqueueRun({ db: services.db, producer }, plan);
+  runId = await enqueueTestRun({ db: services.db, producer }, { benchmark: 'osworld', maxSteps: 5, runName: 'export-me', flags: { dataset: datasetPath } });
   await waitFor(
     'the run to settle',
     async () => {
@@ -178,12 +177,12 @@ describe('scheduler export --format osworld-logs', () => {
       total_steps: task.total_steps,
       duration_seconds: roundLikePython(task.duration_ms! / 1000, 1),
     }));
-    const expected = computeOsworldSummary(taskEntries);
+    const expected = computeRunNumbers(taskEntries);
     expect(finalJson.summary).toEqual(expected.summary);
     expect(finalJson.per_domain).toEqual(expected.per_domain);
     expect(finalJson.summary).toMatchObject({ total_tasks: 5, completed: 2, failed: 1, cancelled: 1, errors: 1, success_rate: 0.4 });
     // The aggregate job computes the same numbers from the same rows.
-    const runSummary = await computeRunSummary(services.db, runId);
+    const runSummary = await computeRunSummary(services.db, benchmarks, runId);
     expect(finalJson.summary).toEqual(runSummary.summary);
     expect(finalJson.per_domain).toEqual(runSummary.per_domain);
     expect(finalJson.tasks).toEqual(taskEntries);
@@ -215,7 +214,7 @@ describe('scheduler export --format osworld-logs', () => {
     const outDir = path.join(scratchDir, 'refused');
     const webshop = await scheduler(['export', webshopRunId, '--format', 'osworld-logs', '--out', outDir]);
     expect(webshop.code).toBe(2);
-    expect(webshop.stderr.trim()).toBe(`scheduler: run ${webshopRunId} is a webshop run; --format osworld-logs exports OSWorld runs only`);
+    expect(webshop.stderr.trim()).toBe('scheduler: --format osworld-logs: webshop runs export as webshop-jsonl');
 
     const unknown = await scheduler(['export', 'run-nope', '--out', outDir]);
     expect(unknown.code).toBe(2);
@@ -223,7 +222,7 @@ describe('scheduler export --format osworld-logs', () => {
 
     const format = await scheduler(['export', runId, '--format', 'csv', '--out', outDir]);
     expect(format.code).toBe(2);
-    expect(format.stderr.trim()).toBe('scheduler: --format csv: expected one of osworld-logs');
+    expect(format.stderr.trim()).toBe('scheduler: --format csv: osworld runs export as osworld-logs');
     await expect(readdir(outDir)).rejects.toThrow(/ENOENT/);
   });
 
@@ -265,8 +264,8 @@ describe('scheduler export --format osworld-logs', () => {
     });
 
     const outDir = path.join(scratchDir, 'retried');
-    const report = await exportOsworldLogs(services.db, retriedRunId, outDir);
-    expect(report).toMatchObject({ outDir, exported: 1, unfinished: 1 });
+    const report = await exportRun({ db: services.db, registry: benchmarks, artifacts: {} }, retriedRunId, 'osworld-logs', outDir);
+    expect(report).toMatchObject({ outDir, exported: 1, unfinished: 1, problems: [] });
     expect((await readdir(outDir)).sort()).toEqual(['final.json', 'vlc-retried']);
     expect((await readdir(path.join(outDir, 'vlc-retried'))).sort()).toEqual(['result.json', 'screenshots', 'step_001.json', 'step_002.json']);
     expect(await readJson(path.join(outDir, 'vlc-retried', 'step_002.json'))).toMatchObject({ message_id: 'm-b2', text_content: 'attempt 2 step 2', has_screenshot: false });
@@ -278,7 +277,8 @@ describe('scheduler export --format osworld-logs', () => {
       end_time: '2026-02-08T10:02:12.300000+00:00',
       duration_seconds: 12.3,
     });
-    expect(report.finalJson.summary).toMatchObject({ total_tasks: 1, completed: 1, avg_steps: 2, avg_duration_seconds: 12.3 });
-    expect(report.finalJson.benchmark_config).toMatchObject({ max_tasks: 2, max_steps: 100, domain: 'vlc', dataset: null });
+    const finalJson = await readJson(path.join(outDir, 'final.json'));
+    expect(finalJson.summary).toMatchObject({ total_tasks: 1, completed: 1, avg_steps: 2, avg_duration_seconds: 12.3 });
+    expect(finalJson.benchmark_config).toMatchObject({ max_tasks: 2, max_steps: 100, domain: 'vlc', dataset: null });
   });
 });

@@ -4,11 +4,10 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { JobProducer } from '@benchfleet/queue';
 import { killLeftoverProcesses, runCli, startCli, startFakeLlm, useTestServices, waitFor, waitForWorkerReady, type FakeLlm, type StartedProcess } from '@benchfleet/testing';
-import { enqueueRun } from './run-enqueuer.js';
-import { planWebshopRun, type EnqueueOptions } from './run-planning.js';
-import { demoCatalogRequest, importWebshopCatalog } from './webshop-catalog-import.js';
-import type { RunSummary } from './run-summary.js';
+import { readRunSummary, type RunSummary } from '@benchfleet/benchmark-kit';
 import { tasksRepository } from '@benchfleet/db';
+import { enqueueTestRun, type TestRunInput } from '@benchfleet/testing';
+import { demoCatalogRequest, importWebshopCatalog } from '@benchfleet/webshop-benchmark';
 
 const services = useTestServices();
 let producer: JobProducer;
@@ -21,9 +20,8 @@ function start(name: 'worker-webshop' | 'scheduler', args: string[], env: NodeJS
   return started;
 }
 
-async function enqueue(options: Partial<EnqueueOptions>): Promise<string> {
-  const plan = await planWebshopRun(services.db, { domain: [], split: 'test', ...options });
-  return enqueueRun({ db: services.db, producer }, plan);
+async function enqueue(maxTasks: number, flags: Record<string, string>): Promise<string> {
+  return enqueueTestRun({ db: services.db, producer }, { benchmark: 'webshop', maxTasks, flags: { split: 'test', ...flags } } satisfies TestRunInput);
 }
 
 function tasksOf(runId: string) {
@@ -45,7 +43,7 @@ async function settled(runId: string, timeoutMs = 90_000) {
 async function storedSummary(runId: string): Promise<RunSummary> {
   return waitFor(`the summary of ${runId}`, async () => {
     const run = await services.db.selectFrom('runs').select(['summary']).where('id', '=', runId).executeTakeFirst();
-    const summary = run?.summary as unknown as RunSummary | null;
+    const summary = readRunSummary(run?.summary);
     return summary && summary.pending === 0 ? summary : undefined;
   });
 }
@@ -69,7 +67,7 @@ afterAll(async () => {
 
 describe('a run interrupted by killing every worker', () => {
   it('is finished by `scheduler resume`, and the summary counts every task exactly once', async () => {
-    const runId = await enqueue({ agent: 'llm', llmBaseUrl: llm.baseUrl, llmModel: 'fake', maxTasks: 40 });
+    const runId = await enqueue(40, { agent: 'llm', llmBaseUrl: llm.baseUrl, llmModel: 'fake' });
     const aggregator = start('scheduler', ['worker', '--worker-id', 'aggregator', '--metrics-port', '0'], { LOG_LEVEL: 'info' });
     const doomed = [start('worker-webshop', ['--worker-id', 'doomed-1', '--concurrency', '3']), start('worker-webshop', ['--worker-id', 'doomed-2', '--concurrency', '3'])];
     await waitFor('some episodes to finish', async () => (await tasksOf(runId)).filter((t) => t.status === 'success' || t.status === 'failed').length >= 6);
@@ -118,7 +116,7 @@ describe('scheduler cancel', () => {
     // The LLM answers nothing until the test is over: the two active episodes are still running
     // when the cancel arrives, however slow or fast the machine is.
     llm.hold();
-    const runId = await enqueue({ agent: 'llm', llmBaseUrl: llm.baseUrl, llmModel: 'fake', maxTasks: 20 });
+    const runId = await enqueue(20, { agent: 'llm', llmBaseUrl: llm.baseUrl, llmModel: 'fake' });
     const worker = start('worker-webshop', ['--worker-id', 'canceller', '--concurrency', '2']);
     await waitFor('two episodes to wait for the LLM', () => llm.held() === 2, 30_000);
     const result = await runCli('scheduler', ['cancel', runId], services.env);
@@ -139,7 +137,7 @@ describe('scheduler cancel', () => {
     ]);
     const run = await services.db.selectFrom('runs').selectAll().where('id', '=', runId).executeTakeFirstOrThrow();
     expect(run.status).toBe('cancelled');
-    expect((run.summary as unknown as RunSummary).summary.cancelled).toBe(20);
+    expect(readRunSummary(run.summary)?.summary.cancelled).toBe(20);
     llm.release();
     worker.child.kill('SIGTERM');
     expect((await worker.exited).code).toBe(0);
@@ -148,7 +146,7 @@ describe('scheduler cancel', () => {
 
 describe('scheduler aggregate', () => {
   it('writes final.json numbers and a Markdown report on demand', async () => {
-    const runId = await enqueue({ agent: 'rule', maxTasks: 12 });
+    const runId = await enqueue(12, { agent: 'rule' });
     const worker = start('worker-webshop', ['--worker-id', 'agg-worker']);
     const tasks = await settled(runId);
     worker.child.kill('SIGTERM');
@@ -159,22 +157,22 @@ describe('scheduler aggregate', () => {
     const summary = JSON.parse(readFileSync(join(dir, 'final.json'), 'utf8')) as RunSummary;
     const meanReward = tasks.reduce((sum, t) => sum + (t.reward ?? 0), 0) / tasks.length;
     expect(summary.summary.total_tasks).toBe(12);
-    expect(summary.webshop?.average_reward).toBeCloseTo(meanReward, 4);
-    expect(summary.webshop?.score).toBeCloseTo(meanReward * 100, 2);
-    expect(summary.webshop?.bought_rate).toBe(1);
+    expect(summary.scores?.average_reward).toBeCloseTo(meanReward, 4);
+    expect(summary.scores?.score).toBeCloseTo(meanReward * 100, 2);
+    expect(summary.scores?.bought_rate).toBe(1);
     expect(summary.summary.avg_steps).toBe(3);
-    expect(readFileSync(join(dir, 'report.md'), 'utf8')).toContain(`| ${summary.webshop?.score} |`);
+    expect(readFileSync(join(dir, 'report.md'), 'utf8')).toContain(`| ${summary.scores?.score} |`);
   });
 });
 
 describe('scheduler status, runs and retry', () => {
   it('reports progress as JSON, lists the run, and retries the tasks in a given status', async () => {
-    const runId = await enqueue({ agent: 'rule', maxTasks: 6 });
+    const runId = await enqueue(6, { agent: 'rule' });
     // Two tasks end in a permanent error before any worker sees them: resume leaves them, retry takes them.
     const tasks = tasksRepository(services.db);
     for (const taskId of ['goal-00000', 'goal-00001']) {
       const opened = await tasks.openAttempt(runId, taskId, 'gone', 5);
-      await tasks.settle(runId, taskId, opened!.attempt, { status: 'error', errorClass: 'agent', totalSteps: 0, durationMs: 1, error: 'bad task data' });
+      await tasks.settle(runId, taskId, opened!.attempt, { status: 'error', errorClass: 'permanent', totalSteps: 0, durationMs: 1, error: 'bad task data' });
     }
     await producer.queue('webshop').obliterate({ force: true });
     await enqueueRunRemainder(runId);

@@ -7,8 +7,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { webshopCatalogRepository } from '@benchfleet/db';
 import { occupyPort, runCli, startCli, useTestServices, waitForOutput } from '@benchfleet/testing';
-import { downloadWebshopSmall, WEBSHOP_SMALL_FILES } from './webshop-download.js';
-import { fileCatalogRequest, importWebshopCatalog } from './webshop-catalog-import.js';
+import { downloadWebshopSmall, WEBSHOP_SMALL_FILES } from '@benchfleet/webshop-benchmark';
+import { fileCatalogRequest, importWebshopCatalog } from '@benchfleet/webshop-benchmark';
 
 const services = useTestServices();
 const shared = fileURLToPath(new URL('../../../../shared/webshop/', import.meta.url));

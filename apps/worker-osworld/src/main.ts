@@ -1,20 +1,17 @@
-import { Command } from 'commander';
 import { createArtifactStore } from '@benchfleet/artifacts';
-import { failAndExit } from '@benchfleet/core';
-import { BytebotClient } from '@benchfleet/osworld';
-import { startWorkerProcess } from '@benchfleet/queue';
+import { createCliProgram, runCliProgram } from '@benchfleet/core';
+import { BytebotClient, osworldBenchmark } from '@benchfleet/osworld';
+import { serve, startWorkerProcess } from '@benchfleet/queue';
 import { loadOsworldWorkerConfig, type OsworldWorkerFlags } from './config.js';
 import { createOsworldTaskHandler } from './handlers/osworld-task.js';
 
-const program = new Command('worker-osworld')
-  .description('runs OSWorld tasks on one Bytebot stack, one at a time, with the original benchmark semantics')
+const program = createCliProgram('worker-osworld', 'runs OSWorld tasks on one Bytebot stack, one at a time, with the original benchmark semantics')
   .option('--bytebot-url <url>', 'bytebot-agent base URL, e.g. http://127.0.0.1:9991 (or BYTEBOT_URL)')
   .option('--desktop-url <url>', 'bytebotd base URL, probed before each task (or BYTEBOT_DESKTOP_URL)')
   .option('--stack-id <name>', 'name of this stack, used as the worker id (default stack-<hostname>)')
   .option('--grace-s <n>', 'seconds an active task may finish after SIGTERM before it is handed back (default 10800)')
   .option('--metrics-port <port>', 'serve /metrics and /healthz on this port (or BENCHFLEET_METRICS_PORT)')
   .option('--no-events', 'follow tasks by REST polling only (no Socket.IO)')
-  .showHelpAfterError()
   .action(async (flags: OsworldWorkerFlags) => {
     const config = loadOsworldWorkerConfig(flags);
     const artifacts = createArtifactStore(config.artifactsUri, config.artifactSettings);
@@ -23,7 +20,7 @@ const program = new Command('worker-osworld')
     const running = await startWorkerProcess(
       {
         app: 'worker-osworld',
-        queue: 'osworld',
+        queue: osworldBenchmark.job.queue,
         databaseUrl: config.databaseUrl,
         redisUrl: config.redisUrl,
         prefix: config.prefix,
@@ -43,15 +40,9 @@ const program = new Command('worker-osworld')
           );
         },
       },
-      async ({ db, taskDeps }) => ({
-        'osworld-task': createOsworldTaskHandler({ db, taskDeps, client, artifacts, events: config.events }),
-      }),
+      async ({ taskDeps }) => [serve(osworldBenchmark.job, createOsworldTaskHandler({ taskDeps, client, artifacts, events: config.events }))],
     );
     await running.finished;
   });
 
-try {
-  await program.parseAsync(process.argv);
-} catch (error) {
-  failAndExit('worker-osworld', error, process.env.BENCHFLEET_DEBUG === '1');
-}
+await runCliProgram(program, process.argv);

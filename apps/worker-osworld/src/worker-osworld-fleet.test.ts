@@ -13,9 +13,8 @@ import {
   writeOsworldTestDataset,
   type FakeBytebot,
   type StartedProcess,
+  enqueueTestRun,
 } from '@benchfleet/testing';
-import { enqueueRun } from '../../scheduler/src/run-enqueuer.js';
-import { planOsworldRun } from '../../scheduler/src/run-planning.js';
 
 // Four stacks, four worker processes: every task runs once, no stack ever runs two tasks at once,
 // and the fleet gets through four times the work in about the time one stack needs for a quarter.
@@ -75,9 +74,9 @@ async function runTasks(name: string, count: number): Promise<{ runId: string; w
     return osworldTestTask(taskId, withFakeScenario(`Fleet task ${taskId}`, 'steady'));
   });
   const datasetPath = await writeOsworldTestDataset(scratchDir, name, tasks);
-  const plan = await planOsworldRun({ domain: [], dataset: datasetPath, runName: name });
+  const plan = { benchmark: 'osworld', runName: name, flags: { dataset: datasetPath } };
   const started = Date.now();
-  const runId = await enqueueRun({ db: services.db, producer }, plan);
+  const runId = await enqueueTestRun({ db: services.db, producer }, plan);
   await waitFor(
     `run ${name} to settle`,
     async () => {

@@ -16,9 +16,8 @@ import {
   type FakeBytebot,
   type FakeS3,
   type StartedProcess,
+  enqueueTestRun,
 } from '@benchfleet/testing';
-import { enqueueRun } from '../../scheduler/src/run-enqueuer.js';
-import { planOsworldRun } from '../../scheduler/src/run-planning.js';
 
 // Screenshots in an S3-compatible store: written by the worker, read back by `scheduler export`.
 
@@ -59,7 +58,7 @@ afterAll(async () => {
 describe('worker-osworld with an S3 artifact store', () => {
   it('stores each screenshot as an object and the export reads them back', async () => {
     const datasetPath = await writeOsworldTestDataset(scratch, 'dataset', [osworldTestTask('s3-task', withFakeScenario('Open a terminal', 'completes'))]);
-    const runId = await enqueueRun({ db: services.db, producer }, await planOsworldRun({ domain: [], dataset: datasetPath }));
+    const runId = await enqueueTestRun({ db: services.db, producer }, { benchmark: 'osworld', flags: { dataset: datasetPath } });
     await waitFor('the task', async () => {
       const task = await services.db.selectFrom('tasks').select('status').where('run_id', '=', runId).executeTakeFirstOrThrow();
       return task.status === 'success';

@@ -19,9 +19,8 @@ import {
   type FakeBytebot,
   type FakeBytebotOptions,
   type StartedProcess,
+  enqueueTestRun,
 } from '@benchfleet/testing';
-import { enqueueRun } from '../../scheduler/src/run-enqueuer.js';
-import { planOsworldRun, type EnqueueOptions } from '../../scheduler/src/run-planning.js';
 
 // The worker process against the fake Bytebot agent, with real Postgres, Redis and artifact store.
 // Each scripted trajectory of the fake is one test; the scenario rides in the task instruction.
@@ -77,10 +76,13 @@ async function stopWorker(worker: StartedProcess): Promise<number | null> {
 }
 
 /** Writes a small `osworld_dataset.json` and enqueues it the way `scheduler enqueue --dataset` does. */
-async function enqueueTasks(tasks: OsworldTask[], options: Partial<EnqueueOptions> = {}): Promise<string> {
+async function enqueueTasks(tasks: OsworldTask[], options: { maxSteps?: number; stallTimeoutS?: string } = {}): Promise<string> {
   const datasetPath = await writeOsworldTestDataset(scratchDir, `dataset-${tasks[0]?.task_id ?? 'empty'}`, tasks);
-  const plan = await planOsworldRun({ domain: [], dataset: datasetPath, ...options });
-  return enqueueRun({ db: services.db, producer }, plan);
+  const { stallTimeoutS, ...shared } = options;
+  return enqueueTestRun(
+    { db: services.db, producer },
+    { benchmark: 'osworld', ...shared, flags: { dataset: datasetPath, ...(stallTimeoutS ? { stallTimeoutS } : {}) } },
+  );
 }
 
 async function settledTask(runId: string, taskId: string, timeoutMs = 30_000) {
@@ -219,7 +221,7 @@ describe('worker-osworld on one stack: the scripted trajectories', () => {
 
   it('silent: cancelled after the stall timeout of the run, with a cancel sent to the agent', async () => {
     const cancelsBefore = fake.stats.cancels;
-    const runId = await enqueueTasks([osworldTestTask('os-silent', withFakeScenario('Think about it', 'silent'))], { stallTimeoutS: 1 });
+    const runId = await enqueueTasks([osworldTestTask('os-silent', withFakeScenario('Think about it', 'silent'))], { stallTimeoutS: '1' });
     const task = await settledTask(runId, 'os-silent');
     expect(task).toMatchObject({ status: 'cancelled', final_api_status: 'CANCELLED', total_steps: 0, attempts: 1 });
     expect(task.result).toMatchObject({ stop_reason: 'stalled' });

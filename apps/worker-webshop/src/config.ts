@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { databaseUrlSchema, logLevelSchema, parseConfig, queuePrefixSchema, redisUrlSchema, SERVICE_ENV_LABELS, serviceEnvInput } from '@benchfleet/core';
-import { priceTableSchema } from '@benchfleet/agents';
+import { priceTableSchema } from '@benchfleet/webshop-agents';
 
 export interface WebshopWorkerFlags {
   concurrency?: string;

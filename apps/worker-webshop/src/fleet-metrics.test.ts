@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JobProducer } from '@benchfleet/queue';
-import { startCli, useTestServices, waitFor, waitForWorkerReady, type StartedProcess } from '@benchfleet/testing';
-import { enqueueRun } from '../../scheduler/src/run-enqueuer.js';
-import { planWebshopRun } from '../../scheduler/src/run-planning.js';
-import { demoCatalogRequest, importWebshopCatalog } from '../../scheduler/src/webshop-catalog-import.js';
+import { enqueueTestRun, startCli, useTestServices, waitFor, waitForWorkerReady, type StartedProcess } from '@benchfleet/testing';
+import { demoCatalogRequest, importWebshopCatalog } from '@benchfleet/webshop-benchmark';
 
 const EPISODES = 60;
 const WORKER_IDS = ['fleet-a', 'fleet-b', 'fleet-c'] as const;
@@ -74,8 +72,7 @@ describe('a fleet of three worker-webshop processes', () => {
       expect(await healthStatus(worker.port)).toBe(200);
     }
 
-    const plan = await planWebshopRun(services.db, { domain: [], split: 'test', agent: 'rule', maxTasks: EPISODES });
-    const runId = await enqueueRun({ db: services.db, producer }, plan);
+    const runId = await enqueueTestRun({ db: services.db, producer }, { benchmark: 'webshop', maxTasks: EPISODES, flags: { split: 'test', agent: 'rule' } });
     const tasks = await waitFor(
       `run ${runId} to settle`,
       async () => {

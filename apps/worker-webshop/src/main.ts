@@ -1,26 +1,23 @@
-import { Command } from 'commander';
-import { failAndExit } from '@benchfleet/core';
+import { createCliProgram, runCliProgram } from '@benchfleet/core';
 import { webshopCatalogRepository } from '@benchfleet/db';
-import { startWorkerProcess } from '@benchfleet/queue';
+import { serve, startWorkerProcess } from '@benchfleet/queue';
+import { StoreCache, webshopBenchmark } from '@benchfleet/webshop-benchmark';
 import { loadWebshopWorkerConfig, type WebshopWorkerFlags } from './config.js';
-import { StoreCache } from '@benchfleet/catalog-store';
 import { createWebshopEpisodeHandler } from './handlers/webshop-episode.js';
 
-const program = new Command('worker-webshop')
-  .description('runs WebShop episodes from the queue: stateless, many at once, every step to Postgres')
+const program = createCliProgram('worker-webshop', 'runs WebShop episodes from the queue: stateless, many at once, every step to Postgres')
   .option('--concurrency <n>', 'episodes at once (default 32, or BENCHFLEET_CONCURRENCY)')
   .option('--catalog <id>', 'catalog to load at start (default: the latest imported; others load on first use)')
   .option('--worker-id <id>', 'identity of this worker (default webshop-<hostname>-<pid>)')
   .option('--grace-s <n>', 'seconds active episodes may finish after SIGTERM before they are handed back (default 60)')
   .option('--metrics-port <port>', 'serve /metrics and /healthz on this port (or BENCHFLEET_METRICS_PORT)')
   .option('--price-table <file|json>', 'USD per 1M tokens per model, {"model":{"inputUsdPerMillion":..,"outputUsdPerMillion":..}} (or LLM_PRICE_TABLE)')
-  .showHelpAfterError()
   .action(async (flags: WebshopWorkerFlags) => {
     const config = loadWebshopWorkerConfig(flags);
     const running = await startWorkerProcess(
       {
         app: 'worker-webshop',
-        queue: 'webshop',
+        queue: webshopBenchmark.job.queue,
         databaseUrl: config.databaseUrl,
         redisUrl: config.redisUrl,
         prefix: config.prefix,
@@ -39,25 +36,19 @@ const program = new Command('worker-webshop')
         const preload = config.catalog ?? (await webshopCatalogRepository(db).latestId());
         if (preload) await stores.get(preload);
         else logger.warn('no WebShop catalog imported yet: it will be loaded when the first job names one');
-        return {
-          'webshop-episode': createWebshopEpisodeHandler({
-            db,
-            taskDeps,
-            stores,
-            agentRuntime: {
-              ...(config.llmApiKey ? { apiKey: config.llmApiKey } : {}),
-              ...(config.priceTable ? { priceTable: config.priceTable } : {}),
-              logger,
-            },
-          }),
-        };
+        const handler = createWebshopEpisodeHandler({
+          taskDeps,
+          stores,
+          agentRuntime: {
+            ...(config.llmApiKey ? { apiKey: config.llmApiKey } : {}),
+            ...(config.priceTable ? { priceTable: config.priceTable } : {}),
+            logger,
+          },
+        });
+        return [serve(webshopBenchmark.job, handler)];
       },
     );
     await running.finished;
   });
 
-try {
-  await program.parseAsync(process.argv);
-} catch (error) {
-  failAndExit('worker-webshop', error, process.env.BENCHFLEET_DEBUG === '1');
-}
+await runCliProgram(program, process.argv);

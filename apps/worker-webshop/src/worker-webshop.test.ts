@@ -1,12 +1,19 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { RuleAgent } from '@benchfleet/agents';
+import { RuleAgent } from '@benchfleet/webshop-agents';
 import { JobProducer } from '@benchfleet/queue';
-import { killLeftoverProcesses, startCli, startFakeLlm, useTestServices, waitFor, waitForWorkerReady, type FakeLlm, type StartedProcess } from '@benchfleet/testing';
-import { enqueueRun } from '../../scheduler/src/run-enqueuer.js';
-import { planWebshopRun, type EnqueueOptions } from '../../scheduler/src/run-planning.js';
-import { demoCatalogRequest, importWebshopCatalog } from '../../scheduler/src/webshop-catalog-import.js';
-import { loadStoreFromDatabase } from '@benchfleet/catalog-store';
-import { runWebshopEpisode } from './webshop-episode-runner.js';
+import {
+  enqueueTestRun,
+  killLeftoverProcesses,
+  startCli,
+  startFakeLlm,
+  useTestServices,
+  waitFor,
+  waitForWorkerReady,
+  type FakeLlm,
+  type StartedProcess,
+} from '@benchfleet/testing';
+import { runWebshopEpisode } from '@benchfleet/webshop';
+import { demoCatalogRequest, importWebshopCatalog, loadStoreFromDatabase } from '@benchfleet/webshop-benchmark';
 
 const services = useTestServices();
 let producer: JobProducer;
@@ -23,9 +30,8 @@ async function stopWorker(worker: StartedProcess): Promise<number | null> {
   return (await worker.exited).code;
 }
 
-async function enqueue(options: Partial<EnqueueOptions>): Promise<string> {
-  const plan = await planWebshopRun(services.db, { domain: [], split: 'test', ...options });
-  return enqueueRun({ db: services.db, producer }, plan);
+async function enqueue(flags: Record<string, string>, limits: { maxTasks?: number; maxSteps?: number } = {}): Promise<string> {
+  return enqueueTestRun({ db: services.db, producer }, { benchmark: 'webshop', ...limits, flags });
 }
 
 async function settledTasks(runId: string) {
@@ -72,7 +78,7 @@ describe('worker-webshop', () => {
     // Both wait for jobs before there are any, so both take a share of them.
     const fleet = [startWorker('webshop-a'), startWorker('webshop-b')];
     await Promise.all(fleet.map((worker) => waitForWorkerReady(worker)));
-    const runId = await enqueue({ agent: 'rule', maxTasks: 50 });
+    const runId = await enqueue({ split: 'test', agent: 'rule' }, { maxTasks: 50 });
     const tasks = await settledTasks(runId);
     expect(tasks).toHaveLength(50);
     expect(tasks.every((task) => task.reward !== null && (task.status === 'success' || task.status === 'failed'))).toBe(true);
@@ -115,7 +121,7 @@ describe('worker-webshop', () => {
 
     it('waits out a burst of 429s without using up an attempt, and records tokens; the key never reaches logs', async () => {
       llm.setFaults({ status429Times: 12, retryAfterSeconds: 0 });
-      const runId = await enqueue({ agent: 'llm', llmBaseUrl: llm.baseUrl, llmModel: 'fake-model', maxTasks: 10 });
+      const runId = await enqueue({ split: 'test', agent: 'llm', llmBaseUrl: llm.baseUrl, llmModel: 'fake-model' }, { maxTasks: 10 });
       const worker = startWorker('webshop-llm', { LLM_API_KEY: 'sk-test-secret-key-123456' });
       const tasks = await settledTasks(runId);
       expect(tasks.every((task) => task.attempts === 1 && task.status !== 'error')).toBe(true);
@@ -135,7 +141,7 @@ describe('worker-webshop', () => {
 
     it('records garbage replies as invalid steps and goes on to the step limit', async () => {
       llm.setFaults({ garbage: true });
-      const runId = await enqueue({ agent: 'llm', llmBaseUrl: llm.baseUrl, llmModel: 'fake-model', maxTasks: 3, maxSteps: 4 });
+      const runId = await enqueue({ split: 'test', agent: 'llm', llmBaseUrl: llm.baseUrl, llmModel: 'fake-model' }, { maxTasks: 3, maxSteps: 4 });
       const worker = startWorker('webshop-garbage');
       const tasks = await settledTasks(runId);
       for (const task of tasks) {

@@ -1,10 +1,26 @@
-/** A fault of the world around the fleet (a service down, a timeout): the job is retried. */
-export class InfrastructureError extends Error {
-  override readonly name = 'InfrastructureError';
+/**
+ * The fault taxonomy, decided here and nowhere else. A job's error is either transient (a fault
+ * of the world around the fleet that may pass: a service down, a timeout, a 429; retried with
+ * backoff) or permanent (retrying cannot fix it: a malformed run config, an LLM endpoint that
+ * answers 401; recorded once, never retried). What the agent did is not an error: it is the
+ * task's outcome, returned by the episode. Errors of no known kind count as transient.
+ */
+export class TransientError extends Error {
+  override readonly name: string = 'TransientError';
+}
+
+export class PermanentError extends Error {
+  override readonly name: string = 'PermanentError';
+}
+
+export type FaultKind = 'transient' | 'permanent';
+
+export function faultKindOf(error: unknown): FaultKind {
+  return error instanceof PermanentError ? 'permanent' : 'transient';
 }
 
 /** A service the process needs cannot be reached; the message names the variable to fix. */
-export class ServiceUnreachableError extends Error {
+export class ServiceUnreachableError extends TransientError {
   override readonly name = 'ServiceUnreachableError';
   constructor(
     readonly variable: string,

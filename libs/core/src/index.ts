@@ -5,3 +5,5 @@ export * from './errors.js';
 export * from './ids.js';
 export * from './cli-exit.js';
 export * from './listen.js';
+export * from './python-round.js';
+export * from './cli-program.js';

@@ -12,11 +12,13 @@ export function isFinalTaskStatus(status: string): status is FinalTaskStatus {
 export const ATTEMPT_STATUSES = ['running', 'success', 'failed', 'cancelled', 'error'] as const;
 export type AttemptStatus = (typeof ATTEMPT_STATUSES)[number];
 
-/** `infra`: the fleet's fault, retried. `agent`: the agent's or the input's, final. */
-export type ErrorClass = 'infra' | 'agent';
+/**
+ * Why an attempt ended in `error`: `infra`, a transient fault of the fleet (retried, and re-run by
+ * `resume`); `permanent`, one retrying cannot fix (recorded once); `agent`, the episode's own
+ * outcome (e.g. a Bytebot task that could not be created from its instruction).
+ */
+export const ERROR_CLASSES = ['infra', 'permanent', 'agent'] as const;
+export type ErrorClass = (typeof ERROR_CLASSES)[number];
 
 export const RUN_STATUSES = ['queued', 'running', 'finished', 'cancelled'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
-
-export const BENCHMARKS = ['osworld', 'webshop'] as const;
-export type Benchmark = (typeof BENCHMARKS)[number];

@@ -59,13 +59,14 @@ export function runsRepository(db: Database) {
       await db.updateTable('runs').set({ status: 'cancelled', finished_at: new Date() }).where('id', '=', runId).execute();
     },
 
-    async saveSummary(runId: string, summary: Record<string, unknown>, finishedAt: Date | null): Promise<void> {
+    /** Stores the summary; a run with nothing pending (`finishedAt` given) is finished unless cancelled. */
+    async saveSummary(runId: string, summary: unknown, finishedAt: Date | null): Promise<void> {
       await db
         .updateTable('runs')
         .set({
           summary: JSON.stringify(summary),
           finished_at: finishedAt,
-          status: sql`case when status = 'cancelled' then 'cancelled' else 'finished' end` as never,
+          status: sql`case when status = 'cancelled' or ${finishedAt === null} then status else 'finished' end` as never,
         })
         .where('id', '=', runId)
         .execute();

@@ -1,24 +1,31 @@
 import type { ColumnType, Generated, Insertable, JSONColumnType, Selectable, Updateable } from 'kysely';
-import type { AttemptStatus, Benchmark, ErrorClass, RunStatus, TaskStatus } from '@benchfleet/core';
+import type { AttemptStatus, ErrorClass, RunStatus, TaskStatus } from '@benchfleet/core';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 type Json = JSONColumnType<Record<string, unknown>, string, string>;
 type NullableJson = ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
+/**
+ * A jsonb column one schema owns (a benchmark's run config, task spec or result; the run summary):
+ * read as `unknown`, so that only that schema's parse gives it a type.
+ */
+type OwnedJson = ColumnType<unknown, string, string>;
+type NullableOwnedJson = ColumnType<unknown, string | null | undefined, string | null>;
 
 export interface RunsTable {
   id: string;
   name: string;
-  benchmark: Benchmark;
+  /** A benchmark's registered name. */
+  benchmark: string;
   status: ColumnType<RunStatus, RunStatus | undefined, RunStatus>;
-  config: Json;
+  config: OwnedJson;
   model: NullableJson;
   agent: NullableJson;
   code_version: string;
   created_at: Timestamp;
   started_at: NullableTimestamp;
   finished_at: NullableTimestamp;
-  summary: NullableJson;
+  summary: NullableOwnedJson;
 }
 
 export interface TasksTable {
@@ -27,7 +34,7 @@ export interface TasksTable {
   seq: number;
   domain: string;
   instruction: string;
-  spec: Json;
+  spec: OwnedJson;
   status: ColumnType<TaskStatus, TaskStatus | undefined, TaskStatus>;
   final_api_status: string | null;
   attempts: Generated<number>;
@@ -37,9 +44,10 @@ export interface TasksTable {
   duration_ms: number | null;
   tokens_in: Generated<number>;
   tokens_out: Generated<number>;
-  cost_usd: Generated<number>;
+  /** null: not known (tokens were used but no price was given). */
+  cost_usd: ColumnType<number | null, number | null | undefined, number | null>;
   answer: string | null;
-  result: NullableJson;
+  result: NullableOwnedJson;
   error: string | null;
   worker_id: string | null;
   external_id: string | null;
@@ -107,7 +115,7 @@ export interface WebshopGoalsTable {
 export interface RunSummaryView {
   run_id: string;
   name: string;
-  benchmark: Benchmark;
+  benchmark: string;
   run_status: RunStatus;
   created_at: Date;
   finished_at: Date | null;
@@ -124,7 +132,8 @@ export interface RunSummaryView {
   avg_duration_seconds: number | null;
   tokens_in: number;
   tokens_out: number;
-  cost_usd: number;
+  /** null when a settled task's cost is not known. */
+  cost_usd: number | null;
 }
 
 export interface DomainSummaryView {
@@ -139,7 +148,7 @@ export interface DomainSummaryView {
   success_rate: number | null;
   avg_reward: number | null;
   avg_steps: number | null;
-  cost_usd: number;
+  cost_usd: number | null;
 }
 
 export interface DB {

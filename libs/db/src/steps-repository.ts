@@ -16,6 +16,19 @@ export function stepsRepository(db: Database) {
       }
     },
 
+    /** The steps of one attempt of each of `tasks` (its final one, for an export), in task and step order. */
+    async listOfAttempts(runId: string, tasks: readonly { taskId: string; attempt: number }[]): Promise<Step[]> {
+      if (tasks.length === 0) return [];
+      return db
+        .selectFrom('steps')
+        .selectAll()
+        .where('run_id', '=', runId)
+        .where((eb) => eb.or(tasks.map((task) => eb.and([eb('task_id', '=', task.taskId), eb('attempt', '=', task.attempt)]))))
+        .orderBy('task_id')
+        .orderBy('step')
+        .execute();
+    },
+
     async listByTask(runId: string, taskId: string, attempt?: number): Promise<Step[]> {
       let query = db.selectFrom('steps').selectAll().where('run_id', '=', runId).where('task_id', '=', taskId);
       if (attempt !== undefined) query = query.where('attempt', '=', attempt);

@@ -20,9 +20,10 @@ export interface TaskOutcomeRecord {
   durationMs: number;
   tokensIn?: number;
   tokensOut?: number;
-  costUsd?: number;
+  /** null or left out: not known. */
+  costUsd?: number | null;
   answer?: string | null;
-  result?: Record<string, unknown> | null;
+  result?: unknown;
   error?: string | null;
   externalId?: string | null;
 }
@@ -164,9 +165,9 @@ export function tasksRepository(db: Database) {
               duration_ms = ${Math.round(outcome.durationMs)},
               tokens_in = ${outcome.tokensIn ?? 0},
               tokens_out = ${outcome.tokensOut ?? 0},
-              cost_usd = ${outcome.costUsd ?? 0},
+              cost_usd = ${outcome.costUsd ?? null},
               answer = ${outcome.answer ?? null},
-              result = ${outcome.result ? JSON.stringify(outcome.result) : null}::jsonb,
+              result = ${outcome.result === undefined || outcome.result === null ? null : JSON.stringify(outcome.result)}::jsonb,
               error = ${outcome.error ?? null},
               finished_at = now(),
               external_id = coalesce(${externalId}, external_id)
@@ -180,8 +181,9 @@ export function tasksRepository(db: Database) {
     },
 
     /**
-     * Tasks to run again: no outcome yet, or an error whose last attempt was an infrastructure
-     * fault; with `includeFailed` also agent failures and cancellations. `statuses` picks exactly.
+     * Tasks to run again: no outcome yet, or an error whose last attempt was a transient
+     * (infrastructure) fault; with `includeFailed` also agent failures and cancellations.
+     * `statuses` picks exactly.
      */
     async listForResume(runId: string, options: { includeFailed?: boolean; statuses?: Task['status'][] } = {}): Promise<Task[]> {
       let query = db.selectFrom('tasks').selectAll('tasks').where('tasks.run_id', '=', runId);
@@ -203,7 +205,7 @@ export function tasksRepository(db: Database) {
                     .whereRef('attempts.run_id', '=', 'tasks.run_id')
                     .whereRef('attempts.task_id', '=', 'tasks.task_id')
                     .whereRef('attempts.attempt', '=', 'tasks.attempts')
-                    .where('attempts.error_class', '=', 'agent'),
+                    .where('attempts.error_class', 'in', ['agent', 'permanent']),
                 ),
               ),
             ]),

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Database } from './database.js';
 
 const PAGE = 1_000;
@@ -82,6 +83,18 @@ export function webshopCatalogRepository(db: Database) {
     /** Products in import order (the order the original catalog file had). */
     async products(catalogId: string): Promise<Array<{ asin: string; price: number; product: Record<string, unknown> }>> {
       return db.selectFrom('webshop_products').select(['asin', 'price', 'product']).where('catalog_id', '=', catalogId).orderBy('seq').execute();
+    },
+
+    /** The goals' categories (WebShop's domains), sorted. */
+    async categories(catalogId: string): Promise<string[]> {
+      const rows = await db
+        .selectFrom('webshop_goals')
+        .select(sql<string>`coalesce(goal->>'category', 'webshop')`.as('category'))
+        .distinct()
+        .where('catalog_id', '=', catalogId)
+        .orderBy('category')
+        .execute();
+      return rows.map((row) => row.category);
     },
 
     async goals(catalogId: string): Promise<StoredGoal[]> {

@@ -1,5 +1,5 @@
 import { setTimeout as sleepFor } from 'node:timers/promises';
-import { InfrastructureError } from '@benchfleet/core';
+import { TransientError } from '@benchfleet/core';
 import axios, { type AxiosInstance, type AxiosResponse } from 'axios';
 import { pino, type Logger } from 'pino';
 import { io } from 'socket.io-client';
@@ -20,7 +20,7 @@ import {
  * The stack cannot be used: no answer (connection refused, reset, timed out) even after the
  * retries, or no model to run with (its LLM proxy is down). Retry the job.
  */
-export class BytebotUnavailableError extends InfrastructureError {
+export class BytebotUnavailableError extends TransientError {
   constructor(
     readonly method: string,
     readonly path: string,

@@ -16,6 +16,7 @@ export {
 } from './osworld-dataset-extraction.js';
 export { loadOsworldDataset, type LoadOsworldDatasetOptions } from './osworld-dataset-loading.js';
 export {
+  bytebotModelSchema,
   BYTEBOT_TASK_STATUSES,
   BYTEBOT_END_STATUSES,
   isBytebotEndStatus,
@@ -55,15 +56,7 @@ export {
   type OsworldEpisodeClock,
   type LeftoverTaskOutcome,
 } from './osworld-episode.js';
-export {
-  computeOsworldSummary,
-  buildOsworldFinalJson,
-  type OsworldResultForSummary,
-  type OsworldSummary,
-  type OsworldDomainSummary,
-  type OsworldSummaryComputation,
-  type OsworldFinalJson,
-} from './osworld-summary.js';
+export { buildOsworldFinalJson, type OsworldFinalJson } from './osworld-summary.js';
 export {
   writeOsworldLogs,
   type OsworldLogRun,
@@ -71,4 +64,13 @@ export {
   type OsworldLogStep,
   type OsworldScreenshotSource,
 } from './osworld-logs-exporter.js';
-export { formatPythonJson, formatPythonUtcTimestamp, roundLikePython } from './python-compatible-format.js';
+export { formatPythonJson, formatPythonUtcTimestamp } from './python-compatible-format.js';
+export { osworldBenchmark, OSWORLD_DOMAINS } from './osworld-benchmark.js';
+export {
+  osworldRunConfigSchema,
+  osworldTaskResultSchema,
+  osworldStepActionSchema,
+  type OsworldRunConfig,
+  type OsworldTaskResult,
+} from './osworld-run-config.js';
+export { osworldLogsExporter, EXPORT_PROBLEMS_FILE } from './osworld-logs-export.js';

@@ -15,7 +15,8 @@ import {
   toolCallsOf,
   type BytebotToolCall,
 } from './bytebot-message-content.js';
-import { formatPythonUtcTimestamp, roundLikePython } from './python-compatible-format.js';
+import { roundLikePython } from '@benchfleet/core';
+import { formatPythonUtcTimestamp } from './python-compatible-format.js';
 
 export interface OsworldEpisodeStep {
   /** 1-based, in the order of the ASSISTANT messages. */

@@ -1,7 +1,9 @@
 import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { buildOsworldFinalJson, type OsworldFinalJson, type OsworldResultForSummary } from './osworld-summary.js';
-import { formatPythonJson, roundLikePython } from './python-compatible-format.js';
+import type { TaskForNumbers } from '@benchfleet/benchmark-kit';
+import { buildOsworldFinalJson, type OsworldFinalJson } from './osworld-summary.js';
+import { roundLikePython } from '@benchfleet/core';
+import { formatPythonJson } from './python-compatible-format.js';
 
 // Writes the directory layout of the original benchmark (`osworld-logs/`) from plain data:
 //   <task_id>/step_NNN.json, <task_id>/screenshots/step_NNN.png, <task_id>/result.json, final.json
@@ -47,7 +49,7 @@ const STEP_FILE = /^step_\d+\.(json|png)$/;
 /** Writes the run's osworld-logs directory and returns the final.json content. */
 export async function writeOsworldLogs(outDir: string, run: OsworldLogRun): Promise<OsworldFinalJson> {
   await mkdir(outDir, { recursive: true });
-  const results: OsworldResultForSummary[] = [];
+  const results: TaskForNumbers[] = [];
   const written = new Set<string>();
   for await (const task of run.tasks) {
     if (!SAFE_TASK_ID.test(task.task_id)) throw new Error(`Task id ${JSON.stringify(task.task_id)} cannot name a directory`);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { formatPythonJson, formatPythonUtcTimestamp, roundLikePython } from './python-compatible-format.js';
+import { roundLikePython } from '@benchfleet/core';
+import { formatPythonJson, formatPythonUtcTimestamp } from './python-compatible-format.js';
 
 describe('roundLikePython', () => {
   it.each([

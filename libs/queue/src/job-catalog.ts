@@ -2,46 +2,61 @@ import { z } from 'zod';
 import type { JobsOptions } from 'bullmq';
 
 // Queue and job names are persisted in Redis: never rename them.
-export const QUEUE_NAMES = ['osworld', 'webshop', 'aggregate'] as const;
-export type QueueName = (typeof QUEUE_NAMES)[number];
+
+/** The queue of the aggregate worker; each benchmark's task queue is named by its descriptor. */
+export const AGGREGATE_QUEUE = 'aggregate';
 
 const id = z.string().min(1).max(200).regex(/^[^:]+$/, 'must not contain ":"');
 
-const taskPayload = z.object({ runId: id, taskId: id }).strict();
-
-export const jobCatalog = {
-  'osworld-task': {
-    queue: 'osworld',
-    payload: taskPayload,
-    // Infra faults (a dead stack, Postgres down) are retried slowly: a stack restart takes minutes.
-    options: { attempts: 4, backoff: { type: 'exponential', delay: 30_000 } },
-    deadlineMs: 3 * 60 * 60 * 1000,
-  },
-  'webshop-episode': {
-    queue: 'webshop',
-    payload: taskPayload.extend({ goalIndex: z.number().int().nonnegative() }).strict(),
-    options: { attempts: 5, backoff: { type: 'exponential', delay: 2_000 } },
-    deadlineMs: 30 * 60 * 1000,
-  },
-  'aggregate-run': {
-    queue: 'aggregate',
-    payload: z.object({ runId: id }).strict(),
-    // Removed when done so that the same deterministic id can run again after a resume.
-    options: { attempts: 5, backoff: { type: 'exponential', delay: 1_000 }, removeOnComplete: true, removeOnFail: true },
-    deadlineMs: 5 * 60 * 1000,
-  },
-} as const satisfies Record<
-  string,
-  { queue: QueueName; payload: z.ZodType; options: JobsOptions; deadlineMs: number }
->;
-
-export type JobName = keyof typeof jobCatalog;
-export type JobPayload<N extends JobName> = z.output<(typeof jobCatalog)[N]['payload']>;
-export type QueueOfJob<N extends JobName> = (typeof jobCatalog)[N]['queue'];
-
-export function jobsOfQueue(queue: QueueName): JobName[] {
-  return (Object.keys(jobCatalog) as JobName[]).filter((name) => jobCatalog[name].queue === queue);
+/** What a job carries: ids and small scalars only, never a secret; checked on both sides. */
+export interface JobDefinition<P = unknown> {
+  readonly name: string;
+  readonly queue: string;
+  readonly payload: z.ZodType<P>;
+  readonly options: JobsOptions;
+  /** BullMQ has no job timeout of its own: the job's signal aborts after this long. */
+  readonly deadlineMs: number;
 }
+
+/** Every task job, whatever its benchmark: the worker reads the rest from Postgres. */
+export const taskPayloadSchema = z.object({ runId: id, taskId: id }).strict();
+export type TaskPayload = z.output<typeof taskPayloadSchema>;
+export type TaskJobDefinition = JobDefinition<TaskPayload>;
+
+const NAME = /^[a-z][a-z0-9-]*$/;
+
+/** A benchmark's task job: one per task, on the benchmark's own queue. */
+export function defineTaskJob(definition: {
+  name: string;
+  queue: string;
+  attempts: number;
+  backoff: { type: 'exponential' | 'fixed'; delay: number };
+  deadlineMs: number;
+}): TaskJobDefinition {
+  for (const [what, value] of [
+    ['job', definition.name],
+    ['queue', definition.queue],
+  ] as const) {
+    if (!NAME.test(value)) throw new Error(`${what} name ${JSON.stringify(value)}: lower-case letters, digits and - only`);
+  }
+  if (definition.queue === AGGREGATE_QUEUE) throw new Error(`queue name ${AGGREGATE_QUEUE} is the aggregate worker's`);
+  return {
+    name: definition.name,
+    queue: definition.queue,
+    payload: taskPayloadSchema,
+    options: { attempts: definition.attempts, backoff: definition.backoff },
+    deadlineMs: definition.deadlineMs,
+  };
+}
+
+export const aggregateRunJob: JobDefinition<{ runId: string }> = {
+  name: 'aggregate-run',
+  queue: AGGREGATE_QUEUE,
+  payload: z.object({ runId: id }).strict(),
+  // Removed when done so that the same deterministic id can run again after a resume.
+  options: { attempts: 5, backoff: { type: 'exponential', delay: 1_000 }, removeOnComplete: true, removeOnFail: true },
+  deadlineMs: 5 * 60 * 1000,
+};
 
 /** Deterministic job id: `<runId>__<taskId>` (BullMQ forbids `:` in custom ids). */
 export function taskJobId(runId: string, taskId: string): string {

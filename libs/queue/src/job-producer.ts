@@ -1,13 +1,14 @@
 import { Queue, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { createRedisConnection } from './redis-connection.js';
-import { jobCatalog, type JobName, type JobPayload, type QueueName } from './job-catalog.js';
+import { createRedisConnection, type RedisRole } from './redis-connection.js';
+import type { JobDefinition } from './job-catalog.js';
 
 const ADD_BULK_PAGE = 500;
 const ADD_BULK_LANES = 4;
+const REMOVE_PAGE = 1_000;
 
-export interface EnqueueItem<N extends JobName> {
-  payload: JobPayload<N>;
+export interface EnqueueItem<P> {
+  payload: P;
   jobId: string;
   options?: JobsOptions;
 }
@@ -17,19 +18,24 @@ export function cancelChannel(prefix: string): string {
   return `${prefix}:benchfleet:cancel-run`;
 }
 
-/** Producer side of every queue: validates payloads against the catalog before they reach Redis. */
+/**
+ * Producer side of every queue: validates payloads against their job definition before they
+ * reach Redis. A CLI's producer fails fast when Redis is gone; a worker's (`role: 'worker'`)
+ * reconnects for as long as it lives.
+ */
 export class JobProducer {
-  private readonly queues = new Map<QueueName, Queue>();
+  private readonly queues = new Map<string, Queue>();
   readonly connection: Redis;
 
   constructor(
     redisUrl: string,
     readonly prefix: string,
+    role: RedisRole = 'producer',
   ) {
-    this.connection = createRedisConnection(redisUrl, 'producer');
+    this.connection = createRedisConnection(redisUrl, role);
   }
 
-  queue(name: QueueName): Queue {
+  queue(name: string): Queue {
     let queue = this.queues.get(name);
     if (!queue) {
       queue = new Queue(name, { connection: this.connection, prefix: this.prefix });
@@ -39,28 +45,26 @@ export class JobProducer {
     return queue;
   }
 
-  private jobOptions<N extends JobName>(name: N, item: EnqueueItem<N>): JobsOptions {
+  private jobOptions<P>(job: JobDefinition<P>, item: EnqueueItem<P>): JobsOptions {
     return {
       removeOnComplete: { age: 24 * 3600, count: 10_000 },
       removeOnFail: { age: 7 * 24 * 3600 },
-      ...jobCatalog[name].options,
+      ...job.options,
       ...item.options,
       jobId: item.jobId,
     };
   }
 
-  async enqueue<N extends JobName>(name: N, item: EnqueueItem<N>): Promise<void> {
-    const definition = jobCatalog[name];
-    const payload = definition.payload.parse(item.payload);
-    await this.queue(definition.queue).add(name, payload, this.jobOptions(name, item));
+  async enqueue<P>(job: JobDefinition<P>, item: EnqueueItem<P>): Promise<void> {
+    const payload = job.payload.parse(item.payload);
+    await this.queue(job.queue).add(job.name, payload, this.jobOptions(job, item));
   }
 
   /** Adds jobs with addBulk in pages, a few pages in flight at once; `onPage` reports progress. */
-  async enqueueBulk<N extends JobName>(name: N, items: EnqueueItem<N>[], onPage?: (done: number) => void): Promise<void> {
-    const definition = jobCatalog[name];
-    const queue = this.queue(definition.queue);
+  async enqueueBulk<P>(job: JobDefinition<P>, items: readonly EnqueueItem<P>[], onPage?: (done: number) => void): Promise<void> {
+    const queue = this.queue(job.queue);
     // Validate everything before the first job reaches Redis.
-    const jobs = items.map((item) => ({ name, data: definition.payload.parse(item.payload), opts: this.jobOptions(name, item) }));
+    const jobs = items.map((item) => ({ name: job.name, data: job.payload.parse(item.payload), opts: this.jobOptions(job, item) }));
     let next = 0;
     let done = 0;
     const lane = async () => {
@@ -75,16 +79,17 @@ export class JobProducer {
     await Promise.all(Array.from({ length: ADD_BULK_LANES }, lane));
   }
 
-  /** Removes jobs that are not active (waiting, delayed, failed, completed); returns how many went. */
-  async removeJobs(queueName: QueueName, jobIds: string[]): Promise<number> {
+  /**
+   * Removes the jobs that are not active (waiting, delayed, failed, completed) and returns how many
+   * went. BullMQ's remove script refuses a locked (active) job itself, so there is no read before
+   * the write; the removals of a page are sent at once, one round trip per page.
+   */
+  async removeJobs(queueName: string, jobIds: readonly string[]): Promise<number> {
     const queue = this.queue(queueName);
     let removed = 0;
-    for (const jobId of jobIds) {
-      const job = await queue.getJob(jobId);
-      if (!job) continue;
-      if (await job.isActive()) continue;
-      await job.remove();
-      removed += 1;
+    for (let i = 0; i < jobIds.length; i += REMOVE_PAGE) {
+      const codes = await Promise.all(jobIds.slice(i, i + REMOVE_PAGE).map((jobId) => queue.remove(jobId, { removeChildren: false }).catch(notRemoved)));
+      removed += codes.filter((code) => code === 1).length;
     }
     return removed;
   }
@@ -93,7 +98,7 @@ export class JobProducer {
     await this.connection.publish(cancelChannel(this.prefix), runId);
   }
 
-  async counts(queueName: QueueName): Promise<Record<string, number>> {
+  async counts(queueName: string): Promise<Record<string, number>> {
     return this.queue(queueName).getJobCounts('wait', 'active', 'delayed', 'prioritized', 'completed', 'failed');
   }
 
@@ -101,4 +106,10 @@ export class JobProducer {
     await Promise.all([...this.queues.values()].map((queue) => queue.close()));
     this.connection.disconnect();
   }
+}
+
+/** A script's refusal (the job is locked, or gone) is an answer; a lost connection is not. */
+function notRemoved(error: unknown): number {
+  if (typeof (error as { code?: unknown }).code === 'number') return 0;
+  throw error;
 }

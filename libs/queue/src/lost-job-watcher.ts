@@ -1,13 +1,13 @@
 import { Queue, QueueEvents } from 'bullmq';
 import type { Logger } from '@benchfleet/core';
 import { createRedisConnection } from './redis-connection.js';
-import { jobCatalog, type JobName, type QueueName } from './job-catalog.js';
+import { taskPayloadSchema } from './job-catalog.js';
 
 // BullMQ fails these jobs in Redis itself, so no processor of ours ever sees the failure.
 const LOST_REASONS = /stalled more than allowable limit|started more than allowable limit/;
 
 export interface LostJob {
-  queue: QueueName;
+  queue: string;
   jobId: string;
   runId: string;
   taskId: string;
@@ -25,7 +25,7 @@ export interface LostJobWatcher {
 export async function watchLostJobs(options: {
   redisUrl: string;
   prefix: string;
-  queues: QueueName[];
+  queues: readonly string[];
   logger: Logger;
   onLost: (job: LostJob) => Promise<void>;
 }): Promise<LostJobWatcher> {
@@ -43,10 +43,9 @@ export async function watchLostJobs(options: {
         if (!LOST_REASONS.test(failedReason)) return;
         void (async () => {
           const job = await queue.getJob(jobId);
-          const definition = job ? jobCatalog[job.name as JobName] : undefined;
-          const data = job?.data as { runId?: unknown; taskId?: unknown } | undefined;
-          if (!definition || typeof data?.runId !== 'string' || typeof data.taskId !== 'string') return;
-          await options.onLost({ queue: queueName, jobId, runId: data.runId, taskId: data.taskId, reason: `lost: ${failedReason}` });
+          const payload = taskPayloadSchema.safeParse(job?.data);
+          if (!payload.success) return;
+          await options.onLost({ queue: queueName, jobId, runId: payload.data.runId, taskId: payload.data.taskId, reason: `lost: ${failedReason}` });
         })().catch((error: unknown) => options.logger.error({ err: error, job: jobId }, 'could not record a lost job'));
       });
       await events.waitUntilReady();

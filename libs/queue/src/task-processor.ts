@@ -1,5 +1,5 @@
 import { UnrecoverableError } from 'bullmq';
-import { errorMessage, redactSecrets, type Logger } from '@benchfleet/core';
+import { errorMessage, faultKindOf, redactSecrets, type Logger } from '@benchfleet/core';
 import {
   tasksRepository,
   type Database,
@@ -8,14 +8,13 @@ import {
   type Task,
   type TaskOutcomeRecord,
 } from '@benchfleet/db';
+import type { TaskPayload } from './job-catalog.js';
 import { ABORT_REASONS, abortReasonOf, type JobContext, type JobHandler } from './worker-runtime.js';
-
-export type TaskJobName = 'osworld-task' | 'webshop-episode';
 
 export type StepRecord = Omit<NewStep, 'run_id' | 'task_id' | 'attempt'>;
 
-export interface TaskContext<N extends TaskJobName> {
-  job: JobContext<N>;
+export interface TaskContext {
+  job: JobContext<TaskPayload>;
   task: Task;
   attempt: number;
   /** External id (e.g. a Bytebot task) an earlier attempt of this task left behind. */
@@ -28,12 +27,7 @@ export interface TaskContext<N extends TaskJobName> {
 
 export type TaskOutcome = Omit<TaskOutcomeRecord, 'durationMs' | 'errorClass'> & { durationMs?: number };
 
-export type TaskHandler<N extends TaskJobName> = (context: TaskContext<N>) => Promise<TaskOutcome>;
-
-/** A permanent failure that is not the agent's doing either (bad task data): recorded, not retried. */
-export class PermanentTaskError extends Error {
-  override readonly name = 'PermanentTaskError';
-}
+export type TaskHandler = (context: TaskContext) => Promise<TaskOutcome>;
 
 export interface TaskProcessorDeps {
   db: Database;
@@ -45,10 +39,10 @@ export interface TaskProcessorDeps {
 
 /**
  * Wraps an episode handler with the attempt bookkeeping every task job shares: an `attempts` row
- * per attempt, the outcome of task and attempt in one transaction, and the error classes that
- * decide between retrying (infrastructure) and recording a final outcome (agent).
+ * per attempt, the outcome of task and attempt in one statement, and the fault taxonomy of
+ * `@benchfleet/core` deciding between retrying (transient) and recording once (permanent).
  */
-export function createTaskJobHandler<N extends TaskJobName>(deps: TaskProcessorDeps, handler: TaskHandler<N>): JobHandler<N> {
+export function createTaskJobHandler(deps: TaskProcessorDeps, handler: TaskHandler): JobHandler<TaskPayload> {
   const tasks = tasksRepository(deps.db);
   return async (job) => {
     const { runId, taskId } = job.payload;
@@ -70,7 +64,7 @@ export function createTaskJobHandler<N extends TaskJobName>(deps: TaskProcessorD
       return result;
     };
     let stepsSeen = 0;
-    const context: TaskContext<N> = {
+    const context: TaskContext = {
       job,
       task: opened.task,
       attempt,
@@ -79,7 +73,8 @@ export function createTaskJobHandler<N extends TaskJobName>(deps: TaskProcessorD
       logger,
       recordStep(step) {
         stepsSeen = Math.max(stepsSeen, step.step);
-        deps.steps.add({ ...step, run_id: runId, task_id: taskId, attempt });
+        // Stamped now, not when a batch of steps reaches Postgres.
+        deps.steps.add({ at: new Date(), ...step, run_id: runId, task_id: taskId, attempt });
       },
       async setExternalId(externalId) {
         await tasks.setExternalId(runId, taskId, attempt, externalId);
@@ -101,8 +96,8 @@ export function createTaskJobHandler<N extends TaskJobName>(deps: TaskProcessorD
         await settle({ status: 'error', errorClass: 'infra', totalSteps: stepsSeen, durationMs, error: 'handed back at worker shutdown' }, false);
         throw error;
       }
-      if (error instanceof UnrecoverableError || error instanceof PermanentTaskError) {
-        await settle({ status: 'error', errorClass: 'agent', totalSteps: stepsSeen, durationMs, error: message }, true);
+      if (error instanceof UnrecoverableError || faultKindOf(error) === 'permanent') {
+        await settle({ status: 'error', errorClass: 'permanent', totalSteps: stepsSeen, durationMs, error: message }, true);
         throw error instanceof UnrecoverableError ? error : new UnrecoverableError(message);
       }
       const lastAttempt = job.job.attemptsMade + 1 >= (job.job.opts.attempts ?? 1);

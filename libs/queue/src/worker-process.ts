@@ -1,15 +1,15 @@
 import { createLogger, type Logger } from '@benchfleet/core';
 import { checkDatabase, createDatabase, StepWriter, stepsRepository, type Database } from '@benchfleet/db';
-import { aggregateJobId, type QueueName } from './job-catalog.js';
+import { aggregateJobId, aggregateRunJob } from './job-catalog.js';
 import { checkRedis } from './redis-connection.js';
 import { JobProducer } from './job-producer.js';
-import { startWorkerRuntime, type HandlersOf, type WorkerRuntime } from './worker-runtime.js';
+import { startWorkerRuntime, type ServedJob, type WorkerRuntime } from './worker-runtime.js';
 import type { TaskProcessorDeps } from './task-processor.js';
 import { startMetricsServer, WorkerMetrics, type MetricsServer } from './worker-metrics.js';
 
-export interface WorkerProcessSettings<Q extends QueueName> {
+export interface WorkerProcessSettings {
   app: string;
-  queue: Q;
+  queue: string;
   databaseUrl: string;
   redisUrl: string;
   prefix: string;
@@ -48,30 +48,31 @@ export interface RunningWorker {
  * The life of a worker process, shared by every worker app: services checked, handlers built,
  * the queue served, metrics exposed, and SIGTERM/SIGINT turned into a graceful shutdown.
  */
-export async function startWorkerProcess<Q extends QueueName>(
-  settings: WorkerProcessSettings<Q>,
-  buildHandlers: (services: WorkerServices) => Promise<HandlersOf<Q>>,
+export async function startWorkerProcess(
+  settings: WorkerProcessSettings,
+  buildJobs: (services: WorkerServices) => Promise<readonly ServedJob[]>,
 ): Promise<RunningWorker> {
   await Promise.all([checkDatabase(settings.databaseUrl, 'DATABASE_URL'), checkRedis(settings.redisUrl, 'REDIS_URL')]);
   const logger = createLogger({ level: settings.logLevel, name: settings.app });
   const db = createDatabase(settings.databaseUrl, { max: Math.min(20, Math.max(4, Math.ceil(settings.concurrency / 4))) });
   const steps = new StepWriter(stepsRepository(db));
-  const producer = new JobProducer(settings.redisUrl, settings.prefix);
+  // Long-lived: it reconnects for as long as the worker lives, or a Redis blip would lose the aggregate of a run.
+  const producer = new JobProducer(settings.redisUrl, settings.prefix, 'worker');
   const metrics = new WorkerMetrics(settings.queue, { worker: settings.workerId });
   metrics.watchQueue(producer.queue(settings.queue));
   const taskDeps: TaskProcessorDeps = {
     db,
     steps,
     onRunSettled: async (runId) => {
-      await producer.enqueue('aggregate-run', { payload: { runId }, jobId: aggregateJobId(runId) });
+      await producer.enqueue(aggregateRunJob, { payload: { runId }, jobId: aggregateJobId(runId) });
       logger.info({ run: runId }, 'run settled: aggregate job enqueued');
     },
     onOutcome: (event) => metrics.outcome(event),
   };
-  const handlers = await buildHandlers({ db, logger, metrics, taskDeps });
+  const jobs = await buildJobs({ db, logger, metrics, taskDeps });
   const runtime = await startWorkerRuntime({
     queue: settings.queue,
-    handlers,
+    jobs,
     redisUrl: settings.redisUrl,
     prefix: settings.prefix,
     concurrency: settings.concurrency,

@@ -1,8 +1,9 @@
-// A worker process for the runtime's tests: serves the webshop queue with a handler that records a
+// A worker process for the runtime's tests: serves the test job's queue with a handler that records a
 // step every 100 ms for JOB_MS and then succeeds. Started by worker-runtime.test.ts with tsx.
 import { createLogger } from '@benchfleet/core';
 import { createDatabase, StepWriter, stepsRepository } from '@benchfleet/db';
-import { createTaskJobHandler, startWorkerRuntime } from './index.js';
+import { createTaskJobHandler, serve, startWorkerRuntime } from './index.js';
+import { runtimeTestJob } from './worker-runtime.test-job.js';
 
 const env = process.env;
 const db = createDatabase(env.DATABASE_URL ?? '');
@@ -10,7 +11,7 @@ const steps = new StepWriter(stepsRepository(db));
 const jobMs = Number(env.JOB_MS ?? '1000');
 const logger = createLogger({ level: env.LOG_LEVEL ?? 'warn', name: 'test-worker' });
 
-const episode = createTaskJobHandler<'webshop-episode'>(
+const episode = createTaskJobHandler(
   { db, steps, onRunSettled: async () => undefined },
   async ({ signal, recordStep }) => {
     let step = 0;
@@ -25,8 +26,8 @@ const episode = createTaskJobHandler<'webshop-episode'>(
 );
 
 const runtime = await startWorkerRuntime({
-  queue: 'webshop',
-  handlers: { 'webshop-episode': episode },
+  queue: runtimeTestJob(env).queue,
+  jobs: [serve(runtimeTestJob(env), episode)],
   redisUrl: env.REDIS_URL ?? '',
   prefix: env.BENCHFLEET_QUEUE_PREFIX ?? '{bf}',
   concurrency: 1,

@@ -3,7 +3,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runsRepository } from '@benchfleet/db';
 import { useTestServices } from '@benchfleet/testing';
-import { checkHandlers, HandlerCatalogError, JobProducer, taskJobId } from './index.js';
+import { checkServedJobs, defineTaskJob, HandlerCatalogError, JobProducer, serve, taskJobId } from './index.js';
+import { RUNTIME_TEST_JOB } from './worker-runtime.test-job.js';
 
 const services = useTestServices();
 const workerScript = fileURLToPath(new URL('./worker-runtime.test-process.ts', import.meta.url));
@@ -46,8 +47,8 @@ async function createRunWithOneTask(runId: string): Promise<void> {
     run: { id: runId, name: runId, benchmark: 'webshop', config: JSON.stringify({}), code_version: 'test' },
     tasks: [{ task_id: 'goal-0', seq: 0, domain: 'webshop', instruction: 'buy a thing', spec: JSON.stringify({}) }],
   });
-  await producer.enqueue('webshop-episode', {
-    payload: { runId, taskId: 'goal-0', goalIndex: 0 },
+  await producer.enqueue(RUNTIME_TEST_JOB, {
+    payload: { runId, taskId: 'goal-0' },
     jobId: taskJobId(runId, 'goal-0'),
   });
 }
@@ -80,16 +81,20 @@ afterAll(async () => {
   await producer.close();
 });
 
-describe('checkHandlers', () => {
+describe('checkServedJobs', () => {
+  const other = defineTaskJob({ name: 'other-task', queue: 'other-queue', attempts: 1, backoff: { type: 'fixed', delay: 1 }, deadlineMs: 1_000 });
+  const handler = async () => undefined;
+
   it('accepts exactly one handler per job of the queue', () => {
-    expect(() => checkHandlers('webshop', { 'webshop-episode': async () => undefined })).not.toThrow();
+    expect([...checkServedJobs(RUNTIME_TEST_JOB.queue, [serve(RUNTIME_TEST_JOB, handler)]).keys()]).toEqual([RUNTIME_TEST_JOB.name]);
   });
 
-  it('names missing and foreign handlers', () => {
-    expect(() => checkHandlers('webshop', {})).toThrow(/no handler for webshop-episode/);
-    expect(() => checkHandlers('webshop', { 'webshop-episode': async () => undefined, 'osworld-task': async () => undefined })).toThrow(
-      HandlerCatalogError,
+  it('names a missing handler, a second one and a job of another queue', () => {
+    expect(() => checkServedJobs(RUNTIME_TEST_JOB.queue, [])).toThrow(/no job to serve/);
+    expect(() => checkServedJobs(RUNTIME_TEST_JOB.queue, [serve(RUNTIME_TEST_JOB, handler), serve(RUNTIME_TEST_JOB, handler)])).toThrow(
+      /two handlers for job runtime-test-task/,
     );
+    expect(() => checkServedJobs(RUNTIME_TEST_JOB.queue, [serve(RUNTIME_TEST_JOB, handler), serve(other, handler)])).toThrow(HandlerCatalogError);
   });
 });
 
@@ -117,7 +122,7 @@ describe('worker runtime with real worker processes', () => {
     ]);
     expect(task.attempts).toBe(2);
     expect(task.worker_id).toBe('worker-b');
-    const job = await producer.queue('webshop').getJob(taskJobId(runId, 'goal-0'));
+    const job = await producer.queue(RUNTIME_TEST_JOB.queue).getJob(taskJobId(runId, 'goal-0'));
     expect(job ? await job.getState() : 'removed').toBe('completed');
     second.kill('SIGTERM');
     expect((await exitOf(second)).code).toBe(0);
@@ -138,7 +143,7 @@ describe('worker runtime with real worker processes', () => {
     const { exit, exitMs } = await sigtermWhileRunning(runId, 'worker-d', { JOB_MS: '60000', GRACE_MS: '300' });
     expect(exit.code).toBe(0);
     expect(exitMs).toBeLessThan(5_000);
-    const job = await producer.queue('webshop').getJob(taskJobId(runId, 'goal-0'));
+    const job = await producer.queue(RUNTIME_TEST_JOB.queue).getJob(taskJobId(runId, 'goal-0'));
     expect(await job?.getState()).toBe('waiting');
     expect(job?.attemptsMade).toBe(0);
     expect((await taskRow(runId)).status).toBe('running');

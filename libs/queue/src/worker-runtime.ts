@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import { errorMessage, type Logger } from '@benchfleet/core';
 import { createRedisConnection } from './redis-connection.js';
 import { cancelChannel } from './job-producer.js';
-import { jobCatalog, jobsOfQueue, type JobName, type JobPayload, type QueueName, type QueueOfJob } from './job-catalog.js';
+import type { JobDefinition } from './job-catalog.js';
 
 /** Why a job's signal was aborted. */
 export const ABORT_REASONS = {
@@ -20,25 +20,34 @@ export function abortReasonOf(signal: AbortSignal): AbortReason | undefined {
   return ABORT_REASONS.deadline;
 }
 
-export interface JobContext<N extends JobName> {
+export interface JobContext<P> {
   job: Job;
-  name: N;
-  payload: JobPayload<N>;
+  definition: JobDefinition<P>;
+  payload: P;
   /** Aborted on deadline, on `scheduler cancel` of the run, and at the end of the shutdown grace period. */
   signal: AbortSignal;
   logger: Logger;
   workerId: string;
 }
 
-export type JobHandler<N extends JobName> = (context: JobContext<N>) => Promise<unknown>;
+export type JobHandler<P> = (context: JobContext<P>) => Promise<unknown>;
 
-export type HandlersOf<Q extends QueueName> = {
-  [N in JobName as QueueOfJob<N> extends Q ? N : never]: JobHandler<N>;
-};
+/** A job a worker serves, with its one handler. */
+export interface ServedJob {
+  readonly job: JobDefinition<unknown>;
+  readonly handler: JobHandler<unknown>;
+}
 
-export interface WorkerRuntimeOptions<Q extends QueueName> {
-  queue: Q;
-  handlers: HandlersOf<Q>;
+/** Pairs a job with its handler, typed by the job's payload. */
+export function serve<P>(job: JobDefinition<P>, handler: JobHandler<P>): ServedJob {
+  // The runtime hands the handler only a payload that `job.payload` has parsed.
+  return { job, handler: handler as JobHandler<unknown> };
+}
+
+export interface WorkerRuntimeOptions {
+  queue: string;
+  /** Every job this queue carries, each with exactly one handler. */
+  jobs: readonly ServedJob[];
   redisUrl: string;
   prefix: string;
   concurrency: number;
@@ -53,7 +62,7 @@ export interface WorkerRuntimeOptions<Q extends QueueName> {
   /** Checked before each job; while false the worker pauses and hands the job back. */
   healthCheck?: () => Promise<boolean>;
   healthRetryMs?: number;
-  onJobFinished?: (event: { name: JobName; ok: boolean; durationMs: number }) => void;
+  onJobFinished?: (event: { name: string; ok: boolean; durationMs: number }) => void;
 }
 
 export interface WorkerRuntime {
@@ -69,21 +78,23 @@ export class HandlerCatalogError extends Error {
   override readonly name = 'HandlerCatalogError';
 }
 
-/** Every job the queue serves has exactly one handler, and there is no handler for anything else. */
-export function checkHandlers(queue: QueueName, handlers: Record<string, unknown>): void {
-  const expected = jobsOfQueue(queue);
-  const missing = expected.filter((name) => typeof handlers[name] !== 'function');
-  const unknown = Object.keys(handlers).filter((name) => !expected.includes(name as JobName));
-  if (missing.length || unknown.length) {
-    throw new HandlerCatalogError(
-      `queue ${queue}: ${missing.length ? `no handler for ${missing.join(', ')}` : ''}${missing.length && unknown.length ? '; ' : ''}${unknown.length ? `handlers for jobs it does not serve: ${unknown.join(', ')}` : ''}`,
-    );
+/** Every job served belongs to the queue and has exactly one handler. */
+export function checkServedJobs(queue: string, jobs: readonly ServedJob[]): Map<string, ServedJob> {
+  const byName = new Map<string, ServedJob>();
+  const problems: string[] = [];
+  if (jobs.length === 0) problems.push('no job to serve');
+  for (const served of jobs) {
+    if (served.job.queue !== queue) problems.push(`job ${served.job.name} belongs to queue ${served.job.queue}`);
+    if (byName.has(served.job.name)) problems.push(`two handlers for job ${served.job.name}`);
+    if (typeof served.handler !== 'function') problems.push(`no handler for job ${served.job.name}`);
+    byName.set(served.job.name, served);
   }
+  if (problems.length) throw new HandlerCatalogError(`queue ${queue}: ${problems.join('; ')}`);
+  return byName;
 }
 
-export async function startWorkerRuntime<Q extends QueueName>(options: WorkerRuntimeOptions<Q>): Promise<WorkerRuntime> {
-  const handlers = options.handlers as unknown as Record<string, JobHandler<JobName>>;
-  checkHandlers(options.queue, handlers);
+export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise<WorkerRuntime> {
+  const served = checkServedJobs(options.queue, options.jobs);
   const logger = options.logger.child({ worker: options.workerId, queue: options.queue });
   const connection: Redis = createRedisConnection(options.redisUrl, 'worker');
   const subscriber: Redis = createRedisConnection(options.redisUrl, 'worker');
@@ -94,12 +105,9 @@ export async function startWorkerRuntime<Q extends QueueName>(options: WorkerRun
   const worker = new Worker(
     options.queue,
     async (job: Job, token?: string, bullSignal?: AbortSignal) => {
-      const name = job.name as JobName;
-      const definition = jobCatalog[name];
-      const handler = handlers[name];
-      if (!definition || definition.queue !== options.queue || !handler) {
-        throw new UnrecoverableError(`job ${job.name} is not served by queue ${options.queue}`);
-      }
+      const entry = served.get(job.name);
+      if (!entry) throw new UnrecoverableError(`job ${job.name} is not served by queue ${options.queue}`);
+      const definition = entry.job;
       const parsed = definition.payload.safeParse(job.data);
       if (!parsed.success) {
         throw new UnrecoverableError(`invalid payload for ${job.name}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
@@ -113,12 +121,13 @@ export async function startWorkerRuntime<Q extends QueueName>(options: WorkerRun
       const signals = [AbortSignal.timeout(definition.deadlineMs)];
       if (bullSignal) signals.push(bullSignal);
       const signal = AbortSignal.any(signals);
-      const payload = parsed.data as { runId: string };
-      activeRuns.set(job.id ?? '', payload.runId);
+      const runId = (parsed.data as { runId?: unknown }).runId;
+      activeRuns.set(job.id ?? '', typeof runId === 'string' ? runId : '');
       const started = Date.now();
-      const jobLogger = logger.child({ job: job.id, run: payload.runId });
+      const jobLogger = logger.child({ job: job.id, run: runId });
+      const name = job.name;
       try {
-        const result = await handler({ job, name, payload: parsed.data, signal, logger: jobLogger, workerId: options.workerId });
+        const result = await entry.handler({ job, definition, payload: parsed.data, signal, logger: jobLogger, workerId: options.workerId });
         options.onJobFinished?.({ name, ok: true, durationMs: Date.now() - started });
         return result;
       } catch (error) {

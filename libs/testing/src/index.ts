@@ -4,3 +4,5 @@ export * from './fake-llm/index.js';
 export * from './process-harness.js';
 export * from './fake-bytebot/index.js';
 export * from './fake-s3/index.js';
+export * from './test-runs.js';
+export * from './echo-benchmark/index.js';

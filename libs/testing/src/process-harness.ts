@@ -17,16 +17,25 @@ export interface CliResult {
 
 /** Runs a CLI to completion, the way a user would (`node apps/x/bin/x.js …`). */
 export function runCli(name: CliName, args: string[], env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<CliResult> {
+  return runNode([cliBin(name), ...args], `${name} ${args.join(' ')}`, env, timeoutMs);
+}
+
+/** Runs a TypeScript entry script of a test to completion (`node --import tsx file …`). */
+export function runScript(file: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<CliResult> {
+  return runNode(['--import', 'tsx', file, ...args], `${file.replace(/^.*\//, '')} ${args.join(' ')}`, env, timeoutMs);
+}
+
+function runNode(argv: string[], label: string, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<CliResult> {
   const started = Date.now();
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cliBin(name), ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, argv, { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`${name} ${args.join(' ')} did not finish within ${timeoutMs} ms; stderr: ${stderr}`));
+      reject(new Error(`${label} did not finish within ${timeoutMs} ms; stderr: ${stderr}`));
     }, timeoutMs);
     child.once('exit', (code) => {
       clearTimeout(timer);
@@ -43,7 +52,16 @@ export interface StartedProcess {
 }
 
 export function startCli(name: CliName, args: string[], env: NodeJS.ProcessEnv): StartedProcess {
-  const child = spawn(process.execPath, [cliBin(name), ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  return startNode([cliBin(name), ...args], env);
+}
+
+/** Starts a TypeScript entry script of a test (`node --import tsx file …`), e.g. a worker. */
+export function startScript(file: string, args: string[], env: NodeJS.ProcessEnv): StartedProcess {
+  return startNode(['--import', 'tsx', file, ...args], env);
+}
+
+function startNode(argv: string[], env: NodeJS.ProcessEnv): StartedProcess {
+  const child = spawn(process.execPath, argv, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-200_000)));
   child.stderr?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-200_000)));

@@ -3,3 +3,4 @@ export * from './search/index.js';
 export * from './reward/index.js';
 export * from './store/index.js';
 export * from './demo-catalog/index.js';
+export * from './episode/webshop-episode-runner.js';

@@ -1,9 +1,10 @@
 import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
+import type { BenchmarkRegistry } from '@benchfleet/benchmark-kit';
+import { aggregateRun, summaryMarkdown } from '@benchfleet/runs';
 import { requireRun, withSchedulerServices } from '../config.js';
-import { aggregateRun, summaryMarkdown } from '../run-summary.js';
 
-export function registerAggregate(program: Command): void {
+export function registerAggregate(program: Command, registry: BenchmarkRegistry): void {
   program
     .command('aggregate <run>')
     .description("compute a run's summary from Postgres now, store it in runs.summary and print it")
@@ -12,7 +13,7 @@ export function registerAggregate(program: Command): void {
     .action(async (runId: string, flags: { out?: string; markdown?: string }) => {
       await withSchedulerServices({ redis: false }, async ({ db }) => {
         const run = await requireRun(db, runId);
-        const summary = await aggregateRun(db, runId);
+        const summary = await aggregateRun(db, registry, runId);
         const json = `${JSON.stringify(summary, null, 2)}\n`;
         if (flags.out) await writeFile(flags.out, json);
         if (flags.markdown) await writeFile(flags.markdown, summaryMarkdown(summary, run.name));

@@ -1,29 +1,19 @@
 import type { Command } from 'commander';
-import { runsRepository, tasksRepository } from '@benchfleet/db';
-import { jobCatalog, taskJobId } from '@benchfleet/queue';
+import type { BenchmarkRegistry } from '@benchfleet/benchmark-kit';
+import { cancelRun } from '@benchfleet/runs';
 import { requireRun, withSchedulerServices } from '../config.js';
-import { aggregateRun } from '../run-summary.js';
 
-export function registerCancel(program: Command): void {
+export function registerCancel(program: Command, registry: BenchmarkRegistry): void {
   program
     .command('cancel <run>')
     .description('cancel a run: remove its waiting jobs, abort its active ones (OSWorld: cancels the Bytebot task), mark it cancelled')
     .action((runId: string) =>
       withSchedulerServices({ redis: true }, async ({ db, producer }) => {
-        const run = await requireRun(db, runId);
-        const tasks = await tasksRepository(db).listByRun(runId);
-        const open = tasks.filter((task) => task.status === 'queued' || task.status === 'running');
-        const queue = run.benchmark === 'osworld' ? jobCatalog['osworld-task'].queue : jobCatalog['webshop-episode'].queue;
-        // Rows first: a worker finishing now finds its task cancelled and records nothing over it.
-        await runsRepository(db).markCancelled(runId);
-        const cancelled = await tasksRepository(db).cancelPending(runId);
-        const removed = await producer.removeJobs(
-          queue,
-          open.map((task) => taskJobId(runId, task.task_id)),
+        await requireRun(db, runId);
+        const report = await cancelRun(db, producer, registry, runId);
+        process.stderr.write(
+          `run ${runId} cancelled: ${report.cancelled} task(s) cancelled, ${report.removedJobs} waiting job(s) removed, active jobs told to stop\n`,
         );
-        await producer.publishCancel(runId);
-        await aggregateRun(db, runId);
-        process.stderr.write(`run ${runId} cancelled: ${cancelled} task(s) cancelled, ${removed} waiting job(s) removed, active jobs told to stop\n`);
       }),
     );
 }

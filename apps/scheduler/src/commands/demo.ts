@@ -2,16 +2,14 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { sql } from 'kysely';
+import { readRunSummary, type BenchmarkRegistry, type RunSummary } from '@benchfleet/benchmark-kit';
 import { createDatabase, migrateToLatest, runsRepository, webshopCatalogRepository, type Database } from '@benchfleet/db';
 import { migrations } from '@benchfleet/migrations';
 import { JobProducer } from '@benchfleet/queue';
 import { provisionServices } from '@benchfleet/local-services';
-import { followRun, readRunStatus } from './status.js';
-import { demoCatalogRequest, importWebshopCatalog } from '../webshop-catalog-import.js';
-import { enqueueRun } from '../run-enqueuer.js';
-import { planWebshopRun } from '../run-planning.js';
-import { summaryMarkdown, type RunSummary } from '../run-summary.js';
-import { EXAMPLE_QUERIES } from '../example-queries.js';
+import { enqueueRun, EXAMPLE_QUERIES, planRun, readRunStatus, summaryMarkdown } from '@benchfleet/runs';
+import { demoCatalogRequest, importWebshopCatalog } from '@benchfleet/webshop-benchmark';
+import { followRun } from './status.js';
 import { formatTable } from './runs.js';
 
 interface DemoFlags {
@@ -44,14 +42,14 @@ async function waitForSummary(db: Database, runId: string, timeoutMs = 60_000): 
   const end = Date.now() + timeoutMs;
   for (;;) {
     const run = await runsRepository(db).get(runId);
-    const summary = run?.summary as unknown as RunSummary | null;
+    const summary = readRunSummary(run?.summary);
     if (summary && summary.pending === 0) return summary;
     if (Date.now() > end) throw new Error(`the aggregate job did not summarise run ${runId} within ${timeoutMs / 1000}s`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
 
-export function registerDemo(program: Command): void {
+export function registerDemo(program: Command, registry: BenchmarkRegistry): void {
   program
     .command('demo')
     .description('the whole fleet on one machine: services, schema, demo catalog, workers, a WebShop run with the rule agent, its summary')
@@ -91,10 +89,14 @@ export function registerDemo(program: Command): void {
         children.push(startChild(SCHEDULER_BIN, ['worker', '--worker-id', 'demo-aggregate'], env));
         say(`workers: ${flags.workers} worker-webshop process(es) × concurrency ${flags.concurrency}, 1 aggregate worker`);
 
-        const plan = await planWebshopRun(db, { domain: [], catalog: 'demo', split: 'test', agent: 'rule', maxTasks: flags.episodes, runName: 'demo-webshop-rule' });
+        const plan = await planRun(
+          registry,
+          { benchmark: 'webshop', domains: [], maxTasks: flags.episodes, runName: 'demo-webshop-rule', flags: { catalog: 'demo', split: 'test', agent: 'rule' } },
+          { db, env: process.env },
+        );
         const runId = await enqueueRun({ db, producer }, plan);
         say(`run ${runId}: ${plan.tasks.length} episodes enqueued`);
-        await followRun(db, producer, services.redisUrl, prefix, await readRunStatus(db, producer, runId));
+        await followRun(db, producer, registry, services.redisUrl, prefix, await readRunStatus(db, producer, registry, runId));
         const summary = await waitForSummary(db, runId);
         process.stdout.write(`\n${summaryMarkdown(summary, plan.name)}\n`);
         process.stdout.write('Look further with SQL (these ran against the demo database):\n\n');

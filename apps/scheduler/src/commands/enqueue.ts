@@ -1,63 +1,76 @@
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
+import { flagAttribute, positiveInteger, type BenchmarkRegistry } from '@benchfleet/benchmark-kit';
+import { enqueueRun, planRun, splitList } from '@benchfleet/runs';
 import { withSchedulerServices } from '../config.js';
-import { enqueueRun } from '../run-enqueuer.js';
-import { inferBenchmark, planOsworldRun, planWebshopRun, splitList, type EnqueueOptions } from '../run-planning.js';
+import { parsedOption } from '../cli-options.js';
 import { createProgressReporter } from '../progress-reporter.js';
 
-interface EnqueueFlags extends EnqueueOptions {
+interface EnqueueFlags {
+  domain: string[];
+  benchmark?: string;
+  maxTasks?: number;
+  maxSteps?: number;
+  runName?: string;
   json?: boolean;
+  [benchmarkFlag: string]: unknown;
 }
 
-export function registerEnqueue(program: Command): void {
-  program
+/** The benchmarks' flags the user gave, as typed, from the command line or their environment variable. */
+function benchmarkFlags(registry: BenchmarkRegistry, flags: EnqueueFlags, env: NodeJS.ProcessEnv): Record<string, string> {
+  const given: Record<string, string> = {};
+  for (const benchmark of registry.all) {
+    for (const flag of benchmark.enqueueFlags) {
+      const attribute = flagAttribute(flag.flags);
+      const value = flags[attribute] ?? (flag.env ? env[flag.env] || undefined : undefined);
+      if (typeof value === 'string') given[attribute] = value;
+    }
+  }
+  return given;
+}
+
+export function registerEnqueue(program: Command, registry: BenchmarkRegistry): void {
+  const names = registry.all.map((benchmark) => benchmark.name);
+  const command = program
     .command('enqueue')
     .description('turn a benchmark into one job per task: run and task rows in Postgres, then the jobs, all or nothing')
     .option('--domain <domains...>', 'domains to run (repeatable or comma-separated); the benchmark is inferred from them', [])
-    .addOption(new Option('--benchmark <name>', 'benchmark').choices(['osworld', 'webshop']))
-    .option('--dataset <path>', 'OSWorld: an extracted dataset JSON (scheduler osworld extract) or an OSWorld directory')
-    .option('--osworld-dir <dir>', 'OSWorld: a checkout or its evaluation_examples directory (default: $OSWORLD_DIR)')
-    .option('--max-tasks <n>', 'at most this many tasks (default: all)', positiveInt)
-    .option('--max-steps <n>', 'step limit per task (OSWorld default 100, WebShop default 15)', positiveInt)
-    .option('--stall-timeout-s <n>', 'OSWorld: cancel a task after this many seconds without a new message (default 300)', positiveInt)
-    .option('--model <json>', 'OSWorld: the Bytebot model, e.g. {"provider":"anthropic","name":"claude-sonnet-4","title":"Claude Sonnet 4"} (default: the first the stack offers)')
-    .addOption(new Option('--agent <kind>', 'WebShop agent').choices(['rule', 'llm']))
-    .option('--llm-base-url <url>', 'WebShop llm agent: OpenAI-compatible base URL (the key comes from LLM_API_KEY on the workers)')
-    .option('--llm-model <name>', 'WebShop llm agent: model name')
-    .option('--llm-temperature <t>', 'WebShop llm agent: sampling temperature', Number)
-    .addOption(new Option('--split <split>', 'WebShop goal split (default test)').choices(['test', 'eval', 'train']))
-    .option('--goals <ranges>', 'WebShop goal indexes, e.g. 0-499 or 0-9,20-29 (instead of --split)')
-    .option('--catalog <id>', 'WebShop catalog id (default: the latest imported)')
-    .addOption(new Option('--observation-mode <mode>', 'WebShop observation mode').choices(['text', 'text_rich']))
+    .addOption(parsedOption('--benchmark <name>', 'the benchmark (default: told by the flags or domains given)', undefined, names))
+    .addOption(parsedOption('--max-tasks <n>', 'at most this many tasks (default: all)', positiveInteger))
+    .addOption(parsedOption('--max-steps <n>', "step limit per task (default: the benchmark's)", positiveInteger))
     .option('--run-name <name>', 'a name for the run')
-    .option('--json', 'print the result as JSON')
-    .action(async (flags: EnqueueFlags) => {
-      const domains = splitList(flags.domain);
-      const benchmark = inferBenchmark(flags, domains);
-      // OSWorld input is checked before any service is touched.
-      const osworldPlan =
-        benchmark === 'osworld' ? await planOsworldRun({ ...flags, osworldDir: flags.osworldDir ?? (process.env.OSWORLD_DIR || undefined) }) : undefined;
-      await withSchedulerServices({ redis: true }, async ({ config, db, producer }) => {
-        const plan = osworldPlan ?? (await planWebshopRun(db, flags));
-        const progress = createProgressReporter('enqueue', plan.tasks.length, { quiet: flags.json === true });
-        const runId = await enqueueRun({ db, producer, codeVersion: config.codeVersion, onProgress: (done) => progress.update(done) }, plan);
-        progress.stop();
-        const domainCounts: Record<string, number> = {};
-        for (const task of plan.tasks) domainCounts[task.domain] = (domainCounts[task.domain] ?? 0) + 1;
-        if (flags.json) {
-          process.stdout.write(`${JSON.stringify({ runId, name: plan.name, benchmark: plan.benchmark, tasks: plan.tasks.length, domains: domainCounts })}\n`);
-        } else {
-          const domainText = Object.entries(domainCounts)
-            .map(([domain, n]) => `${domain} ${n}`)
-            .join(', ');
-          process.stdout.write(`${runId}\n`);
-          process.stderr.write(`enqueued ${plan.tasks.length} ${plan.benchmark} task(s) as run ${runId} (${plan.name}): ${domainText}\n`);
-        }
-      });
+    .option('--json', 'print the result as JSON');
+  // Benchmark flags are taken as typed and checked by the run's planning, whoever calls it.
+  for (const benchmark of registry.all) {
+    for (const flag of benchmark.enqueueFlags) {
+      const choices = flag.choices ? ` (${flag.choices.join(', ')})` : '';
+      command.option(flag.flags, `${flag.description}${choices}${flag.env ? ` (or ${flag.env})` : ''}`);
+    }
+  }
+  command.action(async (flags: EnqueueFlags) => {
+    const input = {
+      ...(flags.benchmark !== undefined ? { benchmark: flags.benchmark } : {}),
+      domains: splitList(flags.domain),
+      ...(flags.maxTasks !== undefined ? { maxTasks: flags.maxTasks } : {}),
+      ...(flags.maxSteps !== undefined ? { maxSteps: flags.maxSteps } : {}),
+      ...(flags.runName !== undefined ? { runName: flags.runName } : {}),
+      flags: benchmarkFlags(registry, flags, process.env),
+    };
+    await withSchedulerServices({ redis: true }, async ({ config, db, producer }) => {
+      const planned = await planRun(registry, input, { db, env: process.env });
+      const progress = createProgressReporter('enqueue', planned.tasks.length, { quiet: flags.json === true });
+      const runId = await enqueueRun({ db, producer, codeVersion: config.codeVersion, onProgress: (done) => progress.update(done) }, planned);
+      progress.stop();
+      const domainCounts: Record<string, number> = {};
+      for (const task of planned.tasks) domainCounts[task.domain] = (domainCounts[task.domain] ?? 0) + 1;
+      if (flags.json) {
+        process.stdout.write(`${JSON.stringify({ runId, name: planned.name, benchmark: planned.benchmark.name, tasks: planned.tasks.length, domains: domainCounts })}\n`);
+      } else {
+        const domainText = Object.entries(domainCounts)
+          .map(([domain, n]) => `${domain} ${n}`)
+          .join(', ');
+        process.stdout.write(`${runId}\n`);
+        process.stderr.write(`enqueued ${planned.tasks.length} ${planned.benchmark.name} task(s) as run ${runId} (${planned.name}): ${domainText}\n`);
+      }
     });
-}
-
-function positiveInt(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0) throw new Error(`expected a positive whole number, got "${value}"`);
-  return n;
+  });
 }

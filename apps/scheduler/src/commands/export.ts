@@ -1,30 +1,28 @@
 import type { Command } from 'commander';
-import { UsageError } from '@benchfleet/core';
+import type { BenchmarkRegistry } from '@benchfleet/benchmark-kit';
+import { exportFormats, exportRun } from '@benchfleet/runs';
 import { withSchedulerServices } from '../config.js';
-import { exportOsworldLogs } from '../osworld-export.js';
+import { createProgressReporter } from '../progress-reporter.js';
 
-const EXPORT_FORMATS = ['osworld-logs'] as const;
-
-export function registerExport(program: Command): void {
+export function registerExport(program: Command, registry: BenchmarkRegistry): void {
+  const formats = registry.all.flatMap((benchmark) => Object.entries(benchmark.exporters).map(([format, exporter]) => `${format} (${benchmark.name}): ${exporter.description}`));
   program
     .command('export <run>')
-    .description(
-      "write a run's results in another layout; osworld-logs: the original Bytebot OSWorld benchmark's directory " +
-        '(<task_id>/step_NNN.json, <task_id>/screenshots/step_NNN.png, <task_id>/result.json, final.json)',
-    )
-    .option('--format <format>', `one of ${EXPORT_FORMATS.join(', ')}`, 'osworld-logs')
-    .option('--out <dir>', 'directory to write (created if missing)', './osworld-logs')
-    .action(async (runId: string, flags: { format: string; out: string }) => {
-      if (!(EXPORT_FORMATS as readonly string[]).includes(flags.format)) {
-        throw new UsageError(`--format ${flags.format}: expected one of ${EXPORT_FORMATS.join(', ')}`);
-      }
+    .description(`write a run's results in another layout, all or nothing; ${formats.join('; ')}`)
+    .option('--format <format>', `one of ${exportFormats(registry).join(', ')} (default: the run's benchmark's first)`)
+    .option('--out <dir>', 'directory to write, replaced only once the export has succeeded (default: ./<format>)')
+    .action(async (runId: string, flags: { format?: string; out?: string }) => {
       await withSchedulerServices({ redis: false }, async ({ config, db }) => {
-        const report = await exportOsworldLogs(db, runId, flags.out, config.artifactSettings);
-        const { summary } = report.finalJson;
+        const progress = createProgressReporter(`export ${runId}`, 1);
+        const report = await exportRun({ db, registry, artifacts: config.artifactSettings }, runId, flags.format, flags.out, (done, total) => {
+          progress.setTotal(total);
+          progress.update(done);
+        });
+        progress.stop();
         process.stderr.write(
-          `run ${runId}: ${report.exported} task(s) written to ${report.outDir} ` +
-            `(${summary.completed} success, ${summary.failed} failed, ${summary.cancelled} cancelled, ${summary.errors} error)` +
-            `${report.unfinished > 0 ? `; ${report.unfinished} unfinished task(s) left out` : ''}\n`,
+          `run ${runId}: ${report.exported} task(s) written to ${report.outDir}` +
+            `${report.unfinished > 0 ? `; ${report.unfinished} unfinished task(s) left out` : ''}` +
+            `${report.problems.length > 0 ? `; ${report.problems.length} problem(s), listed in the export (first: ${report.problems[0]})` : ''}\n`,
         );
       });
     });

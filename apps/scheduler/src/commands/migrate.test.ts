@@ -34,7 +34,7 @@ describe('scheduler migrate', () => {
     const env = { ...process.env, DATABASE_URL: url };
     const first = await runCli('scheduler', ['migrate'], env);
     expect(first.code).toBe(0);
-    expect(first.stdout).toMatch(/^applied 2 migration\(s\)/);
+    expect(first.stdout).toMatch(/^applied 3 migration\(s\)/);
     const after = await relations();
     const tables = after.filter((r) => r.table_type === 'BASE TABLE').map((r) => r.table_name);
     const views = after.filter((r) => r.table_type === 'VIEW').map((r) => r.table_name);

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { extractOsworldDataset, writeOsworldDataset } from '@benchfleet/osworld';
-import { splitList } from '../run-planning.js';
+import { splitList } from '@benchfleet/runs';
 
 export function registerOsworldCommands(program: Command): void {
   const osworld = program.command('osworld').description('OSWorld dataset tools');

@@ -1,27 +1,28 @@
 import type { Command } from 'commander';
 import { TASK_STATUSES, UsageError, type TaskStatus } from '@benchfleet/core';
+import type { BenchmarkRegistry } from '@benchfleet/benchmark-kit';
 import { tasksRepository } from '@benchfleet/db';
+import { requeueTasks } from '@benchfleet/runs';
 import { requireRun, withSchedulerServices } from '../config.js';
-import { requeueTasks } from '../run-enqueuer.js';
 
-function requeue(runId: string, select: { includeFailed?: boolean; statuses?: TaskStatus[] }, verb: string): Promise<void> {
+function requeue(registry: BenchmarkRegistry, runId: string, select: { includeFailed?: boolean; statuses?: TaskStatus[] }, verb: string): Promise<void> {
   return withSchedulerServices({ redis: true }, async ({ db, producer }) => {
     const run = await requireRun(db, runId);
     const tasks = await tasksRepository(db).listForResume(runId, select);
-    const report = await requeueTasks({ db, producer }, runId, run.benchmark, tasks);
+    const report = await requeueTasks({ db, producer }, runId, registry.get(run.benchmark), tasks);
     process.stderr.write(
       `${verb} run ${runId}: ${report.requeued.length} task(s) re-enqueued, ${report.alreadyQueued.length} already queued, ${report.active.length} running now\n`,
     );
   });
 }
 
-export function registerResume(program: Command): void {
+export function registerResume(program: Command, registry: BenchmarkRegistry): void {
   program
     .command('resume <run>')
     .description('re-enqueue the tasks with no outcome or whose last attempt ended in an infrastructure error')
     .option('--include-failed', 'also re-run agent failures (failed, cancelled)')
     .action(async (runId: string, flags: { includeFailed?: boolean }) => {
-      await requeue(runId, { includeFailed: flags.includeFailed === true }, 'resumed');
+      await requeue(registry, runId, { includeFailed: flags.includeFailed === true }, 'resumed');
     });
 
   program
@@ -32,6 +33,6 @@ export function registerResume(program: Command): void {
       const statuses = flags.status.split(',').map((s) => s.trim());
       const bad = statuses.filter((s) => !(TASK_STATUSES as readonly string[]).includes(s));
       if (bad.length) throw new UsageError(`--status ${bad.join(',')}: expected one of ${TASK_STATUSES.join(', ')}`);
-      await requeue(runId, { statuses: statuses as TaskStatus[] }, 'retried');
+      await requeue(registry, runId, { statuses: statuses as TaskStatus[] }, 'retried');
     });
 }

@@ -1,42 +1,13 @@
 import type { Command } from 'commander';
 import { QueueEvents } from 'bullmq';
-import { UsageError } from '@benchfleet/core';
-import { runsRepository, type Database, type RunSummaryRow } from '@benchfleet/db';
-import { createRedisConnection, jobCatalog, JobProducer, type QueueName } from '@benchfleet/queue';
+import type { BenchmarkRegistry } from '@benchfleet/benchmark-kit';
+import type { Database } from '@benchfleet/db';
+import { createRedisConnection, type JobProducer } from '@benchfleet/queue';
+import { describeStatus, latestRunId, readRunStatus, type RunStatus } from '@benchfleet/runs';
 import { withSchedulerServices } from '../config.js';
 import { createProgressReporter } from '../progress-reporter.js';
 
-export interface RunStatus {
-  run: RunSummaryRow;
-  done: number;
-  pending: number;
-  etaSeconds: number | null;
-  queue: Record<string, number>;
-}
-
-async function latestRunId(db: Database): Promise<string> {
-  const [latest] = await runsRepository(db).list(1);
-  if (!latest) throw new UsageError('no runs yet: start one with `scheduler enqueue`');
-  return latest.run_id;
-}
-
-export async function readRunStatus(db: Database, producer: JobProducer, runId: string): Promise<RunStatus> {
-  const run = await runsRepository(db).summary(runId);
-  if (!run) throw new UsageError(`run ${runId} not found; \`scheduler runs\` lists the runs`);
-  const done = run.total - run.queued - run.running;
-  const queueName: QueueName = run.benchmark === 'osworld' ? jobCatalog['osworld-task'].queue : jobCatalog['webshop-episode'].queue;
-  const queue = await producer.counts(queueName);
-  const runRow = await runsRepository(db).get(runId);
-  const startedAt = runRow?.started_at?.getTime();
-  let etaSeconds: number | null = null;
-  if (startedAt && done > 0 && done < run.total) {
-    const rate = done / ((Date.now() - startedAt) / 1000);
-    etaSeconds = Math.round((run.total - done) / rate);
-  }
-  return { run, done, pending: run.total - done, etaSeconds, queue };
-}
-
-export function registerStatus(program: Command): void {
+export function registerStatus(program: Command, registry: BenchmarkRegistry): void {
   program
     .command('status [run]')
     .description('progress of a run (default: the latest): a live bar on a terminal, a snapshot with --json')
@@ -45,36 +16,31 @@ export function registerStatus(program: Command): void {
     .action(async (runArg: string | undefined, flags: { json?: boolean; follow?: boolean }) => {
       await withSchedulerServices({ redis: true }, async ({ config, db, producer }) => {
         const runId = runArg ?? (await latestRunId(db));
-        const first = await readRunStatus(db, producer, runId);
+        const first = await readRunStatus(db, producer, registry, runId);
         const follow = !flags.json && (flags.follow ?? process.stderr.isTTY === true);
         if (!follow) {
           if (flags.json) process.stdout.write(`${JSON.stringify(first)}\n`);
           else process.stdout.write(describeStatus(first));
           return;
         }
-        await followRun(db, producer, config.redisUrl, config.prefix, first);
-        process.stdout.write(describeStatus(await readRunStatus(db, producer, runId)));
+        await followRun(db, producer, registry, config.redisUrl, config.prefix, first);
+        process.stdout.write(describeStatus(await readRunStatus(db, producer, registry, runId)));
       });
     });
 }
 
-export function describeStatus(status: RunStatus): string {
-  const r = status.run;
-  return (
-    `${r.run_id} ${r.name} (${r.benchmark}, ${r.run_status}): ${status.done}/${r.total} done, ` +
-    `${r.queued} queued, ${r.running} running, ${r.succeeded} success, ${r.failed} failed, ${r.cancelled} cancelled, ${r.errors} errors` +
-    (r.avg_reward !== null && r.benchmark === 'webshop' ? `, mean reward ${r.avg_reward}` : '') +
-    (status.etaSeconds !== null ? `, eta ${status.etaSeconds}s` : '') +
-    '\n'
-  );
-}
-
 /** Refreshes from Postgres whenever QueueEvents reports a finished job, and every 2 s regardless. */
-export async function followRun(db: Database, producer: JobProducer, redisUrl: string, prefix: string, first: RunStatus): Promise<void> {
+export async function followRun(
+  db: Database,
+  producer: JobProducer,
+  registry: BenchmarkRegistry,
+  redisUrl: string,
+  prefix: string,
+  first: RunStatus,
+): Promise<void> {
   const runId = first.run.run_id;
-  const queueName = first.run.benchmark === 'osworld' ? 'osworld' : 'webshop';
   const connection = createRedisConnection(redisUrl, 'worker');
-  const events = new QueueEvents(queueName, { connection, prefix });
+  const events = new QueueEvents(first.queueName, { connection, prefix });
   events.on('error', () => undefined);
   const progress = createProgressReporter(runId, first.run.total, {
     format: `${first.run.name} [{bar}] {value}/{total} | running {running} | success {success} | eta {eta_formatted}`,
@@ -85,7 +51,7 @@ export async function followRun(db: Database, producer: JobProducer, redisUrl: s
     if (refreshing) return;
     refreshing = true;
     try {
-      latest = await readRunStatus(db, producer, runId);
+      latest = await readRunStatus(db, producer, registry, runId);
       progress.update(latest.done, { running: latest.run.running, success: latest.run.succeeded });
     } finally {
       refreshing = false;

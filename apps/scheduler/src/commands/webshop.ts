@@ -1,12 +1,19 @@
 import { Option, type Command } from 'commander';
 import { listenOn, UsageError } from '@benchfleet/core';
-import { loadStoreFromDatabase } from '@benchfleet/catalog-store';
+import {
+  DEFAULT_DOWNLOAD_BASE,
+  demoCatalogRequest,
+  downloadWebshopSmall,
+  fileCatalogRequest,
+  importWebshopCatalog,
+  loadStoreFromDatabase,
+  type CatalogImportRequest,
+  type GoalMode,
+} from '@benchfleet/webshop-benchmark';
 import { webshopCatalogRepository } from '@benchfleet/db';
 import { createStoreHttpServer, runFixtureFile, searchBm25FixtureRunner, storeFixtureRunners, webshopRewardFixtureRunners, type FixtureRunner } from '@benchfleet/webshop';
 import { loadSchedulerConfig, withSchedulerServices } from '../config.js';
 import { createProgressReporter } from '../progress-reporter.js';
-import { demoCatalogRequest, fileCatalogRequest, importWebshopCatalog, type CatalogImportRequest, type GoalMode } from '../webshop-catalog-import.js';
-import { DEFAULT_DOWNLOAD_BASE, downloadWebshopSmall } from '../webshop-download.js';
 
 interface ImportFlags {
   demo?: boolean;

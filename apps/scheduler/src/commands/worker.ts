@@ -1,11 +1,12 @@
 import type { Command } from 'commander';
 import { hostname } from 'node:os';
+import type { BenchmarkRegistry } from '@benchfleet/benchmark-kit';
 import { tasksRepository } from '@benchfleet/db';
-import { aggregateJobId, JobProducer, startWorkerProcess, watchLostJobs } from '@benchfleet/queue';
+import { AGGREGATE_QUEUE, aggregateJobId, aggregateRunJob, JobProducer, serve, startWorkerProcess, watchLostJobs } from '@benchfleet/queue';
 import { loadSchedulerConfig } from '../config.js';
 import { createAggregateRunHandler } from '../handlers/aggregate-run.js';
 
-export function registerWorker(program: Command): void {
+export function registerWorker(program: Command, registry: BenchmarkRegistry): void {
   program
     .command('worker')
     .description('serve the aggregate queue: summarise each run when its last task settles; give an outcome to tasks whose jobs BullMQ failed as lost')
@@ -18,7 +19,7 @@ export function registerWorker(program: Command): void {
       const running = await startWorkerProcess(
         {
           app: 'scheduler-worker',
-          queue: 'aggregate',
+          queue: AGGREGATE_QUEUE,
           databaseUrl: config.databaseUrl,
           redisUrl: config.redisUrl,
           prefix: config.prefix,
@@ -28,20 +29,20 @@ export function registerWorker(program: Command): void {
           logLevel: config.logLevel,
           ...(metricsPort ? { metricsPort: Number(metricsPort) } : {}),
         },
-        async ({ db }) => ({ 'aggregate-run': createAggregateRunHandler(db) }),
+        async ({ db }) => [serve(aggregateRunJob, createAggregateRunHandler(db, registry))],
       );
       const { logger } = running;
-      const producer = new JobProducer(config.redisUrl, config.prefix);
+      const producer = new JobProducer(config.redisUrl, config.prefix, 'worker');
       const tasks = tasksRepository(running.db);
       const watcher = await watchLostJobs({
         redisUrl: config.redisUrl,
         prefix: config.prefix,
-        queues: ['osworld', 'webshop'],
+        queues: registry.taskQueues,
         logger,
         onLost: async (lost) => {
           const { recorded, runSettled } = await tasks.failLost(lost.runId, lost.taskId, lost.reason);
           logger.warn({ run: lost.runId, task: lost.taskId, recorded, reason: lost.reason }, 'task job lost: recorded as an infrastructure error');
-          if (runSettled) await producer.enqueue('aggregate-run', { payload: { runId: lost.runId }, jobId: aggregateJobId(lost.runId) });
+          if (runSettled) await producer.enqueue(aggregateRunJob, { payload: { runId: lost.runId }, jobId: aggregateJobId(lost.runId) });
         },
       });
       await running.finished;

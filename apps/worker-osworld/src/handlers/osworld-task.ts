@@ -1,25 +1,9 @@
-import { z } from 'zod';
 import type { ArtifactStore } from '@benchfleet/artifacts';
-import type { Database } from '@benchfleet/db';
-import { runsRepository } from '@benchfleet/db';
-import { createTaskJobHandler, PermanentTaskError, type JobHandler, type TaskProcessorDeps } from '@benchfleet/queue';
-import { BytebotClient, cancelLeftoverTask, runOsworldEpisode, type BytebotModel } from '@benchfleet/osworld';
-
-const runConfigSchema = z.object({
-  max_steps: z.number().int().positive().default(100),
-  stall_timeout_seconds: z.number().positive().default(300),
-});
-
-const modelSchema = z.object({ provider: z.string(), name: z.string(), title: z.string() }).passthrough();
-
-interface RunSettings {
-  maxSteps: number;
-  stallTimeoutMs: number;
-  model: BytebotModel | undefined;
-}
+import { createBenchmarkTaskHandler } from '@benchfleet/benchmark-kit';
+import type { TaskProcessorDeps } from '@benchfleet/queue';
+import { BytebotClient, bytebotModelSchema, cancelLeftoverTask, osworldBenchmark, runOsworldEpisode, type BytebotModel } from '@benchfleet/osworld';
 
 export interface OsworldTaskHandlerDeps {
-  db: Database;
   taskDeps: TaskProcessorDeps;
   client: BytebotClient;
   artifacts: ArtifactStore;
@@ -27,25 +11,26 @@ export interface OsworldTaskHandlerDeps {
 }
 
 /** The `osworld-task` job: one OSWorld task on this worker's Bytebot stack. */
-export function createOsworldTaskHandler(deps: OsworldTaskHandlerDeps): JobHandler<'osworld-task'> {
-  const runSettings = new Map<string, RunSettings>();
-  const settingsOf = async (runId: string): Promise<RunSettings> => {
-    const cached = runSettings.get(runId);
-    if (cached) return cached;
-    const run = await runsRepository(deps.db).get(runId);
-    if (!run) throw new PermanentTaskError(`run ${runId} does not exist`);
-    const config = runConfigSchema.parse(run.config);
-    const model = run.model ? (modelSchema.parse(run.model) as BytebotModel) : undefined;
-    const settings = { maxSteps: config.max_steps, stallTimeoutMs: config.stall_timeout_seconds * 1000, model };
-    runSettings.set(runId, settings);
-    return settings;
+export function createOsworldTaskHandler(deps: OsworldTaskHandlerDeps) {
+  // Without a model on the run, the stack's first model, asked once per run as the original does.
+  const stackModels = new Map<string, Promise<BytebotModel>>();
+  const modelOf = (runId: string, given: unknown, signal: AbortSignal): Promise<BytebotModel> => {
+    const parsed = bytebotModelSchema.safeParse(given);
+    if (parsed.success) return Promise.resolve(parsed.data);
+    let asked = stackModels.get(runId);
+    if (!asked) {
+      asked = deps.client.resolveModel(undefined, { signal });
+      asked.catch(() => stackModels.delete(runId));
+      stackModels.set(runId, asked);
+    }
+    return asked;
   };
 
-  return createTaskJobHandler<'osworld-task'>(deps.taskDeps, async (context) => {
-    const { runId, taskId } = context.job.payload;
-    const settings = await settingsOf(runId);
-    // Without a model on the run, the stack's first model, asked once per run as the original does.
-    settings.model ??= await deps.client.resolveModel(undefined, { signal: context.signal });
+  return createBenchmarkTaskHandler(osworldBenchmark, deps.taskDeps, async (context) => {
+    const { run, config } = context;
+    const runId = run.id;
+    const taskId = context.task.task_id;
+    const model = await modelOf(runId, run.model, context.signal);
     if (context.previousExternalId) {
       const leftover = await cancelLeftoverTask(deps.client, context.previousExternalId, { signal: context.signal });
       context.logger.info({ bytebotTask: context.previousExternalId, leftover }, 'cancelled the task an earlier attempt left behind');
@@ -53,9 +38,9 @@ export function createOsworldTaskHandler(deps: OsworldTaskHandlerDeps): JobHandl
     const outcome = await runOsworldEpisode({
       client: deps.client,
       task: { task_id: taskId, instruction: context.task.instruction },
-      ...(settings.model ? { model: settings.model } : {}),
-      maxSteps: settings.maxSteps,
-      stallTimeoutMs: settings.stallTimeoutMs,
+      model,
+      maxSteps: config.max_steps,
+      stallTimeoutMs: config.stall_timeout_seconds * 1000,
       signal: context.signal,
       events: deps.events,
       logger: context.logger,
@@ -87,13 +72,15 @@ export function createOsworldTaskHandler(deps: OsworldTaskHandlerDeps): JobHandl
       answer: outcome.answer,
       error: outcome.error_message,
       externalId: outcome.bytebot_task_id || null,
+      // Bytebot reports no tokens, so the cost of an OSWorld task is not known.
+      costUsd: null,
       result: {
         bytebot_task_id: outcome.bytebot_task_id,
         start_time: outcome.start_time,
         end_time: outcome.end_time,
         duration_seconds: outcome.duration_seconds,
         stop_reason: outcome.stop_reason,
-        model: settings.model,
+        model,
       },
     };
   });

@@ -1,25 +1,11 @@
-import { z } from 'zod';
-import { runsRepository, type Database } from '@benchfleet/db';
-import { createAgent, type AgentRuntime, type WebshopAgent } from '@benchfleet/agents';
-import { createTaskJobHandler, PermanentTaskError, type JobHandler, type TaskProcessorDeps } from '@benchfleet/queue';
-import type { StoreCache } from '@benchfleet/catalog-store';
-import { runWebshopEpisode } from '../webshop-episode-runner.js';
-
-const runConfigSchema = z.object({
-  catalog_id: z.string(),
-  max_steps: z.number().int().positive().default(15),
-  observation_mode: z.enum(['text', 'text_rich']).default('text'),
-});
-
-interface RunSettings {
-  catalogId: string;
-  maxSteps: number;
-  observationMode: 'text' | 'text_rich';
-  agent: WebshopAgent;
-}
+import { PermanentError, errorMessage } from '@benchfleet/core';
+import { createBenchmarkTaskHandler } from '@benchfleet/benchmark-kit';
+import type { TaskProcessorDeps } from '@benchfleet/queue';
+import { runWebshopEpisode } from '@benchfleet/webshop';
+import { createAgent, type AgentRuntime, type WebshopAgent } from '@benchfleet/webshop-agents';
+import { webshopBenchmark, type StoreCache } from '@benchfleet/webshop-benchmark';
 
 export interface WebshopEpisodeHandlerDeps {
-  db: Database;
   taskDeps: TaskProcessorDeps;
   stores: StoreCache;
   /** The API key and price table: from this worker's environment, never from the job. */
@@ -27,40 +13,31 @@ export interface WebshopEpisodeHandlerDeps {
 }
 
 /** The `webshop-episode` job: one goal played by the run's agent on the shared store. */
-export function createWebshopEpisodeHandler(deps: WebshopEpisodeHandlerDeps): JobHandler<'webshop-episode'> {
-  const runSettings = new Map<string, Promise<RunSettings>>();
-  const settingsOf = (runId: string): Promise<RunSettings> => {
-    let settings = runSettings.get(runId);
-    if (!settings) {
-      settings = (async () => {
-        const run = await runsRepository(deps.db).get(runId);
-        if (!run) throw new PermanentTaskError(`run ${runId} does not exist`);
-        const config = runConfigSchema.safeParse(run.config);
-        if (!config.success) throw new PermanentTaskError(`run ${runId} has an invalid WebShop config: ${config.error.message}`);
-        let agent: WebshopAgent;
-        try {
-          agent = createAgent(run.agent ?? { kind: 'rule' }, deps.agentRuntime);
-        } catch (error) {
-          throw new PermanentTaskError(`run ${runId} has an invalid agent config: ${(error as Error).message}`);
-        }
-        return { catalogId: config.data.catalog_id, maxSteps: config.data.max_steps, observationMode: config.data.observation_mode, agent };
-      })();
-      settings.catch(() => runSettings.delete(runId));
-      runSettings.set(runId, settings);
+export function createWebshopEpisodeHandler(deps: WebshopEpisodeHandlerDeps) {
+  const agents = new Map<string, WebshopAgent>();
+  const agentOf = (runId: string, config: unknown): WebshopAgent => {
+    let agent = agents.get(runId);
+    if (!agent) {
+      try {
+        agent = createAgent(config ?? { kind: 'rule' }, deps.agentRuntime);
+      } catch (error) {
+        throw new PermanentError(`run ${runId} has an invalid agent config: ${errorMessage(error)}`);
+      }
+      agents.set(runId, agent);
     }
-    return settings;
+    return agent;
   };
 
-  return createTaskJobHandler<'webshop-episode'>(deps.taskDeps, async (context) => {
-    const { runId, goalIndex } = context.job.payload;
-    const settings = await settingsOf(runId);
-    const { store } = await deps.stores.get(settings.catalogId);
+  return createBenchmarkTaskHandler(webshopBenchmark, deps.taskDeps, async (context) => {
+    const { config, spec, run } = context;
+    const agent = agentOf(run.id, run.agent);
+    const { store } = await deps.stores.get(config.catalog_id);
     const result = await runWebshopEpisode({
       store,
-      agent: settings.agent,
-      goalIndex,
-      maxSteps: settings.maxSteps,
-      observationMode: settings.observationMode,
+      agent,
+      goalIndex: spec.goal_index,
+      maxSteps: config.max_steps,
+      observationMode: config.observation_mode,
       signal: context.signal,
       onStep: (step) =>
         context.recordStep({
@@ -83,16 +60,16 @@ export function createWebshopEpisodeHandler(deps: WebshopEpisodeHandlerDeps): Jo
       tokensIn: result.tokensIn,
       tokensOut: result.tokensOut,
       costUsd: result.costUsd,
-      error: result.stopReason === 'step_limit' ? `step limit of ${settings.maxSteps} reached without buying` : null,
+      error: result.stopReason === 'step_limit' ? `step limit of ${config.max_steps} reached without buying` : null,
       result: {
-        goal_index: goalIndex,
+        goal_index: spec.goal_index,
         stop_reason: result.stopReason,
         purchased_asin: result.purchase?.asin ?? null,
         purchased_options: result.purchase?.options ?? null,
         price: result.purchase?.price ?? null,
         reward_info: result.purchase?.rewardInfo ?? null,
         invalid_steps: result.invalidSteps,
-        agent: settings.agent.name,
+        agent: agent.name,
       },
     };
   });

@@ -23,9 +23,10 @@ export interface LlmAgentOptions {
 
 const MAX_REPLY_CHARS_IN_HISTORY = 2000;
 
-export function costUsd(priceTable: PriceTable | undefined, model: string, tokensIn: number, tokensOut: number): number {
+/** The cost of a call; null when tokens were used and the model has no price (unknown, not free). */
+export function costUsd(priceTable: PriceTable | undefined, model: string, tokensIn: number, tokensOut: number): number | null {
   const price = priceTable?.[model];
-  if (price === undefined) return 0;
+  if (price === undefined) return tokensIn + tokensOut === 0 ? 0 : null;
   return (tokensIn * price.inputUsdPerMillion + tokensOut * price.outputUsdPerMillion) / 1_000_000;
 }
 

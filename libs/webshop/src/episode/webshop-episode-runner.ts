@@ -1,5 +1,5 @@
-import { Episode, type ObservationMode, type Store } from '@benchfleet/webshop';
-import type { AgentDecision, WebshopAgent } from '@benchfleet/agents';
+import type { AgentDecision, WebshopAgent } from '@benchfleet/webshop-agents';
+import { Episode, type ObservationMode, type Store } from '../store/index.js';
 
 export interface EpisodeStepRecord {
   step: number;
@@ -20,7 +20,8 @@ export interface EpisodeResult {
   purchase: { asin: string; options: Record<string, string>; price: number; rewardInfo: Record<string, unknown> } | null;
   tokensIn: number;
   tokensOut: number;
-  costUsd: number;
+  /** null when a decision's cost was not known (no price for its model). */
+  costUsd: number | null;
   invalidSteps: number;
 }
 
@@ -42,7 +43,7 @@ export async function runWebshopEpisode(options: RunWebshopEpisodeOptions): Prom
   const episode = new Episode(options.store, { observationMode: options.observationMode ?? 'text' });
   let observation = episode.reset(options.goalIndex).observation;
   const agentEpisode = options.agent.start({ instruction: episode.instructionText, signal: options.signal });
-  const totals = { tokensIn: 0, tokensOut: 0, costUsd: 0, invalid: 0 };
+  const totals: { tokensIn: number; tokensOut: number; costUsd: number | null; invalid: number } = { tokensIn: 0, tokensOut: 0, costUsd: 0, invalid: 0 };
   for (let step = 1; step <= options.maxSteps; step += 1) {
     options.signal.throwIfAborted();
     const available = episode.availableActions();
@@ -53,7 +54,7 @@ export async function runWebshopEpisode(options: RunWebshopEpisodeOptions): Prom
     });
     totals.tokensIn += decision.tokensIn;
     totals.tokensOut += decision.tokensOut;
-    totals.costUsd += decision.costUsd;
+    totals.costUsd = totals.costUsd === null || decision.costUsd === null ? null : totals.costUsd + decision.costUsd;
     let reward = 0;
     let done = false;
     let purchase: EpisodeResult['purchase'] = null;

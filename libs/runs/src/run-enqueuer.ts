@@ -1,25 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { newRunId, type Benchmark } from '@benchfleet/core';
+import { newRunId } from '@benchfleet/core';
+import type { AnyBenchmark } from '@benchfleet/benchmark-kit';
 import { runsRepository, tasksRepository, type Database, type Task } from '@benchfleet/db';
-import { jobCatalog, taskJobId, type JobProducer } from '@benchfleet/queue';
-
-export interface PlannedTask {
-  taskId: string;
-  domain: string;
-  instruction: string;
-  spec: Record<string, unknown>;
-  /** WebShop only: the goal the episode plays. */
-  goalIndex?: number;
-}
-
-export interface RunPlan {
-  benchmark: Benchmark;
-  name: string;
-  config: Record<string, unknown>;
-  model: Record<string, unknown> | null;
-  agent: Record<string, unknown> | null;
-  tasks: PlannedTask[];
-}
+import { taskJobId, type JobProducer } from '@benchfleet/queue';
+import type { PlannedRun } from './run-planning.js';
 
 export interface EnqueueDeps {
   db: Database;
@@ -28,8 +12,6 @@ export interface EnqueueDeps {
   /** BENCHFLEET_CODE_VERSION, when set. */
   codeVersion?: string;
 }
-
-const JOB_OF_BENCHMARK = { osworld: 'osworld-task', webshop: 'webshop-episode' } as const;
 
 /** What this code is, recorded on every run: the configured version, else the git commit. */
 export function codeVersion(configured?: string): string {
@@ -41,33 +23,28 @@ export function codeVersion(configured?: string): string {
   }
 }
 
-function jobItems(runId: string, benchmark: Benchmark, tasks: Array<{ taskId: string; goalIndex?: number }>) {
-  return tasks.map((task) => ({
-    jobId: taskJobId(runId, task.taskId),
-    payload:
-      benchmark === 'webshop'
-        ? { runId, taskId: task.taskId, goalIndex: task.goalIndex ?? Number.NaN }
-        : { runId, taskId: task.taskId },
-  }));
+function jobItems(runId: string, taskIds: readonly string[]) {
+  return taskIds.map((taskId) => ({ jobId: taskJobId(runId, taskId), payload: { runId, taskId } }));
 }
 
 /**
  * Postgres first (run and task rows in one transaction), then the jobs. If adding jobs fails, the
  * jobs already added and the rows are removed again: a failed enqueue leaves nothing behind.
  */
-export async function enqueueRun(deps: EnqueueDeps, plan: RunPlan, runId = newRunId()): Promise<string> {
+export async function enqueueRun(deps: EnqueueDeps, planned: PlannedRun, runId = newRunId()): Promise<string> {
   const runs = runsRepository(deps.db);
+  const { benchmark } = planned;
   await runs.createWithTasks({
     run: {
       id: runId,
-      name: plan.name,
-      benchmark: plan.benchmark,
-      config: JSON.stringify(plan.config),
-      model: plan.model ? JSON.stringify(plan.model) : null,
-      agent: plan.agent ? JSON.stringify(plan.agent) : null,
+      name: planned.name,
+      benchmark: benchmark.name,
+      config: JSON.stringify(planned.config),
+      model: planned.model ? JSON.stringify(planned.model) : null,
+      agent: planned.agent ? JSON.stringify(planned.agent) : null,
       code_version: codeVersion(deps.codeVersion),
     },
-    tasks: plan.tasks.map((task, seq) => ({
+    tasks: planned.tasks.map((task, seq) => ({
       task_id: task.taskId,
       seq,
       domain: task.domain,
@@ -75,14 +52,16 @@ export async function enqueueRun(deps: EnqueueDeps, plan: RunPlan, runId = newRu
       spec: JSON.stringify(task.spec),
     })),
   });
-  const jobName = JOB_OF_BENCHMARK[plan.benchmark];
-  const items = jobItems(runId, plan.benchmark, plan.tasks);
+  const items = jobItems(
+    runId,
+    planned.tasks.map((task) => task.taskId),
+  );
   try {
-    await deps.producer.enqueueBulk(jobName, items as never, (done) => deps.onProgress?.(done, items.length));
+    await deps.producer.enqueueBulk(benchmark.job, items, (done) => deps.onProgress?.(done, items.length));
   } catch (error) {
     await deps.producer
       .removeJobs(
-        jobCatalog[jobName].queue,
+        benchmark.job.queue,
         items.map((item) => item.jobId),
       )
       .catch(() => undefined);
@@ -102,9 +81,8 @@ export interface RequeueReport {
  * Puts tasks back on the queue: a job that is waiting or running is left alone; a finished or
  * failed one is replaced (its deterministic id would otherwise be ignored by BullMQ).
  */
-export async function requeueTasks(deps: EnqueueDeps, runId: string, benchmark: Benchmark, tasks: Task[]): Promise<RequeueReport> {
-  const jobName = JOB_OF_BENCHMARK[benchmark];
-  const queue = deps.producer.queue(jobCatalog[jobName].queue);
+export async function requeueTasks(deps: EnqueueDeps, runId: string, benchmark: AnyBenchmark, tasks: Task[]): Promise<RequeueReport> {
+  const queue = deps.producer.queue(benchmark.job.queue);
   const report: RequeueReport = { requeued: [], alreadyQueued: [], active: [] };
   const toAdd: Task[] = [];
   for (const task of tasks) {
@@ -125,10 +103,9 @@ export async function requeueTasks(deps: EnqueueDeps, runId: string, benchmark: 
   if (toAdd.length > 0) await runsRepository(deps.db).markQueued(runId);
   const items = jobItems(
     runId,
-    benchmark,
-    toAdd.map((task) => ({ taskId: task.task_id, goalIndex: Number(task.spec.goal_index) })),
+    toAdd.map((task) => task.task_id),
   );
-  await deps.producer.enqueueBulk(jobName, items as never, (done) => deps.onProgress?.(done, items.length));
+  await deps.producer.enqueueBulk(benchmark.job, items, (done) => deps.onProgress?.(done, items.length));
   report.requeued = toAdd.map((task) => task.task_id);
   return report;
 }

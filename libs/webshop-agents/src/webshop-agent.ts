@@ -38,7 +38,8 @@ export interface AgentDecision {
   readonly thought?: string;
   readonly tokensIn: number;
   readonly tokensOut: number;
-  readonly costUsd: number;
+  /** null when tokens were used and their price is not known. */
+  readonly costUsd: number | null;
   /** Wall time of the decision, retries and backoff included. */
   readonly latencyMs: number;
   /** HTTP requests made for this decision, retries included (LLM agents only). */

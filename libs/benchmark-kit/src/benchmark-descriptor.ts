@@ -1,0 +1,127 @@
+import type { z } from 'zod';
+import type { ArtifactSettings } from '@benchfleet/artifacts';
+import type { Database, Run, Task } from '@benchfleet/db';
+import type { TaskJobDefinition } from '@benchfleet/queue';
+import type { RunSummary } from './run-summary.js';
+
+/** A flag of `scheduler enqueue` that a benchmark reads. */
+export interface EnqueueFlag {
+  /** In commander's syntax: `--split <split>`, `--llm-temperature <t>`, `--no-llm-check`. */
+  readonly flags: string;
+  readonly description: string;
+  readonly choices?: readonly string[];
+  /**
+   * Turns the text the user typed into a value; throws an Error whose message says what is
+   * expected (the CLI adds the flag and the value). Default: the text as it is.
+   */
+  readonly parse?: (text: string) => unknown;
+  /** Read when the flag is not given. */
+  readonly env?: string;
+}
+
+/** What `scheduler enqueue` hands a benchmark to plan a run from. */
+export interface PlanInput {
+  /** `--domain`, split at commas. */
+  readonly domains: readonly string[];
+  readonly maxTasks?: number;
+  readonly maxSteps?: number;
+  readonly runName?: string;
+  /** This benchmark's own flags, by commander's attribute name (`--llm-base-url` → `llmBaseUrl`). */
+  readonly flags: Readonly<Record<string, unknown>>;
+}
+
+export interface PlanContext {
+  readonly db: Database;
+  readonly env: NodeJS.ProcessEnv;
+}
+
+export interface PlannedTask<Spec> {
+  readonly taskId: string;
+  readonly domain: string;
+  readonly instruction: string;
+  readonly spec: Spec;
+}
+
+export interface RunPlan<ConfigInput, Spec> {
+  readonly name: string;
+  /** Parsed by the benchmark's run-config schema before it is stored: defaults are added there. */
+  readonly config: ConfigInput;
+  readonly model: Record<string, unknown> | null;
+  readonly agent: Record<string, unknown> | null;
+  readonly tasks: readonly PlannedTask<Spec>[];
+}
+
+export interface ExportContext<Config> {
+  readonly db: Database;
+  readonly run: Run;
+  readonly config: Config;
+  /** The run's summary, computed from the rows just now. */
+  readonly summary: RunSummary;
+  /** A fresh directory to write into; it becomes the output directory only if the export succeeds. */
+  readonly dir: string;
+  readonly artifacts: ArtifactSettings;
+  progress(done: number, total: number): void;
+}
+
+export interface ExportReport {
+  /** Tasks written. */
+  readonly exported: number;
+  /** Tasks left out because they have no outcome yet. */
+  readonly unfinished: number;
+  /** Things that could not be exported (a screenshot missing from the artifact store); each is also written into the export. */
+  readonly problems: readonly string[];
+}
+
+export interface RunExporter<Config> {
+  readonly description: string;
+  write(context: ExportContext<Config>): Promise<ExportReport>;
+}
+
+/**
+ * Everything the fleet knows about one benchmark, in one place: defined in the benchmark's own
+ * lib and registered once. The scheduler, the job catalog, status, cancel, the reconciler and the
+ * aggregation iterate the registry and never ask which benchmark a run is.
+ */
+export interface BenchmarkDescriptor<Config = unknown, ConfigInput = unknown, Spec = unknown, Result = unknown> {
+  /** Stored in `runs.benchmark`; never renamed. Lower-case letters, digits and `-`. */
+  readonly name: string;
+  readonly title: string;
+  /** Its task job: queue, job name, retries, deadline (persisted in Redis: never renamed). */
+  readonly job: TaskJobDefinition;
+  /** Owns `runs.config`: written through it at enqueue, read through it by workers and exports. Its defaults are the only ones. */
+  readonly runConfig: z.ZodType<Config, ConfigInput>;
+  /** Owns `tasks.spec`. */
+  readonly taskSpec: z.ZodType<Spec>;
+  /** Owns `tasks.result`, what an episode records beside the outcome. */
+  readonly taskResult: z.ZodType<Result>;
+  /** What counts as a success, said so that nobody mistakes it for another benchmark's score. */
+  readonly success: { readonly label: string; readonly meaning: string };
+  /** Whether a task's reward says more than its success (WebShop's partial rewards do). */
+  readonly rewardIsPartial: boolean;
+  readonly enqueueFlags: readonly EnqueueFlag[];
+  /**
+   * The domains `--domain` may name, and where they come from (WebShop: "catalog demo"); tells the
+   * benchmark of a run from `--domain` alone.
+   */
+  domains(context: PlanContext): Promise<{ readonly names: readonly string[]; readonly source?: string }>;
+  /** Turns CLI input into tasks; bad input is a UsageError naming the flag, the value and the fix. */
+  plan(input: PlanInput, context: PlanContext): Promise<RunPlan<ConfigInput, Spec>>;
+  /** Checks made once at enqueue, before anything is written (an LLM endpoint that answers). */
+  preflight?(config: Config, context: PlanContext): Promise<void>;
+  /** The benchmark's own numbers for the run summary, from its settled tasks. */
+  scores?(tasks: readonly Task[]): Record<string, number>;
+  readonly exporters: Readonly<Record<string, RunExporter<Config>>>;
+}
+
+/**
+ * A descriptor whatever its types, as registries and the code that iterates them hold it: shared
+ * code only passes values between a descriptor's own schema and its own functions.
+ */
+export type AnyBenchmark = BenchmarkDescriptor<unknown, unknown, unknown, unknown>;
+
+/** Checks a descriptor's types where it is written: `export const x = defineBenchmark({...})`. */
+export function defineBenchmark<Config, ConfigInput, Spec, Result>(
+  descriptor: BenchmarkDescriptor<Config, ConfigInput, Spec, Result>,
+): BenchmarkDescriptor<Config, ConfigInput, Spec, Result> {
+  return descriptor;
+}

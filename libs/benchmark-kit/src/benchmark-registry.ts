@@ -1,0 +1,62 @@
+import { AGGREGATE_QUEUE } from '@benchfleet/queue';
+import type { AnyBenchmark } from './benchmark-descriptor.js';
+
+/** Names a run's benchmark that this build of the fleet does not know. */
+export class UnknownBenchmarkError extends Error {
+  override readonly name = 'UnknownBenchmarkError';
+}
+
+/** The benchmarks a fleet runs; shared code iterates it instead of naming any benchmark. */
+export interface BenchmarkRegistry {
+  readonly all: readonly AnyBenchmark[];
+  find(name: string): AnyBenchmark | undefined;
+  /** The benchmark of that name, or an UnknownBenchmarkError listing the known ones. */
+  get(name: string): AnyBenchmark;
+  /** Every task queue, in registration order. */
+  readonly taskQueues: readonly string[];
+}
+
+/** `--llm-base-url <url>` → `--llm-base-url`; `--no-llm-check` → `--llm-check`. */
+export function longFlag(flags: string): string {
+  return flags.split(/[ ,<[]/).find((part) => part.startsWith('--'))?.replace(/^--no-/, '--') ?? flags;
+}
+
+/** The attribute commander stores a flag's value under: `--llm-base-url` → `llmBaseUrl`. */
+export function flagAttribute(flags: string): string {
+  return longFlag(flags)
+    .slice(2)
+    .replace(/-([a-z0-9])/g, (_, letter: string) => letter.toUpperCase());
+}
+
+/** Refuses two benchmarks sharing a name, a queue, a job name or a flag. */
+export function createBenchmarkRegistry(benchmarks: readonly AnyBenchmark[]): BenchmarkRegistry {
+  const problems: string[] = [];
+  const seen = { name: new Set<string>(), queue: new Set<string>([AGGREGATE_QUEUE]), job: new Set<string>(), flag: new Map<string, string>() };
+  for (const benchmark of benchmarks) {
+    if (!/^[a-z][a-z0-9-]*$/.test(benchmark.name)) problems.push(`benchmark name ${JSON.stringify(benchmark.name)}: lower-case letters, digits and - only`);
+    if (seen.name.has(benchmark.name)) problems.push(`two benchmarks named ${benchmark.name}`);
+    if (seen.queue.has(benchmark.job.queue)) problems.push(`queue ${benchmark.job.queue} of ${benchmark.name} is taken`);
+    if (seen.job.has(benchmark.job.name)) problems.push(`job ${benchmark.job.name} of ${benchmark.name} is taken`);
+    seen.name.add(benchmark.name);
+    seen.queue.add(benchmark.job.queue);
+    seen.job.add(benchmark.job.name);
+    for (const flag of benchmark.enqueueFlags) {
+      const long = longFlag(flag.flags);
+      const owner = seen.flag.get(long);
+      if (owner) problems.push(`flag ${long} of ${benchmark.name} is ${owner}'s already`);
+      seen.flag.set(long, benchmark.name);
+    }
+  }
+  if (problems.length) throw new Error(`benchmark registry: ${problems.join('; ')}`);
+  const byName = new Map(benchmarks.map((benchmark) => [benchmark.name, benchmark]));
+  return {
+    all: benchmarks,
+    find: (name) => byName.get(name),
+    get(name) {
+      const found = byName.get(name);
+      if (!found) throw new UnknownBenchmarkError(`benchmark ${name} is not known to this build (known: ${[...byName.keys()].join(', ')})`);
+      return found;
+    },
+    taskQueues: benchmarks.map((benchmark) => benchmark.job.queue),
+  };
+}

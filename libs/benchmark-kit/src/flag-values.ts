@@ -1,0 +1,26 @@
+// Parsers of flag values for `EnqueueFlag.parse`: each throws a message that says what is expected.
+
+export function positiveInteger(text: string): number {
+  const value = Number(text);
+  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(value) || value <= 0) throw new Error('expected a positive whole number, e.g. 10');
+  return value;
+}
+
+export function numberBetween(min: number, max: number): (text: string) => number {
+  return (text) => {
+    const value = Number(text);
+    if (text.trim() === '' || !Number.isFinite(value) || value < min || value > max) throw new Error(`expected a number from ${min} to ${max}`);
+    return value;
+  };
+}
+
+export function httpUrl(text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new Error('expected an http(s) URL, e.g. http://localhost:8000/v1');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('expected an http(s) URL, e.g. http://localhost:8000/v1');
+  return text;
+}

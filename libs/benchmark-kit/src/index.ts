@@ -1,0 +1,7 @@
+export * from './benchmark-descriptor.js';
+export * from './benchmark-registry.js';
+export * from './benchmark-task-handler.js';
+export * from './run-summary.js';
+export * from './owned-json.js';
+export * from './flag-values.js';
+export * from './run-numbers.js';

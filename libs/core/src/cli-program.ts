@@ -1,0 +1,36 @@
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError } from 'commander';
+import { failAndExit } from './cli-exit.js';
+
+/** The version in the repository's package.json, for `--version`. */
+export const BENCHFLEET_VERSION: string = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+/**
+ * A CLI's root command: `--version`, and commander's own usage errors (unknown option, bad choice,
+ * a value its parser refused) printed as one line like every other error, `<name>: <problem>`,
+ * with exit code 2. Subcommands made with `.command()` inherit both.
+ */
+export function createCliProgram(name: string, description: string): Command {
+  return new Command(name)
+    .description(description)
+    .version(BENCHFLEET_VERSION, '-V, --version')
+    .configureOutput({
+      outputError: (text, write) => {
+        const problem = text.replace(/^error: /, '').trim();
+        const hint = /^(unknown|too many)/.test(problem) ? `; \`${name} --help\` lists what it takes` : '';
+        write(`${name}: ${problem}${hint}\n`);
+      },
+    })
+    .exitOverride();
+}
+
+/** Runs the program; any error ends the process with one line and exit code 2 (usage) or 1. */
+export async function runCliProgram(program: Command, argv: readonly string[]): Promise<void> {
+  try {
+    await program.parseAsync([...argv]);
+  } catch (error) {
+    // commander has printed its message already; --help and --version end here with code 0.
+    if (error instanceof CommanderError) process.exit(error.exitCode === 0 ? 0 : 2);
+    failAndExit(program.name(), error, process.env.BENCHFLEET_DEBUG === '1');
+  }
+}

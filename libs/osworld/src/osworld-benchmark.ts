@@ -1,0 +1,116 @@
+import { existsSync } from 'node:fs';
+import { z } from 'zod';
+import { UsageError } from '@benchfleet/core';
+import { defineBenchmark, positiveInteger } from '@benchfleet/benchmark-kit';
+import { defineTaskJob } from '@benchfleet/queue';
+import { osworldTaskSchema } from './osworld-dataset.js';
+import { loadOsworldDataset } from './osworld-dataset-loading.js';
+import { osworldLogsExporter } from './osworld-logs-export.js';
+import { osworldRunConfigSchema, osworldTaskResultSchema } from './osworld-run-config.js';
+
+/** OSWorld's domains; a `--domain` among them makes a run an OSWorld run. */
+export const OSWORLD_DOMAINS = [
+  'chrome',
+  'gimp',
+  'libreoffice_calc',
+  'libreoffice_impress',
+  'libreoffice_writer',
+  'multi_apps',
+  'os',
+  'thunderbird',
+  'vlc',
+  'vs_code',
+] as const;
+
+/** The model Bytebot is asked to use, in the shape its API takes. */
+const modelFlagSchema = z
+  .object({
+    provider: z.string().min(1),
+    name: z.string().min(1),
+    title: z.string().min(1),
+    contextWindow: z.number().int().positive().optional(),
+  })
+  .strict();
+
+const MODEL_EXAMPLE = `'{"provider":"anthropic","name":"claude-sonnet-4","title":"Claude Sonnet 4"}'`;
+
+function parseModelFlag(text: string): z.output<typeof modelFlagSchema> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new Error(`expected JSON such as ${MODEL_EXAMPLE}`);
+  }
+  const parsed = modelFlagSchema.safeParse(value);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => {
+      const field = issue.path.join('.');
+      if (issue.code === 'invalid_type' && field === '') return 'expected a JSON object';
+      if (issue.code === 'invalid_type' && issue.input === undefined) return `missing field "${field}"`;
+      if (issue.code === 'unrecognized_keys') return `unknown field(s) ${issue.keys.join(', ')}`;
+      return `${field}: ${issue.message}`;
+    });
+    throw new Error(`${problems.join('; ')}; expected ${MODEL_EXAMPLE}`);
+  }
+  return parsed.data;
+}
+
+function defaultSource(env: NodeJS.ProcessEnv): string {
+  const found = [env.OSWORLD_DIR, '../shared/osworld/evaluation_examples', './osworld/evaluation_examples'].find((candidate) => candidate && existsSync(candidate));
+  if (!found) {
+    throw new UsageError('no OSWorld tasks found: pass --dataset FILE (from `scheduler osworld extract`) or --osworld-dir DIR, or set OSWORLD_DIR');
+  }
+  return found;
+}
+
+/**
+ * OSWorld desktop tasks, each run by the Bytebot agent of one worker's stack with the original
+ * Bytebot OSWorld scripts' semantics. Success is what the agent reports (COMPLETED): OSWorld's
+ * evaluators, which grade the desktop's final state, are not run.
+ */
+export const osworldBenchmark = defineBenchmark({
+  name: 'osworld',
+  title: 'OSWorld (Bytebot)',
+  // Infra faults (a dead stack, Postgres down) are retried slowly: a stack restart takes minutes.
+  job: defineTaskJob({ name: 'osworld-task', queue: 'osworld', attempts: 4, backoff: { type: 'exponential', delay: 30_000 }, deadlineMs: 3 * 60 * 60 * 1000 }),
+  runConfig: osworldRunConfigSchema,
+  taskSpec: osworldTaskSchema,
+  taskResult: osworldTaskResultSchema,
+  success: {
+    label: 'agent-reported success',
+    meaning: "the Bytebot agent reported the task COMPLETED; OSWorld's graded evaluation of the desktop is not run",
+  },
+  rewardIsPartial: false,
+  domains: async () => ({ names: OSWORLD_DOMAINS }),
+  enqueueFlags: [
+    { flags: '--dataset <path>', description: 'OSWorld: an extracted dataset JSON (scheduler osworld extract) or an OSWorld directory' },
+    { flags: '--osworld-dir <dir>', description: 'OSWorld: a checkout or its evaluation_examples directory', env: 'OSWORLD_DIR' },
+    { flags: '--stall-timeout-s <n>', description: 'OSWorld: cancel a task after this many seconds without a new message (default 300)', parse: positiveInteger },
+    {
+      flags: '--model <json>',
+      description: `OSWorld: the Bytebot model, e.g. ${MODEL_EXAMPLE} (default: the first the stack offers)`,
+      parse: parseModelFlag,
+    },
+  ],
+  async plan(input, context) {
+    const flags = input.flags as { dataset?: string; osworldDir?: string; stallTimeoutS?: number; model?: z.output<typeof modelFlagSchema> };
+    const source = flags.dataset ?? flags.osworldDir ?? defaultSource(context.env);
+    const { dataset } = await loadOsworldDataset(source, input.domains.length ? { domains: input.domains } : {});
+    let tasks = dataset.tasks;
+    if (input.maxTasks !== undefined) tasks = tasks.slice(0, input.maxTasks);
+    if (tasks.length === 0) throw new UsageError(`no OSWorld task matches (source ${source}, domains ${input.domains.join(',') || 'all'})`);
+    return {
+      name: input.runName ?? `osworld-${input.domains.join('+') || 'all'}`,
+      config: {
+        source,
+        domains: input.domains.length ? [...input.domains] : Object.keys(dataset.metadata.domains),
+        ...(input.maxSteps !== undefined ? { max_steps: input.maxSteps } : {}),
+        ...(flags.stallTimeoutS !== undefined ? { stall_timeout_seconds: flags.stallTimeoutS } : {}),
+      },
+      model: flags.model ?? null,
+      agent: { kind: 'bytebot' },
+      tasks: tasks.map((task) => ({ taskId: task.task_id, domain: task.domain, instruction: task.instruction, spec: task })),
+    };
+  },
+  exporters: { 'osworld-logs': osworldLogsExporter },
+});

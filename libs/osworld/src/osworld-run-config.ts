@@ -1,0 +1,29 @@
+import { z } from 'zod';
+import { bytebotModelSchema } from './bytebot-api.js';
+
+/** Owns an OSWorld run's `runs.config`; the defaults are the original script's. */
+export const osworldRunConfigSchema = z.object({
+  /** The dataset file or OSWorld directory the tasks came from. */
+  source: z.string().nullable().default(null),
+  domains: z.array(z.string()).nullable().default(null),
+  max_steps: z.number().int().positive().default(100),
+  /** Cancel a task after this long without a new message (the original's 5 minutes). */
+  stall_timeout_seconds: z.number().positive().default(300),
+});
+export type OsworldRunConfig = z.output<typeof osworldRunConfigSchema>;
+
+/** Owns an OSWorld task's `tasks.result`. */
+export const osworldTaskResultSchema = z.looseObject({
+  bytebot_task_id: z.string().optional(),
+  start_time: z.string().optional(),
+  end_time: z.string().optional(),
+  duration_seconds: z.number().optional(),
+  stop_reason: z.string().nullable().optional(),
+  model: bytebotModelSchema.nullable().optional(),
+});
+export type OsworldTaskResult = z.output<typeof osworldTaskResultSchema>;
+
+/** A step's `steps.action`: the Bytebot tool calls of the assistant message. */
+export const osworldStepActionSchema = z.looseObject({
+  tool_calls: z.array(z.looseObject({ name: z.string(), input: z.unknown() })),
+});

@@ -1,0 +1,80 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
+import path from 'node:path';
+import type { ArtifactSettings } from '@benchfleet/artifacts';
+import { UsageError } from '@benchfleet/core';
+import { parseOwned, type BenchmarkRegistry, type ExportReport } from '@benchfleet/benchmark-kit';
+import { runsRepository, tasksRepository, type Database } from '@benchfleet/db';
+import { computeRunSummary } from './run-summary.js';
+import { checkTaskIds } from './task-ids.js';
+
+export interface RunExport extends ExportReport {
+  outDir: string;
+}
+
+/** The export formats of every registered benchmark, for help texts: `osworld-logs (osworld)`. */
+export function exportFormats(registry: BenchmarkRegistry): string[] {
+  return registry.all.flatMap((benchmark) => Object.keys(benchmark.exporters).map((format) => `${format} (${benchmark.name})`));
+}
+
+/** The first missing ancestor of `dir` (what creating it would add), or undefined when it exists. */
+function firstMissing(dir: string): string | undefined {
+  let missing: string | undefined;
+  for (let current = dir; !existsSync(current); current = path.dirname(current)) missing = current;
+  return missing;
+}
+
+/**
+ * Exports a run with one of its benchmark's exporters, all or nothing: everything is written into
+ * a fresh directory beside `outDir`, which replaces `outDir` only once the export has succeeded.
+ * A failed export leaves no directory behind and an earlier export at `outDir` as it was.
+ */
+export async function exportRun(
+  deps: { db: Database; registry: BenchmarkRegistry; artifacts: ArtifactSettings },
+  runId: string,
+  /** Default: the benchmark's first exporter. */
+  format: string | undefined,
+  /** Default: `./<format>`. */
+  outDir: string | undefined,
+  progress: (done: number, total: number) => void = () => undefined,
+): Promise<RunExport> {
+  const run = await runsRepository(deps.db).get(runId);
+  if (!run) throw new UsageError(`run ${runId} not found; \`scheduler runs\` lists the runs`);
+  const benchmark = deps.registry.get(run.benchmark);
+  const formats = Object.keys(benchmark.exporters);
+  const chosen = format ?? formats[0];
+  const exporter = chosen === undefined ? undefined : benchmark.exporters[chosen];
+  if (!exporter || chosen === undefined) {
+    throw new UsageError(`--format ${format ?? ''}: ${benchmark.name} runs export as ${formats.length ? formats.join(' or ') : 'nothing'}`);
+  }
+  const tasks = await tasksRepository(deps.db).listByRun(runId);
+  // Ids that cannot name a file are refused before anything is written (runs enqueued before ids were checked).
+  checkTaskIds(
+    tasks.map((task) => task.task_id),
+    `run ${runId}`,
+  );
+  const config = parseOwned(benchmark.runConfig, run.config, `the ${benchmark.name} config of run ${runId}`);
+  const summary = await computeRunSummary(deps.db, deps.registry, runId);
+
+  const target = path.resolve(outDir ?? chosen);
+  const createdParent = firstMissing(path.dirname(target));
+  await mkdir(path.dirname(target), { recursive: true });
+  const staging = await mkdtemp(path.join(path.dirname(target), `.${path.basename(target)}.partial-`));
+  try {
+    const report = await exporter.write({ db: deps.db, run, config, summary, dir: staging, artifacts: deps.artifacts, progress });
+    if (existsSync(target)) {
+      const previous = `${target}.previous-${randomBytes(3).toString('hex')}`;
+      await rename(target, previous);
+      await rename(staging, target);
+      await rm(previous, { recursive: true, force: true });
+    } else {
+      await rename(staging, target);
+    }
+    return { ...report, outDir: target };
+  } catch (error) {
+    await rm(staging, { recursive: true, force: true });
+    if (createdParent) await rm(createdParent, { recursive: true, force: true });
+    throw error;
+  }
+}

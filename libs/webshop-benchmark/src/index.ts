@@ -1,0 +1,8 @@
+// The WebShop benchmark of the fleet: its descriptor (planning, config, scores, export), catalogs
+// imported into Postgres, and a catalog from Postgres as a ready Store for workers and the site.
+export * from './webshop-benchmark.js';
+export * from './webshop-run-config.js';
+export * from './webshop-jsonl-export.js';
+export * from './catalog-import.js';
+export * from './catalog-download.js';
+export * from './catalog-store-loader.js';
