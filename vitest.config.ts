@@ -12,7 +12,8 @@ export default defineConfig({
     ],
     exclude: ['**/node_modules/**'],
     pool: 'forks',
-    testTimeout: 60_000,
+    // Generous: process start-ups on a machine whose cores are busy take long; no test relies on it.
+    testTimeout: 120_000,
     hookTimeout: 120_000,
     globalSetup: ['libs/testing/src/vitest-global-setup.ts'],
   },

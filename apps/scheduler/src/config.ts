@@ -10,7 +10,8 @@ import {
   serviceEnvInput,
   UsageError,
 } from '@benchfleet/core';
-import { checkDatabase, createDatabase, runsRepository, type Database, type Run } from '@benchfleet/db';
+import { checkDatabase, checkSchema, createDatabase, runsRepository, type Database, type Run } from '@benchfleet/db';
+import { migrations } from '@benchfleet/migrations';
 import { checkRedis, JobProducer } from '@benchfleet/queue';
 
 
@@ -60,15 +61,19 @@ export interface SchedulerServices {
   producer: JobProducer;
 }
 
-/** Runs a command body with checked services, and always releases them. */
+/**
+ * Runs a command body with checked services (and, unless `schema: false`, a database that is
+ * migrated), and always releases them.
+ */
 export async function withSchedulerServices<T>(
-  needs: { redis: boolean },
+  needs: { redis: boolean; schema?: boolean },
   body: (services: SchedulerServices) => Promise<T>,
 ): Promise<T> {
   const config = await loadSchedulerConfig({ database: true, redis: needs.redis });
   const db = createDatabase(config.databaseUrl, { max: 4 });
   const producer = needs.redis ? new JobProducer(config.redisUrl, config.prefix) : undefined;
   try {
+    if (needs.schema !== false) await checkSchema(db, migrations);
     return await body({ config, db, producer: producer ?? missingProducer() });
   } finally {
     await producer?.close();

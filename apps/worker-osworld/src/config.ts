@@ -1,31 +1,23 @@
 import { hostname } from 'node:os';
 import { z } from 'zod';
 import { s3SettingsFromEnv, type ArtifactSettings } from '@benchfleet/artifacts';
-import { databaseUrlSchema, logLevelSchema, parseConfig, queuePrefixSchema, redisUrlSchema, SERVICE_ENV_LABELS, serviceEnvInput } from '@benchfleet/core';
+import { parseConfig } from '@benchfleet/core';
+import { WORKER_CONFIG_LABELS, workerConfigInput, workerConfigShape, type WorkerFlags } from '@benchfleet/queue';
 
-export interface OsworldWorkerFlags {
+export interface OsworldWorkerFlags extends Omit<WorkerFlags, 'workerId'> {
   bytebotUrl?: string;
   desktopUrl?: string;
   stackId?: string;
-  graceS?: string;
-  metricsPort?: string;
   events?: boolean;
 }
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
 
 const schema = z.object({
-  databaseUrl: databaseUrlSchema,
-  redisUrl: redisUrlSchema,
-  prefix: queuePrefixSchema,
-  logLevel: logLevelSchema,
+  ...workerConfigShape,
   artifactsUri: z.string().min(1).default('file://./.benchfleet/artifacts'),
   bytebotUrl: httpUrl,
   desktopUrl: httpUrl.optional(),
-  stackId: z.string().regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _ . - only'),
-  graceMs: z.coerce.number().int().nonnegative(),
-  metricsPort: z.coerce.number().int().min(0).max(65535).optional(),
-  lockDurationMs: z.coerce.number().int().positive().optional(),
   events: z.boolean(),
 });
 
@@ -36,24 +28,19 @@ export function loadOsworldWorkerConfig(flags: OsworldWorkerFlags, env: NodeJS.P
   const parsed = parseConfig(
     schema,
     {
-      ...serviceEnvInput(env),
+      // The worker id is the stack's: an OSWorld worker owns one stack.
+      // A Bytebot task cannot be handed over mid-way: by default an OSWorld worker lets it finish.
+      ...workerConfigInput({ ...flags, workerId: flags.stackId ?? (env.BENCHFLEET_STACK_ID || undefined) }, env, { workerId: `stack-${hostname()}`, graceS: 3 * 3600 }),
+      artifactsUri: env.BENCHFLEET_ARTIFACTS || undefined,
       bytebotUrl: flags.bytebotUrl ?? env.BYTEBOT_URL,
       desktopUrl: flags.desktopUrl ?? (env.BYTEBOT_DESKTOP_URL || undefined),
-      stackId: flags.stackId ?? env.BENCHFLEET_STACK_ID ?? `stack-${hostname()}`,
-      // A Bytebot task cannot be handed over mid-way: by default an OSWorld worker lets it finish.
-      graceMs: Number(flags.graceS ?? env.BENCHFLEET_GRACE_S ?? 3 * 3600) * 1000,
-      metricsPort: flags.metricsPort ?? (env.BENCHFLEET_METRICS_PORT || undefined),
-      lockDurationMs: env.BENCHFLEET_LOCK_MS || undefined,
       events: flags.events ?? true,
     },
     {
-      ...SERVICE_ENV_LABELS,
+      ...WORKER_CONFIG_LABELS,
+      workerId: '--stack-id (or BENCHFLEET_STACK_ID)',
       bytebotUrl: '--bytebot-url (or BYTEBOT_URL)',
       desktopUrl: '--desktop-url (or BYTEBOT_DESKTOP_URL)',
-      stackId: '--stack-id',
-      graceMs: '--grace-s',
-      metricsPort: '--metrics-port',
-      lockDurationMs: 'BENCHFLEET_LOCK_MS',
     },
   );
   return { ...parsed, artifactSettings: s3 ? { s3 } : {} };

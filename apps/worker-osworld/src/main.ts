@@ -1,7 +1,8 @@
 import { createArtifactStore } from '@benchfleet/artifacts';
 import { createCliProgram, runCliProgram } from '@benchfleet/core';
 import { BytebotClient, osworldBenchmark } from '@benchfleet/osworld';
-import { serve, startWorkerProcess } from '@benchfleet/queue';
+import { workerProcessSettings } from '@benchfleet/queue';
+import { startBenchmarkWorker } from '@benchfleet/runs';
 import { loadOsworldWorkerConfig, type OsworldWorkerFlags } from './config.js';
 import { createOsworldTaskHandler } from './handlers/osworld-task.js';
 
@@ -10,26 +11,20 @@ const program = createCliProgram('worker-osworld', 'runs OSWorld tasks on one By
   .option('--desktop-url <url>', 'bytebotd base URL, probed before each task (or BYTEBOT_DESKTOP_URL)')
   .option('--stack-id <name>', 'name of this stack, used as the worker id (default stack-<hostname>)')
   .option('--grace-s <n>', 'seconds an active task may finish after SIGTERM before it is handed back (default 10800)')
-  .option('--metrics-port <port>', 'serve /metrics and /healthz on this port (or BENCHFLEET_METRICS_PORT)')
+  .option('--metrics-port <port>', 'serve /metrics and /healthz on this port, 0 for any free one (or BENCHFLEET_METRICS_PORT)')
+  .option('--metrics-host <host>', 'address /metrics and /healthz listen on (default 127.0.0.1; 0.0.0.0 for probes from outside; or BENCHFLEET_METRICS_HOST)')
   .option('--no-events', 'follow tasks by REST polling only (no Socket.IO)')
   .action(async (flags: OsworldWorkerFlags) => {
     const config = loadOsworldWorkerConfig(flags);
     const artifacts = createArtifactStore(config.artifactsUri, config.artifactSettings);
     const client = new BytebotClient({ baseUrl: config.bytebotUrl });
     const desktopUrl = config.desktopUrl;
-    const running = await startWorkerProcess(
+    const running = await startBenchmarkWorker(
+      osworldBenchmark,
       {
         app: 'worker-osworld',
-        queue: osworldBenchmark.job.queue,
-        databaseUrl: config.databaseUrl,
-        redisUrl: config.redisUrl,
-        prefix: config.prefix,
+        ...workerProcessSettings(config),
         concurrency: 1,
-        workerId: config.stackId,
-        graceMs: config.graceMs,
-        logLevel: config.logLevel,
-        ...(config.metricsPort !== undefined ? { metricsPort: config.metricsPort } : {}),
-        ...(config.lockDurationMs !== undefined ? { lockDurationMs: config.lockDurationMs, stalledIntervalMs: config.lockDurationMs } : {}),
         // A dead stack pauses this worker instead of failing the tasks it would take.
         healthCheck: async () => {
           const agentUp = await client.isHealthy();
@@ -40,7 +35,7 @@ const program = createCliProgram('worker-osworld', 'runs OSWorld tasks on one By
           );
         },
       },
-      async ({ taskDeps }) => [serve(osworldBenchmark.job, createOsworldTaskHandler({ taskDeps, client, artifacts, events: config.events }))],
+      async ({ taskDeps }) => createOsworldTaskHandler({ taskDeps, client, artifacts, events: config.events }),
     );
     await running.finished;
   });

@@ -309,6 +309,8 @@ describe('worker-osworld when the stack or the worker goes away', () => {
     const fastStall = { BENCHFLEET_LOCK_MS: '1000' };
     const doomed = startWorker(fake, 'stack-doomed', fastStall);
     stackWorkers.push(doomed);
+    // A loaded machine may take long to start a process; the waits below are for the task only.
+    await workerReady(doomed);
     const runId = await enqueueTasks([osworldTestTask('os-orphan', withFakeScenario('Rename the file', 'completes'))]);
     await waitFor('two steps of the first attempt', async () => (await stepsOf(runId, 'os-orphan', 1)).length >= 2, 30_000, 50);
     doomed.child.kill('SIGKILL');

@@ -1,29 +1,20 @@
 import { hostname } from 'node:os';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { databaseUrlSchema, logLevelSchema, parseConfig, queuePrefixSchema, redisUrlSchema, SERVICE_ENV_LABELS, serviceEnvInput } from '@benchfleet/core';
+import { parseConfig, UsageError } from '@benchfleet/core';
+import { WORKER_CONFIG_LABELS, workerConfigInput, workerConfigShape, type WorkerFlags } from '@benchfleet/queue';
 import { priceTableSchema } from '@benchfleet/webshop-agents';
 
-export interface WebshopWorkerFlags {
+export interface WebshopWorkerFlags extends WorkerFlags {
   concurrency?: string;
   catalog?: string;
-  workerId?: string;
-  graceS?: string;
-  metricsPort?: string;
   priceTable?: string;
 }
 
 const schema = z.object({
-  databaseUrl: databaseUrlSchema,
-  redisUrl: redisUrlSchema,
-  prefix: queuePrefixSchema,
-  logLevel: logLevelSchema,
-  concurrency: z.coerce.number().int().min(1).max(1024),
+  ...workerConfigShape,
+  concurrency: z.coerce.number({ error: 'expected a whole number from 1 to 1024' }).int('expected a whole number from 1 to 1024').min(1, 'expected a whole number from 1 to 1024').max(1024, 'expected a whole number from 1 to 1024'),
   catalog: z.string().min(1).optional(),
-  workerId: z.string().regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _ . - only'),
-  graceMs: z.coerce.number().int().nonnegative(),
-  metricsPort: z.coerce.number().int().min(0).max(65535).optional(),
-  lockDurationMs: z.coerce.number().int().positive().optional(),
   llmApiKey: z.string().min(1).optional(),
   priceTable: priceTableSchema.optional(),
 });
@@ -32,7 +23,14 @@ export type WebshopWorkerConfig = z.output<typeof schema>;
 
 function readPriceTable(source: string | undefined): unknown {
   if (!source) return undefined;
-  const text = source.trim().startsWith('{') ? source : readFileSync(source, 'utf8');
+  let text = source;
+  if (!source.trim().startsWith('{')) {
+    try {
+      text = readFileSync(source, 'utf8');
+    } catch {
+      throw new UsageError(`--price-table ${source}: no such file; give a JSON file or inline JSON like {"gpt-4o":{"inputUsdPerMillion":2.5,"outputUsdPerMillion":10}}`);
+    }
+  }
   try {
     return JSON.parse(text);
   } catch {
@@ -44,24 +42,16 @@ export function loadWebshopWorkerConfig(flags: WebshopWorkerFlags, env: NodeJS.P
   return parseConfig(
     schema,
     {
-      ...serviceEnvInput(env),
+      ...workerConfigInput(flags, env, { workerId: `webshop-${hostname()}-${process.pid}`, graceS: 60 }),
       concurrency: flags.concurrency ?? env.BENCHFLEET_CONCURRENCY ?? 32,
       catalog: flags.catalog ?? (env.WEBSHOP_CATALOG || undefined),
-      workerId: flags.workerId ?? env.BENCHFLEET_WORKER_ID ?? `webshop-${hostname()}-${process.pid}`,
-      graceMs: Number(flags.graceS ?? env.BENCHFLEET_GRACE_S ?? 60) * 1000,
-      metricsPort: flags.metricsPort ?? (env.BENCHFLEET_METRICS_PORT || undefined),
-      lockDurationMs: env.BENCHFLEET_LOCK_MS || undefined,
       llmApiKey: env.LLM_API_KEY || undefined,
       priceTable: readPriceTable(flags.priceTable ?? env.LLM_PRICE_TABLE),
     },
     {
-      ...SERVICE_ENV_LABELS,
-      concurrency: '--concurrency',
-      catalog: '--catalog',
-      workerId: '--worker-id',
-      graceMs: '--grace-s',
-      metricsPort: '--metrics-port',
-      lockDurationMs: 'BENCHFLEET_LOCK_MS',
+      ...WORKER_CONFIG_LABELS,
+      concurrency: '--concurrency (or BENCHFLEET_CONCURRENCY)',
+      catalog: '--catalog (or WEBSHOP_CATALOG)',
       priceTable: '--price-table (or LLM_PRICE_TABLE)',
     },
   );

@@ -1,6 +1,7 @@
 import { createCliProgram, runCliProgram } from '@benchfleet/core';
 import { webshopCatalogRepository } from '@benchfleet/db';
-import { serve, startWorkerProcess } from '@benchfleet/queue';
+import { workerProcessSettings } from '@benchfleet/queue';
+import { startBenchmarkWorker } from '@benchfleet/runs';
 import { StoreCache, webshopBenchmark } from '@benchfleet/webshop-benchmark';
 import { loadWebshopWorkerConfig, type WebshopWorkerFlags } from './config.js';
 import { createWebshopEpisodeHandler } from './handlers/webshop-episode.js';
@@ -10,23 +11,17 @@ const program = createCliProgram('worker-webshop', 'runs WebShop episodes from t
   .option('--catalog <id>', 'catalog to load at start (default: the latest imported; others load on first use)')
   .option('--worker-id <id>', 'identity of this worker (default webshop-<hostname>-<pid>)')
   .option('--grace-s <n>', 'seconds active episodes may finish after SIGTERM before they are handed back (default 60)')
-  .option('--metrics-port <port>', 'serve /metrics and /healthz on this port (or BENCHFLEET_METRICS_PORT)')
+  .option('--metrics-port <port>', 'serve /metrics and /healthz on this port, 0 for any free one (or BENCHFLEET_METRICS_PORT)')
+  .option('--metrics-host <host>', 'address /metrics and /healthz listen on (default 127.0.0.1; 0.0.0.0 for probes from outside; or BENCHFLEET_METRICS_HOST)')
   .option('--price-table <file|json>', 'USD per 1M tokens per model, {"model":{"inputUsdPerMillion":..,"outputUsdPerMillion":..}} (or LLM_PRICE_TABLE)')
   .action(async (flags: WebshopWorkerFlags) => {
     const config = loadWebshopWorkerConfig(flags);
-    const running = await startWorkerProcess(
+    const running = await startBenchmarkWorker(
+      webshopBenchmark,
       {
         app: 'worker-webshop',
-        queue: webshopBenchmark.job.queue,
-        databaseUrl: config.databaseUrl,
-        redisUrl: config.redisUrl,
-        prefix: config.prefix,
+        ...workerProcessSettings(config),
         concurrency: config.concurrency,
-        workerId: config.workerId,
-        graceMs: config.graceMs,
-        logLevel: config.logLevel,
-        ...(config.metricsPort !== undefined ? { metricsPort: config.metricsPort } : {}),
-        ...(config.lockDurationMs !== undefined ? { lockDurationMs: config.lockDurationMs, stalledIntervalMs: config.lockDurationMs } : {}),
       },
       async ({ db, logger, taskDeps }) => {
         const stores = new StoreCache(db, (loaded) =>
@@ -36,7 +31,7 @@ const program = createCliProgram('worker-webshop', 'runs WebShop episodes from t
         const preload = config.catalog ?? (await webshopCatalogRepository(db).latestId());
         if (preload) await stores.get(preload);
         else logger.warn('no WebShop catalog imported yet: it will be loaded when the first job names one');
-        const handler = createWebshopEpisodeHandler({
+        return createWebshopEpisodeHandler({
           taskDeps,
           stores,
           agentRuntime: {
@@ -45,7 +40,6 @@ const program = createCliProgram('worker-webshop', 'runs WebShop episodes from t
             logger,
           },
         });
-        return [serve(webshopBenchmark.job, handler)];
       },
     );
     await running.finished;

@@ -3,5 +3,4 @@ export * from './benchmark-registry.js';
 export * from './benchmark-task-handler.js';
 export * from './run-summary.js';
 export * from './owned-json.js';
-export * from './flag-values.js';
 export * from './run-numbers.js';

@@ -7,3 +7,4 @@ export * from './cli-exit.js';
 export * from './listen.js';
 export * from './python-round.js';
 export * from './cli-program.js';
+export * from './cli-values.js';

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { z } from 'zod';
-import { UsageError } from '@benchfleet/core';
-import { defineBenchmark, positiveInteger } from '@benchfleet/benchmark-kit';
+import { positiveInteger, UsageError } from '@benchfleet/core';
+import { defineBenchmark } from '@benchfleet/benchmark-kit';
 import { defineTaskJob } from '@benchfleet/queue';
 import { osworldTaskSchema } from './osworld-dataset.js';
 import { loadOsworldDataset } from './osworld-dataset-loading.js';

@@ -7,3 +7,4 @@ export { UnrecoverableError } from 'bullmq';
 export * from './worker-metrics.js';
 export * from './worker-process.js';
 export * from './lost-job-watcher.js';
+export * from './worker-config.js';

@@ -71,7 +71,7 @@ export interface MetricsServer {
 }
 
 /** `/metrics` (Prometheus text) and `/healthz` (200 while `healthy()` says so). */
-export async function startMetricsServer(metrics: WorkerMetrics, port: number, healthy: () => boolean): Promise<MetricsServer> {
+export async function startMetricsServer(metrics: WorkerMetrics, port: number, healthy: () => boolean, host = '127.0.0.1'): Promise<MetricsServer> {
   const server: Server = createServer((request, response) => {
     if (request.url === '/metrics') {
       metrics.registry
@@ -97,10 +97,9 @@ export async function startMetricsServer(metrics: WorkerMetrics, port: number, h
   });
   const boundPort = await listenOn(server, {
     port,
-    host: '0.0.0.0',
+    host,
     what: 'metrics port',
     setting: '--metrics-port or BENCHFLEET_METRICS_PORT',
-    showHost: false,
   });
   return {
     port: boundPort,

@@ -1,5 +1,6 @@
 import { createLogger, type Logger } from '@benchfleet/core';
-import { checkDatabase, createDatabase, StepWriter, stepsRepository, type Database } from '@benchfleet/db';
+import { checkDatabase, checkSchema, createDatabase, StepWriter, stepsRepository, type Database } from '@benchfleet/db';
+import { migrations } from '@benchfleet/migrations';
 import { aggregateJobId, aggregateRunJob } from './job-catalog.js';
 import { checkRedis } from './redis-connection.js';
 import { JobProducer } from './job-producer.js';
@@ -19,9 +20,16 @@ export interface WorkerProcessSettings {
   logLevel: string;
   /** 0 picks a free port; undefined serves no metrics. */
   metricsPort?: number;
+  /** Default 127.0.0.1: only this machine. */
+  metricsHost?: string;
   lockDurationMs?: number;
   stalledIntervalMs?: number;
   healthCheck?: () => Promise<boolean>;
+  /**
+   * Summarises a run whose last task this worker settled, so a run gets its summary with no
+   * aggregate worker running; when it fails (or is not given) the aggregate job does it.
+   */
+  summarizeRun?: (db: Database, runId: string) => Promise<void>;
 }
 
 export interface WorkerServices {
@@ -55,6 +63,10 @@ export async function startWorkerProcess(
   await Promise.all([checkDatabase(settings.databaseUrl, 'DATABASE_URL'), checkRedis(settings.redisUrl, 'REDIS_URL')]);
   const logger = createLogger({ level: settings.logLevel, name: settings.app });
   const db = createDatabase(settings.databaseUrl, { max: Math.min(20, Math.max(4, Math.ceil(settings.concurrency / 4))) });
+  await checkSchema(db, migrations).catch(async (error: unknown) => {
+    await db.destroy();
+    throw error;
+  });
   const steps = new StepWriter(stepsRepository(db));
   // Long-lived: it reconnects for as long as the worker lives, or a Redis blip would lose the aggregate of a run.
   const producer = new JobProducer(settings.redisUrl, settings.prefix, 'worker');
@@ -64,6 +76,15 @@ export async function startWorkerProcess(
     db,
     steps,
     onRunSettled: async (runId) => {
+      if (settings.summarizeRun) {
+        try {
+          await settings.summarizeRun(db, runId);
+          logger.info({ run: runId }, 'run settled and summarised');
+          return;
+        } catch (error) {
+          logger.warn({ run: runId, err: error }, 'run settled but could not be summarised here: leaving it to the aggregate job');
+        }
+      }
       await producer.enqueue(aggregateRunJob, { payload: { runId }, jobId: aggregateJobId(runId) });
       logger.info({ run: runId }, 'run settled: aggregate job enqueued');
     },
@@ -86,7 +107,9 @@ export async function startWorkerProcess(
   });
   let stopping = false;
   const metricsServer =
-    settings.metricsPort === undefined ? undefined : await startMetricsServer(metrics, settings.metricsPort, () => !stopping);
+    settings.metricsPort === undefined
+      ? undefined
+      : await startMetricsServer(metrics, settings.metricsPort, () => !stopping, settings.metricsHost ?? '127.0.0.1');
   logger.info({ queue: settings.queue, concurrency: settings.concurrency, metricsPort: metricsServer?.port }, 'worker ready');
 
   let stopped: Promise<void> | undefined;

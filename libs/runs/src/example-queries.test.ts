@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -41,7 +42,7 @@ async function seedRun(id: string, rows: Row[]): Promise<void> {
 
 function run(query: string, params: Record<string, string>) {
   let text = query;
-  for (const [name, value] of Object.entries(params)) text = text.replaceAll(`:${name}`, `'${value}'`);
+  for (const [name, value] of Object.entries(params)) text = text.replaceAll(`:'${name}'`, `'${value}'`);
   return sql.raw<Record<string, unknown>>(text).execute(services.db).then((result) => result.rows);
 }
 
@@ -60,6 +61,16 @@ describe('the example queries in README.md', () => {
   it('are in README.md word for word', () => {
     const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
     for (const query of EXAMPLE_QUERIES) expect(readme).toContain(query.sql.trim());
+  });
+
+  it('run in psql as README shows: run ids given with -v, unquoted', () => {
+    const psql = spawnSync('psql', [services.databaseUrl, '-X', '-A', '-t', '-v', 'ON_ERROR_STOP=1', '-v', 'run=run-a', '-v', 'other_run=run-b'], {
+      input: byTitle('Two runs compared task by task'),
+      encoding: 'utf8',
+    });
+    expect(psql.error).toBeUndefined();
+    expect(psql.stderr).toBe('');
+    expect(psql.stdout.trim()).toBe('t2|chrome|failed|success|0|1');
   });
 
   it('success by domain', async () => {

@@ -8,3 +8,4 @@ export * from './run-status.js';
 export * from './run-cancel.js';
 export * from './run-export.js';
 export * from './example-queries.js';
+export * from './benchmark-worker.js';

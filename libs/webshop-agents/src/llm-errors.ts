@@ -1,3 +1,5 @@
+import { PermanentError, TransientError } from '@benchfleet/core';
+
 export interface LlmUnavailableDetails {
   readonly attempts: number;
   readonly status?: number;
@@ -11,7 +13,7 @@ export interface LlmUnavailableDetails {
  * infrastructure fault: the job should be retried, the agent has not failed.
  * Carries no request data; the message is safe to log.
  */
-export class LlmUnavailableError extends Error {
+export class LlmUnavailableError extends TransientError {
   override readonly name = 'LlmUnavailableError';
   readonly attempts: number;
   readonly status?: number;
@@ -31,7 +33,7 @@ export class LlmUnavailableError extends Error {
  * The endpoint refused the request (4xx other than 408/429, or a redirect): wrong model, bad key,
  * malformed request. Retrying will not help. Carries no request data; the message is safe to log.
  */
-export class LlmRequestError extends Error {
+export class LlmRequestError extends PermanentError {
   override readonly name = 'LlmRequestError';
   readonly status: number;
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { roundLikePython, UsageError } from '@benchfleet/core';
-import { defineBenchmark, httpUrl, numberBetween } from '@benchfleet/benchmark-kit';
+import { httpUrl, numberBetween, roundLikePython, UsageError } from '@benchfleet/core';
+import { defineBenchmark } from '@benchfleet/benchmark-kit';
 import { webshopCatalogRepository, type Task } from '@benchfleet/db';
 import { defineTaskJob } from '@benchfleet/queue';
 import { agentConfigSchema, type AgentConfig } from '@benchfleet/webshop-agents';

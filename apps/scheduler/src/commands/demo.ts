@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { parsedOption } from '../cli-options.js';
+import { positiveInteger } from '@benchfleet/core';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { sql } from 'kysely';
@@ -53,9 +55,9 @@ export function registerDemo(program: Command, registry: BenchmarkRegistry): voi
   program
     .command('demo')
     .description('the whole fleet on one machine: services, schema, demo catalog, workers, a WebShop run with the rule agent, its summary')
-    .option('--episodes <n>', 'how many WebShop episodes', Number, 100)
-    .option('--workers <n>', 'worker-webshop processes', Number, 2)
-    .option('--concurrency <n>', 'episodes at once per worker', Number, 16)
+    .addOption(parsedOption('--episodes <n>', 'how many WebShop episodes (default 100)', positiveInteger).default(100))
+    .addOption(parsedOption('--workers <n>', 'worker-webshop processes (default 2)', positiveInteger).default(2))
+    .addOption(parsedOption('--concurrency <n>', 'episodes at once per worker (default 16)', positiveInteger).default(16))
     .option('--keep', 'leave services and workers running until Ctrl-C, to query the results')
     .action(async (flags: DemoFlags) => {
       const started = Date.now();
@@ -101,7 +103,7 @@ export function registerDemo(program: Command, registry: BenchmarkRegistry): voi
         process.stdout.write(`\n${summaryMarkdown(summary, plan.name)}\n`);
         process.stdout.write('Look further with SQL (these ran against the demo database):\n\n');
         for (const query of EXAMPLE_QUERIES.slice(0, 3)) {
-          const rows = await sql.raw(query.sql.replaceAll(':run', `'${runId}'`).replaceAll(':other_run', `'${runId}'`)).execute(db);
+          const rows = await sql.raw(query.sql.replaceAll(":'run'", `'${runId}'`).replaceAll(":'other_run'", `'${runId}'`)).execute(db);
           process.stdout.write(`-- ${query.title}\n${query.sql.trim()}\n`);
           const records = rows.rows as Record<string, unknown>[];
           const header = Object.keys(records[0] ?? {});

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { flagAttribute, positiveInteger, type BenchmarkRegistry } from '@benchfleet/benchmark-kit';
+import { positiveInteger } from '@benchfleet/core';
+import { flagAttribute, type BenchmarkRegistry } from '@benchfleet/benchmark-kit';
 import { enqueueRun, planRun, splitList } from '@benchfleet/runs';
 import { withSchedulerServices } from '../config.js';
 import { parsedOption } from '../cli-options.js';

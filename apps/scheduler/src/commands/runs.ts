@@ -1,4 +1,6 @@
 import type { Command } from 'commander';
+import { parsedOption } from '../cli-options.js';
+import { positiveInteger } from '@benchfleet/core';
 import { runsRepository } from '@benchfleet/db';
 import { withSchedulerServices } from '../config.js';
 
@@ -6,7 +8,7 @@ export function registerRuns(program: Command): void {
   program
     .command('runs')
     .description('list runs, newest first')
-    .option('--limit <n>', 'how many', (v) => Number(v), 20)
+    .addOption(parsedOption('--limit <n>', 'how many (default 20)', positiveInteger).default(20))
     .option('--json', 'print JSON lines')
     .action(async (flags: { limit: number; json?: boolean }) => {
       await withSchedulerServices({ redis: false }, async ({ db }) => {

@@ -1,5 +1,6 @@
 import { Option, type Command } from 'commander';
-import { listenOn, UsageError } from '@benchfleet/core';
+import { parsedOption } from '../cli-options.js';
+import { listenOn, nonNegativeInteger, portNumber, positiveInteger, UsageError } from '@benchfleet/core';
 import {
   DEFAULT_DOWNLOAD_BASE,
   demoCatalogRequest,
@@ -55,14 +56,14 @@ export function registerWebshopCommands(program: Command): void {
     .command('import')
     .description('load a catalog (official file formats, or the generated demo) into Postgres with its goals, in one transaction')
     .option('--demo', 'generate and import the ~1,000-product demo catalog (no download)')
-    .option('--products <n>', 'with --demo: how many products', Number)
+    .addOption(parsedOption('--products <n>', 'with --demo: how many products (default 1000)', positiveInteger))
     .option('--items <file>', 'items_shuffle*.json (raw products)')
     .option('--attributes <file>', 'items_ins_v2*.json (attributes and synthetic instructions)')
     .option('--human <file>', 'items_human_ins.json (human instructions)')
     .addOption(new Option('--goal-mode <mode>', 'human or synthetic goals (default: human when --human or --demo is given)').choices(['human', 'synthetic']))
-    .option('--seed <n>', 'seed of the hidden prices and price limits, stored with the goals', Number, 0)
+    .addOption(parsedOption('--seed <n>', 'seed of the hidden prices and price limits, stored with the goals (default 0)', nonNegativeInteger).default(0))
     .option('--catalog-id <id>', 'id to store the catalog under (replaces one with the same id)')
-    .option('--num-products <n>', 'only the first N products (as the original num_products)', Number)
+    .addOption(parsedOption('--num-products <n>', 'only the first N products (as the original num_products)', positiveInteger))
     .action(async (flags: ImportFlags) => {
       if (flags.demo) {
         if (flags.items || flags.attributes || flags.human) throw new UsageError('--demo generates its own files: drop --items/--attributes/--human');
@@ -99,7 +100,7 @@ export function registerWebshopCommands(program: Command): void {
     .option('--dir <dir>', 'where to keep the files', '.benchfleet/webshop-data')
     .option('--base-url <url>', 'where the repositories are served from', process.env.WEBSHOP_DOWNLOAD_BASE ?? DEFAULT_DOWNLOAD_BASE)
     .addOption(new Option('--goal-mode <mode>', 'human or synthetic goals').choices(['human', 'synthetic']).default('human'))
-    .option('--seed <n>', 'seed of the hidden prices and price limits', Number, 0)
+    .addOption(parsedOption('--seed <n>', 'seed of the hidden prices and price limits (default 0)', nonNegativeInteger).default(0))
     .option('--catalog-id <id>', 'id to store the catalog under', 'webshop-small')
     .action(async (flags: { dir: string; baseUrl: string; goalMode: GoalMode; seed: number; catalogId: string }) => {
       await loadSchedulerConfig({ database: true });
@@ -120,7 +121,7 @@ export function registerWebshopCommands(program: Command): void {
     .command('serve')
     .description("serve a catalog as the original WebShop site (/{session}, /search_results/…, /item_page/…, fixed_{i} goals) for agents written for it")
     .option('--catalog <id>', 'catalog to serve (default: the latest imported)')
-    .option('--port <port>', 'port to listen on (0: any free port, printed at start)', Number, 3000)
+    .addOption(parsedOption('--port <port>', 'port to listen on (0: any free port, printed at start; default 3000)', portNumber).default(3000))
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--show-attributes', 'offer the Attributes sub-page (the original show_attrs)')
     .action(async (flags: { catalog?: string; port: number; host: string; showAttributes?: boolean }) => {

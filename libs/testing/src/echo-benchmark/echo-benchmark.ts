@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
-import { defineBenchmark, positiveInteger, type BenchmarkTaskContext, type BenchmarkOutcome } from '@benchfleet/benchmark-kit';
+import { positiveInteger } from '@benchfleet/core';
+import { defineBenchmark, type BenchmarkTaskContext, type BenchmarkOutcome } from '@benchfleet/benchmark-kit';
 import { defineTaskJob } from '@benchfleet/queue';
 
 // A third benchmark, defined only in test code, to prove that adding one needs no change to the

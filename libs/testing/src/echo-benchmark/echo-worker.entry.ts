@@ -1,13 +1,13 @@
 // The echo benchmark's worker app, as a test starts it: `node --import tsx echo-worker.entry.ts`.
 import { createBenchmarkTaskHandler } from '@benchfleet/benchmark-kit';
-import { serve, startWorkerProcess } from '@benchfleet/queue';
+import { startBenchmarkWorker } from '@benchfleet/runs';
 import { echoBenchmark, runEchoEpisode } from './echo-benchmark.js';
 
 const env = process.env;
-const running = await startWorkerProcess(
+const running = await startBenchmarkWorker(
+  echoBenchmark,
   {
     app: 'worker-echo',
-    queue: echoBenchmark.job.queue,
     databaseUrl: env.DATABASE_URL ?? '',
     redisUrl: env.REDIS_URL ?? '',
     prefix: env.BENCHFLEET_QUEUE_PREFIX ?? '{benchfleet}',
@@ -16,6 +16,6 @@ const running = await startWorkerProcess(
     graceMs: 2_000,
     logLevel: env.LOG_LEVEL ?? 'info',
   },
-  async ({ taskDeps }) => [serve(echoBenchmark.job, createBenchmarkTaskHandler(echoBenchmark, taskDeps, runEchoEpisode))],
+  async ({ taskDeps }) => createBenchmarkTaskHandler(echoBenchmark, taskDeps, runEchoEpisode),
 );
 await running.finished;

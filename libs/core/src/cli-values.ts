@@ -1,4 +1,5 @@
-// Parsers of flag values for `EnqueueFlag.parse`: each throws a message that says what is expected.
+// Parsers of command-line values: each throws a message that says what is expected, for the CLI
+// to print beside the flag and the value.
 
 export function positiveInteger(text: string): number {
   const value = Number(text);
@@ -23,4 +24,16 @@ export function httpUrl(text: string): string {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('expected an http(s) URL, e.g. http://localhost:8000/v1');
   return text;
+}
+
+export function nonNegativeInteger(text: string): number {
+  const value = Number(text);
+  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(value)) throw new Error('expected a whole number, 0 or more');
+  return value;
+}
+
+export function portNumber(text: string): number {
+  const value = Number(text);
+  if (!/^\d+$/.test(text.trim()) || value > 65535) throw new Error('expected a port from 0 to 65535 (0: any free port)');
+  return value;
 }
