@@ -84,7 +84,7 @@ try {
   for (const concurrency of [1, 8, 64]) {
     const workers = await startWorkers(1, concurrency);
     const n = Number(values['llm-episodes'] || 0) || Math.min(available, Math.max(10, concurrency * 6));
-    await measure(`llm 300 ms/call, concurrency ${concurrency}`, { agent: 'llm', llmBaseUrl: llm.baseUrl, llmModel: 'fake' }, n, concurrency / episodeSeconds);
+    await measure(`llm 300 ms/call, concurrency ${concurrency}`, { agent: 'llm', llmBaseUrl: llm.baseUrl, llmModel: 'fake-model' }, n, concurrency / episodeSeconds);
     await stopWorkers(workers);
   }
   printTable(rows);

@@ -120,7 +120,7 @@ describe('scheduler enqueue', () => {
   it('enqueues a WebShop split with the agent recorded on the run, never a key', async () => {
     const result = await runCli(
       'scheduler',
-      ['enqueue', '--benchmark', 'webshop', '--split', 'test', '--max-tasks', '7', '--agent', 'llm', '--llm-base-url', 'http://127.0.0.1:9/v1', '--llm-model', 'm', '--json'],
+      ['enqueue', '--benchmark', 'webshop', '--split', 'test', '--max-tasks', '7', '--agent', 'llm', '--llm-base-url', 'http://127.0.0.1:9/v1', '--llm-model', 'm', '--no-llm-check', '--json'],
       { ...services.env, LLM_API_KEY: 'sk-should-never-appear-anywhere' },
       30_000,
     );

@@ -1,4 +1,6 @@
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { sql } from 'kysely';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -190,7 +192,8 @@ describe('scheduler export --format osworld-logs', () => {
     expect(finalJson.benchmark_config).toEqual({
       max_tasks: 5,
       max_steps: 5,
-      model: null,
+      // The run named no model: the one its stack offered first, recorded on the run by the worker.
+      model: expect.objectContaining({ provider: 'proxy', name: 'fake-model' }),
       dataset: path.join(scratchDir, 'osworld_dataset.json'),
       domain: 'chrome,os,thunderbird',
       stall_timeout_seconds: 300,
@@ -203,6 +206,54 @@ describe('scheduler export --format osworld-logs', () => {
     expect(started).toBe(run!.started_at!.getTime());
     expect(finished).toBe(Math.max(...rows.map((task) => task.finished_at!.getTime())));
     expect(finalJson.total_duration_seconds).toBe(roundLikePython((finished - started) / 1000, 1));
+  });
+
+  it('reports a screenshot missing from the artifact store in the export, and writes everything else', async () => {
+    const [gone] = await services.db
+      .selectFrom('steps')
+      .select(['task_id', 'step', 'screenshot_uri'])
+      .where('run_id', '=', runId)
+      .where('screenshot_uri', 'is not', null)
+      .orderBy('task_id')
+      .orderBy('step')
+      .limit(1)
+      .execute();
+    const saved = await readFile(fileURLToPath(gone!.screenshot_uri!));
+    await rm(fileURLToPath(gone!.screenshot_uri!));
+    try {
+      const outDir = path.join(scratchDir, 'with-a-hole');
+      const result = await scheduler(['export', runId, '--format', 'osworld-logs', '--out', outDir]);
+      expect(result.code).toBe(0);
+      expect(result.stderr).toMatch(/5 task\(s\) written to .*; 1 problem\(s\), listed in the export \(first: task .* step \d+: screenshot file:\/\/.* cannot be read/);
+      const problems = (await readJson(path.join(outDir, 'export_problems.json'))).problems as string[];
+      expect(problems).toEqual([expect.stringContaining(`task ${gone!.task_id} step ${gone!.step}: screenshot ${gone!.screenshot_uri} cannot be read`)]);
+      const stepFile = path.join(outDir, gone!.task_id, `step_${String(gone!.step).padStart(3, '0')}.json`);
+      expect(await readJson(stepFile)).toMatchObject({ has_screenshot: false, screenshot_file: null });
+      expect(await readdir(outDir)).toContain('final.json');
+    } finally {
+      await writeFile(fileURLToPath(gone!.screenshot_uri!), saved);
+    }
+  });
+
+  it('is all or nothing: an export that fails half-way leaves no directory, and an earlier one as it was', async () => {
+    const outDir = path.join(scratchDir, 'nested', 'export');
+    expect((await scheduler(['export', runId, '--out', outDir])).code).toBe(0);
+    const before = (await readdir(outDir, { recursive: true })).sort();
+    // The steps of the second task cannot be read: the export fails after it has written the first.
+    await sql`alter table steps rename to steps_away`.execute(services.db);
+    try {
+      const failed = await scheduler(['export', runId, '--out', outDir]);
+      expect(failed.code).toBe(1);
+      expect(failed.stderr.trim().split('\n')).toHaveLength(1);
+      expect(failed.stderr).toMatch(/^scheduler: Postgres refused the request \(SQLSTATE 42P01\): relation "steps" does not exist/);
+      const fresh = path.join(scratchDir, 'never-made', 'export');
+      expect((await scheduler(['export', runId, '--out', fresh])).code).toBe(1);
+      await expect(readdir(path.join(scratchDir, 'never-made'))).rejects.toThrow(/ENOENT/);
+    } finally {
+      await sql`alter table steps_away rename to steps`.execute(services.db);
+    }
+    expect((await readdir(outDir, { recursive: true })).sort()).toEqual(before);
+    expect((await readdir(path.join(scratchDir, 'nested'))).filter((name) => name !== 'export')).toEqual([]);
   });
 
   it('refuses a WebShop run, an unknown run and an unknown format in one line, exit code 2', async () => {

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -6,6 +6,7 @@ import { JobProducer } from '@benchfleet/queue';
 import { killLeftoverProcesses, runCli, startCli, startFakeLlm, useTestServices, waitFor, waitForWorkerReady, type FakeLlm, type StartedProcess } from '@benchfleet/testing';
 import { readRunSummary, type RunSummary } from '@benchfleet/benchmark-kit';
 import { tasksRepository } from '@benchfleet/db';
+import { sql } from 'kysely';
 import { enqueueTestRun, type TestRunInput } from '@benchfleet/testing';
 import { demoCatalogRequest, importWebshopCatalog } from '@benchfleet/webshop-benchmark';
 
@@ -67,7 +68,7 @@ afterAll(async () => {
 
 describe('a run interrupted by killing every worker', () => {
   it('is finished by `scheduler resume`, and the summary counts every task exactly once', async () => {
-    const runId = await enqueue(40, { agent: 'llm', llmBaseUrl: llm.baseUrl, llmModel: 'fake' });
+    const runId = await enqueue(40, { agent: 'llm', llmBaseUrl: llm.baseUrl, llmModel: 'fake-model' });
     const aggregator = start('scheduler', ['worker', '--worker-id', 'aggregator', '--metrics-port', '0'], { LOG_LEVEL: 'info' });
     const doomed = [start('worker-webshop', ['--worker-id', 'doomed-1', '--concurrency', '3']), start('worker-webshop', ['--worker-id', 'doomed-2', '--concurrency', '3'])];
     await waitFor('some episodes to finish', async () => (await tasksOf(runId)).filter((t) => t.status === 'success' || t.status === 'failed').length >= 6);
@@ -104,7 +105,7 @@ describe('a run interrupted by killing every worker', () => {
     const { metricsPort } = await waitForWorkerReady(aggregator);
     expect((await fetch(`http://127.0.0.1:${metricsPort}/healthz`)).status).toBe(200);
     const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
-    expect(metrics).toMatch(/benchfleet_queue_jobs\{[^}]*queue="aggregate"[^}]*worker="aggregator"[^}]*\} \d+/);
+    expect(metrics).toMatch(/benchfleet_queue_depth\{queue="aggregate",worker="aggregator"\} \d+/);
     rescuer.child.kill('SIGTERM');
     aggregator.child.kill('SIGTERM');
     expect((await rescuer.exited).code).toBe(0);
@@ -117,7 +118,7 @@ describe('scheduler cancel', () => {
     // The LLM answers nothing until the test is over: the two active episodes are still running
     // when the cancel arrives, however slow or fast the machine is.
     llm.hold();
-    const runId = await enqueue(20, { agent: 'llm', llmBaseUrl: llm.baseUrl, llmModel: 'fake' });
+    const runId = await enqueue(20, { agent: 'llm', llmBaseUrl: llm.baseUrl, llmModel: 'fake-model' });
     const worker = start('worker-webshop', ['--worker-id', 'canceller', '--concurrency', '2']);
     await waitFor('two episodes to wait for the LLM', () => llm.held() === 2, 30_000);
     const result = await runCli('scheduler', ['cancel', runId], services.env);
@@ -163,8 +164,44 @@ describe('scheduler aggregate', () => {
     expect(summary.scores?.bought_rate).toBe(1);
     expect(summary.summary.avg_steps).toBe(3);
     expect(readFileSync(join(dir, 'report.md'), 'utf8')).toContain(`| ${summary.scores?.score} |`);
+
+    // The same run as trajectories, one JSON line per episode (ReAct/LATS style).
+    const out = join(dir, 'trajectories');
+    const exported = await runCli('scheduler', ['export', runId, '--out', out], services.env);
+    expect(exported.stderr).toContain(`12 task(s) written to ${out}`);
+    expect(exported.code).toBe(0);
+    expect(readdirSync(out)).toEqual(['trajectories.jsonl']);
+    const lines = readFileSync(join(out, 'trajectories.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Trajectory);
+    expect(lines.map((line) => line.task_id)).toEqual(tasks.map((task) => task.task_id));
+    const steps = await services.db.selectFrom('steps').selectAll().where('run_id', '=', runId).orderBy('task_id').orderBy('step').execute();
+    for (const [i, line] of lines.entries()) {
+      const task = tasks[i]!;
+      const result = task.result as { purchased_asin: string; reward_info: Record<string, unknown> };
+      expect(line).toMatchObject({ instruction: task.instruction, reward: task.reward, status: task.status, stop_reason: 'bought', agent: 'rule' });
+      expect(line.purchase?.asin).toBe(result.purchased_asin);
+      expect(line.reward_info).toEqual(result.reward_info);
+      const own = steps.filter((step) => step.task_id === task.task_id);
+      expect(line.steps.map((step) => [step.step, step.action, step.observation, step.reward])).toEqual(
+        own.map((step) => [step.step, (step.action as { action: string }).action, step.observation, step.reward]),
+      );
+    }
+    // Each step has its own time, rising: stamped as it happened (to the microsecond), not when written.
+    const stamps = await sql<{ task_id: string; distinct_at: number; steps: number; rising: boolean }>`
+      select task_id, count(distinct at)::int as distinct_at, count(*)::int as steps,
+             bool_and(at > coalesce(previous, '-infinity')) as rising
+      from (select task_id, at, lag(at) over (partition by task_id order by step) as previous from steps where run_id = ${runId}) s
+      group by task_id`.execute(services.db);
+    expect(stamps.rows).toHaveLength(12);
+    for (const row of stamps.rows) expect(row).toMatchObject({ distinct_at: row.steps, rising: true });
   });
 });
+
+interface Trajectory {
+  task_id: string;
+  steps: Array<{ step: number; action: string; observation: string; reward: number }>;
+  purchase: { asin: string } | null;
+  reward_info: Record<string, unknown>;
+}
 
 describe('scheduler status, runs and retry', () => {
   it('reports progress as JSON, lists the run, and retries the tasks in a given status', async () => {

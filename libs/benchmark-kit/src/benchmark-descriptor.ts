@@ -106,8 +106,11 @@ export interface BenchmarkDescriptor<Config = unknown, ConfigInput = unknown, Sp
   domains(context: PlanContext): Promise<{ readonly names: readonly string[]; readonly source?: string }>;
   /** Turns CLI input into tasks; bad input is a UsageError naming the flag, the value and the fix. */
   plan(input: PlanInput, context: PlanContext): Promise<RunPlan<ConfigInput, Spec>>;
-  /** Checks made once at enqueue, before anything is written (an LLM endpoint that answers). */
-  preflight?(config: Config, context: PlanContext): Promise<void>;
+  /**
+   * Checks made once at enqueue, before anything is written (an LLM endpoint that answers), on the
+   * planned run and the benchmark's own flags; a failure is a UsageError saying what to fix.
+   */
+  preflight?(run: { config: Config; agent: Record<string, unknown> | null; flags: Readonly<Record<string, unknown>> }, context: PlanContext): Promise<void>;
   /** The benchmark's own numbers for the run summary, from its settled tasks. */
   scores?(tasks: readonly Task[]): Record<string, number>;
   readonly exporters: Readonly<Record<string, RunExporter<Config>>>;

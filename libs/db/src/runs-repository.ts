@@ -55,6 +55,11 @@ export function runsRepository(db: Database) {
         .execute();
     },
 
+    /** Records the model a run's tasks used when the run did not name one (the first that resolves it wins). */
+    async recordModelIfUnset(runId: string, model: Record<string, unknown>): Promise<void> {
+      await db.updateTable('runs').set({ model: JSON.stringify(model) }).where('id', '=', runId).where('model', 'is', null).execute();
+    },
+
     async markCancelled(runId: string): Promise<void> {
       await db.updateTable('runs').set({ status: 'cancelled', finished_at: new Date() }).where('id', '=', runId).execute();
     },

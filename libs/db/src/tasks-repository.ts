@@ -139,7 +139,8 @@ export function tasksRepository(db: Database) {
     },
 
     /**
-     * Records the outcome of an attempt and, when it is final, of the task, in one statement. The
+     * Records the outcome of an attempt and, when it is final, of the task, in one statement (the
+     * task's `started_at` becomes its `finished_at` less the outcome's duration). The
      * task row only changes while it has no outcome and this is its current attempt, so a duplicate
      * delivery cannot record a second outcome. Whether the run has settled is asked after the
      * write: of two settlers finishing together at least the later one sees the run settled (both
@@ -163,6 +164,8 @@ export function tasksRepository(db: Database) {
               reward = ${outcome.reward ?? null},
               success = ${outcome.success ?? outcome.status === 'success'},
               duration_ms = ${Math.round(outcome.durationMs)},
+              -- started_at + duration_ms = finished_at, by construction: the three never disagree.
+              started_at = now() - make_interval(secs => ${Math.round(outcome.durationMs)}::float8 / 1000),
               tokens_in = ${outcome.tokensIn ?? 0},
               tokens_out = ${outcome.tokensOut ?? 0},
               cost_usd = ${outcome.costUsd ?? null},

@@ -42,7 +42,7 @@ function benchmarkConfigOf(context: ExportContext<OsworldRunConfig>, taskCount: 
   return {
     max_tasks: taskCount,
     max_steps: config.max_steps,
-    // null: each stack ran its first model, as the original does without --model.
+    // The run's --model, else the first model its stack offered (recorded by the worker that asked).
     model: run.model,
     dataset: config.source ?? null,
     domain: config.domains?.join(',') ?? 'all',

@@ -29,6 +29,17 @@ export type TaskOutcome = Omit<TaskOutcomeRecord, 'durationMs' | 'errorClass'> &
 
 export type TaskHandler = (context: TaskContext) => Promise<TaskOutcome>;
 
+/** Microseconds since the epoch, finer than `Date` (steps of a fast episode fall in one millisecond). */
+function nowMicros(): number {
+  return Math.floor((performance.timeOrigin + performance.now()) * 1000);
+}
+
+/** An ISO timestamp with microseconds, as Postgres' timestamptz keeps them. */
+function microsToIso(micros: number): string {
+  const iso = new Date(Math.floor(micros / 1000)).toISOString();
+  return `${iso.slice(0, 23)}${String(micros % 1000).padStart(3, '0')}Z`;
+}
+
 export interface TaskProcessorDeps {
   db: Database;
   steps: StepWriter;
@@ -64,6 +75,7 @@ export function createTaskJobHandler(deps: TaskProcessorDeps, handler: TaskHandl
       return result;
     };
     let stepsSeen = 0;
+    let lastStepAt = 0;
     const context: TaskContext = {
       job,
       task: opened.task,
@@ -73,8 +85,9 @@ export function createTaskJobHandler(deps: TaskProcessorDeps, handler: TaskHandl
       logger,
       recordStep(step) {
         stepsSeen = Math.max(stepsSeen, step.step);
-        // Stamped now, not when a batch of steps reaches Postgres.
-        deps.steps.add({ at: new Date(), ...step, run_id: runId, task_id: taskId, attempt });
+        // Stamped now, not when a batch of steps reaches Postgres, to the microsecond and rising.
+        lastStepAt = Math.max(nowMicros(), lastStepAt + 1);
+        deps.steps.add({ at: microsToIso(lastStepAt), ...step, run_id: runId, task_id: taskId, attempt });
       },
       async setExternalId(externalId) {
         await tasks.setExternalId(runId, taskId, attempt, externalId);

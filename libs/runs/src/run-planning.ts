@@ -118,13 +118,14 @@ export async function planRun(registry: BenchmarkRegistry, input: EnqueueInput, 
       throw new UsageError(`${flagName(registry, attribute)} is a ${owner.name} flag; this is a ${benchmark.name} run`);
     }
   }
+  const flags = parseFlags(benchmark, input.flags);
   const plan = await benchmark.plan(
     {
       domains: input.domains,
       ...(input.maxTasks !== undefined ? { maxTasks: input.maxTasks } : {}),
       ...(input.maxSteps !== undefined ? { maxSteps: input.maxSteps } : {}),
       ...(input.runName !== undefined ? { runName: input.runName } : {}),
-      flags: parseFlags(benchmark, input.flags),
+      flags,
     },
     context,
   );
@@ -139,6 +140,6 @@ export async function planRun(registry: BenchmarkRegistry, input: EnqueueInput, 
     const spec = benchmark.taskSpec.safeParse(task.spec);
     if (!spec.success) throw new UsageError(`task ${task.taskId}: ${z.prettifyError(spec.error).replace(/\n/g, '; ')}`);
   }
-  await benchmark.preflight?.(config.data, context);
+  await benchmark.preflight?.({ config: config.data, agent: plan.agent, flags }, context);
   return { benchmark, name: plan.name, config: config.data, model: plan.model, agent: plan.agent, tasks: plan.tasks };
 }

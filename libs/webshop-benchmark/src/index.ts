@@ -6,3 +6,4 @@ export * from './webshop-jsonl-export.js';
 export * from './catalog-import.js';
 export * from './catalog-download.js';
 export * from './catalog-store-loader.js';
+export * from './llm-endpoint-check.js';

@@ -4,6 +4,7 @@ import { defineBenchmark } from '@benchfleet/benchmark-kit';
 import { webshopCatalogRepository, type Task } from '@benchfleet/db';
 import { defineTaskJob } from '@benchfleet/queue';
 import { agentConfigSchema, type AgentConfig } from '@benchfleet/webshop-agents';
+import { checkLlmEndpoint } from './llm-endpoint-check.js';
 import { webshopJsonlExporter } from './webshop-jsonl-export.js';
 import {
   WEBSHOP_SPLITS,
@@ -102,6 +103,7 @@ export const webshopBenchmark = defineBenchmark({
     { flags: '--goals <ranges>', description: 'WebShop goal indexes, e.g. 0-499 or 0-9,20-29 (instead of --split)', parse: parseGoalRanges },
     { flags: '--catalog <id>', description: 'WebShop catalog id (default: the latest imported)' },
     { flags: '--observation-mode <mode>', description: 'WebShop observation mode (default text)', choices: ['text', 'text_rich'] },
+    { flags: '--no-llm-check', description: 'WebShop llm agent: do not ask the endpoint for its models at enqueue', parse: (text) => text !== 'false' },
   ],
   async domains(context) {
     const catalogs = webshopCatalogRepository(context.db);
@@ -163,6 +165,11 @@ export const webshopBenchmark = defineBenchmark({
         spec: { goal_index: goal.goal_index, split: goal.split, asin: goal.asin },
       })),
     };
+  },
+  async preflight({ agent, flags }, context) {
+    const parsed = agentConfigSchema.safeParse(agent);
+    if (!parsed.success || parsed.data.kind !== 'llm' || flags.llmCheck === false) return;
+    await checkLlmEndpoint(parsed.data.baseUrl, parsed.data.model, context.env.LLM_API_KEY || undefined);
   },
   scores: webshopScores,
   exporters: { 'webshop-jsonl': webshopJsonlExporter },

@@ -24,6 +24,8 @@ function benchmarkFlags(registry: BenchmarkRegistry, flags: EnqueueFlags, env: N
       const attribute = flagAttribute(flag.flags);
       const value = flags[attribute] ?? (flag.env ? env[flag.env] || undefined : undefined);
       if (typeof value === 'string') given[attribute] = value;
+      // A `--no-x` flag: commander's default is true, so only a given one reads false.
+      else if (value === false) given[attribute] = 'false';
     }
   }
   return given;

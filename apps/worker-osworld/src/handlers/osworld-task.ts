@@ -1,5 +1,6 @@
 import type { ArtifactStore } from '@benchfleet/artifacts';
 import { createBenchmarkTaskHandler } from '@benchfleet/benchmark-kit';
+import { runsRepository } from '@benchfleet/db';
 import type { TaskProcessorDeps } from '@benchfleet/queue';
 import { BytebotClient, bytebotModelSchema, cancelLeftoverTask, osworldBenchmark, runOsworldEpisode, type BytebotModel } from '@benchfleet/osworld';
 
@@ -31,6 +32,7 @@ export function createOsworldTaskHandler(deps: OsworldTaskHandlerDeps) {
     const runId = run.id;
     const taskId = context.task.task_id;
     const model = await modelOf(runId, run.model, context.signal);
+    if (run.model === null) await runsRepository(deps.taskDeps.db).recordModelIfUnset(runId, model);
     if (context.previousExternalId) {
       const leftover = await cancelLeftoverTask(deps.client, context.previousExternalId, { signal: context.signal });
       context.logger.info({ bytebotTask: context.previousExternalId, leftover }, 'cancelled the task an earlier attempt left behind');
