@@ -21,7 +21,9 @@ export function parseConfig<S extends z.ZodType>(
   if (result.success) return result.data;
   const problems = result.error.issues.map((issue) => {
     const key = issue.path.map(String).join('.');
-    const label = labels[key] ?? (key || 'input');
+    const [first = '', ...rest] = issue.path.map(String);
+    // A nested value is named by its setting's label and the path inside it.
+    const label = labels[key] ?? (labels[first] && rest.length ? `${labels[first]}: ${rest.join('.')}` : key || 'input');
     return `${label}: ${issue.message}`;
   });
   throw new ConfigError(problems);

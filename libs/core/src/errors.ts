@@ -32,7 +32,7 @@ export class ServiceUnreachableError extends TransientError {
 
 /** Bad input from a user: printed as one line, exit code 2, nothing written. */
 export class UsageError extends Error {
-  override readonly name = 'UsageError';
+  override readonly name: string = 'UsageError';
 }
 
 export function errorMessage(error: unknown): string {

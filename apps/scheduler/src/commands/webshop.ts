@@ -126,8 +126,13 @@ export function registerWebshopCommands(program: Command): void {
     .option('--show-attributes', 'offer the Attributes sub-page (the original show_attrs)')
     .action(async (flags: { catalog?: string; port: number; host: string; showAttributes?: boolean }) => {
       const loaded = await withSchedulerServices({ redis: false }, async ({ db }) => {
-        const catalogId = flags.catalog ?? (await webshopCatalogRepository(db).latestId());
+        const catalogs = webshopCatalogRepository(db);
+        const catalogId = flags.catalog ?? (await catalogs.latestId());
         if (!catalogId) throw new UsageError('no WebShop catalog in Postgres: run `scheduler webshop import --demo` first');
+        if (!(await catalogs.get(catalogId))) {
+          const known = (await catalogs.list()).map((catalog) => catalog.id);
+          throw new UsageError(`--catalog ${catalogId} not found; imported catalogs: ${known.join(', ') || 'none'}`);
+        }
         return loadStoreFromDatabase(db, catalogId);
       });
       const server = createStoreHttpServer(loaded.store, { showAttributes: flags.showAttributes === true });

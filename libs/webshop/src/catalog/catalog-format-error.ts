@@ -1,3 +1,5 @@
+import { UsageError } from '@benchfleet/core';
+
 export type CatalogRecordRef = {
   /** Position in a list (the products list, or an asin's instruction list). */
   index?: number;
@@ -15,8 +17,11 @@ function describeRecord(record: CatalogRecordRef | undefined): string {
   return parts.join(', ');
 }
 
-/** A catalog input file that cannot be read, is not JSON, or holds a record the loader cannot use. */
-export class CatalogFormatError extends Error {
+/**
+ * A catalog input file that cannot be read, is not JSON, or holds a record the loader cannot use:
+ * the user's to fix, so a CLI reports it as bad input (exit code 2).
+ */
+export class CatalogFormatError extends UsageError {
   override readonly name = 'CatalogFormatError';
   readonly file: string;
   readonly record: CatalogRecordRef | undefined;
