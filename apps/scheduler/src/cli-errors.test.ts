@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, inject, it } from 'vitest';
 import { runCli, type CliName } from '@benchfleet/testing';
 
@@ -51,10 +52,16 @@ describe('every CLI facing an unreachable service', () => {
   });
 });
 
-describe('--help', () => {
+describe('--help and --version', () => {
   it.each(['scheduler', 'worker-webshop', 'worker-osworld'] as CliName[])('%s --help prints usage and exits 0', async (name) => {
     const result = await runCli(name, ['--help'], env, 15_000);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(`Usage: ${name}`);
+  });
+
+  it.each(['scheduler', 'worker-webshop', 'worker-osworld'] as CliName[])('%s --version prints the version and exits 0', async (name) => {
+    const result = await runCli(name, ['--version'], env, 15_000);
+    expect(result.code).toBe(0);
+    expect(result.stdout.trim()).toBe(JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')).version);
   });
 });

@@ -133,6 +133,13 @@ describe('a benchmark registered only in test code', () => {
       ['echo-000', 'success'],
       ['echo-002', 'success'],
     ]);
+    // No `scheduler worker` runs now: the worker that settled the last task wrote the summary.
+    const summary = await waitFor('the summary', async () => {
+      const row = await services.db.selectFrom('runs').select(['summary', 'status']).where('id', '=', lost).executeTakeFirstOrThrow();
+      const stored = readRunSummary(row.summary);
+      return stored?.pending === 0 ? { stored, status: row.status } : undefined;
+    });
+    expect(summary).toMatchObject({ status: 'finished', stored: { summary: { total_tasks: 2, completed: 2 } } });
   });
 
   it('is unknown to a scheduler whose registry does not list it: one line naming it', async () => {

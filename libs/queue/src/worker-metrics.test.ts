@@ -18,12 +18,24 @@ describe('the metrics server', () => {
     }
   });
 
+  it('listens on this machine only unless told otherwise', async () => {
+    const local = await startMetricsServer(new WorkerMetrics('webshop'), 0, () => true);
+    const open = await startMetricsServer(new WorkerMetrics('webshop'), 0, () => true, '0.0.0.0');
+    try {
+      expect(local.address).toBe('127.0.0.1');
+      expect(open.address).toBe('0.0.0.0');
+    } finally {
+      await local.close();
+      await open.close();
+    }
+  });
+
   it('names a port that is taken and the setting that changes it', async () => {
-    const taken = await occupyPort('0.0.0.0');
+    const taken = await occupyPort('127.0.0.1');
     try {
       const attempt = startMetricsServer(new WorkerMetrics('webshop'), taken.port, () => true);
       await expect(attempt).rejects.toBeInstanceOf(UsageError);
-      await expect(attempt).rejects.toThrow(`metrics port ${taken.port} is already in use: pick another with --metrics-port or BENCHFLEET_METRICS_PORT`);
+      await expect(attempt).rejects.toThrow(`metrics port ${taken.port} on 127.0.0.1 is already in use: pick another with --metrics-port or BENCHFLEET_METRICS_PORT`);
     } finally {
       await taken.release();
     }

@@ -67,6 +67,8 @@ export class WorkerMetrics {
 
 export interface MetricsServer {
   port: number;
+  /** The address it listens on. */
+  address: string;
   close(): Promise<void>;
 }
 
@@ -101,8 +103,10 @@ export async function startMetricsServer(metrics: WorkerMetrics, port: number, h
     what: 'metrics port',
     setting: '--metrics-port or BENCHFLEET_METRICS_PORT',
   });
+  const bound = server.address();
   return {
     port: boundPort,
+    address: typeof bound === 'object' && bound ? bound.address : host,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
