@@ -210,7 +210,7 @@ describe('the image healthcheck', () => {
 
   it('passes while a worker\'s /healthz answers 200, fails on 503 or silence, and passes without a metrics port', async () => {
     let healthy = true;
-    const server = await startMetricsServer(new WorkerMetrics('webshop'), 0, () => healthy);
+    const server = await startMetricsServer(new WorkerMetrics('webshop'), 0, () => (healthy ? null : 'shutting down'));
     try {
       expect(await healthcheck(String(server.port))).toBe(0);
       healthy = false;

@@ -1,5 +1,5 @@
 import { createArtifactStore } from '@benchfleet/artifacts';
-import { createCliProgram, runCliProgram } from '@benchfleet/core';
+import { createCliProgram, errorMessage, runCliProgram } from '@benchfleet/core';
 import { BytebotClient, osworldBenchmark } from '@benchfleet/osworld';
 import { workerProcessSettings } from '@benchfleet/queue';
 import { startBenchmarkWorker } from '@benchfleet/runs';
@@ -27,11 +27,12 @@ const program = createCliProgram('worker-osworld', 'runs OSWorld tasks on one By
         concurrency: 1,
         // A dead stack pauses this worker instead of failing the tasks it would take.
         healthCheck: async () => {
-          const agentUp = await client.isHealthy();
-          if (!agentUp || !desktopUrl) return agentUp;
+          const agentProblem = await client.healthProblem();
+          if (agentProblem) return { ok: false, reason: agentProblem };
+          if (!desktopUrl) return { ok: true };
           return fetch(desktopUrl, { signal: AbortSignal.timeout(5_000) }).then(
-            () => true,
-            () => false,
+            () => ({ ok: true }) as const,
+            (error: unknown) => ({ ok: false, reason: `the Bytebot desktop at ${desktopUrl} does not answer (${errorMessage(error)})` }) as const,
           );
         },
       },

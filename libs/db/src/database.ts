@@ -23,8 +23,12 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Data
     connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
     idleTimeoutMillis: 30_000,
   });
-  // An idle client that loses its server must not crash the process; the next query reports it.
+  // A client that loses its server (a restart terminates every connection with 57P01) must not
+  // crash the process, whether idle in the pool ('error' on the pool) or checked out between two
+  // queries ('error' on the client, which the pool does not listen to then). The query in flight
+  // fails on its own; the pool replaces the broken client.
   pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
 }
 

@@ -184,49 +184,38 @@ export function tasksRepository(db: Database) {
     },
 
     /**
-     * Tasks to run again: no outcome yet, or an error whose last attempt was a transient
-     * (infrastructure) fault; with `includeFailed` also agent failures and cancellations.
-     * `statuses` picks exactly.
+     * Takes the tasks a resume or retry selects and makes them runnable, in one statement: open
+     * tasks (queued or running) are taken as they are; a selected task with an outcome is put back
+     * to `queued`. Rows are locked and the selection is checked again on the locked row, so a task
+     * that gets its outcome while this runs is not taken unless its new status is selected too: a
+     * resume never re-runs a finished task.
+     *
+     * The default selection (resume): no outcome yet, or an error whose last attempt was a
+     * transient (infrastructure) fault; with `includeFailed` also agent failures and cancellations.
+     * `statuses` selects exactly those statuses (retry).
      */
-    async listForResume(runId: string, options: { includeFailed?: boolean; statuses?: Task['status'][] } = {}): Promise<Task[]> {
-      let query = db.selectFrom('tasks').selectAll('tasks').where('tasks.run_id', '=', runId);
-      if (options.statuses) {
-        query = query.where('tasks.status', 'in', options.statuses);
-      } else {
-        const always: Task['status'][] = ['queued', 'running'];
-        if (options.includeFailed) always.push('failed', 'cancelled');
-        query = query.where((eb) =>
-          eb.or([
-            eb('tasks.status', 'in', always),
-            eb.and([
-              eb('tasks.status', '=', 'error'),
-              eb.not(
-                eb.exists(
-                  eb
-                    .selectFrom('attempts')
-                    .select('attempts.attempt')
-                    .whereRef('attempts.run_id', '=', 'tasks.run_id')
-                    .whereRef('attempts.task_id', '=', 'tasks.task_id')
-                    .whereRef('attempts.attempt', '=', 'tasks.attempts')
-                    .where('attempts.error_class', 'in', ['agent', 'permanent']),
-                ),
-              ),
-            ]),
-          ]),
-        );
-      }
-      return query.orderBy('tasks.seq').execute();
-    },
-
-    /** Puts tasks back to `queued` so a new attempt may record their outcome. */
-    async requeue(runId: string, taskIds: string[]): Promise<void> {
-      if (taskIds.length === 0) return;
-      await db
-        .updateTable('tasks')
-        .set({ status: 'queued', finished_at: null, error: null })
-        .where('run_id', '=', runId)
-        .where('task_id', 'in', taskIds)
-        .execute();
+    async reopen(runId: string, selection: { includeFailed?: boolean; statuses?: Task['status'][] } = {}): Promise<Array<{ taskId: string; was: Task['status'] }>> {
+      const statuses = selection.statuses ?? (['queued', 'running', ...(selection.includeFailed ? ['failed', 'cancelled'] : [])] as Task['status'][]);
+      const resumableErrors = selection.statuses === undefined;
+      const result = await sql<{ task_id: string; was: Task['status'] }>`
+        with chosen as (
+          select t.task_id, t.status, t.seq from tasks t
+          where t.run_id = ${runId}
+            and (t.status = any(${statuses}::text[])
+              or (${resumableErrors} and t.status = 'error' and not exists (
+                select 1 from attempts a
+                where a.run_id = t.run_id and a.task_id = t.task_id and a.attempt = t.attempts and a.error_class in ('agent', 'permanent'))))
+          for update
+        ),
+        reopened as (
+          update tasks set status = 'queued', finished_at = null, error = null
+          from chosen
+          where tasks.run_id = ${runId} and tasks.task_id = chosen.task_id and chosen.status not in ('queued', 'running')
+          returning tasks.task_id
+        )
+        select chosen.task_id, chosen.status as was from chosen order by chosen.seq
+      `.execute(db);
+      return result.rows.map((row) => ({ taskId: row.task_id, was: row.was }));
     },
 
     /**

@@ -157,11 +157,16 @@ export class BytebotClient {
 
   /** One unretried `GET /tasks?limit=1`: answers whether the agent and its database respond. */
   async isHealthy(options: BytebotRequestOptions = {}): Promise<boolean> {
+    return (await this.healthProblem(options)) === null;
+  }
+
+  /** Why the agent is not usable now (its address and the cause), or null when it answers. */
+  async healthProblem(options: BytebotRequestOptions = {}): Promise<string | null> {
     try {
       await this.request({ ...options, method: 'GET', path: '/tasks', params: { limit: 1 }, schema: bytebotTaskPageSchema, retries: false });
-      return true;
-    } catch {
-      return false;
+      return null;
+    } catch (error) {
+      return `the Bytebot agent at ${this.origin} does not answer (${error instanceof Error ? error.message : String(error)})`;
     }
   }
 

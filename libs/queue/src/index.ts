@@ -8,3 +8,5 @@ export * from './worker-metrics.js';
 export * from './worker-process.js';
 export * from './lost-job-watcher.js';
 export * from './worker-config.js';
+export * from './health-gate.js';
+export * from './worker-heartbeat.js';

@@ -30,7 +30,7 @@ export async function watchLostJobs(options: {
   onLost: (job: LostJob) => Promise<void>;
 }): Promise<LostJobWatcher> {
   const connection = createRedisConnection(options.redisUrl, 'worker');
-  const producerConnection = createRedisConnection(options.redisUrl, 'producer');
+  const producerConnection = createRedisConnection(options.redisUrl, 'worker');
   const watchers = await Promise.all(
     options.queues.map(async (queueName) => {
       const eventsConnection = connection.duplicate();

@@ -7,7 +7,7 @@ describe('the metrics server', () => {
   it('binds port 0 to a free port and reports which', async () => {
     const metrics = new WorkerMetrics('webshop');
     metrics.outcome({ status: 'success', totalSteps: 3, tokensIn: 10, tokensOut: 2 });
-    const server = await startMetricsServer(metrics, 0, () => true);
+    const server = await startMetricsServer(metrics, 0, () => null);
     try {
       expect(server.port).toBeGreaterThan(0);
       const text = await (await fetch(`http://127.0.0.1:${server.port}/metrics`)).text();
@@ -19,8 +19,8 @@ describe('the metrics server', () => {
   });
 
   it('listens on this machine only unless told otherwise', async () => {
-    const local = await startMetricsServer(new WorkerMetrics('webshop'), 0, () => true);
-    const open = await startMetricsServer(new WorkerMetrics('webshop'), 0, () => true, '0.0.0.0');
+    const local = await startMetricsServer(new WorkerMetrics('webshop'), 0, () => null);
+    const open = await startMetricsServer(new WorkerMetrics('webshop'), 0, () => null, '0.0.0.0');
     try {
       expect(local.address).toBe('127.0.0.1');
       expect(open.address).toBe('0.0.0.0');
@@ -33,7 +33,7 @@ describe('the metrics server', () => {
   it('names a port that is taken and the setting that changes it', async () => {
     const taken = await occupyPort('127.0.0.1');
     try {
-      const attempt = startMetricsServer(new WorkerMetrics('webshop'), taken.port, () => true);
+      const attempt = startMetricsServer(new WorkerMetrics('webshop'), taken.port, () => null);
       await expect(attempt).rejects.toBeInstanceOf(UsageError);
       await expect(attempt).rejects.toThrow(`metrics port ${taken.port} on 127.0.0.1 is already in use: pick another with --metrics-port or BENCHFLEET_METRICS_PORT`);
     } finally {

@@ -72,8 +72,11 @@ export interface MetricsServer {
   close(): Promise<void>;
 }
 
-/** `/metrics` (Prometheus text) and `/healthz` (200 while `healthy()` says so). */
-export async function startMetricsServer(metrics: WorkerMetrics, port: number, healthy: () => boolean, host = '127.0.0.1'): Promise<MetricsServer> {
+/**
+ * `/metrics` (Prometheus text) and `/healthz`: 200 while `unhealthy()` is null, else 503 with its
+ * reason (shutting down, or paused because a service it needs does not answer).
+ */
+export async function startMetricsServer(metrics: WorkerMetrics, port: number, unhealthy: () => string | null, host = '127.0.0.1'): Promise<MetricsServer> {
   const server: Server = createServer((request, response) => {
     if (request.url === '/metrics') {
       metrics.registry
@@ -89,9 +92,9 @@ export async function startMetricsServer(metrics: WorkerMetrics, port: number, h
       return;
     }
     if (request.url === '/healthz') {
-      const ok = healthy();
-      response.writeHead(ok ? 200 : 503, { 'content-type': 'text/plain' });
-      response.end(ok ? 'ok\n' : 'shutting down\n');
+      const problem = unhealthy();
+      response.writeHead(problem === null ? 200 : 503, { 'content-type': 'text/plain' });
+      response.end(problem === null ? 'ok\n' : `${problem}\n`);
       return;
     }
     response.writeHead(404);

@@ -7,6 +7,9 @@ import { JobProducer } from './job-producer.js';
 import { startWorkerRuntime, type ServedJob, type WorkerRuntime } from './worker-runtime.js';
 import type { TaskProcessorDeps } from './task-processor.js';
 import { startMetricsServer, WorkerMetrics, type MetricsServer } from './worker-metrics.js';
+import { allHealthy, type HealthCheck } from './health-gate.js';
+import { sql } from 'kysely';
+import { errorMessage, redactSecrets } from '@benchfleet/core';
 
 export interface WorkerProcessSettings {
   app: string;
@@ -24,7 +27,8 @@ export interface WorkerProcessSettings {
   metricsHost?: string;
   lockDurationMs?: number;
   stalledIntervalMs?: number;
-  healthCheck?: () => Promise<boolean>;
+  /** What else the worker needs up besides Postgres (checked always), e.g. its Bytebot stack. */
+  healthCheck?: HealthCheck;
   /**
    * Summarises a run whose last task this worker settled, so a run gets its summary with no
    * aggregate worker running; when it fails (or is not given) the aggregate job does it.
@@ -91,6 +95,8 @@ export async function startWorkerProcess(
     onOutcome: (event) => metrics.outcome(event),
   };
   const jobs = await buildJobs({ db, logger, metrics, taskDeps });
+  let stopping = false;
+  let pausedBecause: string | null = null;
   const runtime = await startWorkerRuntime({
     queue: settings.queue,
     jobs,
@@ -102,14 +108,14 @@ export async function startWorkerProcess(
     graceMs: settings.graceMs,
     ...(settings.lockDurationMs !== undefined ? { lockDurationMs: settings.lockDurationMs } : {}),
     ...(settings.stalledIntervalMs !== undefined ? { stalledIntervalMs: settings.stalledIntervalMs } : {}),
-    ...(settings.healthCheck ? { healthCheck: settings.healthCheck } : {}),
+    healthCheck: allHealthy([postgresHealth(db, settings.databaseUrl), ...(settings.healthCheck ? [settings.healthCheck] : [])]),
+    onPause: (reason) => (pausedBecause = reason),
     onJobFinished: (event) => metrics.jobFinished(event),
   });
-  let stopping = false;
   const metricsServer =
     settings.metricsPort === undefined
       ? undefined
-      : await startMetricsServer(metrics, settings.metricsPort, () => !stopping, settings.metricsHost ?? '127.0.0.1');
+      : await startMetricsServer(metrics, settings.metricsPort, () => (stopping ? 'shutting down' : pausedBecause ? `paused: ${pausedBecause}` : null), settings.metricsHost ?? '127.0.0.1');
   logger.info({ queue: settings.queue, concurrency: settings.concurrency, metricsPort: metricsServer?.port }, 'worker ready');
 
   let stopped: Promise<void> | undefined;
@@ -132,4 +138,16 @@ export async function startWorkerProcess(
     });
   }
   return { runtime, db, ...(metricsServer ? { metricsServer } : {}), logger, stop, finished };
+}
+
+/** Postgres answers a query within the pool's connect timeout; the reason names it (password hidden) and the cause. */
+function postgresHealth(db: Database, url: string): HealthCheck {
+  return async () => {
+    try {
+      await sql`select 1`.execute(db);
+      return { ok: true };
+    } catch (error) {
+      return { ok: false, reason: `Postgres at ${redactSecrets(url)} does not answer (${errorMessage(error) || 'connection failed'})` };
+    }
+  };
 }

@@ -3,6 +3,8 @@ import type { Redis } from 'ioredis';
 import { errorMessage, type Logger } from '@benchfleet/core';
 import { createRedisConnection } from './redis-connection.js';
 import { cancelChannel } from './job-producer.js';
+import { HealthGate, type HealthCheck } from './health-gate.js';
+import { WorkerHeartbeat } from './worker-heartbeat.js';
 import type { JobDefinition } from './job-catalog.js';
 
 /** Why a job's signal was aborted. */
@@ -59,9 +61,15 @@ export interface WorkerRuntimeOptions {
   stalledIntervalMs?: number;
   /** How often a job may stall (its worker died) before BullMQ fails it; default 3. */
   maxStalledCount?: number;
-  /** Checked before each job; while false the worker pauses and hands the job back. */
-  healthCheck?: () => Promise<boolean>;
+  /**
+   * Checked before each job (at most once a second while it passes) and after a job failed:
+   * while it fails the worker pauses, hands its jobs back without using up an attempt, says why
+   * (log, heartbeat, /healthz) and resumes by itself when it passes again.
+   */
+  healthCheck?: HealthCheck;
   healthRetryMs?: number;
+  /** Told when the worker pauses (with the reason) and resumes (null). */
+  onPause?: (reason: string | null) => void;
   onJobFinished?: (event: { name: string; ok: boolean; durationMs: number }) => void;
 }
 
@@ -72,6 +80,8 @@ export interface WorkerRuntime {
   /** Resolves once the runtime has shut down. */
   closed: Promise<void>;
   activeJobs(): number;
+  /** Why the worker is paused, or null while it serves. */
+  pausedBecause(): string | null;
 }
 
 export class HandlerCatalogError extends Error {
@@ -101,6 +111,20 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
   const activeRuns = new Map<string, string>();
   let shuttingDown = false;
   let healthPause: Promise<void> | undefined;
+  let pauseReason: string | null = null;
+  const gate = options.healthCheck ? new HealthGate(options.healthCheck) : undefined;
+  const heartbeat = new WorkerHeartbeat(connection, options.prefix, options.workerId, options.queue);
+  const retryMs = options.healthRetryMs ?? 5_000;
+
+  /** Hands a job back for later (no attempt used up) when the world around the fleet is down now. */
+  async function handBackIfUnhealthy(job: Job, token: string | undefined, fresh: boolean): Promise<void> {
+    if (!gate || !token) return;
+    const health = fresh ? await gate.recheck() : await gate.current();
+    if (health.ok) return;
+    pauseUntilHealthy(health.reason);
+    await job.moveToDelayed(Date.now() + retryMs, token);
+    throw new DelayedError();
+  }
 
   const worker = new Worker(
     options.queue,
@@ -112,12 +136,7 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
       if (!parsed.success) {
         throw new UnrecoverableError(`invalid payload for ${job.name}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
       }
-      if (options.healthCheck && !(await options.healthCheck().catch(() => false))) {
-        logger.warn({ job: job.id }, 'health check failed: handing the job back and pausing');
-        pauseUntilHealthy();
-        await job.moveToDelayed(Date.now() + (options.healthRetryMs ?? 5_000), token);
-        throw new DelayedError();
-      }
+      await handBackIfUnhealthy(job, token, false);
       const signals = [AbortSignal.timeout(definition.deadlineMs)];
       if (bullSignal) signals.push(bullSignal);
       const signal = AbortSignal.any(signals);
@@ -137,6 +156,8 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
           await job.moveToWait(token);
           throw new WaitingError();
         }
+        // A job that failed while a service it needs is down is not the job's fault: it waits.
+        if (!(error instanceof UnrecoverableError)) await handBackIfUnhealthy(job, token, true);
         jobLogger.warn({ err: error, attempt: job.attemptsMade + 1 }, `job failed: ${errorMessage(error)}`);
         throw error;
       } finally {
@@ -156,19 +177,28 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
   );
   worker.on('error', (error) => logger.error({ err: error }, 'worker error'));
 
-  function pauseUntilHealthy(): void {
-    if (healthPause || !options.healthCheck) return;
-    const check = options.healthCheck;
+  function pauseUntilHealthy(reason: string): void {
+    if (healthPause || !gate) return;
+    pauseReason = reason;
+    logger.warn({ reason, retryMs }, `paused: ${reason}; jobs wait in the queue until it answers again`);
+    heartbeat.set('paused', reason);
+    options.onPause?.(reason);
     worker.pause(true);
     healthPause = (async () => {
-      while (!shuttingDown && !(await check().catch(() => false))) {
-        await new Promise((resolve) => setTimeout(resolve, options.healthRetryMs ?? 5_000));
+      for (;;) {
+        if (shuttingDown) return;
+        const health = await gate.recheck();
+        if (health.ok) break;
+        pauseReason = health.reason;
+        heartbeat.set('paused', health.reason);
+        await new Promise((resolve) => setTimeout(resolve, retryMs));
       }
       healthPause = undefined;
-      if (!shuttingDown) {
-        logger.info('health check passed: resuming');
-        worker.resume();
-      }
+      pauseReason = null;
+      logger.info('health check passed: resuming');
+      heartbeat.set('serving');
+      options.onPause?.(null);
+      worker.resume();
     })();
   }
 
@@ -189,6 +219,7 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
   async function shutdown(): Promise<void> {
     shutdownPromise ??= (async () => {
       shuttingDown = true;
+      heartbeat.set('stopping');
       logger.info({ active: activeRuns.size, graceMs: options.graceMs }, 'shutting down: no new jobs');
       const graceTimer = setTimeout(() => {
         if (activeRuns.size > 0) logger.warn({ active: activeRuns.size }, 'grace period over: handing active jobs back');
@@ -198,6 +229,7 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
         await worker.close();
       } finally {
         clearTimeout(graceTimer);
+        await heartbeat.stop();
         subscriber.disconnect();
         connection.disconnect();
         logger.info('worker closed');
@@ -209,5 +241,5 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
 
   void worker.run().catch((error: unknown) => logger.error({ err: error }, 'worker stopped'));
   await worker.waitUntilReady();
-  return { worker, shutdown, closed, activeJobs: () => activeRuns.size };
+  return { worker, shutdown, closed, activeJobs: () => activeRuns.size, pausedBecause: () => pauseReason };
 }

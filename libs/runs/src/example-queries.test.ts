@@ -108,25 +108,3 @@ describe('the example queries in README.md', () => {
     expect(Number(rows[0]?.cost_per_success_usd)).toBeCloseTo(0.04, 6);
   });
 });
-
-describe('resume selection', () => {
-  it('takes unfinished tasks and infrastructure errors; agent failures only with --include-failed', async () => {
-    const tasks = tasksRepository(services.db);
-    await runsRepository(services.db).createWithTasks({
-      run: { id: 'run-r', name: 'r', benchmark: 'webshop', config: JSON.stringify({}), code_version: 'test' },
-      tasks: ['queued', 'infra', 'agent-error', 'failed', 'success'].map((task_id, seq) => ({ task_id, seq, domain: 'd', instruction: 'i', spec: JSON.stringify({}) })),
-    });
-    const settle = async (taskId: string, status: 'error' | 'failed' | 'success', errorClass: 'infra' | 'agent' | null) => {
-      const opened = await tasks.openAttempt('run-r', taskId, 'w', 1);
-      await tasks.settle('run-r', taskId, opened!.attempt, { status, errorClass, totalSteps: 1, durationMs: 1 });
-    };
-    await settle('infra', 'error', 'infra');
-    await settle('agent-error', 'error', 'agent');
-    await settle('failed', 'failed', null);
-    await settle('success', 'success', null);
-    const ids = async (options: Parameters<typeof tasks.listForResume>[1]) => (await tasks.listForResume('run-r', options)).map((t) => t.task_id);
-    expect(await ids({})).toEqual(['queued', 'infra']);
-    expect(await ids({ includeFailed: true })).toEqual(['queued', 'infra', 'failed']);
-    expect(await ids({ statuses: ['error'] })).toEqual(['infra', 'agent-error']);
-  });
-});

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { newRunId } from '@benchfleet/core';
 import type { AnyBenchmark } from '@benchfleet/benchmark-kit';
-import { runsRepository, tasksRepository, type Database, type Task } from '@benchfleet/db';
+import { runsRepository, tasksRepository, type Database } from '@benchfleet/db';
 import { taskJobId, type JobProducer } from '@benchfleet/queue';
 import type { PlannedRun } from './run-planning.js';
 
@@ -72,40 +72,63 @@ export async function enqueueRun(deps: EnqueueDeps, planned: PlannedRun, runId =
 }
 
 export interface RequeueReport {
+  /** Tasks given a new job. */
   requeued: string[];
+  /** Tasks whose job waits already. */
   alreadyQueued: string[];
+  /** Tasks a worker runs now. */
   active: string[];
 }
 
+const WAITING_STATES = new Set(['waiting', 'delayed', 'prioritized', 'waiting-children']);
+const PAGE = 500;
+
 /**
- * Puts tasks back on the queue: a job that is waiting or running is left alone; a finished or
- * failed one is replaced (its deterministic id would otherwise be ignored by BullMQ).
+ * Makes sure each of `taskIds` (open tasks of the run) has a job: one waiting or running is left
+ * alone; a finished, failed or missing one is replaced (BullMQ would ignore a re-add of its id).
+ * A task that gets its outcome meanwhile may get a job too: its attempt finds the outcome and does
+ * nothing, so no task runs twice.
  */
-export async function requeueTasks(deps: EnqueueDeps, runId: string, benchmark: AnyBenchmark, tasks: Task[]): Promise<RequeueReport> {
-  const queue = deps.producer.queue(benchmark.job.queue);
+export async function ensureJobs(producer: JobProducer, benchmark: AnyBenchmark, runId: string, taskIds: readonly string[]): Promise<RequeueReport> {
+  const queue = producer.queue(benchmark.job.queue);
   const report: RequeueReport = { requeued: [], alreadyQueued: [], active: [] };
-  const toAdd: Task[] = [];
-  for (const task of tasks) {
-    const job = await queue.getJob(taskJobId(runId, task.task_id));
-    const state = job ? await job.getState() : 'missing';
-    if (state === 'active') report.active.push(task.task_id);
-    else if (state === 'waiting' || state === 'delayed' || state === 'prioritized' || state === 'waiting-children') {
-      report.alreadyQueued.push(task.task_id);
-    } else {
-      if (job) await job.remove();
-      toAdd.push(task);
-    }
+  for (let i = 0; i < taskIds.length; i += PAGE) {
+    const page = taskIds.slice(i, i + PAGE);
+    const states = await Promise.all(page.map((taskId) => queue.getJobState(taskJobId(runId, taskId))));
+    const toAdd: string[] = [];
+    await Promise.all(
+      page.map(async (taskId, index) => {
+        const state = states[index] ?? 'unknown';
+        if (state === 'active') report.active.push(taskId);
+        else if (WAITING_STATES.has(state)) report.alreadyQueued.push(taskId);
+        else {
+          if (state !== 'unknown') await queue.remove(taskJobId(runId, taskId), { removeChildren: false }).catch(() => 0);
+          toAdd.push(taskId);
+        }
+      }),
+    );
+    await producer.enqueueBulk(benchmark.job, jobItems(runId, toAdd));
+    report.requeued.push(...toAdd);
   }
-  await tasksRepository(deps.db).requeue(
-    runId,
-    toAdd.map((task) => task.task_id),
-  );
-  if (toAdd.length > 0) await runsRepository(deps.db).markQueued(runId);
-  const items = jobItems(
-    runId,
-    toAdd.map((task) => task.task_id),
-  );
-  await deps.producer.enqueueBulk(benchmark.job, items, (done) => deps.onProgress?.(done, items.length));
-  report.requeued = toAdd.map((task) => task.task_id);
   return report;
+}
+
+/**
+ * `scheduler resume` and `retry`: the selected tasks are made runnable in one conditional
+ * statement (see `tasksRepository.reopen`), then each gets a job if it has none.
+ */
+export async function requeueRun(
+  deps: EnqueueDeps,
+  runId: string,
+  benchmark: AnyBenchmark,
+  selection: Parameters<ReturnType<typeof tasksRepository>['reopen']>[1],
+): Promise<RequeueReport> {
+  const reopened = await tasksRepository(deps.db).reopen(runId, selection);
+  if (reopened.some((task) => task.was !== 'queued' && task.was !== 'running')) await runsRepository(deps.db).markQueued(runId);
+  return ensureJobs(
+    deps.producer,
+    benchmark,
+    runId,
+    reopened.map((task) => task.taskId),
+  );
 }

@@ -1,15 +1,13 @@
 import type { Command } from 'commander';
 import { TASK_STATUSES, UsageError, type TaskStatus } from '@benchfleet/core';
 import type { BenchmarkRegistry } from '@benchfleet/benchmark-kit';
-import { tasksRepository } from '@benchfleet/db';
-import { requeueTasks } from '@benchfleet/runs';
+import { requeueRun } from '@benchfleet/runs';
 import { requireRun, withSchedulerServices } from '../config.js';
 
 function requeue(registry: BenchmarkRegistry, runId: string, select: { includeFailed?: boolean; statuses?: TaskStatus[] }, verb: string): Promise<void> {
   return withSchedulerServices({ redis: true }, async ({ db, producer }) => {
     const run = await requireRun(db, runId);
-    const tasks = await tasksRepository(db).listForResume(runId, select);
-    const report = await requeueTasks({ db, producer }, runId, registry.get(run.benchmark), tasks);
+    const report = await requeueRun({ db, producer }, runId, registry.get(run.benchmark), select);
     process.stderr.write(
       `${verb} run ${runId}: ${report.requeued.length} task(s) re-enqueued, ${report.alreadyQueued.length} already queued, ${report.active.length} running now\n`,
     );

@@ -1,0 +1,77 @@
+import pg from 'pg';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestServices, waitFor } from '@benchfleet/testing';
+import { runsRepository } from './runs-repository.js';
+import { tasksRepository } from './tasks-repository.js';
+
+const services = useTestServices();
+
+async function createRun(runId: string, taskIds: string[]): Promise<void> {
+  await runsRepository(services.db).createWithTasks({
+    run: { id: runId, name: runId, benchmark: 'echo', config: JSON.stringify({}), code_version: 'test' },
+    tasks: taskIds.map((task_id, seq) => ({ task_id, seq, domain: 'd', instruction: 'i', spec: JSON.stringify({}) })),
+  });
+}
+
+async function statusOf(runId: string, taskId: string): Promise<string | undefined> {
+  return (await tasksRepository(services.db).get(runId, taskId))?.status;
+}
+
+describe('tasksRepository.reopen (resume and retry)', () => {
+  beforeAll(async () => {
+    await createRun('run-r', ['queued', 'infra', 'agent-error', 'permanent', 'failed', 'success']);
+    const tasks = tasksRepository(services.db);
+    const settle = async (taskId: string, status: 'error' | 'failed' | 'success', errorClass: 'infra' | 'agent' | 'permanent' | null) => {
+      const opened = await tasks.openAttempt('run-r', taskId, 'w', 1);
+      await tasks.settle('run-r', taskId, opened!.attempt, { status, errorClass, totalSteps: 1, durationMs: 1 });
+    };
+    await settle('infra', 'error', 'infra');
+    await settle('agent-error', 'error', 'agent');
+    await settle('permanent', 'error', 'permanent');
+    await settle('failed', 'failed', null);
+    await settle('success', 'success', null);
+  });
+
+  it('takes open tasks and transient errors; agent failures with includeFailed; exactly the statuses asked for; and reopens what it takes', async () => {
+    const tasks = tasksRepository(services.db);
+    expect(await tasks.reopen('run-r')).toEqual([
+      { taskId: 'queued', was: 'queued' },
+      { taskId: 'infra', was: 'error' },
+    ]);
+    expect(await statusOf('run-r', 'infra')).toBe('queued');
+    expect(await tasks.reopen('run-r', { includeFailed: true })).toEqual([
+      { taskId: 'queued', was: 'queued' },
+      { taskId: 'infra', was: 'queued' },
+      { taskId: 'failed', was: 'failed' },
+    ]);
+    expect(await tasks.reopen('run-r', { statuses: ['error'] })).toEqual([
+      { taskId: 'agent-error', was: 'error' },
+      { taskId: 'permanent', was: 'error' },
+    ]);
+    expect(await statusOf('run-r', 'success')).toBe('success');
+  });
+
+  // The defect it fixes: resume read the open tasks, and re-ran those that finished before it wrote.
+  it('never takes a task whose outcome is written while it runs', async () => {
+    await createRun('run-c', ['racing', 'other']);
+    const tasks = tasksRepository(services.db);
+    await tasks.openAttempt('run-c', 'racing', 'w', 1);
+    const settler = new pg.Client({ connectionString: services.databaseUrl });
+    await settler.connect();
+    try {
+      await settler.query('begin');
+      await settler.query(`update tasks set status = 'success', finished_at = now() where run_id = 'run-c' and task_id = 'racing'`);
+      // The resume starts while the outcome is being written, and waits for its row.
+      const reopening = tasks.reopen('run-c');
+      let done = false;
+      void reopening.then(() => (done = true));
+      await waitFor('the resume to wait for the locked row', async () => (await settler.query('select count(*)::int as n from pg_locks where not granted')).rows[0].n > 0, 10_000, 20);
+      expect(done).toBe(false);
+      await settler.query('commit');
+      expect(await reopening).toEqual([{ taskId: 'other', was: 'queued' }]);
+      expect(await statusOf('run-c', 'racing')).toBe('success');
+    } finally {
+      await settler.end();
+    }
+  });
+});

@@ -1,0 +1,75 @@
+import { hostname } from 'node:os';
+import type { Redis } from 'ioredis';
+
+const BEAT_MS = 10_000;
+/** A worker not heard from for this long is gone. */
+export const WORKER_SILENCE_MS = 3 * BEAT_MS;
+
+/** What a worker says of itself, for `scheduler status` and the dashboard. */
+export interface WorkerBeat {
+  workerId: string;
+  queue: string;
+  /** `paused`: it takes no job until what `reason` names answers again. */
+  state: 'serving' | 'paused' | 'stopping';
+  reason: string | null;
+  host: string;
+  pid: number;
+  since: string;
+  at: string;
+}
+
+export function workersKey(prefix: string): string {
+  return `${prefix}:benchfleet:workers`;
+}
+
+/** Keeps this worker's entry in the fleet's hash of workers fresh; a failed write waits for the next beat. */
+export class WorkerHeartbeat {
+  private beat: Omit<WorkerBeat, 'at'>;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+    workerId: string,
+    queue: string,
+  ) {
+    this.beat = { workerId, queue, state: 'serving', reason: null, host: hostname(), pid: process.pid, since: new Date().toISOString() };
+    this.timer = setInterval(() => void this.write(), BEAT_MS);
+    this.timer.unref();
+    void this.write();
+  }
+
+  set(state: WorkerBeat['state'], reason: string | null = null): void {
+    if (state === this.beat.state && reason === this.beat.reason) return;
+    this.beat = { ...this.beat, state, reason, since: new Date().toISOString() };
+    void this.write();
+  }
+
+  private async write(): Promise<void> {
+    const entry: WorkerBeat = { ...this.beat, at: new Date().toISOString() };
+    await this.redis.hset(workersKey(this.prefix), entry.workerId, JSON.stringify(entry)).catch(() => undefined);
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.redis.hdel(workersKey(this.prefix), this.beat.workerId).catch(() => undefined);
+  }
+}
+
+/** The workers heard from recently, by queue (a silent one's entry is dropped by the reader). */
+export async function readWorkerBeats(redis: Redis, prefix: string, now = Date.now()): Promise<WorkerBeat[]> {
+  const entries = await redis.hgetall(workersKey(prefix));
+  const beats: WorkerBeat[] = [];
+  const stale: string[] = [];
+  for (const [workerId, text] of Object.entries(entries)) {
+    try {
+      const beat = JSON.parse(text) as WorkerBeat;
+      if (now - Date.parse(beat.at) <= WORKER_SILENCE_MS) beats.push(beat);
+      else stale.push(workerId);
+    } catch {
+      stale.push(workerId);
+    }
+  }
+  if (stale.length) await redis.hdel(workersKey(prefix), ...stale).catch(() => undefined);
+  return beats.sort((a, b) => a.queue.localeCompare(b.queue) || a.workerId.localeCompare(b.workerId));
+}
