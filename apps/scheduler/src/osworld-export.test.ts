@@ -41,7 +41,7 @@ const TASKS: Array<{ id: string; domain: string; scenario: string }> = [
   { id: 'exp-os-done', domain: 'os', scenario: 'completes' },
   { id: 'exp-mail-help', domain: 'thunderbird', scenario: 'needs-help' },
   { id: 'exp-os-endless', domain: 'os', scenario: 'never-finishes' },
-  { id: 'exp-chrome-rejected', domain: 'chrome', scenario: 'server-error' },
+  { id: 'exp-chrome-rejected', domain: 'chrome', scenario: 'rejected' },
 ];
 
 function scheduler(args: string[]) {
@@ -167,7 +167,7 @@ describe('scheduler export --format osworld-logs', () => {
       bytebot_task_id: '',
       final_api_status: 'CREATE_FAILED',
       duration_seconds: 0,
-      error_message: expect.stringMatching(/HTTP 500/),
+      error_message: expect.stringMatching(/HTTP 400/),
     });
 
     const finalJson = await readJson(path.join(outDir, 'final.json'));

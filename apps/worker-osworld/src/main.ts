@@ -1,6 +1,6 @@
 import { createArtifactStore } from '@benchfleet/artifacts';
 import { createCliProgram, errorMessage, runCliProgram } from '@benchfleet/core';
-import { BytebotClient, osworldBenchmark } from '@benchfleet/osworld';
+import { BytebotClient, cancelLeftoverTasks, osworldBenchmark } from '@benchfleet/osworld';
 import { workerProcessSettings } from '@benchfleet/queue';
 import { startBenchmarkWorker } from '@benchfleet/runs';
 import { loadOsworldWorkerConfig, type OsworldWorkerFlags } from './config.js';
@@ -36,7 +36,13 @@ const program = createCliProgram('worker-osworld', 'runs OSWorld tasks on one By
           );
         },
       },
-      async ({ taskDeps }) => createOsworldTaskHandler({ taskDeps, client, artifacts, events: config.events }),
+      async ({ taskDeps, logger }) => {
+        // What an earlier run of this worker left on its stack goes first (and before every task).
+        await cancelLeftoverTasks(client, logger).catch((error: unknown) =>
+          logger.warn({ reason: errorMessage(error) }, 'could not look for tasks left on the stack; will before the first task'),
+        );
+        return createOsworldTaskHandler({ taskDeps, client, artifacts, events: config.events });
+      },
     );
     await running.finished;
   });

@@ -231,9 +231,9 @@ describe('worker-osworld on one stack: the scripted trajectories', () => {
     expect(await stepsOf(runId, 'os-silent', 1)).toEqual([]);
   });
 
-  it('server error on create: a final error with CREATE_FAILED, not retried', async () => {
+  it('a create the stack refuses (HTTP 400): a final error with CREATE_FAILED, recorded once as permanent', async () => {
     const createdBefore = fake.stats.createdTasks;
-    const runId = await enqueueTasks([osworldTestTask('os-rejected', withFakeScenario('Store this', 'server-error'))]);
+    const runId = await enqueueTasks([osworldTestTask('os-rejected', withFakeScenario('Store this', 'rejected'))]);
     const task = await settledTask(runId, 'os-rejected');
     expect(task).toMatchObject({
       status: 'error',
@@ -243,11 +243,29 @@ describe('worker-osworld on one stack: the scripted trajectories', () => {
       external_id: null,
       duration_ms: 0,
     });
-    expect(task.error).toMatch(/POST \/tasks failed with HTTP 500/);
+    expect(task.error).toMatch(/POST \/tasks failed with HTTP 400/);
     expect(task.result).toMatchObject({ stop_reason: 'create_failed', bytebot_task_id: '' });
     expect(fake.stats.createdTasks).toBe(createdBefore);
-    expect((await attemptsOf(runId, 'os-rejected')).map((a) => [a.status, a.error_class])).toEqual([['error', 'agent']]);
+    expect((await attemptsOf(runId, 'os-rejected')).map((a) => [a.status, a.error_class])).toEqual([['error', 'permanent']]);
     expect(await jobState(runId, 'os-rejected')).toBe('completed');
+  });
+
+  // Once recorded as the agent's final CREATE_FAILED, which resume would never run again.
+  it.each([
+    ['fails (HTTP 500)', 'server-error', /could not create the task \(POST \/tasks failed with HTTP 500/],
+    ['answers garbage', 'create-garbage', /could not create the task \(POST \/tasks returned an unexpected body/],
+  ])('a create the stack %s: a transient fault of the stack, retried later', async (_what, scenario, error) => {
+    const runId = await enqueueTasks([osworldTestTask(`os-${scenario}`, withFakeScenario('Store this', scenario))]);
+    const [attempt] = await waitFor('the first attempt to end', async () => {
+      const attempts = await attemptsOf(runId, `os-${scenario}`);
+      return attempts[0]?.status === 'error' ? attempts : undefined;
+    });
+    expect(attempt).toMatchObject({ error_class: 'infra' });
+    expect(attempt!.error).toMatch(error);
+    await waitFor('the job to wait for its retry', async () => (await jobState(runId, `os-${scenario}`)) === 'delayed', 10_000, 50);
+    const task = await services.db.selectFrom('tasks').selectAll().where('run_id', '=', runId).executeTakeFirstOrThrow();
+    expect(task).toMatchObject({ status: 'running', final_api_status: null });
+    await (await producer.queue('osworld').getJob(taskJobId(runId, `os-${scenario}`)))!.remove();
   });
 });
 
@@ -257,7 +275,7 @@ describe('worker-osworld when the stack or the worker goes away', () => {
     for (const worker of stackWorkers.splice(0)) await stopWorker(worker);
   });
 
-  it('a stack that dies mid-task: an infra error, retried; the next attempt cancels the leftover task first', async () => {
+  it('a stack that dies mid-task: an infra error, retried on the stack when it is back', async () => {
     const doomed = await startFake();
     const worker = startWorker(doomed, 'stack-dies');
     stackWorkers.push(worker);
@@ -295,14 +313,14 @@ describe('worker-osworld when the stack or the worker goes away', () => {
       [1, 'error', 'infra'],
       [2, 'success', null],
     ]);
-    expect(attempts[1]!.job_attempt).toBe(2);
-    // The revived agent lost its tasks (the fake keeps no database), so the leftover cancel finds none.
-    expect(revived.stats.requestsByRoute['POST /tasks/:id/cancel']).toBe(1);
-    expect(worker.output()).toMatch(new RegExp(`"bytebotTask":"${leftoverId}","leftover":"not_found".*cancelled the task an earlier attempt left behind`));
+    // The job used up no attempt: the stack was down, which is not the task's fault.
+    expect(attempts[1]!.job_attempt).toBe(1);
+    // The revived agent lost its tasks (the fake keeps no database): nothing was left to cancel.
+    expect(revived.stats.requestsByRoute['POST /tasks/:id/cancel'] ?? 0).toBe(0);
     expect(await stepsOf(runId, 'os-dies', 2)).toHaveLength(4);
   }, 60_000);
 
-  it('a worker killed mid-task: the next worker cancels the Bytebot task it left running, then runs the task again', async () => {
+  it("a worker killed mid-task: the stack's next worker cancels the Bytebot task it left running, then runs the task again", async () => {
     let creates = 0;
     // The first run of the task never ends; the second completes.
     const fake = await startFake({ chooseScenario: () => (creates++ === 0 ? 'never-finishes' : undefined) });
@@ -333,7 +351,7 @@ describe('worker-osworld when the stack or the worker goes away', () => {
       ['stack-doomed', 'error', 'infra', orphan.id],
       ['stack-rescuer', 'success', null, task.external_id],
     ]);
-    expect(rescuer.output()).toMatch(new RegExp(`"bytebotTask":"${orphan.id}","leftover":"cancelled"`));
+    expect(rescuer.output()).toMatch(new RegExp(`"bytebotTask":"${orphan.id}","status":"RUNNING","outcome":"cancelled".*cancelled a task left on this stack`));
   }, 60_000);
 
   it('a dead stack pauses the worker: the task stays queued until the stack answers again, then completes', async () => {
@@ -345,8 +363,7 @@ describe('worker-osworld when the stack or the worker goes away', () => {
     await stack.kill();
 
     const runId = await enqueueTasks([osworldTestTask('os-waits', withFakeScenario('Open the calculator', 'completes'))]);
-    await waitForOutput(worker, 'health check failed', 'the worker to pause', 15_000);
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await waitForOutput(worker, `paused: the Bytebot agent at http://127.0.0.1:${port} does not answer`, 'the worker to pause', 15_000);
     const queued = await services.db.selectFrom('tasks').selectAll().where('run_id', '=', runId).executeTakeFirstOrThrow();
     expect(queued).toMatchObject({ status: 'queued', attempts: 0 });
     expect(await attemptsOf(runId, 'os-waits')).toEqual([]);

@@ -46,6 +46,7 @@ export type { BytebotToolCall } from './bytebot-message-content.js';
 export {
   runOsworldEpisode,
   cancelLeftoverTask,
+  cancelLeftoverTasks,
   OsworldEpisodeAbortedError,
   type RunOsworldEpisodeOptions,
   type OsworldEpisodeSink,

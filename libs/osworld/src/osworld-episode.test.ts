@@ -205,9 +205,9 @@ describe('runOsworldEpisode against the fake Bytebot agent', () => {
     expect(server.stats.cancels).toBe(1);
   });
 
-  it('answers 500 to the create: error, CREATE_FAILED, no task id, duration 0', async () => {
+  it('a create the stack refuses (400): error, CREATE_FAILED, no task id, duration 0', async () => {
     const server = await startFake();
-    const options = episode(server, 'server-error');
+    const options = episode(server, 'rejected');
     const outcome = await runOsworldEpisode(options);
     expect(outcome).toMatchObject({
       status: 'error',
@@ -217,9 +217,23 @@ describe('runOsworldEpisode against the fake Bytebot agent', () => {
       duration_seconds: 0,
       stop_reason: 'create_failed',
     });
-    expect(outcome.error_message).toContain('HTTP 500');
+    expect(outcome.error_message).toContain('HTTP 400');
     expect(options.sink.created).toEqual([]);
     expect(server.stats.createdTasks).toBe(0);
+  });
+
+  it('a create the stack fails (500): the stack is unavailable (retried), not an outcome', async () => {
+    const server = await startFake();
+    const options = episode(server, 'server-error');
+    await expect(runOsworldEpisode(options)).rejects.toThrow(BytebotUnavailableError);
+    expect(server.stats.createdTasks).toBe(0);
+  });
+
+  it('a task the stack never starts within the stall timeout: unavailable (retried), not cancelled', async () => {
+    const server = await startFake({ pendingDelayMs: 60_000 });
+    const options = episode(server, 'completes', { stallTimeoutMs: 300 });
+    await expect(runOsworldEpisode(options)).rejects.toThrow(/the stack never started the task/);
+    expect(server.tasks()[0]?.status).toBe('CANCELLED');
   });
 
   it('rides out transient 500s while following the task', async () => {
@@ -245,11 +259,10 @@ describe('runOsworldEpisode against the fake Bytebot agent', () => {
     expect((error as BytebotUnavailableError).attempts).toBe(4);
   });
 
-  it('waits until the stack is idle before creating its task', async () => {
+  it('cancels what an earlier attempt left running on its stack, then creates its task on the idle stack', async () => {
     const server = await startFake();
     const client = clientOf(server);
     const leftover = await client.createTask({ description: withFakeScenario('left over', 'silent'), model });
-    setTimeout(() => void cancelLeftoverTask(client, leftover.id), 150);
     const outcome = await runOsworldEpisode(episode(server, 'completes'));
     expect(outcome.status).toBe('success');
     const rows = server.tasks();

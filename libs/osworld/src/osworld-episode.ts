@@ -58,6 +58,8 @@ export interface OsworldEpisodeOutcome {
   end_time: string;
   /** Rounded to 0.1 s; 0 when the create failed, as in the original. */
   duration_seconds: number;
+  /** The same, to the millisecond. */
+  duration_ms: number;
   stop_reason: OsworldEpisodeStopReason;
 }
 
@@ -83,7 +85,7 @@ export interface RunOsworldEpisodeOptions {
   /** REST status check period while the socket is live. */
   heartbeatIntervalMs?: number;
   idlePollIntervalMs?: number;
-  /** The original submits anyway after waiting this long for the stack to become idle. */
+  /** How long the stack may take to become idle once its leftover tasks are cancelled. */
   idleTimeoutMs?: number;
   /** At the step limit, how long to wait for the last step's screenshot before cancelling. */
   lastStepGraceMs?: number;
@@ -127,12 +129,15 @@ export async function runOsworldEpisode(options: RunOsworldEpisodeOptions): Prom
   try {
     signal.throwIfAborted();
     const model = await resolveModelOrUnavailable(client, options.model, signal);
+    // The stack is this worker's alone and it runs one task at a time: whatever runs on it now was
+    // left by an attempt that is gone (a killed worker, a lost job). The original waits for it.
+    await cancelLeftoverTasks(client, logger, signal);
     const idle = await client.waitUntilIdle({
       ...requestOptions,
       pollIntervalMs: options.idlePollIntervalMs ?? 3_000,
-      timeoutMs: options.idleTimeoutMs ?? 300_000,
+      timeoutMs: options.idleTimeoutMs ?? 60_000,
     });
-    if (!idle) logger.warn('the stack is still busy; submitting anyway, as the original does');
+    if (!idle) throw new BytebotUnavailableError('GET', '/tasks', 1, 'the stack is still busy after its leftover tasks were cancelled');
 
     const startMs = clock.now();
     let bytebotTaskId: string;
@@ -140,7 +145,12 @@ export async function runOsworldEpisode(options: RunOsworldEpisodeOptions): Prom
       bytebotTaskId = (await client.createTask({ description: task.instruction, model }, requestOptions)).id;
     } catch (error) {
       if (!(error instanceof BytebotHttpError || error instanceof BytebotResponseError)) throw error;
-      logger.error({ reason: error.message }, 'creating the Bytebot task failed');
+      // A stack that fails (5xx) or answers garbage could not start the task: its fault, retried.
+      if (error instanceof BytebotResponseError || error.status >= 500) {
+        throw new BytebotUnavailableError('POST', '/tasks', 1, `the stack could not create the task (${error.message})`);
+      }
+      // A refused request (4xx) is refused again on every try: recorded once, as the original's CREATE_FAILED.
+      logger.error({ reason: error.message }, 'the stack refused to create the Bytebot task');
       const endMs = clock.now();
       return {
         status: 'error',
@@ -152,6 +162,7 @@ export async function runOsworldEpisode(options: RunOsworldEpisodeOptions): Prom
         start_time: formatPythonUtcTimestamp(startMs),
         end_time: formatPythonUtcTimestamp(endMs),
         duration_seconds: 0,
+        duration_ms: 0,
         stop_reason: 'create_failed',
       };
     }
@@ -183,6 +194,20 @@ async function resolveModelOrUnavailable(
 }
 
 export type LeftoverTaskOutcome = 'cancelled' | 'already_ended' | 'not_found';
+
+/**
+ * Cancels every task RUNNING or PENDING on a stack: its worker calls this at start and before each
+ * task, since a task it did not just create there was left by an attempt that is gone.
+ */
+export async function cancelLeftoverTasks(client: BytebotClient, logger: Logger, signal?: AbortSignal): Promise<string[]> {
+  const options = signal ? { signal } : {};
+  const leftovers = await client.listTasks({ statuses: ['RUNNING', 'PENDING'], limit: 50 }, options);
+  for (const leftover of leftovers.tasks) {
+    const outcome = await cancelLeftoverTask(client, leftover.id, options);
+    logger.warn({ bytebotTask: leftover.id, status: leftover.status, outcome }, 'cancelled a task left on this stack by an attempt that is gone');
+  }
+  return leftovers.tasks.map((task) => task.id);
+}
 
 /** For a retry: cancels the Bytebot task an earlier attempt created, whatever state it is in. */
 export async function cancelLeftoverTask(
@@ -267,9 +292,14 @@ class EpisodeFollower {
         }
         if (this.clock.now() - this.lastProgressAt >= this.stallTimeoutMs) {
           // Events can be lost unnoticed; REST decides whether the agent really made no progress.
+          // A stack that cannot answer that read, or never started the task, is at fault, not the agent.
           const before = this.assistantCount;
-          await this.readRestTolerantly('full');
+          await this.readRestOrUnavailable();
           if (this.assistantCount === before && !isBytebotEndStatus(this.status)) {
+            if (this.status === 'PENDING' && this.recorded.length === 0) {
+              await this.cancelQuietly();
+              throw new BytebotUnavailableError('GET', `/tasks/${this.bytebotTaskId}`, 1, `the stack never started the task within ${this.stallTimeoutMs / 1000} s`);
+            }
             this.logger.info({ stallTimeoutMs: this.stallTimeoutMs }, 'no new step; cancelling');
             return await this.stopByCancelling('stalled');
           }
@@ -341,6 +371,16 @@ class EpisodeFollower {
       this.eventsTrusted = connected && (this.subscription?.connected ?? false);
     }
     this.nextRestAt = this.clock.now() + (this.eventsTrusted ? this.heartbeatIntervalMs : this.pollIntervalMs);
+  }
+
+  /** A read the stall decision rests on: an error answer makes it the stack's fault (retried), not a stall. */
+  private async readRestOrUnavailable(): Promise<void> {
+    try {
+      await this.readRest('full');
+    } catch (error) {
+      if (!(error instanceof BytebotHttpError || error instanceof BytebotResponseError)) throw error;
+      throw new BytebotUnavailableError('GET', `/tasks/${this.bytebotTaskId}`, 1, `the stack answers errors instead of the task's state (${error.message})`);
+    }
   }
 
   /** An error answer is logged and the read tried again later, as the original's loop does. */
@@ -481,6 +521,7 @@ class EpisodeFollower {
       start_time: formatPythonUtcTimestamp(this.startMs),
       end_time: formatPythonUtcTimestamp(endMs),
       duration_seconds: roundLikePython((endMs - this.startMs) / 1000, 1),
+      duration_ms: endMs - this.startMs,
       stop_reason: stopReason,
     };
   }

@@ -25,7 +25,11 @@ export interface TaskContext {
   setExternalId(externalId: string): Promise<void>;
 }
 
-export type TaskOutcome = Omit<TaskOutcomeRecord, 'durationMs' | 'errorClass'> & { durationMs?: number };
+/**
+ * What an episode returns. An `error` outcome is the episode's own verdict: `agent` by default, or
+ * `permanent` for an input the outside refuses every time (resume leaves both; retry takes them).
+ */
+export type TaskOutcome = Omit<TaskOutcomeRecord, 'durationMs' | 'errorClass'> & { durationMs?: number; errorClass?: 'agent' | 'permanent' };
 
 export type TaskHandler = (context: TaskContext) => Promise<TaskOutcome>;
 
@@ -120,7 +124,7 @@ export function createTaskJobHandler(deps: TaskProcessorDeps, handler: TaskHandl
       );
       throw error;
     }
-    const errorClass = outcome.status === 'error' ? 'agent' : null;
+    const errorClass = outcome.status === 'error' ? (outcome.errorClass ?? 'agent') : null;
     const record: TaskOutcomeRecord = { ...outcome, errorClass, durationMs: outcome.durationMs ?? Date.now() - started };
     const { recorded } = await settle(record, true);
     logger.debug({ status: outcome.status, steps: outcome.totalSteps, recorded }, 'task settled');

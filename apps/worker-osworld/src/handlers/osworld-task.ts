@@ -2,7 +2,7 @@ import type { ArtifactStore } from '@benchfleet/artifacts';
 import { createBenchmarkTaskHandler } from '@benchfleet/benchmark-kit';
 import { runsRepository } from '@benchfleet/db';
 import type { TaskProcessorDeps } from '@benchfleet/queue';
-import { BytebotClient, bytebotModelSchema, cancelLeftoverTask, osworldBenchmark, runOsworldEpisode, type BytebotModel } from '@benchfleet/osworld';
+import { BytebotClient, bytebotModelSchema, osworldBenchmark, runOsworldEpisode, type BytebotModel } from '@benchfleet/osworld';
 
 export interface OsworldTaskHandlerDeps {
   taskDeps: TaskProcessorDeps;
@@ -33,10 +33,6 @@ export function createOsworldTaskHandler(deps: OsworldTaskHandlerDeps) {
     const taskId = context.task.task_id;
     const model = await modelOf(runId, run.model, context.signal);
     if (run.model === null) await runsRepository(deps.taskDeps.db).recordModelIfUnset(runId, model);
-    if (context.previousExternalId) {
-      const leftover = await cancelLeftoverTask(deps.client, context.previousExternalId, { signal: context.signal });
-      context.logger.info({ bytebotTask: context.previousExternalId, leftover }, 'cancelled the task an earlier attempt left behind');
-    }
     const outcome = await runOsworldEpisode({
       client: deps.client,
       task: { task_id: taskId, instruction: context.task.instruction },
@@ -66,11 +62,13 @@ export function createOsworldTaskHandler(deps: OsworldTaskHandlerDeps) {
     });
     return {
       status: outcome.status,
+      // The stack refused the request (4xx): it would refuse it again.
+      ...(outcome.stop_reason === 'create_failed' ? { errorClass: 'permanent' as const } : {}),
       finalApiStatus: outcome.final_api_status,
       totalSteps: outcome.total_steps,
       success: outcome.status === 'success',
       reward: outcome.status === 'success' ? 1 : 0,
-      durationMs: outcome.duration_seconds * 1000,
+      durationMs: outcome.duration_ms,
       answer: outcome.answer,
       error: outcome.error_message,
       externalId: outcome.bytebot_task_id || null,

@@ -18,8 +18,14 @@ export interface FakeBytebotScenario {
   /** Computer-action steps (ASSISTANT tool_use, then USER tool_result with a screenshot); `Infinity` never ends. */
   steps: number;
   ending: FakeBytebotEnding;
-  /** `POST /tasks` answers 500, as the real agent does for a body it cannot store. */
-  rejectCreate?: boolean;
+  /**
+   * `POST /tasks` answers this status instead of creating the task: 500 as the real agent does when
+   * it cannot store a body (its database is down, or the body is too big); 400 for a request it
+   * refuses outright.
+   */
+  rejectCreate?: 400 | 500;
+  /** `POST /tasks` answers 200 with a body that is not a task (a proxy's error page). */
+  garbageCreate?: boolean;
   /** The model answers plain text without tool calls (bytebot issue #130): ASSISTANT messages only, no screenshots. */
   textOnly?: boolean;
 }
@@ -31,7 +37,9 @@ export const FAKE_BYTEBOT_SCENARIOS = {
   'never-finishes': { steps: Infinity, ending: { kind: 'silent' } },
   'text-only': { steps: Infinity, ending: { kind: 'silent' }, textOnly: true },
   silent: { steps: 0, ending: { kind: 'silent' } },
-  'server-error': { steps: 0, ending: { kind: 'silent' }, rejectCreate: true },
+  'server-error': { steps: 0, ending: { kind: 'silent' }, rejectCreate: 500 },
+  rejected: { steps: 0, ending: { kind: 'silent' }, rejectCreate: 400 },
+  'create-garbage': { steps: 0, ending: { kind: 'silent' }, garbageCreate: true },
   hangs: { steps: 2, ending: { kind: 'hang' } },
   dies: { steps: 2, ending: { kind: 'die' } },
 } as const satisfies Record<string, FakeBytebotScenario>;

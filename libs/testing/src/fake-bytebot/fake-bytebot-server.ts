@@ -413,8 +413,10 @@ export async function startFakeBytebot(options: FakeBytebotOptions = {}): Promis
   ): { status: number; json?: unknown } | { status: number; text: string } {
     const taskId = segments[1] ?? '';
     switch (route) {
-      case 'POST /tasks':
-        return { status: 201, json: createTask(body) };
+      case 'POST /tasks': {
+        const created = createTask(body);
+        return created === 'garbage' ? { status: 200, text: '<html><body>502 Bad Gateway</body></html>' } : { status: 201, json: created };
+      }
       case 'GET /tasks':
         return { status: 200, json: listTasks(url.searchParams) };
       case 'GET /tasks/models':
@@ -465,7 +467,7 @@ export async function startFakeBytebot(options: FakeBytebotOptions = {}): Promis
     }
   }
 
-  function createTask(body: unknown): FakeBytebotTaskRow {
+  function createTask(body: unknown): FakeBytebotTaskRow | 'garbage' {
     if (!isRecord(body) || typeof body['description'] !== 'string' || body['model'] === undefined || body['model'] === null) {
       throw new NestError(500, 'Internal server error');
     }
@@ -473,7 +475,9 @@ export async function startFakeBytebot(options: FakeBytebotOptions = {}): Promis
     if (!PRIORITIES.includes(priority)) throw new NestError(500, 'Internal server error');
     const description = body['description'];
     const scenario = scenarioFor(description);
-    if (scenario.rejectCreate) throw new NestError(500, 'Internal server error');
+    if (scenario.garbageCreate) return 'garbage';
+    if (scenario.rejectCreate === 500) throw new NestError(500, 'Internal server error');
+    if (scenario.rejectCreate === 400) throw new NestError(400, 'description must be shorter than 10000 characters', 'Bad Request');
     const at = nextTimestamp();
     const record: TaskRecord = {
       row: {
