@@ -60,8 +60,41 @@ export function runsRepository(db: Database) {
       await db.updateTable('runs').set({ model: JSON.stringify(model) }).where('id', '=', runId).where('model', 'is', null).execute();
     },
 
-    async markCancelled(runId: string): Promise<void> {
-      await db.updateTable('runs').set({ status: 'cancelled', finished_at: new Date() }).where('id', '=', runId).execute();
+    /**
+     * Cancels a run that has not finished, in one transaction: the run, every task without an
+     * outcome (its steps counted) and every running attempt. From then on nothing is written for it:
+     * no attempt opens on a task with an outcome, a settle needs a running attempt, and a step is
+     * written only for a running attempt.
+     */
+    async cancel(runId: string): Promise<{ outcome: 'cancelled' | 'already_cancelled' | 'finished' | 'not_found'; tasks: number }> {
+      return db.transaction().execute(async (trx) => {
+        const cancelled = await trx
+          .updateTable('runs')
+          .set({ status: 'cancelled', finished_at: new Date() })
+          .where('id', '=', runId)
+          .where('status', 'in', ['queued', 'running'])
+          .returning('status')
+          .executeTakeFirst();
+        if (!cancelled) {
+          const run = await trx.selectFrom('runs').select('status').where('id', '=', runId).executeTakeFirst();
+          return { outcome: !run ? 'not_found' : run.status === 'cancelled' ? 'already_cancelled' : 'finished', tasks: 0 };
+        }
+        const tasks = await sql<{ n: number }>`
+          with cancelled_tasks as (
+            update tasks set status = 'cancelled', error = 'run cancelled', finished_at = now(),
+              total_steps = (select count(*) from steps s where s.run_id = tasks.run_id and s.task_id = tasks.task_id and s.attempt = tasks.attempts)
+            where run_id = ${runId} and status in ('queued', 'running')
+            returning task_id
+          ),
+          closed as (
+            update attempts set status = 'cancelled', error = 'run cancelled', finished_at = now()
+            where run_id = ${runId} and status = 'running'
+            returning attempt
+          )
+          select (select count(*) from cancelled_tasks)::int as n, (select count(*) from closed)::int as attempts
+        `.execute(trx);
+        return { outcome: 'cancelled', tasks: tasks.rows[0]?.n ?? 0 };
+      });
     },
 
     /** Stores the summary; a run with nothing pending (`finishedAt` given) is finished unless cancelled. */

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Database } from './database.js';
 import type { NewStep, Step } from './schema.js';
 
@@ -5,14 +6,32 @@ const STEP_INSERT_PAGE = 500;
 
 export function stepsRepository(db: Database) {
   return {
-    /** Idempotent: a step already written for this attempt is left as it is. */
-    async insertMany(steps: NewStep[]): Promise<void> {
+    /**
+     * Idempotent: a step already written for this attempt is left as it is. A step of an attempt
+     * that is no longer running (its run was cancelled, or the attempt was closed as lost) is not
+     * written: a cancelled run gets no step after its cancel. One array parameter per column.
+     */
+    async insertMany(steps: readonly NewStep[]): Promise<void> {
       for (let i = 0; i < steps.length; i += STEP_INSERT_PAGE) {
-        await db
-          .insertInto('steps')
-          .values(steps.slice(i, i + STEP_INSERT_PAGE))
-          .onConflict((oc) => oc.columns(['run_id', 'task_id', 'attempt', 'step']).doNothing())
-          .execute();
+        const page = steps.slice(i, i + STEP_INSERT_PAGE);
+        const at = (step: NewStep) => (step.at === undefined ? null : step.at instanceof Date ? step.at.toISOString() : step.at);
+        await sql`
+          insert into steps (run_id, task_id, attempt, step, at, action, text, observation, reward, screenshot_uri, external_id, tokens_in, tokens_out, latency_ms)
+          select s.run_id, s.task_id, s.attempt, s.step, coalesce(s.at, now()), s.action, s.text, s.observation, s.reward, s.screenshot_uri, s.external_id,
+                 coalesce(s.tokens_in, 0), coalesce(s.tokens_out, 0), s.latency_ms
+          from unnest(
+            ${page.map((step) => step.run_id)}::text[], ${page.map((step) => step.task_id)}::text[], ${page.map((step) => step.attempt)}::int[],
+            ${page.map((step) => step.step)}::int[], ${page.map(at)}::timestamptz[], ${page.map((step) => step.action ?? null)}::jsonb[],
+            ${page.map((step) => step.text ?? null)}::text[], ${page.map((step) => step.observation ?? null)}::text[], ${page.map((step) => step.reward ?? null)}::float8[],
+            ${page.map((step) => step.screenshot_uri ?? null)}::text[], ${page.map((step) => step.external_id ?? null)}::text[],
+            ${page.map((step) => step.tokens_in ?? null)}::int[], ${page.map((step) => step.tokens_out ?? null)}::int[], ${page.map((step) => step.latency_ms ?? null)}::int[]
+          ) as s(run_id, task_id, attempt, step, at, action, text, observation, reward, screenshot_uri, external_id, tokens_in, tokens_out, latency_ms)
+          where exists (
+            select 1 from attempts a
+            where a.run_id = s.run_id and a.task_id = s.task_id and a.attempt = s.attempt and a.status = 'running'
+          )
+          on conflict (run_id, task_id, attempt, step) do nothing
+        `.execute(db);
       }
     },
 

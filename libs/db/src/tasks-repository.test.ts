@@ -2,6 +2,7 @@ import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useTestServices, waitFor } from '@benchfleet/testing';
 import { runsRepository } from './runs-repository.js';
+import { stepsRepository } from './steps-repository.js';
 import { tasksRepository } from './tasks-repository.js';
 
 const services = useTestServices();
@@ -73,5 +74,41 @@ describe('tasksRepository.reopen (resume and retry)', () => {
     } finally {
       await settler.end();
     }
+  });
+});
+
+describe('a cancelled run is fenced', () => {
+  it('gets no step, no outcome and no new attempt after its cancel; its counts stay those of the cancel', async () => {
+    await createRun('run-x', ['running', 'waiting']);
+    const tasks = tasksRepository(services.db);
+    const steps = stepsRepository(services.db);
+    const opened = await tasks.openAttempt('run-x', 'running', 'w', 1);
+    const step = (n: number) => ({ run_id: 'run-x', task_id: 'running', attempt: opened!.attempt, step: n, action: JSON.stringify({ n }) });
+    await steps.insertMany([step(1), step(2)]);
+
+    expect(await runsRepository(services.db).cancel('run-x')).toEqual({ outcome: 'cancelled', tasks: 2 });
+    expect(await tasks.get('run-x', 'running')).toMatchObject({ status: 'cancelled', total_steps: 2, error: 'run cancelled' });
+
+    // The episode goes on a moment before it sees the signal: none of it lands.
+    await steps.insertMany([step(3)]);
+    const settled = await tasks.settle('run-x', 'running', opened!.attempt, { status: 'failed', totalSteps: 3, durationMs: 5 });
+    expect(settled.recorded).toBe(false);
+    expect(await tasks.openAttempt('run-x', 'waiting', 'w', 1)).toBeUndefined();
+    expect((await steps.listByTask('run-x', 'running')).map((row) => row.step)).toEqual([1, 2]);
+    const attempts = await services.db.selectFrom('attempts').select(['task_id', 'status', 'error']).where('run_id', '=', 'run-x').execute();
+    expect(attempts).toEqual([{ task_id: 'running', status: 'cancelled', error: 'run cancelled' }]);
+    expect(await tasks.get('run-x', 'running')).toMatchObject({ status: 'cancelled', total_steps: 2 });
+
+    expect(await runsRepository(services.db).cancel('run-x')).toEqual({ outcome: 'already_cancelled', tasks: 0 });
+  });
+
+  it('refuses to cancel a finished run', async () => {
+    await createRun('run-f', ['only']);
+    const tasks = tasksRepository(services.db);
+    const opened = await tasks.openAttempt('run-f', 'only', 'w', 1);
+    await tasks.settle('run-f', 'only', opened!.attempt, { status: 'success', totalSteps: 1, durationMs: 1 });
+    await runsRepository(services.db).saveSummary('run-f', {}, new Date());
+    expect(await runsRepository(services.db).cancel('run-f')).toEqual({ outcome: 'finished', tasks: 0 });
+    expect((await runsRepository(services.db).get('run-f'))?.status).toBe('finished');
   });
 });

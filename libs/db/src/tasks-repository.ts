@@ -64,6 +64,12 @@ export function tasksRepository(db: Database) {
         .executeTakeFirst();
     },
 
+    /** The tasks of a run without an outcome (queued or running). */
+    async openTaskIds(runId: string): Promise<string[]> {
+      const rows = await db.selectFrom('tasks').select('task_id').where('run_id', '=', runId).where('status', 'in', ['queued', 'running']).orderBy('seq').execute();
+      return rows.map((row) => row.task_id);
+    },
+
     async listByRun(runId: string): Promise<Task[]> {
       return db.selectFrom('tasks').selectAll().where('run_id', '=', runId).orderBy('seq').execute();
     },
@@ -153,7 +159,7 @@ export function tasksRepository(db: Database) {
           update attempts
           set status = ${outcome.status}, error_class = ${outcome.errorClass ?? null}, error = ${outcome.error ?? null},
               finished_at = now(), external_id = coalesce(${externalId}, external_id)
-          where run_id = ${runId} and task_id = ${taskId} and attempt = ${attempt}
+          where run_id = ${runId} and task_id = ${taskId} and attempt = ${attempt} and status = 'running'
           returning attempt
         ),
         task_row as (
@@ -238,17 +244,6 @@ export function tasksRepository(db: Database) {
         select exists (select 1 from task_row) as recorded, (select count(*) from attempt_row) as attempts_closed
       `.execute(db);
       return settleResult(written.rows[0]?.recorded === true, runId);
-    },
-
-    /** Marks every task without an outcome cancelled; returns how many. */
-    async cancelPending(runId: string): Promise<number> {
-      const result = await db
-        .updateTable('tasks')
-        .set({ status: 'cancelled', error: 'run cancelled', finished_at: new Date() })
-        .where('run_id', '=', runId)
-        .where('status', 'in', ['queued', 'running'])
-        .executeTakeFirst();
-      return Number(result.numUpdatedRows);
     },
   };
 }

@@ -1,3 +1,4 @@
+import { UsageError } from '@benchfleet/core';
 import type { BenchmarkRegistry } from '@benchfleet/benchmark-kit';
 import { runsRepository, tasksRepository, type Database } from '@benchfleet/db';
 import { taskJobId, type JobProducer } from '@benchfleet/queue';
@@ -6,25 +7,26 @@ import { aggregateRun } from './run-summary.js';
 export interface CancelReport {
   cancelled: number;
   removedJobs: number;
+  alreadyCancelled: boolean;
 }
 
 /**
- * Cancels a run: rows first (a worker finishing now finds its task cancelled and records nothing
- * over it), then its waiting jobs go and its active ones are told to stop.
+ * Cancels a run: rows first, in one transaction (the run, its open tasks and running attempts; from
+ * then on nothing is written for it), then its waiting jobs go, all at once, and its active ones are
+ * told to stop. A finished run is refused; cancelling a cancelled run again changes nothing.
  */
 export async function cancelRun(db: Database, producer: JobProducer, registry: BenchmarkRegistry, runId: string): Promise<CancelReport> {
   const run = await runsRepository(db).get(runId);
-  if (!run) throw new Error(`run ${runId} not found`);
+  if (!run) throw new UsageError(`run ${runId} not found; \`scheduler runs\` lists the runs`);
   const benchmark = registry.get(run.benchmark);
-  const tasks = await tasksRepository(db).listByRun(runId);
-  const open = tasks.filter((task) => task.status === 'queued' || task.status === 'running');
-  await runsRepository(db).markCancelled(runId);
-  const cancelled = await tasksRepository(db).cancelPending(runId);
+  const open = await tasksRepository(db).openTaskIds(runId);
+  const { outcome, tasks } = await runsRepository(db).cancel(runId);
+  if (outcome === 'finished') throw new UsageError(`run ${runId} has finished: there is nothing to cancel`);
   const removedJobs = await producer.removeJobs(
     benchmark.job.queue,
-    open.map((task) => taskJobId(runId, task.task_id)),
+    open.map((taskId) => taskJobId(runId, taskId)),
   );
   await producer.publishCancel(runId);
-  await aggregateRun(db, registry, runId);
-  return { cancelled, removedJobs };
+  if (outcome === 'cancelled') await aggregateRun(db, registry, runId);
+  return { cancelled: tasks, removedJobs, alreadyCancelled: outcome === 'already_cancelled' };
 }
