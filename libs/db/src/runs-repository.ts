@@ -34,6 +34,18 @@ export function runsRepository(db: Database) {
       await db.deleteFrom('runs').where('id', '=', runId).execute();
     },
 
+    /** Runs neither finished nor cancelled, older than `graceMs`, with how many of their tasks are open. */
+    async goingOn(graceMs: number): Promise<Array<{ id: string; benchmark: string; open: number }>> {
+      const result = await sql<{ id: string; benchmark: string; open: number }>`
+        select r.id, r.benchmark, count(t.task_id) filter (where t.status in ('queued', 'running'))::int as open
+        from runs r left join tasks t on t.run_id = r.id
+        where r.status in ('queued', 'running') and r.created_at < now() - make_interval(secs => ${graceMs}::float8 / 1000)
+        group by r.id
+        order by r.created_at
+      `.execute(db);
+      return result.rows;
+    },
+
     async get(runId: string): Promise<Run | undefined> {
       return db.selectFrom('runs').selectAll().where('id', '=', runId).executeTakeFirst();
     },

@@ -9,3 +9,4 @@ export * from './run-cancel.js';
 export * from './run-export.js';
 export * from './example-queries.js';
 export * from './benchmark-worker.js';
+export * from './run-reconciler.js';

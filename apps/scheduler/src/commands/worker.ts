@@ -18,21 +18,34 @@ import {
   type WorkerFlags,
 } from '@benchfleet/queue';
 import { z } from 'zod';
+import { startReconciler } from '@benchfleet/runs';
 import { createAggregateRunHandler } from '../handlers/aggregate-run.js';
 
 export function registerWorker(program: Command, registry: BenchmarkRegistry): void {
   program
     .command('worker')
-    .description('serve the aggregate queue: summarise each run when its last task settles; give an outcome to tasks whose jobs BullMQ failed as lost')
+    .description(
+      'the fleet keeper: serves the aggregate queue, gives an outcome to tasks whose jobs BullMQ failed as lost, and reconciles the queues with Postgres (re-enqueues open tasks whose jobs are gone, summarises settled runs); run one or more anywhere',
+    )
     .option('--worker-id <id>', 'identity of this worker (default aggregate-<hostname>-<pid>, or BENCHFLEET_WORKER_ID)')
     .option('--grace-s <n>', 'seconds active jobs may finish after SIGTERM (default 30)')
     .option('--metrics-port <port>', 'serve /metrics and /healthz on this port, 0 for any free one (or BENCHFLEET_METRICS_PORT)')
     .option('--metrics-host <host>', 'address /metrics and /healthz listen on (default 127.0.0.1; or BENCHFLEET_METRICS_HOST)')
-    .action(async (flags: WorkerFlags) => {
+    .option('--reconcile-every-s <n>', 'seconds between reconciliations (default 30, or BENCHFLEET_RECONCILE_S)')
+    .option('--reconcile-grace-s <n>', 'runs younger than this are left to their enqueue (default 30)')
+    .action(async (flags: WorkerFlags & { reconcileEveryS?: string; reconcileGraceS?: string }) => {
       const config = parseConfig(
-        z.object(workerConfigShape),
-        workerConfigInput(flags, process.env, { workerId: `aggregate-${hostname()}-${process.pid}`, graceS: 30 }),
-        WORKER_CONFIG_LABELS,
+        z.object({
+          ...workerConfigShape,
+          reconcileEveryS: z.coerce.number({ error: 'expected a positive number of seconds' }).positive('expected a positive number of seconds'),
+          reconcileGraceS: z.coerce.number({ error: 'expected a number of seconds, 0 or more' }).nonnegative('expected a number of seconds, 0 or more'),
+        }),
+        {
+          ...workerConfigInput(flags, process.env, { workerId: `aggregate-${hostname()}-${process.pid}`, graceS: 30 }),
+          reconcileEveryS: flags.reconcileEveryS ?? (process.env.BENCHFLEET_RECONCILE_S || 30),
+          reconcileGraceS: flags.reconcileGraceS ?? 30,
+        },
+        { ...WORKER_CONFIG_LABELS, reconcileEveryS: '--reconcile-every-s (or BENCHFLEET_RECONCILE_S)', reconcileGraceS: '--reconcile-grace-s' },
       );
       const running = await startWorkerProcess(
         { app: 'scheduler-worker', queue: AGGREGATE_QUEUE, ...workerProcessSettings(config), concurrency: 4 },
@@ -52,7 +65,13 @@ export function registerWorker(program: Command, registry: BenchmarkRegistry): v
           if (runSettled) await producer.enqueue(aggregateRunJob, { payload: { runId: lost.runId }, jobId: aggregateJobId(lost.runId) });
         },
       });
+      // Postgres is the truth; whatever a fault left in Redis converges to it, round after round.
+      const reconciler = startReconciler(
+        { db: running.db, producer, registry, logger },
+        { intervalMs: config.reconcileEveryS * 1000, graceMs: config.reconcileGraceS * 1000 },
+      );
       await running.finished;
+      await reconciler.stop();
       await watcher.close();
       await producer.close();
     });
