@@ -12,6 +12,7 @@ import { registerOsworldCommands } from './commands/osworld-extract.js';
 import { registerWebshopCommands } from './commands/webshop.js';
 import { registerDemo } from './commands/demo.js';
 import { registerExport } from './commands/export.js';
+import { registerCompare } from './commands/compare.js';
 
 const program = new Command('scheduler')
   .description('benchfleet scheduler: turns benchmarks into queued jobs, watches, resumes, cancels and summarises runs')
@@ -36,6 +37,7 @@ registerWorker(program);
 registerOsworldCommands(program);
 registerWebshopCommands(program);
 registerDemo(program);
+registerCompare(program);
 
 try {
   await program.parseAsync(process.argv);
