@@ -1,0 +1,83 @@
+import { createHash } from 'node:crypto';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { extname, join, relative } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { fileURLToPath } from 'node:url';
+
+const APP_DIR = fileURLToPath(new URL('..', import.meta.url));
+export const WEB_SOURCE_DIR = join(APP_DIR, 'web');
+export const WEB_DIST_DIR = join(APP_DIR, 'dist', 'web');
+const VITE_CONFIG = join(APP_DIR, 'vite.config.ts');
+const STAMP_FILE = 'build-stamp.json';
+const LOCK_DIR = join(APP_DIR, 'dist', '.web-build-lock');
+const STALE_LOCK_MS = 5 * 60_000;
+
+async function filesUnder(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true });
+  const nested = await Promise.all(
+    entries.map((entry) => (entry.isDirectory() ? filesUnder(join(dir, entry.name)) : Promise.resolve(entry.isFile() ? [join(dir, entry.name)] : []))),
+  );
+  return nested.flat().sort();
+}
+
+/** A hash of everything the bundle is built from: a build is current when its stamp says this. */
+export async function webSourceHash(): Promise<string> {
+  const hash = createHash('sha256');
+  const files = [...(await filesUnder(WEB_SOURCE_DIR)), VITE_CONFIG, join(APP_DIR, 'src', 'benchmark-display.ts')];
+  for (const file of files) {
+    hash.update(relative(APP_DIR, file)).update('\0').update(await readFile(file)).update('\0');
+  }
+  return hash.digest('hex');
+}
+
+async function currentStamp(): Promise<string | undefined> {
+  try {
+    return (JSON.parse(await readFile(join(WEB_DIST_DIR, STAMP_FILE), 'utf8')) as { source?: string }).source;
+  } catch {
+    return undefined;
+  }
+}
+
+async function takeLock(): Promise<() => Promise<void>> {
+  await mkdir(join(APP_DIR, 'dist'), { recursive: true });
+  for (;;) {
+    try {
+      await mkdir(LOCK_DIR);
+      return () => rm(LOCK_DIR, { recursive: true, force: true });
+    } catch {
+      const since = await stat(LOCK_DIR).then((s) => Date.now() - s.mtimeMs, () => 0);
+      if (since > STALE_LOCK_MS) await rm(LOCK_DIR, { recursive: true, force: true });
+      else await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+}
+
+/**
+ * Builds the front end with Vite unless `dist/web` already holds a build of these exact sources.
+ * Run by `npm ci` (the root `prepare` script) and again by the server at start, so a fresh clone
+ * and a changed source tree never serve a missing or stale bundle. Concurrent callers (test files
+ * in parallel) wait for one build.
+ */
+export async function ensureWebBuild(log: (line: string) => void = () => undefined): Promise<{ built: boolean }> {
+  const source = await webSourceHash();
+  if ((await currentStamp()) === source) return { built: false };
+  const release = await takeLock();
+  try {
+    if ((await currentStamp()) === source) return { built: false };
+    log('building the dashboard front end (once per source change)…');
+    const { build } = await import('vite');
+    const staging = `${WEB_DIST_DIR}.staging-${process.pid}`;
+    await build({ configFile: VITE_CONFIG, logLevel: 'warn', build: { outDir: staging, emptyOutDir: true } });
+    // Served as is to browsers that accept gzip (serveStatic's `precompressed`).
+    for (const file of await filesUnder(join(staging, 'assets'))) {
+      if (['.js', '.css', '.svg'].includes(extname(file))) await writeFile(`${file}.gz`, gzipSync(await readFile(file), { level: 9 }));
+    }
+    await writeFile(join(staging, STAMP_FILE), JSON.stringify({ source, built_at: new Date().toISOString() }));
+    await rm(WEB_DIST_DIR, { recursive: true, force: true });
+    await rename(staging, WEB_DIST_DIR);
+    log(`front end built into ${relative(process.cwd(), WEB_DIST_DIR) || WEB_DIST_DIR}`);
+    return { built: true };
+  } finally {
+    await release();
+  }
+}
