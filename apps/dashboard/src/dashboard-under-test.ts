@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createArtifactStore, type ArtifactStore } from '@benchfleet/artifacts';
 import { createLogger } from '@benchfleet/core';
+import type { Database } from '@benchfleet/db';
 import type { TestServices } from '@benchfleet/testing';
 import { startDashboardServer, type DashboardServer } from './dashboard-server.js';
 import { ensureWebBuild } from './web-build.js';
@@ -15,14 +16,14 @@ export interface DashboardUnderTest {
 }
 
 /** The dashboard in this process over a test file's own database, prefix and artifact directory, on a free port. */
-export async function startDashboardUnderTest(services: TestServices, options: { pollMs?: number } = {}): Promise<DashboardUnderTest> {
+export async function startDashboardUnderTest(services: TestServices, options: { pollMs?: number; db?: Database } = {}): Promise<DashboardUnderTest> {
   // A fresh build of the current sources (a no-op when dist/web already is one).
   await ensureWebBuild();
   const scratch = await mkdtemp(join(tmpdir(), 'dashboard-test-'));
   const artifactsDir = join(scratch, 'artifacts');
   const artifacts = createArtifactStore(artifactsDir);
   const dashboard = await startDashboardServer({
-    db: services.db,
+    db: options.db ?? services.db,
     redisUrl: services.redisUrl,
     prefix: services.prefix,
     artifacts,

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { extname, join, relative } from 'node:path';
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { dirname, extname, join, relative } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 
@@ -52,6 +54,20 @@ async function takeLock(): Promise<() => Promise<void>> {
   }
 }
 
+/** `vite build` in its own process, where NODE_ENV is `production` whatever ours is (vitest sets `test`). */
+async function viteBuild(outDir: string): Promise<void> {
+  const viteBin = join(dirname(createRequire(import.meta.url).resolve('vite/package.json')), 'bin', 'vite.js');
+  const child = spawn(process.execPath, [viteBin, 'build', '--config', VITE_CONFIG, '--outDir', outDir, '--emptyOutDir', '--logLevel', 'warn'], {
+    env: { ...process.env, NODE_ENV: 'production' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error(`vite build of the dashboard failed (exit ${code}):\n${output.trim()}`);
+}
+
 /**
  * Builds the front end with Vite unless `dist/web` already holds a build of these exact sources.
  * Run by `npm ci` (the root `prepare` script) and again by the server at start, so a fresh clone
@@ -65,9 +81,8 @@ export async function ensureWebBuild(log: (line: string) => void = () => undefin
   try {
     if ((await currentStamp()) === source) return { built: false };
     log('building the dashboard front end (once per source change)…');
-    const { build } = await import('vite');
     const staging = `${WEB_DIST_DIR}.staging-${process.pid}`;
-    await build({ configFile: VITE_CONFIG, logLevel: 'warn', build: { outDir: staging, emptyOutDir: true } });
+    await viteBuild(staging);
     // Served as is to browsers that accept gzip (serveStatic's `precompressed`).
     for (const file of await filesUnder(join(staging, 'assets'))) {
       if (['.js', '.css', '.svg'].includes(extname(file))) await writeFile(`${file}.gz`, gzipSync(await readFile(file), { level: 9 }));

@@ -1,4 +1,4 @@
-import { useEffect, useSyncExternalStore, type AnchorHTMLAttributes, type MouseEvent } from 'react';
+import { useEffect, useRef, useState, useSyncExternalStore, type AnchorHTMLAttributes, type MouseEvent } from 'react';
 
 // A few routes and query-string view state need no router library: the History API and one event.
 
@@ -61,4 +61,31 @@ export function useTitle(title: string): void {
   useEffect(() => {
     document.title = `${title} · benchfleet`;
   }, [title]);
+}
+
+/**
+ * A text field kept in the query string: typing updates the field at once and the URL (and what
+ * filters on it) a moment later, so a 20,000-row filter does not run on every keystroke.
+ */
+export function useQueryText(name: string, delayMs = 200): [string, (value: string) => void] {
+  const { query } = useLocation();
+  const fromUrl = query.get(name) ?? '';
+  const [text, setText] = useState(fromUrl);
+  const timer = useRef<number | undefined>(undefined);
+  const typed = useRef(fromUrl);
+  useEffect(() => {
+    // The URL changed by itself (back, a link): show what it says.
+    if (fromUrl !== typed.current) {
+      typed.current = fromUrl;
+      setText(fromUrl);
+    }
+  }, [fromUrl]);
+  useEffect(() => () => window.clearTimeout(timer.current), []);
+  const update = (value: string) => {
+    setText(value);
+    typed.current = value;
+    window.clearTimeout(timer.current);
+    timer.current = window.setTimeout(() => setQuery({ [name]: value }), delayMs);
+  };
+  return [text, update];
 }

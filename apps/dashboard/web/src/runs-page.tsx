@@ -3,7 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import { benchmarkDisplay } from '../../src/benchmark-display';
 import { apiGet, type RunRow, type ShownQuery } from './api';
 import { decimal, duration, modelOrAgent, percent, spanSeconds, timestamp, usd } from './format';
-import { Link, navigate, setQuery, useLocation, useTitle } from './router';
+import { Link, navigate, setQuery, useLocation, useQueryText, useTitle } from './router';
 import { Panel } from './sql-panel';
 
 type SortKey = 'name' | 'benchmark' | 'model' | 'status' | 'progress' | 'success_rate' | 'avg_reward' | 'started_at' | 'duration' | 'cost_usd';
@@ -50,6 +50,7 @@ export function RunsPage() {
   const benchmark = query.get('benchmark') ?? '';
   const status = query.get('status') ?? '';
   const text = query.get('q') ?? '';
+  const [typed, setTyped] = useQueryText('q');
   const sort = (query.get('sort') as SortKey | null) ?? 'started_at';
   const dir = query.get('dir') === 'asc' ? 'asc' : 'desc';
   const [selected, setSelected] = useState<string[]>([]);
@@ -107,7 +108,7 @@ export function RunsPage() {
           </select>
         </label>
         <label>
-          Search <input name="q" type="search" value={text} placeholder="name, id, model" onChange={(event) => setQuery({ q: event.target.value })} />
+          Search <input name="q" type="search" value={typed} placeholder="name, id, model" onChange={(event) => setTyped(event.target.value)} />
         </label>
         <span className="muted" data-count="runs">
           {visible.length} of {all.length} runs

@@ -3,7 +3,7 @@ import { flexRender, getCoreRowModel, getSortedRowModel, useReactTable, type Col
 import { useVirtualizer } from '@tanstack/react-virtual';
 import type { TaskRow } from './api';
 import { decimal, duration, usd } from './format';
-import { navigate, setQuery, useLocation } from './router';
+import { navigate, setQuery, useLocation, useQueryText } from './router';
 
 const ROW_HEIGHT = 30;
 
@@ -30,6 +30,14 @@ function numberOrUndefined(value: string | null): number | undefined {
 /** All tasks of a run, virtualised: filters and sort live in the URL; ↑/↓, PgUp/PgDn, Home/End and Enter work. */
 export function TaskTable({ runId, tasks }: { runId: string; tasks: TaskRow[] }) {
   const { query } = useLocation();
+  const fields = {
+    error: useQueryText('error'),
+    task: useQueryText('task'),
+    stepsMin: useQueryText('steps_min'),
+    stepsMax: useQueryText('steps_max'),
+    rewardMin: useQueryText('reward_min'),
+    rewardMax: useQueryText('reward_max'),
+  };
   const filters = {
     status: query.get('status') ?? '',
     domain: query.get('domain') ?? '',
@@ -40,7 +48,10 @@ export function TaskTable({ runId, tasks }: { runId: string; tasks: TaskRow[] })
     rewardMin: query.get('reward_min') ?? '',
     rewardMax: query.get('reward_max') ?? '',
   };
-  const sorting: SortingState = query.get('sort') ? [{ id: query.get('sort') ?? 'seq', desc: query.get('dir') === 'desc' }] : [];
+  const sortColumn = query.get('sort');
+  const sortDescending = query.get('dir') === 'desc';
+  // A new array on every render would make the table re-sort and reset its state in a loop.
+  const sorting: SortingState = useMemo(() => (sortColumn ? [{ id: sortColumn, desc: sortDescending }] : []), [sortColumn, sortDescending]);
   const domains = useMemo(() => [...new Set(tasks.map((task) => task.domain))].sort(), [tasks]);
   const filtered = useMemo(() => {
     const error = filters.error.toLowerCase();
@@ -73,6 +84,7 @@ export function TaskTable({ runId, tasks }: { runId: string; tasks: TaskRow[] })
     getCoreRowModel: getCoreRowModel(),
     getSortedRowModel: getSortedRowModel(),
     sortDescFirst: false,
+    autoResetAll: false,
   });
   const rows = table.getRowModel().rows;
   const scroller = useRef<HTMLDivElement>(null);
@@ -133,18 +145,18 @@ export function TaskTable({ runId, tasks }: { runId: string; tasks: TaskRow[] })
           </select>
         </label>
         <label>
-          Task <input name="task" type="search" size={12} value={filters.task} onChange={(event) => setQuery({ task: event.target.value })} />
+          Task <input name="task" type="search" size={12} value={fields.task[0]} onChange={(event) => fields.task[1](event.target.value)} />
         </label>
         <label>
-          Error text <input name="error" type="search" size={16} value={filters.error} onChange={(event) => setQuery({ error: event.target.value })} />
+          Error text <input name="error" type="search" size={16} value={fields.error[0]} onChange={(event) => fields.error[1](event.target.value)} />
         </label>
         <label>
-          Steps <input name="steps_min" inputMode="numeric" size={3} placeholder="min" value={filters.stepsMin} onChange={(event) => setQuery({ steps_min: event.target.value })} />–
-          <input name="steps_max" inputMode="numeric" size={3} placeholder="max" value={filters.stepsMax} onChange={(event) => setQuery({ steps_max: event.target.value })} />
+          Steps <input name="steps_min" inputMode="numeric" size={3} placeholder="min" value={fields.stepsMin[0]} onChange={(event) => fields.stepsMin[1](event.target.value)} />–
+          <input name="steps_max" inputMode="numeric" size={3} placeholder="max" value={fields.stepsMax[0]} onChange={(event) => fields.stepsMax[1](event.target.value)} />
         </label>
         <label>
-          Reward <input name="reward_min" inputMode="decimal" size={3} placeholder="min" value={filters.rewardMin} onChange={(event) => setQuery({ reward_min: event.target.value })} />–
-          <input name="reward_max" inputMode="decimal" size={3} placeholder="max" value={filters.rewardMax} onChange={(event) => setQuery({ reward_max: event.target.value })} />
+          Reward <input name="reward_min" inputMode="decimal" size={3} placeholder="min" value={fields.rewardMin[0]} onChange={(event) => fields.rewardMin[1](event.target.value)} />–
+          <input name="reward_max" inputMode="decimal" size={3} placeholder="max" value={fields.rewardMax[0]} onChange={(event) => fields.rewardMax[1](event.target.value)} />
         </label>
         <span className="muted" data-count="tasks">
           {rows.length} of {tasks.length} tasks
