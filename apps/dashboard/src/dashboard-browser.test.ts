@@ -147,7 +147,7 @@ describe('OSWorld trajectory', () => {
     await page.goto(url('/runs/run-osw/tasks/retried?attempt=2&step=2'));
     const frame = page.locator('[data-frame] img');
     await frame.waitFor();
-    await page.waitForFunction(() => (document.querySelector('[data-frame] img') as HTMLImageElement | null)?.naturalWidth === 1280);
+    await page.waitForFunction("document.querySelector('[data-frame] img')?.naturalWidth === 1280");
     // The frame shown is step 1's screenshot: what the screen looked like when the agent chose.
     expect(await frame.getAttribute('src')).toBe('/api/runs/run-osw/tasks/retried/attempts/2/steps/1/screenshot');
     const marker = page.locator('circle[data-point="960,240"]');
