@@ -5,6 +5,7 @@ import { sql } from 'kysely';
 import { createDatabase, migrateToLatest, runsRepository, webshopCatalogRepository, type Database } from '@benchfleet/db';
 import { migrations } from '@benchfleet/migrations';
 import { JobProducer } from '@benchfleet/queue';
+import { redactSecrets } from '@benchfleet/core';
 import { provisionServices } from '@benchfleet/testing/services';
 import { followRun, readRunStatus } from './status.js';
 import { demoCatalogRequest, importWebshopCatalog } from '../webshop-catalog-import.js';
@@ -106,6 +107,12 @@ export function registerDemo(program: Command): void {
           process.stdout.write(`${formatTable(header, records.slice(0, 8).map((row) => header.map((h) => String(row[h] ?? ''))))}\n`);
         }
         say(`demo finished in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+        const kept = flags.keep || (services.source.postgres === 'environment' && services.source.redis === 'environment');
+        process.stdout.write(
+          `\nLook at this run in the dashboard${kept ? '' : ' (run the demo with --keep so that its services stay up)'}:\n` +
+            `  DATABASE_URL=${redactSecrets(services.databaseUrl)} REDIS_URL=${redactSecrets(services.redisUrl)} BENCHFLEET_QUEUE_PREFIX='${prefix}' npx dashboard\n` +
+            `  then open http://127.0.0.1:8080/runs/${runId}\n`,
+        );
         if (flags.keep) {
           say(`services stay up until Ctrl-C: DATABASE_URL=${services.databaseUrl} REDIS_URL=${services.redisUrl}`);
           await new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));
