@@ -97,28 +97,31 @@ group by bin, longest
 order by bin`,
 });
 
+/** The columns of each task row, in the order the task queries build them. */
+export const TASK_COLUMNS = ['task_id', 'seq', 'domain', 'status', 'final_api_status', 'attempts', 'total_steps', 'reward', 'success', 'duration_ms', 'cost_usd', 'error'] as const;
+
+// Postgres writes the rows as one compact JSON array of arrays (column order above): 20,000 tasks
+// cost it a few milliseconds, and the server passes the text on without parsing it.
 export const tasksQuery = defineQuery({
   name: 'tasks',
-  title: 'Every task of the run',
+  title: 'Every task of the run, as one JSON array of rows',
   params: ['run'],
   sql: `
-select task_id, seq, domain, status, final_api_status, attempts, total_steps, reward, success,
-       duration_ms, cost_usd, left(error, 300) as error, worker_id, started_at, finished_at
+select coalesce(json_agg(json_build_array(task_id, seq, domain, status, final_api_status, attempts, total_steps,
+                                          reward, success, duration_ms, cost_usd, left(error, 300)) order by seq), '[]')::text as rows
 from tasks
-where run_id = :run
-order by seq`,
+where run_id = :run`,
 });
 
 export const changedTasksQuery = defineQuery({
   name: 'changed_tasks',
-  title: 'Tasks that started or settled since a moment',
+  title: 'Tasks that started or settled since a moment, as one JSON array of rows',
   params: ['run', 'since'],
   sql: `
-select task_id, seq, domain, status, final_api_status, attempts, total_steps, reward, success,
-       duration_ms, cost_usd, left(error, 300) as error, worker_id, started_at, finished_at
+select coalesce(json_agg(json_build_array(task_id, seq, domain, status, final_api_status, attempts, total_steps,
+                                          reward, success, duration_ms, cost_usd, left(error, 300)) order by seq), '[]')::text as rows
 from tasks
-where run_id = :run and greatest(started_at, finished_at) >= :since::timestamptz
-order by seq`,
+where run_id = :run and greatest(started_at, finished_at) >= :since::timestamptz`,
 });
 
 export const runCursorQuery = defineQuery({

@@ -105,9 +105,10 @@ describe('Show SQL', () => {
       { status: 'failed', error_class: 'agent', final_api_status: 'NEEDS_HELP', stop_reason: 'end_status', message: 'agent needs help', tasks: 1, examples: ['shot'] },
     ]);
     const tasks = await json<{ columns: string[]; rows: unknown[][]; query: Shown }>('/api/runs/run-osw/tasks');
-    const shownRows = (await runAsShown(tasks.query.psql)).map((row) => tasks.columns.map((column) => row[column]));
-    expect(plain(shownRows)).toEqual(tasks.rows);
-    expect(tasks.rows.map((row) => row[0])).toEqual(['shot', 'escape', 'waiting']);
+    const [shownTasks] = await runAsShown(tasks.query.psql);
+    expect(JSON.parse(String(shownTasks?.['rows']))).toEqual(tasks.rows);
+    expect(tasks.rows.map((row) => row[tasks.columns.indexOf('task_id')])).toEqual(['shot', 'escape', 'waiting']);
+    expect(tasks.rows[0]?.[tasks.columns.indexOf('status')]).toBe('failed');
 
     const run = await json<{ run: Record<string, unknown>; provisional: boolean; queries: Shown[] }>('/api/runs/run-osw');
     const [shownRun] = await runAsShown(run.queries[0]?.psql ?? '');
@@ -148,6 +149,31 @@ describe('unknown runs and tasks', () => {
     }
     expect((await get('/runs/run-osw')).status).toBe(200);
     expect((await get('/runs/run-osw/tasks/shot')).status).toBe(200);
+  });
+});
+
+describe('the run page', () => {
+  it('carries the run for its first paint as inert JSON, whatever the run is called', async () => {
+    await writeFixtureRun(services.db, sut.artifacts, { id: 'run-named', name: '</script><script>alert(1)</script>', benchmark: 'webshop', tasks: [] });
+    const html = await (await get('/runs/run-named')).text();
+    expect(html).toContain('<script type="application/json" id="initial-run">');
+    expect(html).not.toContain('</script><script>alert(1)');
+    const embedded = /<script type="application\/json" id="initial-run">(.*?)<\/script>/.exec(html)?.[1] ?? '';
+    expect((JSON.parse(embedded) as { run: { name: string } }).run.name).toBe('</script><script>alert(1)</script>');
+  });
+
+  it('sends the task list gzipped with an ETag that holds until a task moves', async () => {
+    const first = await get('/api/runs/run-osw/tasks', { headers: { 'accept-encoding': 'gzip' } });
+    expect(first.status).toBe(200);
+    const etag = first.headers.get('etag') ?? '';
+    expect(etag).not.toBe('');
+    expect((await get('/api/runs/run-osw/tasks', { headers: { 'if-none-match': etag } })).status).toBe(304);
+    await services.db.updateTable('tasks').set({ status: 'running', started_at: new Date() }).where('run_id', '=', 'run-osw').where('task_id', '=', 'waiting').execute();
+    const moved = await get('/api/runs/run-osw/tasks', { headers: { 'if-none-match': etag } });
+    expect(moved.status).toBe(200);
+    const body = (await moved.json()) as { columns: string[]; rows: unknown[][] };
+    expect(body.rows.find((row) => row[0] === 'waiting')?.[body.columns.indexOf('status')]).toBe('running');
+    await services.db.updateTable('tasks').set({ status: 'queued', started_at: null }).where('run_id', '=', 'run-osw').where('task_id', '=', 'waiting').execute();
   });
 });
 

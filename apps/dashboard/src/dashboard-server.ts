@@ -1,6 +1,9 @@
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { HonoAdapter } from '@bull-board/hono';
@@ -22,6 +25,7 @@ import {
   domainsQuery,
   durationDistributionQuery,
   failuresQuery,
+  runCursorQuery,
   runQuery,
   runsListQuery,
   screenshotQuery,
@@ -29,6 +33,7 @@ import {
   stepsQuery,
   taskQuery,
   tasksQuery,
+  TASK_COLUMNS,
 } from './dashboard-queries.js';
 import { FleetObserver } from './fleet-view.js';
 import { RunFeed } from './run-feed.js';
@@ -59,6 +64,8 @@ function shown<P extends string>(query: NamedQuery<P>, values: QueryValues<P>): 
 }
 
 class NotFound extends Error {}
+
+const gzipAsync = promisify(gzip);
 
 // A SQLSTATE outside the connection classes is a query fault; anything else (refused, reset,
 // timed out, shutting down) means the database is not there.
@@ -106,7 +113,8 @@ export function createDashboardApp(options: DashboardServerOptions): { app: Hono
     if (!c.req.path.startsWith('/queues')) for (const [name, value] of Object.entries(SECURITY_HEADERS)) c.header(name, value);
   });
   const compressJson = compress();
-  app.use('/api/*', (c, next) => (c.req.path.endsWith('/events') || c.req.path.endsWith('/screenshot') ? next() : compressJson(c, next)));
+  // Not the event stream (it must flush as it goes), images, or the task list (gzipped once, kept).
+  app.use('/api/*', (c, next) => (/\/(events|screenshot|tasks)$/.test(c.req.path) ? next() : compressJson(c, next)));
 
   const rows = <R, P extends string>(query: NamedQuery<P>, values: QueryValues<P>) => runNamedQuery<R, P>(db, query, values);
 
@@ -132,8 +140,7 @@ export function createDashboardApp(options: DashboardServerOptions): { app: Hono
     return run;
   };
 
-  app.get('/api/runs/:run', async (c) => {
-    const runId = c.req.param('run');
+  const runResponse = async (runId: string) => {
     const run = await requireRun(runId);
     const done = run.total - run.queued - run.running;
     let etaSeconds: number | null = null;
@@ -141,8 +148,10 @@ export function createDashboardApp(options: DashboardServerOptions): { app: Hono
       const elapsed = (run.as_of.getTime() - run.started_at.getTime()) / 1000;
       etaSeconds = Math.round((run.total - done) / (done / Math.max(elapsed, 0.001)));
     }
-    return c.json({ run, done, eta_seconds: etaSeconds, provisional: run['summarised'] !== true, queries: [shown(runQuery, { run: runId })] });
-  });
+    return { run, done, eta_seconds: etaSeconds, provisional: run['summarised'] !== true, queries: [shown(runQuery, { run: runId })] };
+  };
+
+  app.get('/api/runs/:run', async (c) => c.json(await runResponse(c.req.param('run'))));
 
   app.get('/api/runs/:run/panels', async (c) => {
     const values = { run: c.req.param('run') };
@@ -161,26 +170,53 @@ export function createDashboardApp(options: DashboardServerOptions): { app: Hono
     });
   });
 
+  // The full task list of a 20,000-task run is ~2 MB of JSON: kept, gzipped, per run for as long
+  // as the run's cursor (what starts or settles a task moves it) stays where it was.
+  const taskLists = new Map<string, { cursor: string; etag: string; json: string; gzipped: Buffer }>();
+  const TASK_LISTS_KEPT = 8;
+
+  const sendTaskList = (c: Context, list: { etag: string; json: string; gzipped: Buffer }) => {
+    c.header('ETag', list.etag);
+    c.header('Cache-Control', 'no-cache');
+    if (c.req.header('if-none-match') === list.etag) return c.body(null, 304);
+    c.header('Content-Type', 'application/json; charset=UTF-8');
+    c.header('Vary', 'Accept-Encoding');
+    if (/\bgzip\b/.test(c.req.header('accept-encoding') ?? '')) {
+      c.header('Content-Encoding', 'gzip');
+      return c.body(new Uint8Array(list.gzipped));
+    }
+    return c.body(list.json);
+  };
+
+  const taskListJson = (asOf: Date | undefined, query: ShownQuery, rowsJson: string | undefined) =>
+    // The rows arrive as JSON text from Postgres and go out as they are.
+    `${JSON.stringify({ as_of: asOf, columns: TASK_COLUMNS, query }).slice(0, -1)},"rows":${rowsJson ?? '[]'}}`;
+
   app.get('/api/runs/:run/tasks', async (c) => {
     const runId = c.req.param('run');
     const since = c.req.query('since');
     const asOf = (await sql<{ as_of: Date }>`select now() as as_of`.execute(db)).rows[0]?.as_of;
-    let taskRows: Record<string, unknown>[];
-    let query: ShownQuery;
     if (since !== undefined) {
       const sinceDate = new Date(since);
       if (Number.isNaN(sinceDate.getTime())) return c.json({ error: `since=${since} is not a timestamp` }, 400);
       // Overlap by a few seconds: a task's row may commit after a moment later than its timestamps.
       const values = { run: runId, since: new Date(sinceDate.getTime() - 10_000).toISOString() };
-      taskRows = await rows(changedTasksQuery, values);
-      query = shown(changedTasksQuery, values);
-    } else {
-      await requireRun(runId);
-      taskRows = await rows(tasksQuery, { run: runId });
-      query = shown(tasksQuery, { run: runId });
+      const [changed] = await rows<{ rows: string }, 'run' | 'since'>(changedTasksQuery, values);
+      c.header('Content-Type', 'application/json; charset=UTF-8');
+      return c.body(taskListJson(asOf, shown(changedTasksQuery, values), changed?.rows));
     }
-    const columns = taskRows[0] ? Object.keys(taskRows[0]) : [];
-    return c.json({ as_of: asOf, columns, rows: taskRows.map((row) => columns.map((column) => row[column])), query });
+    await requireRun(runId);
+    const [cursorRow] = await rows<Record<string, unknown>, 'run'>(runCursorQuery, { run: runId });
+    const cursor = JSON.stringify(cursorRow ?? {});
+    const kept = taskLists.get(runId);
+    if (kept?.cursor === cursor) return sendTaskList(c, kept);
+    const [all] = await rows<{ rows: string }, 'run'>(tasksQuery, { run: runId });
+    const json = taskListJson(asOf, shown(tasksQuery, { run: runId }), all?.rows);
+    const list = { cursor, etag: `"${createHash('sha1').update(runId).update(cursor).digest('hex')}"`, json, gzipped: await gzipAsync(json) };
+    taskLists.delete(runId);
+    taskLists.set(runId, list);
+    if (taskLists.size > TASK_LISTS_KEPT) taskLists.delete(taskLists.keys().next().value ?? '');
+    return sendTaskList(c, list);
   });
 
   app.get('/api/runs/:run/fleet', async (c) => {
@@ -276,23 +312,40 @@ export function createDashboardApp(options: DashboardServerOptions): { app: Hono
   app.use('/assets/*', serveStatic({ root: WEB_DIST_DIR, precompressed: true }));
   app.get('/favicon.svg', serveStatic({ root: WEB_DIST_DIR }));
 
-  const page = async (c: Context, exists: () => Promise<boolean>) => {
+  /**
+   * The front end's page, HTTP 404 when `lookup` finds nothing. What `lookup` returns goes into the
+   * page as inert JSON (`<` escaped), so the first paint needs no API round trip.
+   */
+  const page = async (c: Context, lookup: () => Promise<{ found: boolean; initial?: { id: string; data: unknown } }>) => {
     // Read each time (it is small), so that a rebuild is picked up without a restart.
-    const indexHtml = await readFile(join(WEB_DIST_DIR, 'index.html'), 'utf8');
+    let html = await readFile(join(WEB_DIST_DIR, 'index.html'), 'utf8');
     // A database that is down must not turn every page into a 404: the page shows a banner instead.
-    const found = await exists().catch(() => true);
+    const { found, initial } = await lookup().catch(() => ({ found: true, initial: undefined }));
+    if (initial) {
+      const json = JSON.stringify(initial.data).replace(/</g, '\\u003c');
+      html = html.replace('<div id="root"></div>', `<script type="application/json" id="${initial.id}">${json}</script><div id="root"></div>`);
+    }
     c.header('Cache-Control', 'no-cache');
-    return c.html(indexHtml, found ? 200 : 404);
+    return c.html(html, found ? 200 : 404);
   };
-  const runExists = async (runId: string) => (await rows(runQuery, { run: runId })).length > 0;
-  app.get('/', (c) => page(c, async () => true));
-  app.get('/compare', (c) => page(c, async () => true));
-  app.get('/runs/:run', (c) => page(c, () => runExists(c.req.param('run'))));
-  app.get('/runs/:run/tasks/:task', (c) =>
-    page(c, async () => (await rows(taskQuery, { run: c.req.param('run'), task: c.req.param('task') })).length > 0),
+  const always = async () => ({ found: true });
+  app.get('/', (c) => page(c, always));
+  app.get('/compare', (c) => page(c, always));
+  app.get('/runs/:run', (c) =>
+    page(c, async () => {
+      try {
+        return { found: true, initial: { id: 'initial-run', data: await runResponse(c.req.param('run')) } };
+      } catch (error) {
+        if (error instanceof NotFound) return { found: false };
+        throw error;
+      }
+    }),
   );
-  app.get('/compare/tasks/:task', (c) => page(c, async () => true));
-  app.all('*', (c) => page(c, async () => false));
+  app.get('/runs/:run/tasks/:task', (c) =>
+    page(c, async () => ({ found: (await rows(taskQuery, { run: c.req.param('run'), task: c.req.param('task') })).length > 0 })),
+  );
+  app.get('/compare/tasks/:task', (c) => page(c, always));
+  app.all('*', (c) => page(c, async () => ({ found: false })));
 
   return {
     app,

@@ -25,6 +25,9 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Data
   });
   // An idle client that loses its server must not crash the process; the next query reports it.
   pool.on('error', () => undefined);
+  // Nor one that loses it in the middle of a query: the query rejects, and pg also emits 'error'
+  // on the checked-out client, which the pool does not listen to then.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
 }
 

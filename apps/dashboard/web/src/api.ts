@@ -58,9 +58,6 @@ export interface TaskRow {
   duration_ms: number | null;
   cost_usd: number;
   error: string | null;
-  worker_id: string | null;
-  started_at: string | null;
-  finished_at: string | null;
 }
 
 export interface StepRow {
@@ -96,6 +93,9 @@ export interface TaskDetail {
     spec: Record<string, unknown>;
     answer: string | null;
     result: Record<string, unknown> | null;
+    worker_id: string | null;
+    started_at: string | null;
+    finished_at: string | null;
     tokens_in: number;
     tokens_out: number;
     benchmark: string;

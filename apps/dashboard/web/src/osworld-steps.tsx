@@ -77,7 +77,7 @@ function ActionFrame({ src, calls, alt }: { src: string; calls: ToolCall[]; alt:
   const radius = size ? Math.max(size.width, size.height) / 80 : 0;
   return (
     <div className="frame" data-frame>
-      <img src={src} alt={alt} onLoad={(event) => setSize({ width: event.currentTarget.naturalWidth, height: event.currentTarget.naturalHeight })} />
+      <img src={src} alt={alt} fetchPriority="high" onLoad={(event) => setSize({ width: event.currentTarget.naturalWidth, height: event.currentTarget.naturalHeight })} />
       {size && (
         <svg className="overlay" viewBox={`0 0 ${size.width} ${size.height}`} preserveAspectRatio="none" aria-hidden="true">
           {marks.map((mark, i) =>
@@ -153,7 +153,7 @@ export function OsworldSteps({ runId, taskId, steps, index, onIndex }: { runId: 
           {seen && step.has_screenshot && (
             <>
               <h3>Screen after this step</h3>
-              <img className="after" src={screenshotUrl(runId, taskId, step)} alt={`screen after step ${step.step}`} loading="lazy" />
+              <img className="after" src={screenshotUrl(runId, taskId, step)} alt={`screen after step ${step.step}`} loading="lazy" decoding="async" />
             </>
           )}
           <p className="muted small">
@@ -164,7 +164,7 @@ export function OsworldSteps({ runId, taskId, steps, index, onIndex }: { runId: 
       <div className="filmstrip" ref={strip} data-field="filmstrip">
         {steps.map((s, i) => (
           <button key={s.step} type="button" className="film" aria-current={i === index} onClick={() => onIndex(i)} title={`step ${s.step}`}>
-            {s.has_screenshot ? <img src={screenshotUrl(runId, taskId, s)} alt="" loading="lazy" /> : <span className="no-shot" />}
+            {s.has_screenshot ? <img src={screenshotUrl(runId, taskId, s)} alt="" loading="lazy" decoding="async" fetchPriority="low" /> : <span className="no-shot" />}
             <span className="small">{s.step}</span>
           </button>
         ))}
