@@ -123,8 +123,8 @@ describe('runs list', () => {
   it('lists every run with its success label, and keeps filters and sort in the URL', async () => {
     await page.goto(url('/'));
     await waitForText(page.locator('[data-count="runs"]'), '4 of 4 runs');
-    await waitForText(page.locator('tr[data-run="run-osw"] [data-cell="success-rate"]'), '(agent-reported)');
-    await waitForText(page.locator('tr[data-run="run-ws"] [data-cell="success-rate"]'), '(reward = 1)');
+    await waitForText(page.locator('tr[data-run="run-osw"] [data-cell="success-rate"]'), 'agent-reported');
+    await waitForText(page.locator('tr[data-run="run-ws"] [data-cell="success-rate"]'), 'reward = 1');
     await page.locator('select[name="benchmark"]').selectOption('webshop');
     await waitForText(page.locator('[data-count="runs"]'), '3 of 4 runs');
     expect(new URL(page.url()).searchParams.get('benchmark')).toBe('webshop');

@@ -81,7 +81,7 @@ describe('a run page left open while the fleet works', () => {
   it("opens a finished episode with each step's available actions and the reward the worker computed", async () => {
     const bought = await services.db
       .selectFrom('tasks')
-      .select(['run_id', 'task_id', 'result', 'reward'])
+      .select(['run_id', 'task_id', 'result', 'reward', 'spec'])
       .where('final_api_status', '=', 'BOUGHT')
       .orderBy('seq')
       .executeTakeFirstOrThrow();
@@ -94,5 +94,15 @@ describe('a run page left open while the fleet works', () => {
     expect(await value('price')).toBe(info['r_price'] ? 'yes (1)' : 'no (0)');
     if (info['r_option'] !== undefined) expect(await value('option')).toBe(Number(info['r_option']).toFixed(3));
     expect(await value('total')).toBe(Number(bought.reward).toFixed(3));
+    // Next to each component, what the goal asked for, from the catalog's goal row.
+    const goal = await services.db
+      .selectFrom('webshop_goals')
+      .select('goal')
+      .where('catalog_id', '=', 'demo')
+      .where('goal_index', '=', Number((bought.spec as { goal_index: number }).goal_index))
+      .executeTakeFirstOrThrow();
+    const wanted = goal.goal as { attributes: string[]; price_upper: number };
+    expect(await page.locator('[data-reward-component="attribute"] [data-asked]').textContent()).toBe(wanted.attributes.join(', '));
+    await waitForText(page.locator('[data-reward-component="price"] [data-asked]'), `against at most $${wanted.price_upper}`);
   });
 });

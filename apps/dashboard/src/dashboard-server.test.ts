@@ -177,6 +177,24 @@ describe('the run page', () => {
   });
 });
 
+describe('nothing from elsewhere', () => {
+  it('serves the front end and the queue view from its own files, with no link off the machine', async () => {
+    const index = await (await get('/')).text();
+    const assets = [...index.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1] ?? '');
+    expect(assets.length).toBeGreaterThan(1);
+    for (const asset of assets) {
+      expect(asset.startsWith('/'), asset).toBe(true);
+      expect((await get(asset)).status, asset).toBe(200);
+    }
+    const queues = await get('/queues');
+    expect(queues.status).toBe(200);
+    const queuesHtml = await queues.text();
+    expect(queuesHtml).toContain('benchfleet queues');
+    expect(queuesHtml).not.toMatch(/(?:src|href)="https?:/);
+    expect(queues.headers.get('content-security-policy')).toContain("default-src 'self'");
+  });
+});
+
 describe('screenshots', () => {
   it('serves a step screenshot from the artifact store', async () => {
     const response = await get('/api/runs/run-osw/tasks/shot/attempts/1/steps/1/screenshot');

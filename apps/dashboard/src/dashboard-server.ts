@@ -34,6 +34,7 @@ import {
   taskQuery,
   tasksQuery,
   TASK_COLUMNS,
+  webshopGoalQuery,
 } from './dashboard-queries.js';
 import { FleetObserver } from './fleet-view.js';
 import { RunFeed } from './run-feed.js';
@@ -83,6 +84,10 @@ const SECURITY_HEADERS: Record<string, string> = {
   'X-Frame-Options': 'DENY',
 };
 
+// bull-board's page: its own scripts and styles, and nothing from elsewhere (it links a web font).
+const QUEUE_VIEW_CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'self'; frame-ancestors 'none'";
+
 const STEP_ROUTE = '/api/runs/:run/tasks/:task/attempts/:attempt/steps/:step/screenshot';
 
 export interface DashboardServer {
@@ -110,7 +115,8 @@ export function createDashboardApp(options: DashboardServerOptions): { app: Hono
   app.use('*', accessGuard(options.authToken));
   app.use('*', async (c, next) => {
     await next();
-    if (!c.req.path.startsWith('/queues')) for (const [name, value] of Object.entries(SECURITY_HEADERS)) c.header(name, value);
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) c.header(name, value);
+    if (c.req.path.startsWith('/queues')) c.header('Content-Security-Policy', QUEUE_VIEW_CSP);
   });
   const compressJson = compress();
   // Not the event stream (it must flush as it goes), images, or the task list (gzipped once, kept).
@@ -263,8 +269,9 @@ export function createDashboardApp(options: DashboardServerOptions): { app: Hono
     const values = { run: c.req.param('run'), task: c.req.param('task') };
     const [task] = await rows<Record<string, unknown>, 'run' | 'task'>(taskQuery, values);
     if (!task) throw new NotFound(`task ${values.task} of run ${values.run} not found`);
-    const [attempts, steps] = await Promise.all([rows(attemptsQuery, values), rows(stepsQuery, values)]);
-    return c.json({ task, attempts, steps, queries: [shown(taskQuery, values), shown(attemptsQuery, values), shown(stepsQuery, values)] });
+    const [attempts, steps, [goal]] = await Promise.all([rows(attemptsQuery, values), rows(stepsQuery, values), rows(webshopGoalQuery, values)]);
+    const queries = [taskQuery, attemptsQuery, stepsQuery, ...(goal ? [webshopGoalQuery] : [])].map((query) => shown(query, values));
+    return c.json({ task, attempts, steps, goal: goal ?? null, queries });
   });
 
   app.get(STEP_ROUTE, async (c) => {
@@ -303,6 +310,13 @@ export function createDashboardApp(options: DashboardServerOptions): { app: Hono
     options: { uiConfig: { boardTitle: 'benchfleet queues' } },
   });
   board.setBasePath('/queues');
+  // Nothing is fetched from the internet at run time: drop the web-font link from its page.
+  app.use('/queues/*', async (c, next) => {
+    await next();
+    if (!(c.res.headers.get('content-type') ?? '').startsWith('text/html')) return;
+    const html = (await c.res.text()).replace(/<link[^>]+href="https?:\/\/[^"]*"[^>]*>/g, '');
+    c.res = new Response(html, { status: c.res.status, headers: c.res.headers });
+  });
   app.route('/queues', board.registerPlugin());
 
   app.use('/assets/*', async (c, next) => {

@@ -103,6 +103,8 @@ export interface TaskDetail {
   };
   attempts: AttemptRow[];
   steps: StepRow[];
+  /** What a WebShop goal asked for; null for other benchmarks. */
+  goal: { attributes: string[] | null; options: string[] | Record<string, string> | null; price_upper: number | null; query: string | null; category: string | null; target_asin: string } | null;
   queries: ShownQuery[];
 }
 

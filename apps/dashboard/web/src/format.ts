@@ -24,7 +24,8 @@ export function spanSeconds(from: string | null, to: string | null): number | nu
   return ((to ? Date.parse(to) : Date.now()) - Date.parse(from)) / 1000;
 }
 
-export const timestamp = (iso: string | null | undefined): string => (iso ? new Date(iso).toLocaleString() : '–');
+export const timestamp = (iso: string | null | undefined): string =>
+  iso ? new Date(iso).toLocaleString(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit' }) : '–';
 
 /** What ran the tasks: the model, and the agent that drove it (bytebot, rule, llm). */
 export function modelOrAgent(model: Record<string, unknown> | null, agent: Record<string, unknown> | null): string {

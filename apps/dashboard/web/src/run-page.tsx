@@ -116,6 +116,15 @@ function useRunTasks(runId: string): { tasks: TaskRow[]; query: ShownQuery | und
 
 const encode = encodeURIComponent;
 
+/** All 30 duration bins, empty ones too, so that the axis is a true time axis. */
+function durationBars(rows: PanelsResponse['durations']['rows']) {
+  const width = rows[0]?.bin_seconds ?? 0;
+  const byBin = new Map(rows.map((row) => [row.bin, row]));
+  return rows.length === 0
+    ? []
+    : Array.from({ length: 30 }, (_, bin) => ({ x: bin, label: (bin * width).toFixed(width < 1 ? 2 : 1), tasks: byBin.get(bin)?.tasks ?? 0, succeeded: byBin.get(bin)?.succeeded ?? 0 }));
+}
+
 /** The run as the server read it when it sent the page: saves a round trip before the first paint. Used once. */
 let pageRun: RunResponse | undefined = (() => {
   const element = document.getElementById('initial-run');
@@ -301,7 +310,7 @@ export function RunPage({ runId }: { runId: string }) {
               <BarChart
                 name="durations"
                 xLabel="seconds (bin start)"
-                bars={panels.data.durations.rows.map((row) => ({ x: row.bin, label: (row.bin * row.bin_seconds).toFixed(1), tasks: row.tasks, succeeded: row.succeeded }))}
+                bars={durationBars(panels.data.durations.rows)}
               />
             )}
           </Suspense>

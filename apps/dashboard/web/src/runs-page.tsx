@@ -146,16 +146,21 @@ export function RunsPage() {
                 <td>
                   <span className={`status status-${run.run_status}`}>{run.run_status}</span>
                 </td>
-                <td className="num">
+                <td className="num nowrap">
                   <progress max={run.total || 1} value={done(run)} /> {done(run)}/{run.total}
                 </td>
                 <td className="num" data-cell="success-rate">
-                  {percent(run.success_rate)} <span className="muted small">({display.successLabel})</span>
-                  {!run.summarised && <span className="provisional small" title="provisional until the aggregate summary exists"> provisional</span>}
+                  {percent(run.success_rate)}
+                  <div className="muted small">{display.successLabel}</div>
+                  {!run.summarised && (
+                    <span className="provisional small" title="provisional until the aggregate summary exists">
+                      provisional
+                    </span>
+                  )}
                 </td>
                 <td className="num">{decimal(run.avg_reward)}</td>
-                <td>{timestamp(run.started_at ?? run.created_at)}</td>
-                <td className="num">{duration(spanSeconds(run.started_at, run.finished_at))}</td>
+                <td className="nowrap">{timestamp(run.started_at ?? run.created_at)}</td>
+                <td className="num nowrap">{duration(spanSeconds(run.started_at, run.finished_at))}</td>
                 <td className="num">{usd(run.cost_usd)}</td>
               </tr>
             );

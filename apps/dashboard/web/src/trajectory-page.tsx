@@ -166,7 +166,7 @@ export function Trajectory({ detail, selection, onSelect, keyboard = false }: { 
       {steps.length === 0 && <p className="muted">Attempt #{selection.attempt} recorded no step.</p>}
       {steps.length > 0 && display.trajectoryView === 'screenshots' && <OsworldSteps runId={task.run_id} taskId={task.task_id} steps={steps} index={index} onIndex={select} />}
       {steps.length > 0 && display.trajectoryView === 'webshop-pages' && <WebshopSteps steps={steps} index={index} onIndex={select} />}
-      {display.trajectoryView === 'webshop-pages' && task.result && <RewardExplained result={task.result} reward={task.reward} />}
+      {display.trajectoryView === 'webshop-pages' && task.result && <RewardExplained result={task.result} reward={task.reward} goal={detail.goal} />}
     </div>
   );
 }
@@ -178,7 +178,7 @@ type RewardInfo = Partial<Record<'r_type' | 'r_att' | 'w_att' | 'r_option' | 'w_
 };
 
 /** The purchase and its reward, component by component, as the official reward function computed it. */
-function RewardExplained({ result, reward }: { result: Record<string, unknown>; reward: number | null }) {
+function RewardExplained({ result, reward, goal }: { result: Record<string, unknown>; reward: number | null; goal: TaskDetail['goal'] }) {
   const [showAll, setShowAll] = useState(false);
   const info = (result['reward_info'] ?? null) as RewardInfo | null;
   const options = (result['purchased_options'] ?? {}) as Record<string, string>;
@@ -190,17 +190,28 @@ function RewardExplained({ result, reward }: { result: Record<string, unknown>; 
       </Panel>
     );
   }
-  const rows: { key: string; label: string; value: string; weight: number | undefined; contribution: number | undefined }[] = [];
+  const wantedOptions = goal?.options ? (Array.isArray(goal.options) ? goal.options : Object.values(goal.options)) : [];
+  const rows: { key: string; label: string; asked: string; value: string; weight: number | undefined; contribution: number | undefined }[] = [];
   if (info) {
-    rows.push({ key: 'attribute', label: 'attributes matched (r_att)', value: decimal(info.r_att), weight: info.w_att, contribution: (info.r_att ?? 0) * (info.w_att ?? 0) });
-    if (info.r_option !== undefined) rows.push({ key: 'option', label: 'options matched (r_option)', value: decimal(info.r_option), weight: info.w_option, contribution: info.r_option * (info.w_option ?? 0) });
-    rows.push({ key: 'price', label: 'price within budget (r_price)', value: info.r_price ? 'yes (1)' : 'no (0)', weight: info.w_price, contribution: (info.r_price ? 1 : 0) * (info.w_price ?? 0) });
+    rows.push({ key: 'attribute', label: 'attributes matched (r_att)', asked: (goal?.attributes ?? []).join(', '), value: decimal(info.r_att), weight: info.w_att, contribution: (info.r_att ?? 0) * (info.w_att ?? 0) });
+    if (info.r_option !== undefined) {
+      const chosen = Object.values(options).join(', ') || 'none chosen';
+      rows.push({ key: 'option', label: 'options matched (r_option)', asked: `${wantedOptions.join(', ')} (chosen: ${chosen})`, value: decimal(info.r_option), weight: info.w_option, contribution: info.r_option * (info.w_option ?? 0) });
+    }
+    const limit = goal?.price_upper ?? null;
+    rows.push({ key: 'price', label: 'price within budget (r_price)', asked: limit === null ? '' : `$${String(result['price'] ?? '–')} against at most $${limit}`, value: info.r_price ? 'yes (1)' : 'no (0)', weight: info.w_price, contribution: (info.r_price ? 1 : 0) * (info.w_price ?? 0) });
   }
   const sum = rows.reduce((total, row) => total + (row.contribution ?? 0), 0);
   return (
     <Panel id="purchase" title="Purchase and reward" queries={undefined}>
       <p data-field="purchase">
         Bought <code>{String(asin)}</code> at ${String(result['price'] ?? '–')}
+        {goal && (
+          <span className="muted">
+            {' '}
+            (the goal's product was <code>{goal.target_asin}</code>)
+          </span>
+        )}
         {Object.keys(options).length > 0 && (
           <>
             {' '}with options{' '}
@@ -217,6 +228,7 @@ function RewardExplained({ result, reward }: { result: Record<string, unknown>; 
           <thead>
             <tr>
               <th>Component</th>
+              <th>The goal asked</th>
               <th className="num">Value</th>
               <th className="num">Weight</th>
               <th className="num">Contribution</th>
@@ -226,6 +238,7 @@ function RewardExplained({ result, reward }: { result: Record<string, unknown>; 
             {rows.map((row) => (
               <tr key={row.key} data-reward-component={row.key}>
                 <td>{row.label}</td>
+                <td data-asked>{row.asked}</td>
                 <td className="num" data-value>
                   {row.value}
                 </td>
@@ -236,8 +249,9 @@ function RewardExplained({ result, reward }: { result: Record<string, unknown>; 
               </tr>
             ))}
             <tr data-reward-component="type">
-              <td>
-                product type match (r_type): query match {info.query_match ? 'yes' : 'no'}, category match {info.category_match ? 'yes' : 'no'}, title score {decimal(info.title_score)}
+              <td>product type match (r_type)</td>
+              <td data-asked>
+                {goal?.query ? `"${goal.query}"; ` : ''}query match {info.query_match ? 'yes' : 'no'}, category match {info.category_match ? 'yes' : 'no'}, title score {decimal(info.title_score)}
               </td>
               <td className="num" data-value>
                 {decimal(info.r_type)}
@@ -246,7 +260,7 @@ function RewardExplained({ result, reward }: { result: Record<string, unknown>; 
               <td />
             </tr>
             <tr className="total" data-reward-component="total">
-              <td>reward = r_type × (sum of contributions) = {decimal(info.r_type)} × {decimal(sum)}</td>
+              <td colSpan={2}>reward = r_type × (sum of contributions) = {decimal(info.r_type)} × {decimal(sum)}</td>
               <td className="num" data-value>
                 {decimal((info.r_type ?? 0) * sum)}
               </td>

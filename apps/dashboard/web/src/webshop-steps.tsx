@@ -42,7 +42,7 @@ export function WebshopSteps({ steps, index, onIndex }: { steps: StepRow[]; inde
                 ) : (
                   <span className="muted small">{action.kind}</span>
                 )}
-                {step.reward ? <span className="chip">reward {step.reward}</span> : null}
+                {step.reward ? <span className="chip">reward {step.reward.toFixed(3)}</span> : null}
               </div>
               {action.thought && (
                 <p className="thought" data-field="thought">
