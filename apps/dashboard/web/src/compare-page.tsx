@@ -142,7 +142,7 @@ export function ComparePage({ a, b }: { a: string; b: string }) {
         )}
       </Panel>
       {c && (
-        <Panel id="flipped" title={`Tasks that flipped (${c.flipped.length})`} queries={undefined}>
+        <Panel id="flipped" title={`Tasks that flipped (${c.flipped.length})`} queries={compare.data?.queries.filter((query) => query.name === 'paired_tasks')}>
           <table className="grid" data-table="flipped">
             <thead>
               <tr>

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
-import type { StepRow } from './api';
+import type { ShownQuery, StepRow } from './api';
 import { Panel } from './sql-panel';
 
 interface Point {
@@ -101,7 +101,7 @@ function ActionFrame({ src, calls, alt }: { src: string; calls: ToolCall[]; alt:
   );
 }
 
-export function OsworldSteps({ runId, taskId, steps, index, onIndex }: { runId: string; taskId: string; steps: StepRow[]; index: number; onIndex: (i: number) => void }) {
+export function OsworldSteps({ runId, taskId, steps, index, onIndex, queries }: { runId: string; taskId: string; steps: StepRow[]; index: number; onIndex: (i: number) => void; queries: ShownQuery[] }) {
   const step = steps[index];
   const strip = useRef<HTMLDivElement>(null);
   useEffect(() => {
@@ -113,7 +113,7 @@ export function OsworldSteps({ runId, taskId, steps, index, onIndex }: { runId: 
   const before = index > 0 ? steps[index - 1] : undefined;
   const seen = before?.has_screenshot ? before : undefined;
   return (
-    <Panel id="steps" title={`Step ${step.step} of ${steps.length}`} queries={undefined}>
+    <Panel id="steps" title={`Step ${step.step} of ${steps.length}`} queries={queries}>
       <div className="step-nav">
         <button type="button" onClick={() => onIndex(index - 1)} disabled={index === 0}>
           ← previous

@@ -333,7 +333,7 @@ function FleetPanel({ fleet, pending, runId }: { fleet: FleetResponse | undefine
   if (!fleet) return null;
   const idle = pending > 0 && !fleet.consumed;
   return (
-    <Panel id="fleet" title={`Workers on queue ${fleet.queue}`} queries={undefined} actions={<a href="/queues">queue view</a>}>
+    <Panel id="fleet" title={`Workers on queue ${fleet.queue}`} queries={undefined} actions={<span className="muted small">from BullMQ (Redis), not SQL · <a href="/queues">queue view</a></span>}>
       {fleet.redis === 'down' && <p className="error">Redis does not answer: workers and queue counts are unknown.</p>}
       {idle && fleet.redis === 'up' && (
         <p className="banner banner-warning" data-banner="not-consumed">

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { benchmarkDisplay } from '../../src/benchmark-display';
-import { ApiError, apiGet, type TaskDetail } from './api';
+import { ApiError, apiGet, type ShownQuery, type TaskDetail } from './api';
 import { decimal, duration, timestamp, usd } from './format';
 import { NotFoundPage } from './not-found-page';
 import { OsworldSteps } from './osworld-steps';
@@ -69,10 +69,11 @@ export function Trajectory({ detail, selection, onSelect, keyboard = false }: { 
     return () => window.removeEventListener('keydown', onKey);
   });
   const stopReason = typeof task.result?.['stop_reason'] === 'string' ? task.result['stop_reason'] : undefined;
+  const queriesNamed = (...names: string[]) => detail.queries.filter((query) => names.includes(query.name));
 
   return (
     <div className="trajectory" data-task={task.task_id}>
-      <Panel id="task" title={<>{task.task_id} <span className={`status status-${task.status}`}>{task.status}</span></>} queries={detail.queries}>
+      <Panel id="task" title={<>{task.task_id} <span className={`status status-${task.status}`}>{task.status}</span></>} queries={queriesNamed('task')}>
         <p className="instruction" data-field="instruction">
           {task.instruction}
         </p>
@@ -126,7 +127,7 @@ export function Trajectory({ detail, selection, onSelect, keyboard = false }: { 
         {task.error && <p className="error" data-field="error">{task.error}</p>}
       </Panel>
 
-      <Panel id="attempts" title={`Attempts (${attempts.length})`} queries={undefined}>
+      <Panel id="attempts" title={`Attempts (${attempts.length})`} queries={queriesNamed('attempts')}>
         <table className="grid" data-table="attempts">
           <thead>
             <tr>
@@ -164,9 +165,9 @@ export function Trajectory({ detail, selection, onSelect, keyboard = false }: { 
       </Panel>
 
       {steps.length === 0 && <p className="muted">Attempt #{selection.attempt} recorded no step.</p>}
-      {steps.length > 0 && display.trajectoryView === 'screenshots' && <OsworldSteps runId={task.run_id} taskId={task.task_id} steps={steps} index={index} onIndex={select} />}
-      {steps.length > 0 && display.trajectoryView === 'webshop-pages' && <WebshopSteps steps={steps} index={index} onIndex={select} />}
-      {display.trajectoryView === 'webshop-pages' && task.result && <RewardExplained result={task.result} reward={task.reward} goal={detail.goal} />}
+      {steps.length > 0 && display.trajectoryView === 'screenshots' && <OsworldSteps runId={task.run_id} taskId={task.task_id} steps={steps} index={index} onIndex={select} queries={queriesNamed('steps')} />}
+      {steps.length > 0 && display.trajectoryView === 'webshop-pages' && <WebshopSteps steps={steps} index={index} onIndex={select} queries={queriesNamed('steps')} />}
+      {display.trajectoryView === 'webshop-pages' && task.result && <RewardExplained result={task.result} reward={task.reward} goal={detail.goal} queries={queriesNamed('task', 'webshop_goal')} />}
     </div>
   );
 }
@@ -178,14 +179,14 @@ type RewardInfo = Partial<Record<'r_type' | 'r_att' | 'w_att' | 'r_option' | 'w_
 };
 
 /** The purchase and its reward, component by component, as the official reward function computed it. */
-function RewardExplained({ result, reward, goal }: { result: Record<string, unknown>; reward: number | null; goal: TaskDetail['goal'] }) {
+function RewardExplained({ result, reward, goal, queries }: { result: Record<string, unknown>; reward: number | null; goal: TaskDetail['goal']; queries: ShownQuery[] }) {
   const [showAll, setShowAll] = useState(false);
   const info = (result['reward_info'] ?? null) as RewardInfo | null;
   const options = (result['purchased_options'] ?? {}) as Record<string, string>;
   const asin = result['purchased_asin'];
   if (!asin) {
     return (
-      <Panel id="purchase" title="Purchase" queries={undefined}>
+      <Panel id="purchase" title="Purchase" queries={queries}>
         <p data-field="purchase">No purchase: the episode ended without buying (reward 0).</p>
       </Panel>
     );
@@ -203,7 +204,7 @@ function RewardExplained({ result, reward, goal }: { result: Record<string, unkn
   }
   const sum = rows.reduce((total, row) => total + (row.contribution ?? 0), 0);
   return (
-    <Panel id="purchase" title="Purchase and reward" queries={undefined}>
+    <Panel id="purchase" title="Purchase and reward" queries={queries}>
       <p data-field="purchase">
         Bought <code>{String(asin)}</code> at ${String(result['price'] ?? '–')}
         {goal && (

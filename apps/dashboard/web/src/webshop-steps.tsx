@@ -1,5 +1,5 @@
 import { useEffect, useRef } from 'react';
-import type { StepRow } from './api';
+import type { ShownQuery, StepRow } from './api';
 import { Panel } from './sql-panel';
 
 interface WebshopAction {
@@ -11,13 +11,13 @@ interface WebshopAction {
   available_actions?: { has_search_bar?: boolean; clickables?: string[] };
 }
 
-export function WebshopSteps({ steps, index, onIndex }: { steps: StepRow[]; index: number; onIndex: (i: number) => void }) {
+export function WebshopSteps({ steps, index, onIndex, queries }: { steps: StepRow[]; index: number; onIndex: (i: number) => void; queries: ShownQuery[] }) {
   const list = useRef<HTMLOListElement>(null);
   useEffect(() => {
     list.current?.querySelector('[aria-current="true"]')?.scrollIntoView({ block: 'nearest' });
   }, [index]);
   return (
-    <Panel id="steps" title={`Steps (${steps.length})`} queries={undefined}>
+    <Panel id="steps" title={`Steps (${steps.length})`} queries={queries}>
       <div className="step-nav">
         <button type="button" onClick={() => onIndex(index - 1)} disabled={index === 0}>
           ← previous
