@@ -39,6 +39,7 @@ import {
 import { FleetObserver } from './fleet-view.js';
 import { RunFeed } from './run-feed.js';
 import { ScreenshotReader } from './screenshot-reader.js';
+import type { ShownQuery } from './shown-query.js';
 import { WEB_DIST_DIR } from './web-build.js';
 
 export interface DashboardServerOptions {
@@ -51,14 +52,6 @@ export interface DashboardServerOptions {
   pollMs: number;
 }
 
-/** A query as a user can run it: literals filled in, or the `:name` text with `psql -v` flags. */
-export interface ShownQuery {
-  name: string;
-  title: string;
-  psql: string;
-  variables: string;
-  flags: string;
-}
 
 function shown<P extends string>(query: NamedQuery<P>, values: QueryValues<P>): ShownQuery {
   return { name: query.name, title: query.title, psql: inlineNamedQuery(query, values), variables: query.sql.trim(), flags: psqlVariableFlags(query, values) };

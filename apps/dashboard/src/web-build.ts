@@ -25,7 +25,7 @@ async function filesUnder(dir: string): Promise<string[]> {
 /** A hash of everything the bundle is built from: a build is current when its stamp says this. */
 export async function webSourceHash(): Promise<string> {
   const hash = createHash('sha256');
-  const files = [...(await filesUnder(WEB_SOURCE_DIR)), VITE_CONFIG, join(APP_DIR, 'src', 'benchmark-display.ts')];
+  const files = [...(await filesUnder(WEB_SOURCE_DIR)), VITE_CONFIG, join(APP_DIR, 'src', 'benchmark-display.ts'), join(APP_DIR, 'src', 'shown-query.ts')];
   for (const file of files) {
     hash.update(relative(APP_DIR, file)).update('\0').update(await readFile(file)).update('\0');
   }

@@ -9,13 +9,8 @@ export class ApiError extends Error {
   }
 }
 
-export interface ShownQuery {
-  name: string;
-  title: string;
-  psql: string;
-  variables: string;
-  flags: string;
-}
+export type { ShownQuery } from '../../src/shown-query';
+import type { ShownQuery } from '../../src/shown-query';
 
 export interface RunRow {
   run_id: string;

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import type { ShownQuery, StepRow } from './api';
 import { Panel } from './sql-panel';
+import { StepNavigation } from './step-navigation';
 
 interface Point {
   x: number;
@@ -114,15 +115,7 @@ export function OsworldSteps({ runId, taskId, steps, index, onIndex, queries }: 
   const seen = before?.has_screenshot ? before : undefined;
   return (
     <Panel id="steps" title={`Step ${step.step} of ${steps.length}`} queries={queries}>
-      <div className="step-nav">
-        <button type="button" onClick={() => onIndex(index - 1)} disabled={index === 0}>
-          ← previous
-        </button>
-        <button type="button" onClick={() => onIndex(index + 1)} disabled={index === steps.length - 1}>
-          next →
-        </button>
-        <span className="muted small">← / → (or k / j) move between steps</span>
-      </div>
+      <StepNavigation index={index} count={steps.length} onIndex={onIndex} />
       <div className="step-view" data-step={step.step}>
         <figure>
           {seen ? (

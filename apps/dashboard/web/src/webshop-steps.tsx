@@ -1,6 +1,7 @@
 import { useEffect, useRef } from 'react';
 import type { ShownQuery, StepRow } from './api';
 import { Panel } from './sql-panel';
+import { StepNavigation } from './step-navigation';
 
 interface WebshopAction {
   action?: string;
@@ -18,15 +19,7 @@ export function WebshopSteps({ steps, index, onIndex, queries }: { steps: StepRo
   }, [index]);
   return (
     <Panel id="steps" title={`Steps (${steps.length})`} queries={queries}>
-      <div className="step-nav">
-        <button type="button" onClick={() => onIndex(index - 1)} disabled={index === 0}>
-          ← previous
-        </button>
-        <button type="button" onClick={() => onIndex(index + 1)} disabled={index === steps.length - 1}>
-          next →
-        </button>
-        <span className="muted small">← / → (or k / j) move between steps</span>
-      </div>
+      <StepNavigation index={index} count={steps.length} onIndex={onIndex} />
       <ol className="webshop-steps" ref={list}>
         {steps.map((step, i) => {
           const action = (step.action ?? {}) as WebshopAction;
