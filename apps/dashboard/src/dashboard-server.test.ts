@@ -160,6 +160,9 @@ describe('the run page', () => {
     expect(html).not.toContain('</script><script>alert(1)');
     const embedded = /<script type="application\/json" id="initial-run">(.*?)<\/script>/.exec(html)?.[1] ?? '';
     expect((JSON.parse(embedded) as { run: { name: string } }).run.name).toBe('</script><script>alert(1)</script>');
+    // The first screen, drawn before the scripts run, escapes it as well.
+    expect(html).toContain('<h1>&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt; <span class="status status-queued">queued</span>');
+    expect(html).toContain('<span data-progress="done" elementtiming="run-progress">0 / 0 settled</span>');
   });
 
   it('sends the task list gzipped with an ETag that holds until a task moves', async () => {

@@ -38,7 +38,9 @@ import {
 } from './dashboard-queries.js';
 import { FleetObserver } from './fleet-view.js';
 import { RunFeed } from './run-feed.js';
+import { runFirstPaintHtml, type FirstPaintRun } from './run-first-paint.js';
 import { ScreenshotReader } from './screenshot-reader.js';
+import { actionFrame, screenshotPath, selectedStep, type StepRef } from './trajectory-frame.js';
 import type { ShownQuery } from './shown-query.js';
 import { WEB_DIST_DIR } from './web-build.js';
 
@@ -258,14 +260,19 @@ export function createDashboardApp(options: DashboardServerOptions): { app: Hono
     });
   });
 
-  app.get('/api/runs/:run/tasks/:task', async (c) => {
-    const values = { run: c.req.param('run'), task: c.req.param('task') };
-    const [task] = await rows<Record<string, unknown>, 'run' | 'task'>(taskQuery, values);
+  const taskDetail = async (values: { run: string; task: string }) => {
+    const [task] = await rows<Record<string, unknown> & { benchmark: string }, 'run' | 'task'>(taskQuery, values);
     if (!task) throw new NotFound(`task ${values.task} of run ${values.run} not found`);
-    const [attempts, steps, [goal]] = await Promise.all([rows(attemptsQuery, values), rows(stepsQuery, values), rows(webshopGoalQuery, values)]);
+    const [attempts, steps, [goal]] = await Promise.all([
+      rows<{ attempt: number }, 'run' | 'task'>(attemptsQuery, values),
+      rows<StepRef, 'run' | 'task'>(stepsQuery, values),
+      rows(webshopGoalQuery, values),
+    ]);
     const queries = [taskQuery, attemptsQuery, stepsQuery, ...(goal ? [webshopGoalQuery] : [])].map((query) => shown(query, values));
-    return c.json({ task, attempts, steps, goal: goal ?? null, queries });
-  });
+    return { task, attempts, steps, goal: goal ?? null, queries };
+  };
+
+  app.get('/api/runs/:run/tasks/:task', async (c) => c.json(await taskDetail({ run: c.req.param('run'), task: c.req.param('task') })));
 
   app.get(STEP_ROUTE, async (c) => {
     const attempt = Number(c.req.param('attempt'));
@@ -323,14 +330,16 @@ export function createDashboardApp(options: DashboardServerOptions): { app: Hono
    * The front end's page, HTTP 404 when `lookup` finds nothing. What `lookup` returns goes into the
    * page as inert JSON (`<` escaped), so the first paint needs no API round trip.
    */
-  const page = async (c: Context, lookup: () => Promise<{ found: boolean; initial?: { id: string; data: unknown } }>) => {
+  const page = async (c: Context, lookup: () => Promise<{ found: boolean; initial?: { id: string; data: unknown }; firstPaint?: string; preloadImage?: string }>) => {
     // Read each time (it is small), so that a rebuild is picked up without a restart.
     let html = await readFile(join(WEB_DIST_DIR, 'index.html'), 'utf8');
     // A database that is down must not turn every page into a 404: the page shows a banner instead.
-    const { found, initial } = await lookup().catch(() => ({ found: true, initial: undefined }));
+    const { found, initial, firstPaint, preloadImage } = await lookup().catch(() => ({ found: true, initial: undefined, firstPaint: undefined, preloadImage: undefined }));
+    // The frame a trajectory opens on starts loading while the scripts are still being parsed.
+    if (preloadImage) html = html.replace('</head>', `<link rel="preload" as="image" href="${preloadImage}" fetchpriority="high"></head>`);
     if (initial) {
       const json = JSON.stringify(initial.data).replace(/</g, '\\u003c');
-      html = html.replace('<div id="root"></div>', `<script type="application/json" id="${initial.id}">${json}</script><div id="root"></div>`);
+      html = html.replace('<div id="root"></div>', `<script type="application/json" id="${initial.id}">${json}</script><div id="root">${firstPaint ?? ''}</div>`);
     }
     c.header('Cache-Control', 'no-cache');
     return c.html(html, found ? 200 : 404);
@@ -341,7 +350,8 @@ export function createDashboardApp(options: DashboardServerOptions): { app: Hono
   app.get('/runs/:run', (c) =>
     page(c, async () => {
       try {
-        return { found: true, initial: { id: 'initial-run', data: await runResponse(c.req.param('run')) } };
+        const data = await runResponse(c.req.param('run'));
+        return { found: true, initial: { id: 'initial-run', data }, firstPaint: runFirstPaintHtml(data.run as unknown as FirstPaintRun, data.done, data.provisional) };
       } catch (error) {
         if (error instanceof NotFound) return { found: false };
         throw error;
@@ -349,7 +359,27 @@ export function createDashboardApp(options: DashboardServerOptions): { app: Hono
     }),
   );
   app.get('/runs/:run/tasks/:task', (c) =>
-    page(c, async () => ({ found: (await rows(taskQuery, { run: c.req.param('run'), task: c.req.param('task') })).length > 0 })),
+    page(c, async () => {
+      const values = { run: c.req.param('run'), task: c.req.param('task') };
+      let detail: Awaited<ReturnType<typeof taskDetail>>;
+      try {
+        detail = await taskDetail(values);
+      } catch (error) {
+        if (error instanceof NotFound) return { found: false };
+        throw error;
+      }
+      const attemptParam = Number(c.req.query('attempt'));
+      const stepParam = Number(c.req.query('step'));
+      const attempt = Number.isInteger(attemptParam) && c.req.query('attempt') ? attemptParam : (detail.attempts.at(-1)?.attempt ?? 1);
+      const { steps, index } = selectedStep(detail.steps, attempt, Number.isInteger(stepParam) && c.req.query('step') ? stepParam : undefined);
+      const { frame } = actionFrame(steps, index);
+      const screenshots = benchmarkDisplay(detail.task.benchmark).trajectoryView === 'screenshots';
+      return {
+        found: true,
+        initial: { id: 'initial-task', data: detail },
+        ...(screenshots && frame ? { preloadImage: screenshotPath(values.run, values.task, frame) } : {}),
+      };
+    }),
   );
   app.get('/compare/tasks/:task', (c) => page(c, always));
   app.all('*', (c) => page(c, async () => ({ found: false })));

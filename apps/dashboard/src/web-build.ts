@@ -11,6 +11,8 @@ export const WEB_SOURCE_DIR = join(APP_DIR, 'web');
 export const WEB_DIST_DIR = join(APP_DIR, 'dist', 'web');
 const VITE_CONFIG = join(APP_DIR, 'vite.config.ts');
 const STAMP_FILE = 'build-stamp.json';
+/** Server modules the browser code imports too (keep in step with web/tsconfig.json). */
+const SHARED_WITH_WEB = ['benchmark-display.ts', 'shown-query.ts', 'trajectory-frame.ts'];
 const LOCK_DIR = join(APP_DIR, 'dist', '.web-build-lock');
 const STALE_LOCK_MS = 5 * 60_000;
 
@@ -25,7 +27,7 @@ async function filesUnder(dir: string): Promise<string[]> {
 /** A hash of everything the bundle is built from: a build is current when its stamp says this. */
 export async function webSourceHash(): Promise<string> {
   const hash = createHash('sha256');
-  const files = [...(await filesUnder(WEB_SOURCE_DIR)), VITE_CONFIG, join(APP_DIR, 'src', 'benchmark-display.ts'), join(APP_DIR, 'src', 'shown-query.ts')];
+  const files = [...(await filesUnder(WEB_SOURCE_DIR)), VITE_CONFIG, ...SHARED_WITH_WEB.map((file) => join(APP_DIR, 'src', file))];
   for (const file of files) {
     hash.update(relative(APP_DIR, file)).update('\0').update(await readFile(file)).update('\0');
   }

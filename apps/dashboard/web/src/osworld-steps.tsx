@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 import type { ShownQuery, StepRow } from './api';
 import { Panel } from './sql-panel';
 import { StepNavigation } from './step-navigation';
+import { actionFrame, screenshotPath } from '../../src/trajectory-frame';
 
 interface Point {
   x: number;
@@ -13,11 +14,7 @@ interface ToolCall {
   input: Record<string, unknown>;
 }
 
-const encode = encodeURIComponent;
-
-function screenshotUrl(runId: string, taskId: string, step: StepRow): string {
-  return `/api/runs/${encode(runId)}/tasks/${encode(taskId)}/attempts/${step.attempt}/steps/${step.step}/screenshot`;
-}
+const screenshotUrl = screenshotPath;
 
 function toolCallsOf(step: StepRow): ToolCall[] {
   const calls = step.action?.['tool_calls'];
@@ -71,14 +68,23 @@ function describe(call: ToolCall): string {
 }
 
 /** A frame with the step's actions drawn on it in the screen's own pixel coordinates. */
-function ActionFrame({ src, calls, alt }: { src: string; calls: ToolCall[]; alt: string }) {
+function ActionFrame({ src, calls, alt, onLoaded }: { src: string; calls: ToolCall[]; alt: string; onLoaded: () => void }) {
   const [size, setSize] = useState<{ width: number; height: number }>();
-  useEffect(() => setSize(undefined), [src]);
+  const image = useRef<HTMLImageElement>(null);
+  const loaded = (element: HTMLImageElement) => {
+    setSize({ width: element.naturalWidth, height: element.naturalHeight });
+    onLoaded();
+  };
+  useEffect(() => {
+    setSize(undefined);
+    // A frame the page preloaded can be complete before its load listener exists: no event then.
+    if (image.current?.complete && image.current.naturalWidth > 0) loaded(image.current);
+  }, [src]);
   const marks = calls.map(geometryOf);
   const radius = size ? Math.max(size.width, size.height) / 80 : 0;
   return (
     <div className="frame" data-frame>
-      <img src={src} alt={alt} fetchPriority="high" onLoad={(event) => setSize({ width: event.currentTarget.naturalWidth, height: event.currentTarget.naturalHeight })} />
+      <img ref={image} src={src} alt={alt} fetchPriority="high" onLoad={(event) => loaded(event.currentTarget)} onError={onLoaded} />
       {size && (
         <svg className="overlay" viewBox={`0 0 ${size.width} ${size.height}`} preserveAspectRatio="none" aria-hidden="true">
           {marks.map((mark, i) =>
@@ -105,23 +111,25 @@ function ActionFrame({ src, calls, alt }: { src: string; calls: ToolCall[]; alt:
 export function OsworldSteps({ runId, taskId, steps, index, onIndex, queries }: { runId: string; taskId: string; steps: StepRow[]; index: number; onIndex: (i: number) => void; queries: ShownQuery[] }) {
   const step = steps[index];
   const strip = useRef<HTMLDivElement>(null);
+  // Thumbnails are full screenshots: they wait until the frame in view has been drawn.
+  const [frameShown, setFrameShown] = useState(false);
   useEffect(() => {
     strip.current?.querySelector('[aria-current="true"]')?.scrollIntoView({ block: 'nearest', inline: 'center' });
   }, [index]);
   if (!step) return null;
   const calls = toolCallsOf(step);
-  // The agent chose this step's action looking at the screen as the previous step left it.
-  const before = index > 0 ? steps[index - 1] : undefined;
-  const seen = before?.has_screenshot ? before : undefined;
+  const { frame, seenBefore } = actionFrame(steps, index);
+  const seen = seenBefore ? frame : undefined;
+  const thumbnails = frameShown || !(seen || step.has_screenshot);
   return (
     <Panel id="steps" title={`Step ${step.step} of ${steps.length}`} queries={queries}>
       <StepNavigation index={index} count={steps.length} onIndex={onIndex} />
       <div className="step-view" data-step={step.step}>
         <figure>
           {seen ? (
-            <ActionFrame src={screenshotUrl(runId, taskId, seen)} calls={calls} alt={`screen the agent saw before step ${step.step}`} />
+            <ActionFrame src={screenshotUrl(runId, taskId, seen)} calls={calls} alt={`screen the agent saw before step ${step.step}`} onLoaded={() => setFrameShown(true)} />
           ) : step.has_screenshot ? (
-            <ActionFrame src={screenshotUrl(runId, taskId, step)} calls={calls} alt={`screen after step ${step.step}`} />
+            <ActionFrame src={screenshotUrl(runId, taskId, step)} calls={calls} alt={`screen after step ${step.step}`} onLoaded={() => setFrameShown(true)} />
           ) : (
             <p className="muted">No screenshot for this step.</p>
           )}
@@ -143,7 +151,7 @@ export function OsworldSteps({ runId, taskId, steps, index, onIndex, queries }: 
           <pre className="model-text" data-field="model-text">
             {step.text || '(none)'}
           </pre>
-          {seen && step.has_screenshot && (
+          {seen && step.has_screenshot && frameShown && (
             <>
               <h3>Screen after this step</h3>
               <img className="after" src={screenshotUrl(runId, taskId, step)} alt={`screen after step ${step.step}`} loading="lazy" decoding="async" />
@@ -157,7 +165,7 @@ export function OsworldSteps({ runId, taskId, steps, index, onIndex, queries }: 
       <div className="filmstrip" ref={strip} data-field="filmstrip">
         {steps.map((s, i) => (
           <button key={s.step} type="button" className="film" aria-current={i === index} onClick={() => onIndex(i)} title={`step ${s.step}`}>
-            {s.has_screenshot ? <img src={screenshotUrl(runId, taskId, s)} alt="" loading="lazy" decoding="async" fetchPriority="low" /> : <span className="no-shot" />}
+            {s.has_screenshot && thumbnails ? <img src={screenshotUrl(runId, taskId, s)} alt="" loading="lazy" decoding="async" fetchPriority="low" /> : <span className="no-shot" />}
             <span className="small">{s.step}</span>
           </button>
         ))}

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { benchmarkDisplay } from '../../src/benchmark-display';
+import { selectedStep } from '../../src/trajectory-frame';
 import { ApiError, apiGet, type ShownQuery, type TaskDetail } from './api';
 import { decimal, duration, timestamp, usd } from './format';
 import { NotFoundPage } from './not-found-page';
@@ -16,10 +17,25 @@ export interface StepSelection {
 
 const encode = encodeURIComponent;
 
+/** The task as the server read it when it sent the page: the first render needs no round trip. Used once. */
+let pageTask: TaskDetail | undefined = (() => {
+  const element = document.getElementById('initial-task');
+  const text = element?.textContent;
+  element?.remove();
+  return text ? (JSON.parse(text) as TaskDetail) : undefined;
+})();
+
+function initialTask(runId: string, taskId: string): TaskDetail | undefined {
+  const initial = pageTask?.task.run_id === runId && pageTask.task.task_id === taskId ? pageTask : undefined;
+  pageTask = undefined;
+  return initial;
+}
+
 export function useTaskDetail(runId: string, taskId: string) {
   return useQuery({
     queryKey: ['run', runId, 'task', taskId],
     queryFn: () => apiGet<TaskDetail>(`/api/runs/${encode(runId)}/tasks/${encode(taskId)}`),
+    initialData: () => initialTask(runId, taskId),
     // A task still running grows step by step: follow it.
     refetchInterval: (query) => (query.state.data && ['queued', 'running'].includes(query.state.data.task.status) ? 1_000 : false),
   });
@@ -48,8 +64,7 @@ export function TrajectoryPage({ runId, taskId }: { runId: string; taskId: strin
 export function Trajectory({ detail, selection, onSelect, keyboard = false }: { detail: TaskDetail; selection: StepSelection; onSelect: (next: StepSelection) => void; keyboard?: boolean }) {
   const { task, attempts } = detail;
   const display = benchmarkDisplay(task.benchmark);
-  const steps = detail.steps.filter((step) => step.attempt === selection.attempt);
-  const index = selection.step === undefined ? 0 : Math.max(0, steps.findIndex((step) => step.step === selection.step));
+  const { steps, index } = selectedStep(detail.steps, selection.attempt, selection.step);
   const select = (i: number) => {
     const target = steps[Math.max(0, Math.min(steps.length - 1, i))];
     if (target) onSelect({ attempt: selection.attempt, step: target.step });
