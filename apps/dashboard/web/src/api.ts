@@ -146,3 +146,18 @@ export const queryClient = new QueryClient({
     },
   },
 });
+
+/**
+ * Data the server put into the page it sent (a `<script type="application/json" id=…>`), read once
+ * and removed, so that the first render needs no round trip and a later visit does not reuse it.
+ */
+export function pageData<T>(id: string): () => T | undefined {
+  const element = document.getElementById(id);
+  let data = element?.textContent ? (JSON.parse(element.textContent) as T) : undefined;
+  element?.remove();
+  return () => {
+    const taken = data;
+    data = undefined;
+    return taken;
+  };
+}

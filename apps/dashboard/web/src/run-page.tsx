@@ -1,7 +1,7 @@
 import { lazy, Suspense, useCallback, useEffect, useRef, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { benchmarkDisplay } from '../../src/benchmark-display';
-import { ApiError, apiGet, type RunRow, type ShownQuery, type TaskRow } from './api';
+import { ApiError, apiGet, pageData, type RunRow, type ShownQuery, type TaskRow } from './api';
 import { decimal, duration, modelOrAgent, percent, spanSeconds, timestamp, usd } from './format';
 import { useLiveRun } from './live-run';
 import { NotFoundPage } from './not-found-page';
@@ -125,18 +125,12 @@ function durationBars(rows: PanelsResponse['durations']['rows']) {
     : Array.from({ length: 30 }, (_, bin) => ({ x: bin, label: (bin * width).toFixed(width < 1 ? 2 : 1), tasks: byBin.get(bin)?.tasks ?? 0, succeeded: byBin.get(bin)?.succeeded ?? 0 }));
 }
 
-/** The run as the server read it when it sent the page: saves a round trip before the first paint. Used once. */
-let pageRun: RunResponse | undefined = (() => {
-  const element = document.getElementById('initial-run');
-  const text = element?.textContent;
-  element?.remove();
-  return text ? (JSON.parse(text) as RunResponse) : undefined;
-})();
+const takePageRun = pageData<RunResponse>('initial-run');
 
+/** The run as the server read it when it sent the page, if this is that run. */
 function initialRun(runId: string): RunResponse | undefined {
-  const initial = pageRun?.run.run_id === runId ? pageRun : undefined;
-  pageRun = undefined;
-  return initial;
+  const initial = takePageRun();
+  return initial?.run.run_id === runId ? initial : undefined;
 }
 
 // Observable Plot is most of the bundle: loaded after the first paint, only where charts are drawn.

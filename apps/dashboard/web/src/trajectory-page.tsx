@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { benchmarkDisplay } from '../../src/benchmark-display';
 import { selectedStep } from '../../src/trajectory-frame';
-import { ApiError, apiGet, type ShownQuery, type TaskDetail } from './api';
+import { ApiError, apiGet, pageData, type ShownQuery, type TaskDetail } from './api';
 import { decimal, duration, timestamp, usd } from './format';
 import { NotFoundPage } from './not-found-page';
 import { OsworldSteps } from './osworld-steps';
@@ -17,18 +17,12 @@ export interface StepSelection {
 
 const encode = encodeURIComponent;
 
-/** The task as the server read it when it sent the page: the first render needs no round trip. Used once. */
-let pageTask: TaskDetail | undefined = (() => {
-  const element = document.getElementById('initial-task');
-  const text = element?.textContent;
-  element?.remove();
-  return text ? (JSON.parse(text) as TaskDetail) : undefined;
-})();
+const takePageTask = pageData<TaskDetail>('initial-task');
 
+/** The task as the server read it when it sent the page, if this is that task. */
 function initialTask(runId: string, taskId: string): TaskDetail | undefined {
-  const initial = pageTask?.task.run_id === runId && pageTask.task.task_id === taskId ? pageTask : undefined;
-  pageTask = undefined;
-  return initial;
+  const initial = takePageTask();
+  return initial?.task.run_id === runId && initial.task.task_id === taskId ? initial : undefined;
 }
 
 export function useTaskDetail(runId: string, taskId: string) {
