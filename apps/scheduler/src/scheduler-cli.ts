@@ -12,6 +12,7 @@ import { registerOsworldCommands } from './commands/osworld-extract.js';
 import { registerWebshopCommands } from './commands/webshop.js';
 import { registerDemo } from './commands/demo.js';
 import { registerExport } from './commands/export.js';
+import { registerCompare } from './commands/compare.js';
 
 /**
  * The `scheduler` CLI over a registry of benchmarks: `main.ts` runs it with the fleet's own; a
@@ -25,6 +26,7 @@ export async function runSchedulerCli(registry: BenchmarkRegistry, argv: readonl
   registerStatus(program, registry);
   registerAggregate(program, registry);
   registerExport(program, registry);
+  registerCompare(program);
   registerCancel(program, registry);
   registerResume(program, registry);
   registerWorker(program, registry);

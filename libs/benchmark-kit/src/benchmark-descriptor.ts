@@ -77,6 +77,17 @@ export interface RunExporter<Config> {
   write(context: ExportContext<Config>): Promise<ExportReport>;
 }
 
+export interface BenchmarkDisplayHints {
+  /** A trajectory as screenshots with the actions drawn on them, or as the pages the agent read. */
+  readonly trajectory: 'screenshots' | 'pages';
+  /** How a user starts a worker, for a run that nothing consumes. */
+  readonly workerCommand: string;
+  /** What each `tasks.result.stop_reason` means. */
+  readonly stopReasons: Readonly<Record<string, string>>;
+  /** What each `tasks.final_api_status` means. */
+  readonly finalStatuses: Readonly<Record<string, string>>;
+}
+
 /**
  * Everything the fleet knows about one benchmark, in one place: defined in the benchmark's own
  * lib and registered once. The scheduler, the job catalog, status, cancel, the reconciler and the
@@ -98,6 +109,8 @@ export interface BenchmarkDescriptor<Config = unknown, ConfigInput = unknown, Sp
   readonly success: { readonly label: string; readonly meaning: string };
   /** Whether a task's reward says more than its success (WebShop's partial rewards do). */
   readonly rewardIsPartial: boolean;
+  /** How viewers (the dashboard) show its runs. */
+  readonly display: BenchmarkDisplayHints;
   readonly enqueueFlags: readonly EnqueueFlag[];
   /**
    * The domains `--domain` may name, and where they come from (WebShop: "catalog demo"); tells the

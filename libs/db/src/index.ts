@@ -5,3 +5,4 @@ export * from './runs-repository.js';
 export * from './tasks-repository.js';
 export * from './steps-repository.js';
 export * from './webshop-catalog-repository.js';
+export * from './named-query.js';

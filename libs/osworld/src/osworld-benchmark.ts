@@ -81,6 +81,24 @@ export const osworldBenchmark = defineBenchmark({
     meaning: "the Bytebot agent reported the task COMPLETED; OSWorld's graded evaluation of the desktop is not run",
   },
   rewardIsPartial: false,
+  display: {
+    trajectory: 'screenshots',
+    workerCommand: 'npx worker-osworld --bytebot-url http://127.0.0.1:9991 --stack-id stack-1',
+    stopReasons: {
+      end_status: 'Bytebot ended the task with a terminal status',
+      step_limit: 'the step limit was reached: the Bytebot task was cancelled',
+      stalled: 'no new message within the stall timeout: the Bytebot task was cancelled',
+      create_failed: 'Bytebot refused to create the task',
+    },
+    finalStatuses: {
+      COMPLETED: 'the agent reported the task done (counted as success)',
+      FAILED: 'the agent or its model failed',
+      NEEDS_HELP: 'the agent asked a human for help (counted as failed)',
+      NEEDS_REVIEW: 'the agent asked for its result to be reviewed (counted as failed)',
+      CANCELLED: 'cancelled (step limit, stall, or the run was cancelled)',
+      CREATE_FAILED: 'the task could not be created on the stack',
+    },
+  },
   domains: async () => ({ names: OSWORLD_DOMAINS }),
   enqueueFlags: [
     { flags: '--dataset <path>', description: 'OSWorld: an extracted dataset JSON (scheduler osworld extract) or an OSWorld directory' },

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer as createNetServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
-export type CliName = 'scheduler' | 'worker-osworld' | 'worker-webshop';
+export type CliName = 'scheduler' | 'worker-osworld' | 'worker-webshop' | 'dashboard';
 
 export function cliBin(name: CliName): string {
   return fileURLToPath(new URL(`../../../apps/${name}/bin/${name}.js`, import.meta.url));

@@ -94,6 +94,18 @@ export const webshopBenchmark = defineBenchmark({
   taskResult: webshopTaskResultSchema,
   success: { label: 'reward = 1', meaning: 'the episode bought a product that earns the full reward 1.0 (attributes, options, price and type all match)' },
   rewardIsPartial: true,
+  display: {
+    trajectory: 'pages',
+    workerCommand: 'npx worker-webshop --concurrency 32',
+    stopReasons: {
+      bought: 'the agent bought a product: the reward scores that purchase',
+      step_limit: 'the step limit was reached without a purchase (reward 0)',
+    },
+    finalStatuses: {
+      BOUGHT: 'the episode ended with a purchase',
+      STEP_LIMIT: 'the episode ran out of steps',
+    },
+  },
   enqueueFlags: [
     { flags: '--agent <kind>', description: 'WebShop agent (default rule)', choices: ['rule', 'llm'] },
     { flags: '--llm-base-url <url>', description: 'WebShop llm agent: OpenAI-compatible base URL (the key comes from LLM_API_KEY on the workers)', parse: httpUrl },

@@ -1,9 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { parsedOption } from '../cli-options.js';
-import { positiveInteger } from '@benchfleet/core';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { sql } from 'kysely';
+import { positiveInteger } from '@benchfleet/core';
 import { readRunSummary, type BenchmarkRegistry, type RunSummary } from '@benchfleet/benchmark-kit';
 import { createDatabase, migrateToLatest, runsRepository, webshopCatalogRepository, type Database } from '@benchfleet/db';
 import { migrations } from '@benchfleet/migrations';
@@ -11,6 +10,7 @@ import { JobProducer } from '@benchfleet/queue';
 import { provisionServices } from '@benchfleet/local-services';
 import { enqueueRun, EXAMPLE_QUERIES, planRun, readRunStatus, summaryMarkdown } from '@benchfleet/runs';
 import { demoCatalogRequest, importWebshopCatalog } from '@benchfleet/webshop-benchmark';
+import { parsedOption } from '../cli-options.js';
 import { followRun } from './status.js';
 import { formatTable } from './runs.js';
 
@@ -110,6 +110,14 @@ export function registerDemo(program: Command, registry: BenchmarkRegistry): voi
           process.stdout.write(`${formatTable(header, records.slice(0, 8).map((row) => header.map((h) => String(row[h] ?? ''))))}\n`);
         }
         say(`demo finished in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+        const yours = services.source.postgres === 'environment' && services.source.redis === 'environment';
+        // Your own URLs are not printed (they may hold a password); the demo's throwaway ones are.
+        const urls = yours ? '' : `DATABASE_URL=${services.databaseUrl} REDIS_URL=${services.redisUrl} `;
+        process.stdout.write(
+          `\nLook at this run in the dashboard${yours || flags.keep ? '' : ' (run the demo with --keep so that its services stay up)'}:\n` +
+            `  ${urls}BENCHFLEET_QUEUE_PREFIX='${prefix}' npx dashboard\n` +
+            `  then open http://127.0.0.1:8080/runs/${runId}\n`,
+        );
         if (flags.keep) {
           say(`services stay up until Ctrl-C: DATABASE_URL=${services.databaseUrl} REDIS_URL=${services.redisUrl}`);
           await new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));

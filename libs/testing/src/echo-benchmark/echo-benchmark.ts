@@ -26,6 +26,7 @@ export const echoBenchmark = defineBenchmark({
   taskResult,
   success: { label: 'scripted success', meaning: "the task's script ended in success" },
   rewardIsPartial: false,
+  display: { trajectory: 'pages', workerCommand: 'node --import tsx echo-worker.entry.ts', stopReasons: {}, finalStatuses: {} },
   enqueueFlags: [
     { flags: '--echo-tasks <n>', description: 'echo: how many tasks (default 4)', parse: positiveInteger },
     { flags: '--echo-step-ms <ms>', description: 'echo: milliseconds per step (default 20)', parse: nonNegativeInteger },

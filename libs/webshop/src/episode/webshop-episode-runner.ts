@@ -3,7 +3,15 @@ import { Episode, type ObservationMode, type Store } from '../store/index.js';
 
 export interface EpisodeStepRecord {
   step: number;
-  action: { action: string; kind: AgentDecision['kind']; valid: boolean; invalid_reason?: string; thought?: string };
+  action: {
+    action: string;
+    kind: AgentDecision['kind'];
+    valid: boolean;
+    invalid_reason?: string;
+    thought?: string;
+    /** What the agent could do when it chose: the page's search bar and clickables. */
+    available_actions: { has_search_bar: boolean; clickables: string[] };
+  };
   raw: string | null;
   observation: string;
   reward: number;
@@ -47,11 +55,8 @@ export async function runWebshopEpisode(options: RunWebshopEpisodeOptions): Prom
   for (let step = 1; step <= options.maxSteps; step += 1) {
     options.signal.throwIfAborted();
     const available = episode.availableActions();
-    const decision = await agentEpisode.nextAction({
-      observation,
-      availableActions: { has_search_bar: available.hasSearchBar, clickables: available.clickables },
-      step,
-    });
+    const availableActions = { has_search_bar: available.hasSearchBar, clickables: [...available.clickables] };
+    const decision = await agentEpisode.nextAction({ observation, availableActions, step });
     totals.tokensIn += decision.tokensIn;
     totals.tokensOut += decision.tokensOut;
     totals.costUsd = totals.costUsd === null || decision.costUsd === null ? null : totals.costUsd + decision.costUsd;
@@ -83,6 +88,7 @@ export async function runWebshopEpisode(options: RunWebshopEpisodeOptions): Prom
         valid: decision.valid,
         ...(decision.invalidReason ? { invalid_reason: decision.invalidReason } : {}),
         ...(decision.thought ? { thought: decision.thought } : {}),
+        available_actions: availableActions,
       },
       raw: decision.raw ?? null,
       observation,

@@ -1,0 +1,197 @@
+import { defineQuery } from '@benchfleet/db';
+
+// Every panel's SQL, as run. Read-only; variables are psql-style (`:run`), so each text can be
+// shown to the user and pasted into psql with `-v run="'…'"` or with the literals filled in.
+
+export const runsListQuery = defineQuery({
+  name: 'runs_list',
+  title: 'Runs with their progress, success rate, mean reward and cost',
+  params: [],
+  sql: `
+select s.run_id, s.name, s.benchmark, s.run_status, r.model, r.agent,
+       s.total, s.queued, s.running, s.succeeded, s.failed, s.cancelled, s.errors,
+       s.success_rate, s.avg_reward, s.cost_usd,
+       s.created_at, r.started_at, r.finished_at,
+       r.summary is not null and (r.summary->>'pending')::int = 0 as summarised
+from run_summary s
+join runs r on r.id = s.run_id
+order by s.created_at desc`,
+});
+
+export const runQuery = defineQuery({
+  name: 'run',
+  title: 'The run, its counts by status and its aggregates',
+  params: ['run'],
+  sql: `
+select s.run_id, s.name, s.benchmark, s.run_status, r.model, r.agent, r.config, r.code_version,
+       s.total, s.queued, s.running, s.succeeded, s.failed, s.cancelled, s.errors,
+       s.success_rate, s.avg_reward, s.avg_steps, s.avg_duration_seconds,
+       s.tokens_in, s.tokens_out, s.cost_usd,
+       s.created_at, r.started_at, r.finished_at,
+       r.summary is not null and (r.summary->>'pending')::int = 0 as summarised,
+       now() as as_of
+from run_summary s
+join runs r on r.id = s.run_id
+where s.run_id = :run`,
+});
+
+export const domainsQuery = defineQuery({
+  name: 'domains',
+  title: 'Per-domain results',
+  params: ['run'],
+  sql: `
+select domain, total, succeeded, failed, cancelled, errors, pending, success_rate, avg_reward, avg_steps, cost_usd
+from domain_summary
+where run_id = :run
+order by domain`,
+});
+
+export const failuresQuery = defineQuery({
+  name: 'failures',
+  title: 'Tasks that did not succeed, grouped by error class and message',
+  params: ['run'],
+  sql: `
+select t.status, coalesce(a.error_class, case when t.status = 'error' then 'infra' else 'agent' end) as error_class,
+       t.final_api_status, coalesce(t.result->>'stop_reason', '') as stop_reason,
+       coalesce(left(t.error, 300), '') as message,
+       count(*)::int as tasks,
+       (array_agg(t.task_id order by t.seq))[1:5] as examples
+from tasks t
+left join attempts a on a.run_id = t.run_id and a.task_id = t.task_id and a.attempt = t.attempts
+where t.run_id = :run and t.status in ('failed', 'cancelled', 'error')
+group by 1, 2, 3, 4, 5
+order by (t.status = 'error') desc, count(*) desc, 5`,
+});
+
+export const stepsDistributionQuery = defineQuery({
+  name: 'steps_distribution',
+  title: 'Settled tasks by number of steps',
+  params: ['run'],
+  sql: `
+select total_steps as steps, count(*)::int as tasks,
+       count(*) filter (where status = 'success')::int as succeeded
+from tasks
+where run_id = :run and status in ('success', 'failed', 'cancelled', 'error')
+group by total_steps
+order by total_steps`,
+});
+
+export const durationDistributionQuery = defineQuery({
+  name: 'duration_distribution',
+  title: 'Settled tasks by duration (30 equal bins up to the longest)',
+  params: ['run'],
+  sql: `
+with settled as (
+  select duration_ms / 1000.0 as seconds, status
+  from tasks
+  where run_id = :run and duration_ms is not null and status in ('success', 'failed', 'cancelled', 'error')
+), bounds as (
+  select greatest(max(seconds), 0.001) as longest from settled
+)
+select least(floor(seconds / longest * 30), 29)::int as bin,
+       (longest / 30)::float8 as bin_seconds,
+       count(*)::int as tasks,
+       count(*) filter (where status = 'success')::int as succeeded
+from settled, bounds
+group by bin, longest
+order by bin`,
+});
+
+/** The columns of each task row, in the order the task queries build them. */
+export const TASK_COLUMNS = ['task_id', 'seq', 'domain', 'status', 'final_api_status', 'attempts', 'total_steps', 'reward', 'success', 'duration_ms', 'cost_usd', 'error'] as const;
+
+// Postgres writes the rows as one compact JSON array of arrays (column order above): 20,000 tasks
+// cost it a few milliseconds, and the server passes the text on without parsing it.
+export const tasksQuery = defineQuery({
+  name: 'tasks',
+  title: 'Every task of the run, as one JSON array of rows',
+  params: ['run'],
+  sql: `
+select coalesce(json_agg(json_build_array(task_id, seq, domain, status, final_api_status, attempts, total_steps,
+                                          reward, success, duration_ms, cost_usd, left(error, 300)) order by seq), '[]')::text as rows
+from tasks
+where run_id = :run`,
+});
+
+export const changedTasksQuery = defineQuery({
+  name: 'changed_tasks',
+  title: 'Tasks that started or settled since a moment, as one JSON array of rows',
+  params: ['run', 'since'],
+  sql: `
+select coalesce(json_agg(json_build_array(task_id, seq, domain, status, final_api_status, attempts, total_steps,
+                                          reward, success, duration_ms, cost_usd, left(error, 300)) order by seq), '[]')::text as rows
+from tasks
+where run_id = :run and greatest(started_at, finished_at) >= :since::timestamptz`,
+});
+
+export const runCursorQuery = defineQuery({
+  name: 'run_cursor',
+  title: 'What changes when a task of the run starts or settles (polled for live updates)',
+  params: ['run'],
+  sql: `
+select count(*) filter (where t.status = 'running')::int as running,
+       count(*) filter (where t.status in ('success', 'failed', 'cancelled', 'error'))::int as settled,
+       max(t.started_at) as last_start, max(t.finished_at) as last_finish,
+       (select r.status || ':' || (r.summary is not null)::text from runs r where r.id = :run) as run_state
+from tasks t
+where t.run_id = :run`,
+});
+
+export const taskQuery = defineQuery({
+  name: 'task',
+  title: 'The task and its outcome',
+  params: ['run', 'task'],
+  sql: `
+select t.run_id, t.task_id, t.seq, t.domain, t.instruction, t.spec, t.status, t.final_api_status, t.attempts,
+       t.total_steps, t.reward, t.success, t.duration_ms, t.tokens_in, t.tokens_out, t.cost_usd,
+       t.answer, t.result, t.error, t.worker_id, t.started_at, t.finished_at, r.benchmark, r.name as run_name
+from tasks t
+join runs r on r.id = t.run_id
+where t.run_id = :run and t.task_id = :task`,
+});
+
+export const attemptsQuery = defineQuery({
+  name: 'attempts',
+  title: 'Every attempt of the task',
+  params: ['run', 'task'],
+  sql: `
+select attempt, job_attempt, worker_id, external_id, status, error_class, error, started_at, finished_at
+from attempts
+where run_id = :run and task_id = :task
+order by attempt`,
+});
+
+export const stepsQuery = defineQuery({
+  name: 'steps',
+  title: 'Every step of every attempt',
+  params: ['run', 'task'],
+  sql: `
+select attempt, step, at, action, text, observation, reward, screenshot_uri is not null as has_screenshot,
+       tokens_in, tokens_out, latency_ms
+from steps
+where run_id = :run and task_id = :task
+order by attempt, step`,
+});
+
+export const screenshotQuery = defineQuery({
+  name: 'screenshot',
+  title: 'Where a step screenshot is stored',
+  params: ['run', 'task', 'attempt', 'step'],
+  sql: `
+select screenshot_uri
+from steps
+where run_id = :run and task_id = :task and attempt = :attempt and step = :step`,
+});
+
+export const webshopGoalQuery = defineQuery({
+  name: 'webshop_goal',
+  title: 'What the WebShop goal asked for (no row for other benchmarks)',
+  params: ['run', 'task'],
+  sql: `
+select g.goal->'attributes' as attributes, g.goal->'goal_options' as options, (g.goal->>'price_upper')::float8 as price_upper,
+       g.goal->>'query' as query, g.goal->>'product_category' as category, g.asin as target_asin
+from tasks t
+join runs r on r.id = t.run_id
+join webshop_goals g on g.catalog_id = r.config->>'catalog_id' and g.goal_index = (t.spec->>'goal_index')::int
+where t.run_id = :run and t.task_id = :task`,
+});

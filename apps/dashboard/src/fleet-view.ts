@@ -1,0 +1,95 @@
+import { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { createRedisConnection } from '@benchfleet/queue';
+
+export interface FleetWorker {
+  name: string;
+  /** Seconds since the worker's connection was opened, as Redis reports it. */
+  age_seconds: number | null;
+  /** This run's jobs the worker holds now. */
+  current: { task_id: string; since: string | null; progress: unknown }[];
+  /** Active jobs of other runs on the same worker. */
+  other_active: number;
+}
+
+export interface FleetView {
+  queue: string;
+  redis: 'up' | 'down';
+  counts: Record<string, number>;
+  workers: FleetWorker[];
+  /** This run's active jobs: job id, the worker that holds it (BullMQ `processedBy`). */
+  active: { task_id: string; worker: string | null; since: string | null }[];
+}
+
+const REDIS_TIMEOUT_MS = 1_500;
+const ACTIVE_SCAN = 1_000;
+
+function withTimeout<T>(promise: Promise<T>): Promise<T> {
+  return Promise.race([
+    promise,
+    new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`Redis did not answer within ${REDIS_TIMEOUT_MS} ms`)), REDIS_TIMEOUT_MS).unref()),
+  ]);
+}
+
+/** The queues as BullMQ sees them: counts, live workers and who runs what, read-only. */
+export class FleetObserver {
+  readonly connection: Redis;
+  readonly queues: Map<string, Queue>;
+
+  constructor(redisUrl: string, prefix: string, queueNames: readonly string[]) {
+    // Long-lived: reconnects forever; each read below is bounded instead of failing fast.
+    this.connection = createRedisConnection(redisUrl, 'worker');
+    this.queues = new Map(
+      queueNames.map((name) => {
+        const queue = new Queue(name, { connection: this.connection, prefix });
+        queue.on('error', () => undefined);
+        return [name, queue] as const;
+      }),
+    );
+  }
+
+  async view(queueName: string, runId: string): Promise<FleetView> {
+    const queue = this.queues.get(queueName);
+    if (!queue) return { queue: queueName, redis: 'up', counts: {}, workers: [], active: [] };
+    try {
+      const [counts, clients, activeJobs] = await withTimeout(
+        Promise.all([queue.getJobCounts('waiting', 'active', 'delayed', 'failed', 'prioritized'), queue.getWorkers(), queue.getActive(0, ACTIVE_SCAN - 1)]),
+      );
+      const runPrefix = `${runId}__`;
+      const workers = new Map<string, FleetWorker>();
+      for (const client of clients) {
+        const name = (client['rawname'] ?? '').split(':w:')[1] ?? '(unnamed)';
+        const age = Number(client['age']);
+        if (!workers.has(name)) workers.set(name, { name, age_seconds: Number.isFinite(age) ? age : null, current: [], other_active: 0 });
+      }
+      const active: FleetView['active'] = [];
+      for (const job of activeJobs) {
+        const worker = job.processedBy ?? null;
+        const since = job.processedOn ? new Date(job.processedOn).toISOString() : null;
+        const entry = worker ? workers.get(worker) : undefined;
+        if (job.id?.startsWith(runPrefix)) {
+          const taskId = job.id.slice(runPrefix.length);
+          active.push({ task_id: taskId, worker, since });
+          entry?.current.push({ task_id: taskId, since, progress: job.progress });
+        } else if (entry) {
+          entry.other_active += 1;
+        }
+      }
+      return { queue: queueName, redis: 'up', counts, workers: [...workers.values()].sort((a, b) => a.name.localeCompare(b.name)), active };
+    } catch {
+      return { queue: queueName, redis: 'down', counts: {}, workers: [], active: [] };
+    }
+  }
+
+  async ping(): Promise<boolean> {
+    return withTimeout(this.connection.ping()).then(
+      () => true,
+      () => false,
+    );
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.queues.values()].map((queue) => queue.close().catch(() => undefined)));
+    this.connection.disconnect();
+  }
+}

@@ -1,0 +1,50 @@
+import { benchmarks } from '@benchfleet/benchmarks';
+import { Command } from 'commander';
+import { createArtifactStore } from '@benchfleet/artifacts';
+import { createLogger, failAndExit } from '@benchfleet/core';
+import { createDatabase } from '@benchfleet/db';
+import { loadDashboardConfig, type DashboardFlags } from './dashboard-config.js';
+import { startDashboardServer } from './dashboard-server.js';
+import { ensureWebBuild } from './web-build.js';
+
+const program = new Command('dashboard')
+  .description('web dashboard over the fleet’s Postgres, Redis and artifact store: runs, live progress, trajectories, comparisons, queues')
+  .option('--port <port>', 'port to serve on (default 8080, or DASHBOARD_PORT; 0 picks a free one)')
+  .option('--host <address>', 'address to bind (default 127.0.0.1, or DASHBOARD_HOST); any other than loopback needs --auth-token')
+  .option('--auth-token <token>', 'token every request must carry (or DASHBOARD_TOKEN); required off loopback')
+  .showHelpAfterError()
+  .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : 2))
+  .action(async (flags: DashboardFlags) => {
+    const config = loadDashboardConfig(flags);
+    const logger = createLogger({ level: config.logLevel, name: 'dashboard' });
+    await ensureWebBuild((line) => logger.info(line));
+    const db = createDatabase(config.databaseUrl, { max: 8, connectTimeoutMs: 2_000 });
+    const artifacts = createArtifactStore(config.artifactsUri, config.artifactSettings);
+    const dashboard = await startDashboardServer({
+    registry: benchmarks,
+      db,
+      redisUrl: config.redisUrl,
+      prefix: config.prefix,
+      artifacts,
+      logger,
+      pollMs: config.pollMs,
+      host: config.host,
+      port: config.port,
+      ...(config.authToken ? { authToken: config.authToken } : {}),
+    });
+    logger.info({ url: dashboard.url, host: config.host, port: dashboard.port, tokenRequired: config.authToken !== undefined }, 'dashboard ready');
+    process.stdout.write(`dashboard: ${dashboard.url}/${config.authToken ? ' (open it once with ?token=…)' : ''}\n`);
+    const stop = async () => {
+      await dashboard.close();
+      await db.destroy();
+      process.exit(0);
+    };
+    process.once('SIGTERM', () => void stop());
+    process.once('SIGINT', () => void stop());
+  });
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  failAndExit('dashboard', error, process.env.BENCHFLEET_DEBUG === '1');
+}

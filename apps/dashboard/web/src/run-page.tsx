@@ -1,0 +1,374 @@
+import { lazy, Suspense, useCallback, useEffect, useRef, useState } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import { benchmarkDisplay } from '../../src/benchmark-display';
+import { ApiError, apiGet, pageData, type RunRow, type ShownQuery, type TaskRow } from './api';
+import { decimal, duration, modelOrAgent, percent, spanSeconds, timestamp, usd } from './format';
+import { useLiveRun } from './live-run';
+import { NotFoundPage } from './not-found-page';
+import { Link, useTitle } from './router';
+import { Panel } from './sql-panel';
+import { TaskTable } from './task-table';
+
+
+interface RunResponse {
+  run: RunRow;
+  done: number;
+  eta_seconds: number | null;
+  provisional: boolean;
+  queries: ShownQuery[];
+}
+
+interface PanelRows<R> {
+  rows: R[];
+  query: ShownQuery;
+}
+
+interface DomainRow {
+  domain: string;
+  total: number;
+  succeeded: number;
+  failed: number;
+  cancelled: number;
+  errors: number;
+  pending: number;
+  success_rate: number | null;
+  avg_reward: number | null;
+  avg_steps: number | null;
+  cost_usd: number;
+}
+
+interface FailureRow {
+  status: string;
+  error_class: string;
+  final_api_status: string | null;
+  stop_reason: string;
+  message: string;
+  tasks: number;
+  examples: string[];
+}
+
+interface PanelsResponse {
+  domains: PanelRows<DomainRow>;
+  failures: PanelRows<FailureRow>;
+  steps: PanelRows<{ steps: number; tasks: number; succeeded: number }>;
+  durations: PanelRows<{ bin: number; bin_seconds: number; tasks: number; succeeded: number }>;
+}
+
+interface FleetResponse {
+  queue: string;
+  redis: 'up' | 'down';
+  counts: Record<string, number>;
+  workers: { name: string; age_seconds: number | null; current: { task_id: string; since: string | null }[]; other_active: number }[];
+  active: { task_id: string; worker: string | null }[];
+  pending: number;
+  consumed: boolean;
+  worker_command: string;
+}
+
+interface TasksResponse {
+  as_of: string;
+  columns: string[];
+  rows: unknown[][];
+  query: ShownQuery;
+}
+
+function decodeTasks(response: TasksResponse): TaskRow[] {
+  return response.rows.map((values) => Object.fromEntries(response.columns.map((column, i) => [column, values[i]])) as unknown as TaskRow);
+}
+
+/** The run's task rows: loaded once, then merged with the rows that changed since the last read. */
+function useRunTasks(runId: string): { tasks: TaskRow[]; query: ShownQuery | undefined; refresh: () => void; error: unknown } {
+  const [tasks, setTasks] = useState<TaskRow[]>([]);
+  const [query, setQueryText] = useState<ShownQuery>();
+  const [error, setError] = useState<unknown>();
+  const state = useRef<{ asOf: string | undefined; byId: Map<string, TaskRow>; loading: boolean; again: boolean }>({ asOf: undefined, byId: new Map(), loading: false, again: false });
+  const load = useCallback(async () => {
+    const current = state.current;
+    if (current.loading) {
+      current.again = true;
+      return;
+    }
+    current.loading = true;
+    try {
+      const since = current.asOf ? `?since=${encodeURIComponent(current.asOf)}` : '';
+      const response = await apiGet<TasksResponse>(`/api/runs/${encodeURIComponent(runId)}/tasks${since}`);
+      for (const task of decodeTasks(response)) current.byId.set(task.task_id, task);
+      current.asOf = response.as_of;
+      if (!since) setQueryText(response.query);
+      setTasks([...current.byId.values()].sort((a, b) => a.seq - b.seq));
+      setError(undefined);
+    } catch (caught) {
+      setError(caught);
+    } finally {
+      current.loading = false;
+      if (current.again) {
+        current.again = false;
+        void load();
+      }
+    }
+  }, [runId]);
+  useEffect(() => {
+    state.current = { asOf: undefined, byId: new Map(), loading: false, again: false };
+    void load();
+  }, [load]);
+  return { tasks, query, refresh: () => void load(), error };
+}
+
+const encode = encodeURIComponent;
+
+/** All 30 duration bins, empty ones too, so that the axis is a true time axis. */
+function durationBars(rows: PanelsResponse['durations']['rows']) {
+  const width = rows[0]?.bin_seconds ?? 0;
+  const byBin = new Map(rows.map((row) => [row.bin, row]));
+  return rows.length === 0
+    ? []
+    : Array.from({ length: 30 }, (_, bin) => ({ x: bin, label: (bin * width).toFixed(width < 1 ? 2 : 1), tasks: byBin.get(bin)?.tasks ?? 0, succeeded: byBin.get(bin)?.succeeded ?? 0 }));
+}
+
+const takePageRun = pageData<RunResponse>('initial-run');
+
+/** The run as the server read it when it sent the page, if this is that run. */
+function initialRun(runId: string): RunResponse | undefined {
+  const initial = takePageRun();
+  return initial?.run.run_id === runId ? initial : undefined;
+}
+
+// Observable Plot is most of the bundle: loaded after the first paint, only where charts are drawn.
+const BarChart = lazy(() => import('./charts').then((module) => ({ default: module.BarChart })));
+
+export function RunPage({ runId }: { runId: string }) {
+  const run = useQuery({
+    queryKey: ['run', runId, 'summary'],
+    queryFn: () => apiGet<RunResponse>(`/api/runs/${encode(runId)}`),
+    initialData: () => initialRun(runId),
+  });
+  const panels = useQuery({ queryKey: ['run', runId, 'panels'], queryFn: () => apiGet<PanelsResponse>(`/api/runs/${encode(runId)}/panels`) });
+  const fleet = useQuery({ queryKey: ['run', runId, 'fleet'], queryFn: () => apiGet<FleetResponse>(`/api/runs/${encode(runId)}/fleet`), refetchInterval: 3_000 });
+  const tasks = useRunTasks(runId);
+  useLiveRun(runId, tasks.refresh);
+  useTitle(run.data?.run.name ?? runId);
+
+  if (run.error instanceof ApiError && run.error.status === 404) return <NotFoundPage what={`There is no run ${runId}.`} />;
+  if (!run.data) return <p className="muted">{run.isError ? `Could not load the run: ${run.error.message}` : 'Loading…'}</p>;
+  const { run: r, done, eta_seconds: eta, provisional } = run.data;
+  const display = benchmarkDisplay(r.benchmark);
+  const pending = r.queued + r.running;
+
+  return (
+    <div className="run-page" data-page="run">
+      <header className="page-header">
+        <h1>
+          {r.name} <span className={`status status-${r.run_status}`}>{r.run_status}</span>
+          {provisional && (
+            <span className="provisional" data-provisional="true" title="The aggregate summary of this run has not been written yet">
+              provisional
+            </span>
+          )}
+        </h1>
+        <p className="muted">
+          {r.run_id} · {r.benchmark} · {modelOrAgent(r.model, r.agent)} · started {timestamp(r.started_at ?? r.created_at)} · <Link href={`/compare?a=${encode(r.run_id)}`}>compare with…</Link>
+        </p>
+      </header>
+
+      <Panel id="progress" title="Progress" queries={run.data.queries}>
+        <div className="progress-line">
+          <progress max={r.total || 1} value={done} />
+          <span data-progress="done">
+            {done} / {r.total} settled
+          </span>
+          <span data-progress="eta">{pending === 0 ? 'complete' : eta !== null ? `ETA ${duration(eta)}` : 'ETA –'}</span>
+        </div>
+        <dl className="counts" data-counts="status">
+          {(
+            [
+              ['queued', r.queued],
+              ['running', r.running],
+              ['success', r.succeeded],
+              ['failed', r.failed],
+              ['cancelled', r.cancelled],
+              ['error', r.errors],
+            ] as const
+          ).map(([status, count]) => (
+            <div key={status} data-count={status}>
+              <dt className={`status status-${status}`}>{status}</dt>
+              <dd>{count}</dd>
+            </div>
+          ))}
+        </dl>
+        <dl className="counts">
+          <div data-metric="success-rate">
+            <dt title={display.successExplanation}>success rate ({display.successLabel})</dt>
+            <dd>{percent(r.success_rate)}</dd>
+          </div>
+          <div data-metric="mean-reward">
+            <dt>mean reward</dt>
+            <dd>{decimal(r.avg_reward)}</dd>
+          </div>
+          <div>
+            <dt>mean steps</dt>
+            <dd>{decimal(r.avg_steps ?? null, 2)}</dd>
+          </div>
+          <div>
+            <dt>duration</dt>
+            <dd>{duration(spanSeconds(r.started_at, r.finished_at))}</dd>
+          </div>
+          <div>
+            <dt>cost</dt>
+            <dd>{usd(r.cost_usd)}</dd>
+          </div>
+        </dl>
+        {provisional && <p className="muted small">Numbers are provisional until the aggregate job writes the run summary (after the last task settles).</p>}
+      </Panel>
+
+      <FleetPanel fleet={fleet.data} pending={pending} runId={runId} />
+
+      <Panel id="failures" title="Failures" queries={panels.data ? [panels.data.failures.query] : undefined}>
+        {panels.data && panels.data.failures.rows.length === 0 && <p className="muted">No failed, cancelled or errored task.</p>}
+        {panels.data && panels.data.failures.rows.length > 0 && (
+          <table className="grid" data-table="failures">
+            <thead>
+              <tr>
+                <th>Status</th>
+                <th>Class</th>
+                <th>Final status / stop</th>
+                <th>Message</th>
+                <th className="num">Tasks</th>
+                <th>Examples</th>
+              </tr>
+            </thead>
+            <tbody>
+              {panels.data.failures.rows.map((failure, i) => (
+                <tr key={i}>
+                  <td>
+                    <span className={`status status-${failure.status}`}>{failure.status}</span>
+                  </td>
+                  <td>{failure.error_class}</td>
+                  <td>{[failure.final_api_status, failure.stop_reason].filter(Boolean).join(' / ')}</td>
+                  <td className="message">{failure.message}</td>
+                  <td className="num">{failure.tasks}</td>
+                  <td>
+                    {failure.examples.map((taskId) => (
+                      <Link key={taskId} className="example" href={`/runs/${encode(runId)}/tasks/${encode(taskId)}`}>
+                        {taskId}
+                      </Link>
+                    ))}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </Panel>
+
+      <Panel id="domains" title="Per domain" queries={panels.data ? [panels.data.domains.query] : undefined}>
+        <table className="grid" data-table="domains">
+          <thead>
+            <tr>
+              <th>Domain</th>
+              <th className="num">Tasks</th>
+              <th className="num">Success</th>
+              <th className="num">Failed</th>
+              <th className="num">Cancelled</th>
+              <th className="num">Errors</th>
+              <th className="num">Pending</th>
+              <th className="num">Success rate</th>
+              <th className="num">Mean reward</th>
+              <th className="num">Mean steps</th>
+              <th className="num">Cost</th>
+            </tr>
+          </thead>
+          <tbody>
+            {panels.data?.domains.rows.map((d) => (
+              <tr key={d.domain} data-domain={d.domain}>
+                <td>{d.domain}</td>
+                <td className="num">{d.total}</td>
+                <td className="num">{d.succeeded}</td>
+                <td className="num">{d.failed}</td>
+                <td className="num">{d.cancelled}</td>
+                <td className="num">{d.errors}</td>
+                <td className="num">{d.pending}</td>
+                <td className="num">{percent(d.success_rate)}</td>
+                <td className="num">{decimal(d.avg_reward)}</td>
+                <td className="num">{decimal(d.avg_steps, 2)}</td>
+                <td className="num">{usd(d.cost_usd)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </Panel>
+
+      <div className="two-columns">
+        <Panel id="durations" title="Task durations" queries={panels.data ? [panels.data.durations.query] : undefined}>
+          <Suspense fallback={<p className="muted">Loading chart…</p>}>
+            {panels.data && (
+              <BarChart
+                name="durations"
+                xLabel="seconds (bin start)"
+                bars={durationBars(panels.data.durations.rows)}
+              />
+            )}
+          </Suspense>
+        </Panel>
+        <Panel id="steps" title="Steps per task" queries={panels.data ? [panels.data.steps.query] : undefined}>
+          <Suspense fallback={<p className="muted">Loading chart…</p>}>
+            {panels.data && <BarChart name="steps" xLabel="steps" bars={panels.data.steps.rows.map((row) => ({ x: row.steps, label: String(row.steps), tasks: row.tasks, succeeded: row.succeeded }))} />}
+          </Suspense>
+        </Panel>
+      </div>
+
+      <Panel id="tasks" title="Tasks" queries={tasks.query ? [tasks.query] : undefined}>
+        <TaskTable runId={runId} tasks={tasks.tasks} />
+      </Panel>
+    </div>
+  );
+}
+
+function FleetPanel({ fleet, pending, runId }: { fleet: FleetResponse | undefined; pending: number; runId: string }) {
+  if (!fleet) return null;
+  const idle = pending > 0 && !fleet.consumed;
+  return (
+    <Panel id="fleet" title={`Workers on queue ${fleet.queue}`} queries={undefined} actions={<span className="muted small">from BullMQ (Redis), not SQL · <a href="/queues">queue view</a></span>}>
+      {fleet.redis === 'down' && <p className="error">Redis does not answer: workers and queue counts are unknown.</p>}
+      {idle && fleet.redis === 'up' && (
+        <p className="banner banner-warning" data-banner="not-consumed">
+          Nothing is consuming this run: {pending} tasks are pending and no worker is connected to queue {fleet.queue}. Start one: <code>{fleet.worker_command}</code>
+        </p>
+      )}
+      <p className="muted small" data-queue-counts>
+        {Object.entries(fleet.counts)
+          .map(([state, count]) => `${state} ${count}`)
+          .join(' · ')}
+      </p>
+      {fleet.workers.length > 0 && (
+        <table className="grid" data-table="workers">
+          <thead>
+            <tr>
+              <th>Worker</th>
+              <th>Connected for</th>
+              <th>Running now (this run)</th>
+              <th className="num">Other runs</th>
+            </tr>
+          </thead>
+          <tbody>
+            {fleet.workers.map((worker) => (
+              <tr key={worker.name} data-worker={worker.name}>
+                <td>{worker.name}</td>
+                <td>{duration(worker.age_seconds)}</td>
+                <td>
+                  {worker.current.length === 0 && <span className="muted">idle</span>}
+                  {worker.current.slice(0, 8).map((job) => (
+                    <Link key={job.task_id} className="example" href={`/runs/${encode(runId)}/tasks/${encode(job.task_id)}`}>
+                      {job.task_id}
+                    </Link>
+                  ))}
+                  {worker.current.length > 8 && <span className="muted"> +{worker.current.length - 8} more</span>}
+                </td>
+                <td className="num">{worker.other_active}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </Panel>
+  );
+}

@@ -1,0 +1,173 @@
+import { useMemo, useState } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import { benchmarkDisplay } from '../../src/benchmark-display';
+import { apiGet, type RunRow, type ShownQuery } from './api';
+import { decimal, duration, modelOrAgent, percent, spanSeconds, timestamp, usd } from './format';
+import { Link, navigate, setQuery, useLocation, useQueryText, useTitle } from './router';
+import { Panel } from './sql-panel';
+
+type SortKey = 'name' | 'benchmark' | 'model' | 'status' | 'progress' | 'success_rate' | 'avg_reward' | 'started_at' | 'duration' | 'cost_usd';
+
+const COLUMNS: { key: SortKey; label: string; numeric?: boolean }[] = [
+  { key: 'name', label: 'Run' },
+  { key: 'benchmark', label: 'Benchmark' },
+  { key: 'model', label: 'Model / agent' },
+  { key: 'status', label: 'Status' },
+  { key: 'progress', label: 'Progress', numeric: true },
+  { key: 'success_rate', label: 'Success rate', numeric: true },
+  { key: 'avg_reward', label: 'Mean reward', numeric: true },
+  { key: 'started_at', label: 'Started' },
+  { key: 'duration', label: 'Duration', numeric: true },
+  { key: 'cost_usd', label: 'Cost', numeric: true },
+];
+
+const done = (run: RunRow) => run.total - run.queued - run.running;
+
+function sortValue(run: RunRow, key: SortKey): string | number {
+  switch (key) {
+    case 'model':
+      return modelOrAgent(run.model, run.agent);
+    case 'status':
+      return run.run_status;
+    case 'progress':
+      return run.total ? done(run) / run.total : 0;
+    case 'duration':
+      return spanSeconds(run.started_at, run.finished_at) ?? -1;
+    case 'started_at':
+      return run.started_at ?? run.created_at;
+    case 'success_rate':
+      return run.success_rate ?? -1;
+    case 'avg_reward':
+      return run.avg_reward ?? -1;
+    default:
+      return run[key];
+  }
+}
+
+export function RunsPage() {
+  useTitle('Runs');
+  const { query } = useLocation();
+  const benchmark = query.get('benchmark') ?? '';
+  const status = query.get('status') ?? '';
+  const text = query.get('q') ?? '';
+  const [typed, setTyped] = useQueryText('q');
+  const sort = (query.get('sort') as SortKey | null) ?? 'started_at';
+  const dir = query.get('dir') === 'asc' ? 'asc' : 'desc';
+  const [selected, setSelected] = useState<string[]>([]);
+  const runs = useQuery({ queryKey: ['runs'], queryFn: () => apiGet<{ runs: RunRow[]; queries: ShownQuery[] }>('/api/runs'), refetchInterval: 5_000 });
+
+  const all = runs.data?.runs ?? [];
+  const benchmarks = [...new Set(all.map((run) => run.benchmark))].sort();
+  const statuses = [...new Set(all.map((run) => run.run_status))].sort();
+  const visible = useMemo(() => {
+    const needle = text.toLowerCase();
+    const filtered = all.filter(
+      (run) =>
+        (!benchmark || run.benchmark === benchmark) &&
+        (!status || run.run_status === status) &&
+        (!needle || `${run.name} ${run.run_id} ${modelOrAgent(run.model, run.agent)}`.toLowerCase().includes(needle)),
+    );
+    const sign = dir === 'asc' ? 1 : -1;
+    return filtered.sort((x, y) => {
+      const a = sortValue(x, sort);
+      const b = sortValue(y, sort);
+      return (a < b ? -1 : a > b ? 1 : 0) * sign;
+    });
+  }, [all, benchmark, status, text, sort, dir]);
+
+  const toggle = (runId: string) => setSelected((current) => (current.includes(runId) ? current.filter((id) => id !== runId) : [...current.slice(-1), runId]));
+
+  return (
+    <Panel
+      id="runs"
+      title="Runs"
+      queries={runs.data?.queries}
+      actions={
+        <button type="button" disabled={selected.length !== 2} onClick={() => navigate(`/compare?a=${encodeURIComponent(selected[0] ?? '')}&b=${encodeURIComponent(selected[1] ?? '')}`)}>
+          Compare selected ({selected.length}/2)
+        </button>
+      }
+    >
+      <div className="filters" role="search">
+        <label>
+          Benchmark{' '}
+          <select name="benchmark" value={benchmark} onChange={(event) => setQuery({ benchmark: event.target.value })}>
+            <option value="">all</option>
+            {benchmarks.map((name) => (
+              <option key={name}>{name}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Status{' '}
+          <select name="status" value={status} onChange={(event) => setQuery({ status: event.target.value })}>
+            <option value="">all</option>
+            {statuses.map((name) => (
+              <option key={name}>{name}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Search <input name="q" type="search" value={typed} placeholder="name, id, model" onChange={(event) => setTyped(event.target.value)} />
+        </label>
+        <span className="muted" data-count="runs">
+          {visible.length} of {all.length} runs
+        </span>
+      </div>
+      {runs.isError && <p className="error">Could not load runs: {runs.error.message}</p>}
+      <table className="grid" data-table="runs">
+        <thead>
+          <tr>
+            <th aria-label="select for comparison" />
+            {COLUMNS.map((column) => (
+              <th key={column.key} className={column.numeric ? 'num' : ''} aria-sort={sort === column.key ? (dir === 'asc' ? 'ascending' : 'descending') : 'none'}>
+                <button type="button" className="sort" onClick={() => setQuery({ sort: column.key, dir: sort === column.key && dir === 'desc' ? 'asc' : 'desc' })}>
+                  {column.label}
+                  {sort === column.key ? (dir === 'asc' ? ' ▲' : ' ▼') : ''}
+                </button>
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {visible.map((run) => {
+            const display = benchmarkDisplay(run.benchmark);
+            return (
+              <tr key={run.run_id} data-run={run.run_id}>
+                <td>
+                  <input type="checkbox" aria-label={`select ${run.name}`} checked={selected.includes(run.run_id)} onChange={() => toggle(run.run_id)} />
+                </td>
+                <td>
+                  <Link href={`/runs/${encodeURIComponent(run.run_id)}`}>{run.name}</Link>
+                  <div className="muted small">{run.run_id}</div>
+                </td>
+                <td>{run.benchmark}</td>
+                <td>{modelOrAgent(run.model, run.agent)}</td>
+                <td>
+                  <span className={`status status-${run.run_status}`}>{run.run_status}</span>
+                </td>
+                <td className="num nowrap">
+                  <progress max={run.total || 1} value={done(run)} /> {done(run)}/{run.total}
+                </td>
+                <td className="num" data-cell="success-rate">
+                  {percent(run.success_rate)}
+                  <div className="muted small">{display.successLabel}</div>
+                  {!run.summarised && (
+                    <span className="provisional small" title="provisional until the aggregate summary exists">
+                      provisional
+                    </span>
+                  )}
+                </td>
+                <td className="num">{decimal(run.avg_reward)}</td>
+                <td className="nowrap">{timestamp(run.started_at ?? run.created_at)}</td>
+                <td className="num nowrap">{duration(spanSeconds(run.started_at, run.finished_at))}</td>
+                <td className="num">{usd(run.cost_usd)}</td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+      {runs.isSuccess && all.length === 0 && <p className="muted">No runs yet: start one with `npx scheduler enqueue …`.</p>}
+    </Panel>
+  );
+}

@@ -1,0 +1,115 @@
+import { mcnemarExactPValue } from './mcnemar-exact.js';
+import { DEFAULT_BOOTSTRAP, pairedBootstrapIntervals, type BootstrapOptions, type Interval } from './paired-bootstrap.js';
+
+/** One task settled in both runs. Unsettled tasks are not paired; a task without a reward counts 0. */
+export interface PairedTaskOutcome {
+  task_id: string;
+  domain: string;
+  status_a: string;
+  status_b: string;
+  success_a: boolean;
+  success_b: boolean;
+  reward_a: number;
+  reward_b: number;
+}
+
+export interface PairedTable {
+  both_pass: number;
+  only_a: number;
+  only_b: number;
+  neither: number;
+}
+
+export interface PairedDifference {
+  a: number;
+  b: number;
+  /** b − a. */
+  difference: number;
+  ci95: Interval;
+}
+
+export type FlipDirection = 'only_a' | 'only_b';
+
+export interface FlippedTask {
+  task_id: string;
+  domain: string;
+  passed: FlipDirection;
+  status_a: string;
+  status_b: string;
+  reward_a: number;
+  reward_b: number;
+}
+
+export interface RunComparison {
+  run_a: string;
+  run_b: string;
+  /** Tasks settled in both runs: the pairs every number below is computed on. */
+  paired: number;
+  table: PairedTable;
+  success_rate: PairedDifference;
+  mean_reward: PairedDifference;
+  /** McNemar's exact test on the discordant pairs (only_a against only_b), two-sided. */
+  mcnemar_p: number;
+  bootstrap: { resamples: number; seed: number; level: number; method: string };
+  flipped: FlippedTask[];
+}
+
+function mean(values: readonly number[]): number {
+  return values.length ? values.reduce((sum, value) => sum + value, 0) / values.length : Number.NaN;
+}
+
+export function pairedTable(pairs: readonly PairedTaskOutcome[]): PairedTable {
+  const table: PairedTable = { both_pass: 0, only_a: 0, only_b: 0, neither: 0 };
+  for (const pair of pairs) {
+    if (pair.success_a && pair.success_b) table.both_pass += 1;
+    else if (pair.success_a) table.only_a += 1;
+    else if (pair.success_b) table.only_b += 1;
+    else table.neither += 1;
+  }
+  return table;
+}
+
+/** Everything `scheduler compare` and the dashboard's comparison page report, from the paired rows. */
+export function compareRuns(runA: string, runB: string, pairs: readonly PairedTaskOutcome[], options: BootstrapOptions = {}): RunComparison {
+  const bootstrap = {
+    resamples: options.resamples ?? DEFAULT_BOOTSTRAP.resamples,
+    seed: options.seed ?? DEFAULT_BOOTSTRAP.seed,
+    level: options.level ?? DEFAULT_BOOTSTRAP.level,
+  };
+  const successA = pairs.map((pair) => (pair.success_a ? 1 : 0));
+  const successB = pairs.map((pair) => (pair.success_b ? 1 : 0));
+  const rewardA = pairs.map((pair) => pair.reward_a);
+  const rewardB = pairs.map((pair) => pair.reward_b);
+  const [successInterval, rewardInterval] = pairedBootstrapIntervals(
+    [successB.map((value, i) => value - (successA[i] ?? 0)), rewardB.map((value, i) => value - (rewardA[i] ?? 0))],
+    bootstrap,
+  );
+  const table = pairedTable(pairs);
+  const difference = (a: number[], b: number[], ci95: Interval | undefined): PairedDifference => ({
+    a: mean(a),
+    b: mean(b),
+    difference: mean(b) - mean(a),
+    ci95: ci95 ?? { low: Number.NaN, high: Number.NaN },
+  });
+  return {
+    run_a: runA,
+    run_b: runB,
+    paired: pairs.length,
+    table,
+    success_rate: difference(successA, successB, successInterval),
+    mean_reward: difference(rewardA, rewardB, rewardInterval),
+    mcnemar_p: mcnemarExactPValue(table.only_a, table.only_b),
+    bootstrap: { ...bootstrap, method: 'paired percentile bootstrap over tasks (mulberry32 PRNG, type-7 quantiles)' },
+    flipped: pairs
+      .filter((pair) => pair.success_a !== pair.success_b)
+      .map((pair) => ({
+        task_id: pair.task_id,
+        domain: pair.domain,
+        passed: pair.success_a ? 'only_a' : 'only_b',
+        status_a: pair.status_a,
+        status_b: pair.status_b,
+        reward_a: pair.reward_a,
+        reward_b: pair.reward_b,
+      })),
+  };
+}
