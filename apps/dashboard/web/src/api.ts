@@ -33,7 +33,7 @@ export interface RunRow {
   avg_duration_seconds?: number | null;
   tokens_in?: number;
   tokens_out?: number;
-  cost_usd: number;
+  cost_usd: number | null;
   created_at: string;
   started_at: string | null;
   finished_at: string | null;
@@ -51,7 +51,7 @@ export interface TaskRow {
   reward: number | null;
   success: boolean | null;
   duration_ms: number | null;
-  cost_usd: number;
+  cost_usd: number | null;
   error: string | null;
 }
 

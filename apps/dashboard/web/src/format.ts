@@ -8,8 +8,9 @@ export const signed = (value: number, digits = 3): string => (Number.isNaN(value
 
 export const signedPoints = (value: number): string => (Number.isNaN(value) ? '–' : `${value >= 0 ? '+' : ''}${(value * 100).toFixed(1)} pp`);
 
+/** null is a cost nobody priced (tokens without a price table): "unknown", never $0. */
 export const usd = (value: number | null | undefined): string =>
-  value === null || value === undefined ? '–' : value === 0 ? '$0' : value < 0.01 ? `$${value.toFixed(4)}` : `$${value.toFixed(2)}`;
+  value === null ? 'unknown' : value === undefined ? '–' : value === 0 ? '$0' : value < 0.01 ? `$${value.toFixed(4)}` : `$${value.toFixed(2)}`;
 
 export function duration(seconds: number | null | undefined): string {
   if (seconds === null || seconds === undefined || Number.isNaN(seconds)) return '–';

@@ -34,7 +34,7 @@ interface DomainRow {
   success_rate: number | null;
   avg_reward: number | null;
   avg_steps: number | null;
-  cost_usd: number;
+  cost_usd: number | null;
 }
 
 interface FailureRow {
