@@ -39,6 +39,8 @@ function sortValue(run: RunRow, key: SortKey): string | number {
       return run.success_rate ?? -1;
     case 'avg_reward':
       return run.avg_reward ?? -1;
+    case 'cost_usd':
+      return run.cost_usd ?? -1;
     default:
       return run[key];
   }
