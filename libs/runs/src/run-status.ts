@@ -1,7 +1,8 @@
 import { UsageError } from '@benchfleet/core';
 import type { BenchmarkRegistry } from '@benchfleet/benchmark-kit';
 import { runsRepository, type Database, type RunSummaryRow } from '@benchfleet/db';
-import type { JobProducer } from '@benchfleet/queue';
+import { AGGREGATE_QUEUE, readWorkerBeats, type JobProducer, type WorkerBeat } from '@benchfleet/queue';
+import { joblessTasks } from './run-reconciler.js';
 
 export interface RunStatus {
   run: RunSummaryRow;
@@ -15,6 +16,12 @@ export interface RunStatus {
   etaSeconds: number | null;
   /** Job counts of the run's queue (all runs on it, by state). */
   queue: Record<string, number>;
+  /** Open tasks that no waiting, delayed or active job will run. */
+  jobless: number;
+  /** The workers heard from on the run's queue, and the aggregate workers. */
+  workers: WorkerBeat[];
+  /** What is wrong, said plainly: nobody consumes the queue, paused workers and why, lost jobs. */
+  notes: string[];
 }
 
 export async function latestRunId(db: Database): Promise<string> {
@@ -23,7 +30,11 @@ export async function latestRunId(db: Database): Promise<string> {
   return latest.run_id;
 }
 
-export async function readRunStatus(db: Database, producer: JobProducer, registry: BenchmarkRegistry, runId: string): Promise<RunStatus> {
+/**
+ * Where a run stands, from Postgres, with what the fleet says of it (workers' heartbeats). `quick`
+ * skips asking Redis about every open task's job (a live progress bar refreshes often).
+ */
+export async function readRunStatus(db: Database, producer: JobProducer, registry: BenchmarkRegistry, runId: string, options: { quick?: boolean } = {}): Promise<RunStatus> {
   const runs = runsRepository(db);
   const run = await runs.summary(runId);
   if (!run) throw new UsageError(`run ${runId} not found; \`scheduler runs\` lists the runs`);
@@ -36,7 +47,37 @@ export async function readRunStatus(db: Database, producer: JobProducer, registr
     const rate = done / ((Date.now() - startedAt) / 1000);
     etaSeconds = Math.round((run.total - done) / rate);
   }
-  return { run, successLabel: benchmark.success.label, rewardIsPartial: benchmark.rewardIsPartial, queueName: benchmark.job.queue, done, pending: run.total - done, etaSeconds, queue };
+  const pending = run.total - done;
+  const jobless = pending > 0 && !options.quick ? (await joblessTasks(db, producer, benchmark.job.queue, runId)).length : 0;
+  const beats = await readWorkerBeats(producer.connection, producer.prefix);
+  const workers = beats.filter((beat) => beat.queue === benchmark.job.queue || beat.queue === AGGREGATE_QUEUE);
+  const notes: string[] = [];
+  if (pending > 0) {
+    const serving = workers.filter((beat) => beat.queue === benchmark.job.queue && beat.state === 'serving');
+    if (serving.length === 0) notes.push(`no worker is consuming queue ${benchmark.job.queue}: start one, e.g. \`${benchmark.display.workerCommand}\``);
+    for (const beat of workers.filter((w) => w.state === 'paused')) notes.push(`worker ${beat.workerId} is paused since ${beat.since}: ${beat.reason ?? 'no reason given'}`);
+    if (jobless > 0) {
+      notes.push(
+        `${jobless} open task(s) have no job that will run them (Redis lost them, or they failed out): \`scheduler worker\` re-enqueues them, or run \`scheduler resume ${runId}\``,
+      );
+    }
+    if (!workers.some((beat) => beat.queue === AGGREGATE_QUEUE)) {
+      notes.push('no `scheduler worker` runs: what a fault leaves behind (lost jobs, a Redis that lost its data) is not repaired until one does');
+    }
+  }
+  return {
+    run,
+    successLabel: benchmark.success.label,
+    rewardIsPartial: benchmark.rewardIsPartial,
+    queueName: benchmark.job.queue,
+    done,
+    pending,
+    etaSeconds: jobless > 0 || notes.some((note) => note.startsWith('no worker')) ? null : etaSeconds,
+    queue,
+    jobless,
+    workers,
+    notes,
+  };
 }
 
 /** One line: progress, counts with the success label, the mean reward where it says more than success. */
@@ -47,6 +88,7 @@ export function describeStatus(status: RunStatus): string {
     `${r.queued} queued, ${r.running} running, ${r.succeeded} success (${status.successLabel}), ${r.failed} failed, ${r.cancelled} cancelled, ${r.errors} errors` +
     (r.avg_reward !== null && status.rewardIsPartial ? `, mean reward ${r.avg_reward}` : '') +
     (status.etaSeconds !== null ? `, eta ${status.etaSeconds}s` : '') +
-    '\n'
+    '\n' +
+    status.notes.map((note) => `  ! ${note}\n`).join('')
   );
 }

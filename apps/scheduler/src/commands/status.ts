@@ -51,7 +51,7 @@ export async function followRun(
     if (refreshing) return;
     refreshing = true;
     try {
-      latest = await readRunStatus(db, producer, registry, runId);
+      latest = await readRunStatus(db, producer, registry, runId, { quick: true });
       progress.update(latest.done, { running: latest.run.running, success: latest.run.succeeded });
     } finally {
       refreshing = false;
