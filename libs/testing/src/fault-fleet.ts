@@ -1,0 +1,207 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { sql } from 'kysely';
+import { readRunSummary } from '@benchfleet/benchmark-kit';
+import { createDatabase, migrateToLatest, type Database } from '@benchfleet/db';
+import { LocalPostgres, LocalRedis } from '@benchfleet/local-services';
+import { migrations } from '@benchfleet/migrations';
+import { demoCatalogRequest, importWebshopCatalog } from '@benchfleet/webshop-benchmark';
+import { startFakeLlm, type FakeLlm } from './fake-llm/index.js';
+import { runCli, startCli, waitFor, waitForWorkerReady, type StartedProcess } from './process-harness.js';
+import { withDatabase } from './test-database.js';
+
+// A fleet of real processes on a Postgres and a Redis of its own, for the fault suite and
+// bench/faults.ts: faults are done to these servers and processes, never to the machine's.
+
+/** What a run looks like once the fleet has converged (or not). */
+export interface RunVerdict {
+  tasks: number;
+  /** Tasks without an outcome. */
+  stuck: number;
+  /** Tasks with more than one attempt that ended in an outcome of the agent (success or failed). */
+  double: number;
+  /** Tasks whose outcome is an infrastructure error: work the fault lost for good. */
+  lost: number;
+  /** The stored summary counts every task once, as the rows say, with nothing pending. */
+  summaryMatches: boolean;
+  status: string;
+}
+
+export interface FaultFleetOptions {
+  /** Redis keeps its data across a restart in an append-only file. */
+  redisAppendOnly?: boolean;
+  /** Products of the demo catalog (its goals are the WebShop tasks). */
+  products?: number;
+  /** Latency of every fake LLM answer: three per episode. */
+  llmLatencyMs?: number;
+}
+
+export class FaultFleet {
+  readonly processes: StartedProcess[] = [];
+  private constructor(
+    readonly postgres: LocalPostgres,
+    readonly redis: LocalRedis,
+    readonly db: Database,
+    readonly databaseUrl: string,
+    readonly llm: FakeLlm,
+    readonly scratch: string,
+    readonly prefix: string,
+  ) {}
+
+  static async start(options: FaultFleetOptions = {}): Promise<FaultFleet> {
+    const postgres = await LocalPostgres.create();
+    const redis = await LocalRedis.create({ appendOnly: options.redisAppendOnly === true });
+    const admin = new pg.Client({ connectionString: postgres.url });
+    await admin.connect();
+    await admin.query('create database benchfleet');
+    await admin.end();
+    const databaseUrl = withDatabase(postgres.url, 'benchfleet');
+    const db = createDatabase(databaseUrl, { max: 4 });
+    await migrateToLatest(db, migrations);
+    await importWebshopCatalog(db, demoCatalogRequest({ seed: 0, products: options.products ?? 1_000 }));
+    const llm = await startFakeLlm({ latencyMs: options.llmLatencyMs ?? 50 });
+    const scratch = await mkdtemp(path.join(tmpdir(), 'fault-fleet-'));
+    return new FaultFleet(postgres, redis, db, databaseUrl, llm, scratch, '{faults}');
+  }
+
+  /** The environment of every process of the fleet: its own services, fast stall detection. */
+  get env(): NodeJS.ProcessEnv {
+    return {
+      ...process.env,
+      DATABASE_URL: this.databaseUrl,
+      REDIS_URL: this.redis.url,
+      BENCHFLEET_QUEUE_PREFIX: this.prefix,
+      BENCHFLEET_ARTIFACTS: `file://${path.join(this.scratch, 'artifacts')}`,
+      BENCHFLEET_LOCK_MS: '1000',
+      LOG_LEVEL: 'info',
+    };
+  }
+
+  private start(name: 'worker-webshop' | 'worker-osworld' | 'scheduler', args: string[]): StartedProcess {
+    const started = startCli(name, args, this.env);
+    this.processes.push(started);
+    return started;
+  }
+
+  async startWebshopWorker(id: string, concurrency = 8): Promise<StartedProcess> {
+    const worker = this.start('worker-webshop', ['--worker-id', id, '--concurrency', String(concurrency), '--metrics-port', '0', '--grace-s', '5']);
+    await waitForWorkerReady(worker);
+    return worker;
+  }
+
+  async startOsworldWorker(stackId: string, bytebotUrl: string): Promise<StartedProcess> {
+    const worker = this.start('worker-osworld', ['--stack-id', stackId, '--bytebot-url', bytebotUrl, '--metrics-port', '0', '--grace-s', '5']);
+    await waitForWorkerReady(worker);
+    return worker;
+  }
+
+  /** The fleet keeper (`scheduler worker`): lost jobs, and a reconciliation every second. */
+  async startKeeper(id = 'keeper'): Promise<StartedProcess> {
+    const keeper = this.start('scheduler', ['worker', '--worker-id', id, '--metrics-port', '0', '--reconcile-every-s', '1', '--reconcile-grace-s', '0']);
+    await waitForWorkerReady(keeper);
+    return keeper;
+  }
+
+  async scheduler(args: string[]) {
+    return runCli('scheduler', args, this.env, 60_000);
+  }
+
+  /** `scheduler enqueue` of WebShop goals played by the LLM agent against the fake (slow enough to fault mid-run). */
+  async enqueueWebshop(goals: string, extra: string[] = []): Promise<string> {
+    const result = await this.scheduler([
+      'enqueue',
+      '--benchmark',
+      'webshop',
+      '--goals',
+      goals,
+      '--agent',
+      'llm',
+      '--llm-base-url',
+      this.llm.baseUrl,
+      '--llm-model',
+      'fake-model',
+      '--json',
+      ...extra,
+    ]);
+    if (result.code !== 0) throw new Error(`enqueue failed: ${result.stderr}`);
+    return (JSON.parse(result.stdout) as { runId: string }).runId;
+  }
+
+  async taskCounts(runId: string): Promise<{ open: number; settled: number }> {
+    const row = await sql<{ open: number; settled: number }>`
+      select count(*) filter (where status in ('queued', 'running'))::int as open,
+             count(*) filter (where status not in ('queued', 'running'))::int as settled
+      from tasks where run_id = ${runId}`.execute(this.db);
+    return row.rows[0] ?? { open: 0, settled: 0 };
+  }
+
+  async waitForSettled(runId: string, atLeast: number, timeoutMs = 120_000): Promise<void> {
+    await waitFor(`${atLeast} task(s) of ${runId} to settle`, async () => (await this.taskCounts(runId)).settled >= atLeast, timeoutMs, 100);
+  }
+
+  /** Waits until every task has an outcome and the run its summary; returns the seconds it took. */
+  async converge(runId: string, timeoutMs = 180_000): Promise<number> {
+    const started = Date.now();
+    await waitFor(
+      `run ${runId} to settle and be summarised`,
+      async () => {
+        const run = await this.db.selectFrom('runs').select(['summary', 'status']).where('id', '=', runId).executeTakeFirst().catch(() => undefined);
+        const summary = readRunSummary(run?.summary);
+        return run && summary?.pending === 0 && run.status !== 'running' && run.status !== 'queued';
+      },
+      timeoutMs,
+      200,
+    );
+    return (Date.now() - started) / 1000;
+  }
+
+  async verdict(runId: string): Promise<RunVerdict> {
+    const tasks = await this.db.selectFrom('tasks').selectAll().where('run_id', '=', runId).execute();
+    const outcomes = await sql<{ task_id: string; n: number }>`
+      select task_id, count(*)::int as n from attempts
+      where run_id = ${runId} and status in ('success', 'failed')
+      group by task_id having count(*) > 1`.execute(this.db);
+    const infra = await sql<{ n: number }>`
+      select count(*)::int as n from tasks t join attempts a on a.run_id = t.run_id and a.task_id = t.task_id and a.attempt = t.attempts
+      where t.run_id = ${runId} and t.status = 'error' and a.error_class = 'infra'`.execute(this.db);
+    const run = await this.db.selectFrom('runs').select(['summary', 'status']).where('id', '=', runId).executeTakeFirstOrThrow();
+    const summary = readRunSummary(run.summary);
+    const count = (status: string) => tasks.filter((task) => task.status === status).length;
+    const summaryMatches =
+      summary !== null &&
+      summary.pending === 0 &&
+      summary.summary.total_tasks === tasks.length &&
+      summary.summary.completed === count('success') &&
+      summary.summary.failed === count('failed') &&
+      summary.summary.cancelled === count('cancelled') &&
+      summary.summary.errors === count('error');
+    return {
+      tasks: tasks.length,
+      stuck: tasks.filter((task) => task.status === 'queued' || task.status === 'running').length,
+      double: outcomes.rows.length,
+      lost: infra.rows[0]?.n ?? 0,
+      summaryMatches,
+      status: run.status,
+    };
+  }
+
+  /** Every process the fleet started that is still running. */
+  alive(): StartedProcess[] {
+    return this.processes.filter((p) => p.child.exitCode === null && p.child.signalCode === null);
+  }
+
+  async stop(): Promise<void> {
+    for (const started of this.processes) {
+      if (started.child.exitCode !== null || started.child.signalCode !== null) continue;
+      started.child.kill('SIGKILL');
+      await started.exited;
+    }
+    await this.db.destroy().catch(() => undefined);
+    await this.llm.close();
+    await this.redis.destroy();
+    await this.postgres.destroy();
+    await rm(this.scratch, { recursive: true, force: true });
+  }
+}
