@@ -9,7 +9,7 @@ import { LocalPostgres, LocalRedis } from '@benchfleet/local-services';
 import { migrations } from '@benchfleet/migrations';
 import { demoCatalogRequest, importWebshopCatalog } from '@benchfleet/webshop-benchmark';
 import { startFakeLlm, type FakeLlm } from './fake-llm/index.js';
-import { runCli, startCli, waitFor, waitForWorkerReady, type StartedProcess } from './process-harness.js';
+import { runCli, runScript, startCli, startScript, waitFor, waitForWorkerReady, type CliName, type StartedProcess } from './process-harness.js';
 import { withDatabase } from './test-database.js';
 
 // A fleet of real processes on a Postgres and a Redis of its own, for the fault suite and
@@ -29,7 +29,14 @@ export interface RunVerdict {
   status: string;
 }
 
+type RunVerdictNumbers = { total_tasks: number; completed: number; failed: number; cancelled: number; errors: number };
+
 export interface FaultFleetOptions {
+  /**
+   * Another checkout whose CLIs (apps/<cli>/bin) the fleet runs instead of this one's: the bench
+   * runs the same faults against a baseline. Its keeper may not know how to reconcile.
+   */
+  codeDir?: string;
   /** Redis keeps its data across a restart in an append-only file. */
   redisAppendOnly?: boolean;
   /** Products of the demo catalog (its goals are the WebShop tasks). */
@@ -41,6 +48,7 @@ export interface FaultFleetOptions {
 export class FaultFleet {
   readonly processes: StartedProcess[] = [];
   private constructor(
+    private readonly codeDir: string | undefined,
     readonly postgres: LocalPostgres,
     readonly redis: LocalRedis,
     readonly db: Database,
@@ -63,7 +71,7 @@ export class FaultFleet {
     await importWebshopCatalog(db, demoCatalogRequest({ seed: 0, products: options.products ?? 1_000 }));
     const llm = await startFakeLlm({ latencyMs: options.llmLatencyMs ?? 50 });
     const scratch = await mkdtemp(path.join(tmpdir(), 'fault-fleet-'));
-    return new FaultFleet(postgres, redis, db, databaseUrl, llm, scratch, '{faults}');
+    return new FaultFleet(options.codeDir, postgres, redis, db, databaseUrl, llm, scratch, '{faults}');
   }
 
   /** The environment of every process of the fleet: its own services, fast stall detection. */
@@ -79,8 +87,8 @@ export class FaultFleet {
     };
   }
 
-  private start(name: 'worker-webshop' | 'worker-osworld' | 'scheduler', args: string[]): StartedProcess {
-    const started = startCli(name, args, this.env);
+  private start(name: CliName, args: string[]): StartedProcess {
+    const started = this.codeDir ? startScript(path.join(this.codeDir, 'apps', name, 'bin', `${name}.js`), args, this.env, false) : startCli(name, args, this.env);
     this.processes.push(started);
     return started;
   }
@@ -99,12 +107,14 @@ export class FaultFleet {
 
   /** The fleet keeper (`scheduler worker`): lost jobs, and a reconciliation every second. */
   async startKeeper(id = 'keeper'): Promise<StartedProcess> {
-    const keeper = this.start('scheduler', ['worker', '--worker-id', id, '--metrics-port', '0', '--reconcile-every-s', '1', '--reconcile-grace-s', '0']);
+    const reconcile = this.codeDir ? [] : ['--reconcile-every-s', '1', '--reconcile-grace-s', '0'];
+    const keeper = this.start('scheduler', ['worker', '--worker-id', id, '--metrics-port', '0', ...reconcile]);
     await waitForWorkerReady(keeper);
     return keeper;
   }
 
   async scheduler(args: string[]) {
+    if (this.codeDir) return runScript(path.join(this.codeDir, 'apps', 'scheduler', 'bin', 'scheduler.js'), args, this.env, 60_000, false);
     return runCli('scheduler', args, this.env, 60_000);
   }
 
@@ -148,8 +158,8 @@ export class FaultFleet {
       `run ${runId} to settle and be summarised`,
       async () => {
         const run = await this.db.selectFrom('runs').select(['summary', 'status']).where('id', '=', runId).executeTakeFirst().catch(() => undefined);
-        const summary = readRunSummary(run?.summary);
-        return run && summary?.pending === 0 && run.status !== 'running' && run.status !== 'queued';
+        const pending = readRunSummary(run?.summary)?.pending ?? (run?.summary as { pending?: number } | null | undefined)?.pending;
+        return run && pending === 0 && run.status !== 'running' && run.status !== 'queued';
       },
       timeoutMs,
       200,
@@ -168,15 +178,18 @@ export class FaultFleet {
       where t.run_id = ${runId} and t.status = 'error' and a.error_class = 'infra'`.execute(this.db);
     const run = await this.db.selectFrom('runs').select(['summary', 'status']).where('id', '=', runId).executeTakeFirstOrThrow();
     const summary = readRunSummary(run.summary);
+    // A summary another build wrote (a baseline's) is read by its numbers alone.
+    const numbers = summary?.summary ?? (run.summary as { summary?: RunVerdictNumbers; pending?: number } | null)?.summary;
+    const pending = summary?.pending ?? (run.summary as { pending?: number } | null)?.pending;
     const count = (status: string) => tasks.filter((task) => task.status === status).length;
     const summaryMatches =
-      summary !== null &&
-      summary.pending === 0 &&
-      summary.summary.total_tasks === tasks.length &&
-      summary.summary.completed === count('success') &&
-      summary.summary.failed === count('failed') &&
-      summary.summary.cancelled === count('cancelled') &&
-      summary.summary.errors === count('error');
+      numbers !== undefined &&
+      pending === 0 &&
+      numbers.total_tasks === tasks.length &&
+      numbers.completed === count('success') &&
+      numbers.failed === count('failed') &&
+      numbers.cancelled === count('cancelled') &&
+      numbers.errors === count('error');
     return {
       tasks: tasks.length,
       stuck: tasks.filter((task) => task.status === 'queued' || task.status === 'running').length,

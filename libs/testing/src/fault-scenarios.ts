@@ -20,13 +20,33 @@ export interface FaultResult extends RunVerdict {
 
 const RUNTIME_TEST_WORKER = fileURLToPath(new URL('../../queue/src/worker-runtime.test-process.ts', import.meta.url));
 
+/** Where the scenarios run: this checkout by default, or another's CLIs (`codeDir`) for a baseline. */
+export interface ScenarioOptions {
+  codeDir?: string;
+  /** How long the fleet may take to converge after the fault (default 180 s); then it has not. */
+  convergeTimeoutMs?: number;
+}
+
+let scenarioOptions: ScenarioOptions = {};
+
+/** Sets where the next scenarios run (the bench's `--baseline`). */
+export function useScenarioOptions(options: ScenarioOptions): void {
+  scenarioOptions = options;
+}
+
+/** The verdict once the fleet has converged, or when it has not within the time allowed (seconds NaN). */
 async function finish(fleet: FaultFleet, fault: string, runId: string, checks: Record<string, unknown> = {}): Promise<FaultResult> {
-  const seconds = await fleet.converge(runId);
+  let seconds = Number.NaN;
+  try {
+    seconds = await fleet.converge(runId, scenarioOptions.convergeTimeoutMs ?? 180_000);
+  } catch {
+    // Not converged: the verdict says what is stuck.
+  }
   return { fault, seconds, ...(await fleet.verdict(runId)), checks: { ...checks, processesAlive: fleet.alive().length } };
 }
 
 async function withFleet<T>(options: Parameters<typeof FaultFleet.start>[0], body: (fleet: FaultFleet) => Promise<T>): Promise<T> {
-  const fleet = await FaultFleet.start(options);
+  const fleet = await FaultFleet.start({ ...options, ...(scenarioOptions.codeDir ? { codeDir: scenarioOptions.codeDir } : {}) });
   try {
     return await body(fleet);
   } finally {

@@ -20,9 +20,9 @@ export function runCli(name: CliName, args: string[], env: NodeJS.ProcessEnv, ti
   return runNode([cliBin(name), ...args], `${name} ${args.join(' ')}`, env, timeoutMs);
 }
 
-/** Runs a TypeScript entry script of a test to completion (`node --import tsx file …`). */
-export function runScript(file: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<CliResult> {
-  return runNode(['--import', 'tsx', file, ...args], `${file.replace(/^.*\//, '')} ${args.join(' ')}`, env, timeoutMs);
+/** Runs an entry script to completion (`node --import tsx file …`; `tsx: false` for JavaScript that loads its own). */
+export function runScript(file: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs = 60_000, tsx = true): Promise<CliResult> {
+  return runNode([...(tsx ? ['--import', 'tsx'] : []), file, ...args], `${file.replace(/^.*\//, '')} ${args.join(' ')}`, env, timeoutMs);
 }
 
 function runNode(argv: string[], label: string, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<CliResult> {
@@ -55,9 +55,9 @@ export function startCli(name: CliName, args: string[], env: NodeJS.ProcessEnv):
   return startNode([cliBin(name), ...args], env);
 }
 
-/** Starts a TypeScript entry script of a test (`node --import tsx file …`), e.g. a worker. */
-export function startScript(file: string, args: string[], env: NodeJS.ProcessEnv): StartedProcess {
-  return startNode(['--import', 'tsx', file, ...args], env);
+/** Starts an entry script (`node --import tsx file …`; `tsx: false` for JavaScript that loads its own), e.g. a worker. */
+export function startScript(file: string, args: string[], env: NodeJS.ProcessEnv, tsx = true): StartedProcess {
+  return startNode([...(tsx ? ['--import', 'tsx'] : []), file, ...args], env);
 }
 
 function startNode(argv: string[], env: NodeJS.ProcessEnv): StartedProcess {
