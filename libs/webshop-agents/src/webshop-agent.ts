@@ -9,7 +9,7 @@ export interface WebshopObservation {
   /** The page as text, in whichever observation mode the store renders. */
   readonly observation: string;
   readonly availableActions: AvailableActions;
-  /** 0-based index of the step this decision is for. */
+  /** The number of the step this decision is for: 1 for the first (as `steps.step` counts). */
   readonly step: number;
 }
 
