@@ -213,12 +213,19 @@ describe('scheduler status, runs and retry', () => {
       await tasks.settle(runId, taskId, opened!.attempt, { status: 'error', errorClass: 'permanent', totalSteps: 0, durationMs: 1, error: 'bad task data' });
     }
     await producer.queue('webshop').obliterate({ force: true });
+    // Redis lost the jobs and nothing consumes the queue: status says so instead of an eta.
+    const lost = await runCli('scheduler', ['status', runId], services.env);
+    expect(lost.code).toBe(0);
+    expect(lost.stdout).toContain('  ! no worker is consuming queue webshop: start one, e.g. `npx worker-webshop --concurrency 32`');
+    expect(lost.stdout).toContain(`  ! 4 open task(s) have no job that will run them (Redis lost them, or they failed out): \`scheduler worker\` re-enqueues them, or run \`scheduler resume ${runId}\``);
+    expect(lost.stdout).toContain('  ! no `scheduler worker` runs');
+    expect(lost.stdout).not.toMatch(/eta/);
     await enqueueRunRemainder(runId);
 
     const status = await runCli('scheduler', ['status', runId, '--json'], services.env);
     expect(status.code).toBe(0);
     const snapshot = JSON.parse(status.stdout) as { done: number; pending: number; run: { errors: number; total: number } };
-    expect(snapshot).toMatchObject({ done: 2, pending: 4, run: { errors: 2, total: 6 } });
+    expect(snapshot).toMatchObject({ done: 2, pending: 4, jobless: 0, run: { errors: 2, total: 6 } });
 
     const worker = start('worker-webshop', ['--worker-id', 'retrier']);
     await waitFor('the other tasks', async () => (await tasksOf(runId)).filter((t) => t.status === 'success' || t.status === 'failed').length === 4);

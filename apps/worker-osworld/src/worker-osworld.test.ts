@@ -20,6 +20,7 @@ import {
   type FakeBytebotOptions,
   type StartedProcess,
   enqueueTestRun,
+  runCli,
 } from '@benchfleet/testing';
 
 // The worker process against the fake Bytebot agent, with real Postgres, Redis and artifact store.
@@ -366,6 +367,12 @@ describe('worker-osworld when the stack or the worker goes away', () => {
     await waitForOutput(worker, `paused: the Bytebot agent at http://127.0.0.1:${port} does not answer`, 'the worker to pause', 15_000);
     const queued = await services.db.selectFrom('tasks').selectAll().where('run_id', '=', runId).executeTakeFirstOrThrow();
     expect(queued).toMatchObject({ status: 'queued', attempts: 0 });
+    // `scheduler status` says which worker is paused and why.
+    const status = await runCli('scheduler', ['status', runId, '--json'], services.env);
+    expect(JSON.parse(status.stdout)).toMatchObject({
+      workers: [{ workerId: 'stack-dead', queue: 'osworld', state: 'paused', reason: expect.stringMatching(new RegExp(`^the Bytebot agent at http://127.0.0.1:${port} does not answer`)) }],
+      notes: expect.arrayContaining([expect.stringMatching(/^worker stack-dead is paused since .*: the Bytebot agent at .* does not answer/), expect.stringMatching(/^no worker is consuming queue osworld/)]),
+    });
     expect(await attemptsOf(runId, 'os-waits')).toEqual([]);
     expect(['delayed', 'waiting']).toContain(await jobState(runId, 'os-waits'));
 

@@ -98,6 +98,12 @@ export class JobProducer {
     await this.connection.publish(cancelChannel(this.prefix), runId);
   }
 
+  /** The ids (BullMQ worker names) of the workers connected to a queue now. */
+  async connectedWorkers(queueName: string): Promise<ReadonlySet<string>> {
+    const clients = await this.queue(queueName).getWorkers();
+    return new Set(clients.map((client) => (client['rawname'] ?? client['name'] ?? '').split(':w:')[1]).filter((name): name is string => Boolean(name)));
+  }
+
   async counts(queueName: string): Promise<Record<string, number>> {
     return this.queue(queueName).getJobCounts('wait', 'active', 'delayed', 'prioritized', 'completed', 'failed');
   }

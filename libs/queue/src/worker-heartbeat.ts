@@ -56,8 +56,11 @@ export class WorkerHeartbeat {
   }
 }
 
-/** The workers heard from recently, by queue (a silent one's entry is dropped by the reader). */
-export async function readWorkerBeats(redis: Redis, prefix: string, now = Date.now()): Promise<WorkerBeat[]> {
+/**
+ * The workers heard from recently whose BullMQ connection is still there (a worker killed with
+ * SIGKILL leaves its entry behind, but its connection goes with it), sorted by queue and id.
+ */
+export async function readWorkerBeats(redis: Redis, prefix: string, connectedOn: (queue: string) => Promise<ReadonlySet<string>>, now = Date.now()): Promise<WorkerBeat[]> {
   const entries = await redis.hgetall(workersKey(prefix));
   const beats: WorkerBeat[] = [];
   const stale: string[] = [];
@@ -71,5 +74,9 @@ export async function readWorkerBeats(redis: Redis, prefix: string, now = Date.n
     }
   }
   if (stale.length) await redis.hdel(workersKey(prefix), ...stale).catch(() => undefined);
-  return beats.sort((a, b) => a.queue.localeCompare(b.queue) || a.workerId.localeCompare(b.workerId));
+  const connected = new Map<string, ReadonlySet<string>>();
+  for (const queue of new Set(beats.map((beat) => beat.queue))) connected.set(queue, await connectedOn(queue));
+  return beats
+    .filter((beat) => connected.get(beat.queue)?.has(beat.workerId))
+    .sort((a, b) => a.queue.localeCompare(b.queue) || a.workerId.localeCompare(b.workerId));
 }

@@ -49,7 +49,7 @@ export async function readRunStatus(db: Database, producer: JobProducer, registr
   }
   const pending = run.total - done;
   const jobless = pending > 0 && !options.quick ? (await joblessTasks(db, producer, benchmark.job.queue, runId)).length : 0;
-  const beats = await readWorkerBeats(producer.connection, producer.prefix);
+  const beats = await readWorkerBeats(producer.connection, producer.prefix, (name) => producer.connectedWorkers(name));
   const workers = beats.filter((beat) => beat.queue === benchmark.job.queue || beat.queue === AGGREGATE_QUEUE);
   const notes: string[] = [];
   if (pending > 0) {
