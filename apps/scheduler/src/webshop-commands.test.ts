@@ -98,7 +98,8 @@ describe('scheduler webshop import, streaming a large items file', () => {
     const dir = mkdtempSync(join(tmpdir(), 'import-'));
     writeFileSync(join(dir, 'items_big.json'), JSON.stringify(items));
     const result = await scheduler(['webshop', 'import', '--items', join(dir, 'items_big.json'), '--attributes', attributes, '--human', human, '--catalog-id', 'kept']);
-    expect(result.code).toBe(1);
+    // A bad record is bad input: the user's to fix, exit code 2.
+    expect(result.code).toBe(2);
     const lines = result.stderr.trim().split('\n');
     expect(lines.at(-1)).toMatch(/items_big\.json: record #2500, asin BBADPRICE1: pricing "\$ask"/);
     // Progress went by on the way: pages of products had been written before the bad record.
