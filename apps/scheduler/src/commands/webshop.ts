@@ -137,11 +137,11 @@ export function registerWebshopCommands(program: Command): void {
     .command('verify')
     .description('run parity fixture files made by the original WebShop code; one line per failing case, then "N passed, M failed"')
     .requiredOption('--fixtures <files...>', 'fixture files (reward_units.json, env_episodes.json, search_bm25.json, …)')
-    .action((flags: { fixtures: string[] }) => {
+    .action(async (flags: { fixtures: string[] }) => {
       let passed = 0;
       let failed = 0;
       for (const file of flags.fixtures) {
-        const summary = runFixtureFile(file, fixtureRunners);
+        const summary = await runFixtureFile(file, fixtureRunners);
         passed += summary.passed;
         failed += summary.failed.length;
         for (const failure of summary.failed) process.stdout.write(`FAIL ${file}: ${failure.case}: ${failure.message.split('\n')[0]}\n`);

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { webshopGoalSchema, webshopProductSchema } from '../catalog/index.js';
 import {
   checkCase,
+  checkCaseAsync,
   defaultNounExtractor,
   expectSameJson,
   tableNounExtractor,
@@ -84,12 +85,12 @@ function recordedAnswers(part: EpisodePart): Map<string, readonly string[]> {
 
 const BASE_URL_AND_SESSION = /^(https?:\/\/[^/]+)\/([^/]+)$/;
 
-function replayEpisode(
+async function replayEpisode(
   partName: string,
   part: EpisodePart,
   episode: FixtureEpisode,
   titleNouns: Readonly<Record<string, readonly string[]>> | undefined,
-): FixtureCaseResult[] {
+): Promise<FixtureCaseResult[]> {
   const caseName = `${partName}/${episode.name}`;
   const search = new RecordedSearch(recordedAnswers(part));
   const store = createCatalogStore(
@@ -122,9 +123,9 @@ function replayEpisode(
   if (!reset.passed) return results;
   for (const [index, step] of rest.entries()) {
     const stepCase = `${caseName}/step ${index + 1} ${JSON.stringify(step.action)}`;
-    const result = checkCase(stepCase, () => {
+    const result = await checkCaseAsync(stepCase, async () => {
       search.calls.length = 0;
-      const outcome = sut.step(step.action ?? '');
+      const outcome = await sut.step(step.action ?? '');
       const actual = {
         ...observedStep(sut, outcome.observation, outcome.reward, outcome.done, outcome.info),
         searches: [...search.calls],
@@ -175,7 +176,7 @@ function expectedStep(step: FixtureStep): Record<string, unknown> {
   };
 }
 
-function runEnvEpisodes(json: unknown): FixtureCaseResult[] {
+async function runEnvEpisodes(json: unknown): Promise<FixtureCaseResult[]> {
   const fixture = envEpisodesSchema.parse(json);
   const results: FixtureCaseResult[] = [];
   for (const [partName, part] of [
@@ -184,7 +185,7 @@ function runEnvEpisodes(json: unknown): FixtureCaseResult[] {
   ] as const) {
     if (part === undefined) continue;
     for (const episode of part.episodes) {
-      results.push(...replayEpisode(partName, part, episode, fixture.standin_title_nouns));
+      results.push(...(await replayEpisode(partName, part, episode, fixture.standin_title_nouns)));
     }
   }
   return results;
@@ -234,13 +235,15 @@ export const storeFixtureRunners: readonly FixtureRunner[] = [
 ];
 
 /** Runs every store runner that recognises `json`; an unrecognised file yields no cases. */
-export function runStoreFixture(json: unknown, context: FixtureRunContext): FixtureCaseResult[] {
-  return storeFixtureRunners.flatMap((runner) => {
-    if (!runner.matches(json)) return [];
+export async function runStoreFixture(json: unknown, context: FixtureRunContext): Promise<FixtureCaseResult[]> {
+  const results: FixtureCaseResult[] = [];
+  for (const runner of storeFixtureRunners) {
+    if (!runner.matches(json)) continue;
     try {
-      return runner.run(json, context);
+      results.push(...(await runner.run(json, context)));
     } catch (error) {
-      return [{ case: runner.name, passed: false as const, message: error instanceof Error ? error.message : String(error) }];
+      results.push({ case: runner.name, passed: false as const, message: error instanceof Error ? error.message : String(error) });
     }
-  });
+  }
+  return results;
 }
