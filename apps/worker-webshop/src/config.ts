@@ -11,6 +11,8 @@ export interface WebshopWorkerFlags {
   graceS?: string;
   metricsPort?: string;
   priceTable?: string;
+  indexCache?: string;
+  productCache?: string;
 }
 
 const schema = z.object({
@@ -26,6 +28,8 @@ const schema = z.object({
   lockDurationMs: z.coerce.number().int().positive().optional(),
   llmApiKey: z.string().min(1).optional(),
   priceTable: priceTableSchema.optional(),
+  indexCacheDir: z.string().min(1),
+  productCacheEntries: z.coerce.number().int().min(0),
 });
 
 export type WebshopWorkerConfig = z.output<typeof schema>;
@@ -53,6 +57,8 @@ export function loadWebshopWorkerConfig(flags: WebshopWorkerFlags, env: NodeJS.P
       lockDurationMs: env.BENCHFLEET_LOCK_MS || undefined,
       llmApiKey: env.LLM_API_KEY || undefined,
       priceTable: readPriceTable(flags.priceTable ?? env.LLM_PRICE_TABLE),
+      indexCacheDir: flags.indexCache ?? (env.BENCHFLEET_INDEX_CACHE || '.benchfleet/index-cache'),
+      productCacheEntries: flags.productCache ?? env.BENCHFLEET_PRODUCT_CACHE ?? 5000,
     },
     {
       ...SERVICE_ENV_LABELS,
@@ -63,6 +69,8 @@ export function loadWebshopWorkerConfig(flags: WebshopWorkerFlags, env: NodeJS.P
       metricsPort: '--metrics-port',
       lockDurationMs: 'BENCHFLEET_LOCK_MS',
       priceTable: '--price-table (or LLM_PRICE_TABLE)',
+      indexCacheDir: '--index-cache (or BENCHFLEET_INDEX_CACHE)',
+      productCacheEntries: '--product-cache (or BENCHFLEET_PRODUCT_CACHE)',
     },
   );
 }

@@ -3,7 +3,7 @@ import { failAndExit } from '@benchfleet/core';
 import { webshopCatalogRepository } from '@benchfleet/db';
 import { startWorkerProcess } from '@benchfleet/queue';
 import { loadWebshopWorkerConfig, type WebshopWorkerFlags } from './config.js';
-import { StoreCache } from '@benchfleet/catalog-store';
+import { openStoreFromSnapshot, StoreCache } from '@benchfleet/catalog-store';
 import { createWebshopEpisodeHandler } from './handlers/webshop-episode.js';
 
 const program = new Command('worker-webshop')
@@ -13,6 +13,8 @@ const program = new Command('worker-webshop')
   .option('--worker-id <id>', 'identity of this worker (default webshop-<hostname>-<pid>)')
   .option('--grace-s <n>', 'seconds active episodes may finish after SIGTERM before they are handed back (default 60)')
   .option('--metrics-port <port>', 'serve /metrics and /healthz on this port (or BENCHFLEET_METRICS_PORT)')
+  .option('--index-cache <dir>', 'where this machine keeps copies of catalog search snapshots (default .benchfleet/index-cache, or BENCHFLEET_INDEX_CACHE)')
+  .option('--product-cache <n>', 'products kept in memory, least recently used dropped first (default 5000, or BENCHFLEET_PRODUCT_CACHE)')
   .option('--price-table <file|json>', 'USD per 1M tokens per model, {"model":{"inputUsdPerMillion":..,"outputUsdPerMillion":..}} (or LLM_PRICE_TABLE)')
   .showHelpAfterError()
   .action(async (flags: WebshopWorkerFlags) => {
@@ -32,10 +34,15 @@ const program = new Command('worker-webshop')
         ...(config.lockDurationMs !== undefined ? { lockDurationMs: config.lockDurationMs, stalledIntervalMs: config.lockDurationMs } : {}),
       },
       async ({ db, logger, taskDeps }) => {
-        const stores = new StoreCache(db, (loaded) =>
-          logger.info({ catalog: loaded.catalogId, products: loaded.products, goals: loaded.goals, loadMs: loaded.loadMs }, 'catalog loaded and indexed'),
+        const stores = new StoreCache(
+          (catalogId) => openStoreFromSnapshot(db, catalogId, { cacheDir: config.indexCacheDir, productCacheEntries: config.productCacheEntries }),
+          (loaded) =>
+            logger.info(
+              { catalog: loaded.catalogId, products: loaded.products, goals: loaded.goals, loadMs: loaded.loadMs, snapshot: loaded.snapshot },
+              'catalog opened',
+            ),
         );
-        // Load the catalog and build its index before taking the first job.
+        // Open the catalog's search snapshot before taking the first job.
         const preload = config.catalog ?? (await webshopCatalogRepository(db).latestId());
         if (preload) await stores.get(preload);
         else logger.warn('no WebShop catalog imported yet: it will be loaded when the first job names one');

@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { listenOn, UsageError } from '@benchfleet/core';
-import { loadStoreFromDatabase } from '@benchfleet/catalog-store';
+import { loadStoreFromDatabase, rebuildCatalogSearchSnapshot } from '@benchfleet/catalog-store';
 import { webshopCatalogRepository } from '@benchfleet/db';
 import { createStoreHttpServer, runFixtureFile, searchBm25FixtureRunner, storeFixtureRunners, webshopRewardFixtureRunners, type FixtureRunner } from '@benchfleet/webshop';
 import { loadSchedulerConfig, withSchedulerServices } from '../config.js';
@@ -36,7 +36,7 @@ async function runImport(request: CatalogImportRequest): Promise<void> {
       .map(([split, n]) => `${split} ${n}`)
       .join(', ');
     process.stderr.write(
-      `imported catalog ${report.catalogId}: ${report.products} products, ${report.goals} ${request.goalMode} goals (${splits}), goal seed ${request.seed}\n`,
+      `imported catalog ${report.catalogId}: ${report.products} products, ${report.goals} ${request.goalMode} goals (${splits}), goal seed ${request.seed}, search snapshot ${(report.searchSnapshotBytes / 2 ** 20).toFixed(1)} MiB\n`,
     );
   });
 }
@@ -84,6 +84,19 @@ export function registerWebshopCommands(program: Command): void {
         ...(flags.numProducts !== undefined ? { numProducts: flags.numProducts } : {}),
       });
       await runImport(request);
+    });
+
+  webshop
+    .command('index')
+    .description('build and store the search index snapshot of a catalog imported before snapshots existed (imports build theirs)')
+    .option('--catalog <id>', 'catalog to index (default: the latest imported)')
+    .action(async (flags: { catalog?: string }) => {
+      await withSchedulerServices({ redis: false }, async ({ db }) => {
+        const catalogId = flags.catalog ?? (await webshopCatalogRepository(db).latestId());
+        if (!catalogId) throw new UsageError('no WebShop catalog in Postgres: run `scheduler webshop import --demo` first');
+        const built = await rebuildCatalogSearchSnapshot(db, catalogId);
+        process.stderr.write(`indexed catalog ${catalogId}: ${built.documents} products, search snapshot ${(built.bytes / 2 ** 20).toFixed(1)} MiB\n`);
+      });
     });
 
   webshop
