@@ -4,8 +4,13 @@ import { sql, type Kysely } from 'kysely';
 // A catalog gets a version per import; its search index is stored once, as a snapshot file in
 // chunks, for that version. Re-importing a catalog id replaces the catalog row, and the cascade
 // removes the old snapshot with it.
+// Products and goals become json instead of jsonb: jsonb reorders object keys (shorter first),
+// and the order of a product's options is what its item page shows. Rows stored before keep the
+// order jsonb gave them; re-import a catalog to get the file's order back.
 
 export async function up(db: Kysely<any>): Promise<void> {
+  await sql`alter table webshop_products alter column product type json using product::json`.execute(db);
+  await sql`alter table webshop_goals alter column goal type json using goal::json`.execute(db);
   await db.schema
     .alterTable('webshop_catalogs')
     .addColumn('version', 'text', (c) => c.notNull().defaultTo(sql`gen_random_uuid()::text`))
@@ -39,4 +44,6 @@ export async function down(db: Kysely<any>): Promise<void> {
   await db.schema.dropTable('webshop_search_snapshot_chunks').execute();
   await db.schema.dropTable('webshop_search_snapshots').execute();
   await db.schema.alterTable('webshop_catalogs').dropColumn('version').execute();
+  await sql`alter table webshop_goals alter column goal type jsonb using goal::jsonb`.execute(db);
+  await sql`alter table webshop_products alter column product type jsonb using product::jsonb`.execute(db);
 }

@@ -26,7 +26,7 @@ export type StoredSearchSnapshot = { catalogId: string; version: string; format:
 export type CatalogProductFilter = { attribute: string } | { category: string } | { query: string };
 
 /** The processed-product keys that only repeat others or that nothing after the import reads. */
-const KEYS_NOT_SERVED = sql`array['full_description', 'small_description', 'images', 'customization_options', 'instructions', 'instruction_text', 'instruction_attributes', 'pricing', 'Reviews', 'Rating']::text[]`;
+const KEYS_NOT_SERVED = ['full_description', 'small_description', 'images', 'customization_options', 'instructions', 'instruction_text', 'instruction_attributes', 'pricing', 'Reviews', 'Rating'];
 
 type Executor = Pick<Database, 'insertInto' | 'deleteFrom'>;
 
@@ -132,21 +132,30 @@ export function webshopCatalogRepository(db: Database) {
       return row.data;
     },
 
-    /** The products of these asins (in any order) with their hidden prices, without the keys nothing reads. */
+    /**
+     * The products of these asins (in any order) with their hidden prices, without the keys nothing
+     * reads. Products are json, not jsonb, so their keys keep the file's order: it is dropped here,
+     * not in SQL, where it would go through jsonb.
+     */
     async productsByAsin(catalogId: string, asins: readonly string[]): Promise<CatalogProductRow[]> {
       if (asins.length === 0) return [];
-      const result = await sql<CatalogProductRow>`
-        select asin, price, product - ${KEYS_NOT_SERVED} as product
-        from webshop_products
-        where catalog_id = ${catalogId} and asin = any(${[...asins]}::text[])
-      `.execute(db);
-      return result.rows;
+      const rows = await db
+        .selectFrom('webshop_products')
+        .select(['asin', 'price', 'product'])
+        .where('catalog_id', '=', catalogId)
+        .where('asin', '=', sql<string>`any(${[...asins]}::text[])`)
+        .execute();
+      return rows.map((row) => {
+        const product = row.product as Record<string, unknown>;
+        for (const key of KEYS_NOT_SERVED) delete product[key];
+        return { asin: row.asin, price: row.price, product };
+      });
     },
 
     /** Asins of the products a debug query selects, in catalog order. */
     async asinsMatching(catalogId: string, filter: CatalogProductFilter): Promise<string[]> {
       let query = db.selectFrom('webshop_products').select('asin').where('catalog_id', '=', catalogId);
-      if ('attribute' in filter) query = query.where(sql<boolean>`product -> 'Attributes' ? ${filter.attribute}`);
+      if ('attribute' in filter) query = query.where(sql<boolean>`(product -> 'Attributes')::jsonb ? ${filter.attribute}`);
       else if ('category' in filter) query = query.where(sql<string>`product ->> 'category'`, '=', filter.category);
       else query = query.where(sql<string>`product ->> 'query'`, '=', filter.query);
       const rows = await query.orderBy('seq').execute();
@@ -156,7 +165,7 @@ export function webshopCatalogRepository(db: Database) {
     /** The fields search documents are built from, for products after `afterSeq`, in catalog order. */
     async searchFieldsPage(catalogId: string, afterSeq: number, limit: number): Promise<Array<{ seq: number; asin: string; fields: Record<string, unknown> }>> {
       const result = await sql<{ seq: number; asin: string; fields: Record<string, unknown> }>`
-        select seq, asin, jsonb_build_object('Title', product -> 'Title', 'Description', product -> 'Description',
+        select seq, asin, json_build_object('Title', product -> 'Title', 'Description', product -> 'Description',
           'BulletPoints', product -> 'BulletPoints', 'options', product -> 'options') as fields
         from webshop_products
         where catalog_id = ${catalogId} and seq > ${afterSeq}

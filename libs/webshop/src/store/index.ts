@@ -64,6 +64,8 @@ export {
 export {
   envEpisodeStepsFixtureRunner,
   htmlMockTextObservationsFixtureRunner,
+  replayEnvEpisodes,
+  type FixtureStoreFactory,
   runStoreFixture,
   storeFixtureRunners,
 } from './store-fixture.js';

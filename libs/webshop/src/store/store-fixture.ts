@@ -15,10 +15,10 @@ import {
   type FixtureRunContext,
   type FixtureRunner,
 } from '../reward/index.js';
-import { createCatalogStore } from './catalog-store.js';
+import { createCatalogStore, type CatalogStoreOptions, type StoreCatalog } from './catalog-store.js';
 import { Episode, type ObservationMode } from './episode.js';
 import { simpleTextFromNodes, visibleTextNodes } from './html-to-text.js';
-import type { StoreSearch } from './store.js';
+import type { Store, StoreSearch } from './store.js';
 
 const stepSchema = z.object({
   action: z.string().nullable(),
@@ -57,6 +57,18 @@ const envEpisodesSchema = z.object({
 });
 
 type EpisodePart = z.infer<typeof episodePartSchema>;
+
+/**
+ * Builds the store an env_episodes part is replayed on, from the part's catalog and the recorded
+ * search; the default holds it in memory. Other stores (products in Postgres) replay the same episodes.
+ */
+export type FixtureStoreFactory = (
+  partName: 'human' | 'synthetic',
+  catalog: StoreCatalog,
+  options: CatalogStoreOptions & { readonly search: StoreSearch },
+) => Store | Promise<Store>;
+
+const inMemoryFixtureStore: FixtureStoreFactory = (_partName, catalog, options) => createCatalogStore(catalog, options);
 type FixtureEpisode = z.infer<typeof episodeSchema>;
 type FixtureStep = z.infer<typeof stepSchema>;
 
@@ -86,14 +98,16 @@ function recordedAnswers(part: EpisodePart): Map<string, readonly string[]> {
 const BASE_URL_AND_SESSION = /^(https?:\/\/[^/]+)\/([^/]+)$/;
 
 async function replayEpisode(
-  partName: string,
+  partName: 'human' | 'synthetic',
   part: EpisodePart,
   episode: FixtureEpisode,
   titleNouns: Readonly<Record<string, readonly string[]>> | undefined,
+  storeFactory: FixtureStoreFactory,
 ): Promise<FixtureCaseResult[]> {
   const caseName = `${partName}/${episode.name}`;
   const search = new RecordedSearch(recordedAnswers(part));
-  const store = createCatalogStore(
+  const store = await storeFactory(
+    partName,
     { products: part.products, productPrices: new Map(Object.entries(part.product_prices)), goals: part.goals },
     {
       search,
@@ -176,7 +190,8 @@ function expectedStep(step: FixtureStep): Record<string, unknown> {
   };
 }
 
-async function runEnvEpisodes(json: unknown): Promise<FixtureCaseResult[]> {
+/** Replays every episode of an env_episodes.json fixture on stores made by `storeFactory`. */
+export async function replayEnvEpisodes(json: unknown, storeFactory: FixtureStoreFactory = inMemoryFixtureStore): Promise<FixtureCaseResult[]> {
   const fixture = envEpisodesSchema.parse(json);
   const results: FixtureCaseResult[] = [];
   for (const [partName, part] of [
@@ -185,7 +200,7 @@ async function runEnvEpisodes(json: unknown): Promise<FixtureCaseResult[]> {
   ] as const) {
     if (part === undefined) continue;
     for (const episode of part.episodes) {
-      results.push(...(await replayEpisode(partName, part, episode, fixture.standin_title_nouns)));
+      results.push(...(await replayEpisode(partName, part, episode, fixture.standin_title_nouns, storeFactory)));
     }
   }
   return results;
@@ -198,7 +213,7 @@ export const envEpisodeStepsFixtureRunner: FixtureRunner = {
     const parsed = envEpisodesSchema.safeParse(json);
     return parsed.success && (parsed.data.human?.episodes.length ?? 0) + (parsed.data.synthetic?.episodes.length ?? 0) > 0;
   },
-  run: (json) => runEnvEpisodes(json),
+  run: (json) => replayEnvEpisodes(json),
 };
 
 const htmlMockObservationsSchema = z.object({
