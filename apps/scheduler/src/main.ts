@@ -1,5 +1,4 @@
 import { Command } from 'commander';
-import { failAndExit } from '@benchfleet/core';
 import { migrateCommand } from './commands/migrate.js';
 import { registerEnqueue } from './commands/enqueue.js';
 import { registerRuns } from './commands/runs.js';
@@ -40,5 +39,7 @@ registerDemo(program);
 try {
   await program.parseAsync(process.argv);
 } catch (error) {
+  // Imported here so that starting (and `--help`) does not load it.
+  const { failAndExit } = await import('@benchfleet/core');
   failAndExit('scheduler', error, process.env.BENCHFLEET_DEBUG === '1');
 }

@@ -1,7 +1,5 @@
 import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { requireRun, withSchedulerServices } from '../config.js';
-import { aggregateRun, summaryMarkdown } from '../run-summary.js';
 
 export function registerAggregate(program: Command): void {
   program
@@ -10,6 +8,8 @@ export function registerAggregate(program: Command): void {
     .option('--out <file>', 'also write the summary as JSON (final.json numbers)')
     .option('--markdown <file>', 'also write a Markdown report')
     .action(async (runId: string, flags: { out?: string; markdown?: string }) => {
+      // Imported when the command runs: `--help` and the other commands start without them.
+      const [{ requireRun, withSchedulerServices }, { aggregateRun, summaryMarkdown }] = await Promise.all([import('../config.js'), import('../run-summary.js')]);
       await withSchedulerServices({ redis: false }, async ({ db }) => {
         const run = await requireRun(db, runId);
         const summary = await aggregateRun(db, runId);

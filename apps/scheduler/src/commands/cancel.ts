@@ -1,15 +1,17 @@
 import type { Command } from 'commander';
-import { runsRepository, tasksRepository } from '@benchfleet/db';
-import { jobCatalog, taskJobId } from '@benchfleet/queue';
-import { requireRun, withSchedulerServices } from '../config.js';
-import { aggregateRun } from '../run-summary.js';
 
 export function registerCancel(program: Command): void {
   program
     .command('cancel <run>')
     .description('cancel a run: remove its waiting jobs, abort its active ones (OSWorld: cancels the Bytebot task), mark it cancelled')
-    .action((runId: string) =>
-      withSchedulerServices({ redis: true }, async ({ db, producer }) => {
+    .action(async (runId: string) => {
+      const [{ runsRepository, tasksRepository }, { jobCatalog, taskJobId }, { requireRun, withSchedulerServices }, { aggregateRun }] = await Promise.all([
+        import('@benchfleet/db'),
+        import('@benchfleet/queue'),
+        import('../config.js'),
+        import('../run-summary.js'),
+      ]);
+      await withSchedulerServices({ redis: true }, async ({ db, producer }) => {
         const run = await requireRun(db, runId);
         const tasks = await tasksRepository(db).listByRun(runId);
         const open = tasks.filter((task) => task.status === 'queued' || task.status === 'running');
@@ -24,6 +26,6 @@ export function registerCancel(program: Command): void {
         await producer.publishCancel(runId);
         await aggregateRun(db, runId);
         process.stderr.write(`run ${runId} cancelled: ${cancelled} task(s) cancelled, ${removed} waiting job(s) removed, active jobs told to stop\n`);
-      }),
-    );
+      });
+    });
 }

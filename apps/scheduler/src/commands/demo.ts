@@ -1,18 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
-import { sql } from 'kysely';
-import { createDatabase, migrateToLatest, runsRepository, webshopCatalogRepository, type Database } from '@benchfleet/db';
-import { migrations } from '@benchfleet/migrations';
-import { JobProducer } from '@benchfleet/queue';
-import { provisionServices } from '@benchfleet/testing/services';
-import { followRun, readRunStatus } from './status.js';
-import { demoCatalogRequest, importWebshopCatalog } from '../webshop-catalog-import.js';
-import { enqueueRun } from '../run-enqueuer.js';
-import { planWebshopRun } from '../run-planning.js';
-import { summaryMarkdown, type RunSummary } from '../run-summary.js';
-import { EXAMPLE_QUERIES } from '../example-queries.js';
-import { formatTable } from './runs.js';
+import type { Database } from '@benchfleet/db';
+import type { RunSummary } from '../run-summary.js';
 
 interface DemoFlags {
   episodes: number;
@@ -21,8 +12,9 @@ interface DemoFlags {
   keep?: boolean;
 }
 
-const WORKER_WEBSHOP_BIN = fileURLToPath(new URL('../../../worker-webshop/bin/worker-webshop.js', import.meta.url));
-const SCHEDULER_BIN = fileURLToPath(new URL('../../bin/scheduler.js', import.meta.url));
+// Found through the workspace links, which hold whether this runs from the sources or the bundle.
+const require = createRequire(import.meta.url);
+const appBin = (app: string): string => join(dirname(require.resolve(`@benchfleet/${app}/package.json`)), 'bin', `${app}.js`);
 
 function say(line: string): void {
   process.stderr.write(`${line}\n`);
@@ -41,6 +33,7 @@ function startChild(bin: string, args: string[], env: NodeJS.ProcessEnv): ChildP
 }
 
 async function waitForSummary(db: Database, runId: string, timeoutMs = 60_000): Promise<RunSummary> {
+  const { runsRepository } = await import('@benchfleet/db');
   const end = Date.now() + timeoutMs;
   for (;;) {
     const run = await runsRepository(db).get(runId);
@@ -61,6 +54,33 @@ export function registerDemo(program: Command): void {
     .option('--keep', 'leave services and workers running until Ctrl-C, to query the results')
     .action(async (flags: DemoFlags) => {
       const started = Date.now();
+      const [
+        { sql },
+        { createDatabase, migrateToLatest, webshopCatalogRepository },
+        { migrations },
+        { JobProducer },
+        { provisionServices },
+        { followRun, readRunStatus },
+        { demoCatalogRequest, importWebshopCatalog },
+        { enqueueRun },
+        { planWebshopRun },
+        { summaryMarkdown },
+        { EXAMPLE_QUERIES },
+        { formatTable },
+      ] = await Promise.all([
+        import('kysely'),
+        import('@benchfleet/db'),
+        import('@benchfleet/migrations'),
+        import('@benchfleet/queue'),
+        import('@benchfleet/testing/services'),
+        import('./status.js'),
+        import('../webshop-catalog-import.js'),
+        import('../run-enqueuer.js'),
+        import('../run-planning.js'),
+        import('../run-summary.js'),
+        import('../example-queries.js'),
+        import('./runs.js'),
+      ]);
       say('benchfleet demo: finding Postgres and Redis (DATABASE_URL/REDIS_URL, else Docker, else embedded Postgres and redis-server)…');
       const services = await provisionServices({ log: say });
       say(`  Postgres: ${services.source.postgres}; Redis: ${services.source.redis}`);
@@ -86,9 +106,9 @@ export function registerDemo(program: Command): void {
           LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
         };
         for (let i = 0; i < flags.workers; i += 1) {
-          children.push(startChild(WORKER_WEBSHOP_BIN, ['--concurrency', String(flags.concurrency), '--catalog', 'demo', '--worker-id', `demo-webshop-${i + 1}`], env));
+          children.push(startChild(appBin('worker-webshop'), ['--concurrency', String(flags.concurrency), '--catalog', 'demo', '--worker-id', `demo-webshop-${i + 1}`], env));
         }
-        children.push(startChild(SCHEDULER_BIN, ['worker', '--worker-id', 'demo-aggregate'], env));
+        children.push(startChild(appBin('scheduler'), ['worker', '--worker-id', 'demo-aggregate'], env));
         say(`workers: ${flags.workers} worker-webshop process(es) × concurrency ${flags.concurrency}, 1 aggregate worker`);
 
         const plan = await planWebshopRun(db, { domain: [], catalog: 'demo', split: 'test', agent: 'rule', maxTasks: flags.episodes, runName: 'demo-webshop-rule' });

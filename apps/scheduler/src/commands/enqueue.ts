@@ -1,8 +1,5 @@
 import { Option, type Command } from 'commander';
-import { withSchedulerServices } from '../config.js';
-import { enqueueRun } from '../run-enqueuer.js';
-import { inferBenchmark, planOsworldRun, planWebshopRun, splitList, type EnqueueOptions } from '../run-planning.js';
-import { createProgressReporter } from '../progress-reporter.js';
+import type { EnqueueOptions } from '../run-planning.js';
 
 interface EnqueueFlags extends EnqueueOptions {
   json?: boolean;
@@ -31,6 +28,12 @@ export function registerEnqueue(program: Command): void {
     .option('--run-name <name>', 'a name for the run')
     .option('--json', 'print the result as JSON')
     .action(async (flags: EnqueueFlags) => {
+      const [{ withSchedulerServices }, { enqueueRun }, { inferBenchmark, planOsworldRun, planWebshopRun, splitList }, { createProgressReporter }] = await Promise.all([
+        import('../config.js'),
+        import('../run-enqueuer.js'),
+        import('../run-planning.js'),
+        import('../progress-reporter.js'),
+      ]);
       const domains = splitList(flags.domain);
       const benchmark = inferBenchmark(flags, domains);
       // OSWorld input is checked before any service is touched.

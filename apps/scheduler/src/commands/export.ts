@@ -1,7 +1,4 @@
 import type { Command } from 'commander';
-import { UsageError } from '@benchfleet/core';
-import { withSchedulerServices } from '../config.js';
-import { exportOsworldLogs } from '../osworld-export.js';
 
 const EXPORT_FORMATS = ['osworld-logs'] as const;
 
@@ -15,6 +12,7 @@ export function registerExport(program: Command): void {
     .option('--format <format>', `one of ${EXPORT_FORMATS.join(', ')}`, 'osworld-logs')
     .option('--out <dir>', 'directory to write (created if missing)', './osworld-logs')
     .action(async (runId: string, flags: { format: string; out: string }) => {
+      const [{ UsageError }, { withSchedulerServices }, { exportOsworldLogs }] = await Promise.all([import('@benchfleet/core'), import('../config.js'), import('../osworld-export.js')]);
       if (!(EXPORT_FORMATS as readonly string[]).includes(flags.format)) {
         throw new UsageError(`--format ${flags.format}: expected one of ${EXPORT_FORMATS.join(', ')}`);
       }

@@ -1,6 +1,4 @@
 import type { Command } from 'commander';
-import { extractOsworldDataset, writeOsworldDataset } from '@benchfleet/osworld';
-import { splitList } from '../run-planning.js';
 
 export function registerOsworldCommands(program: Command): void {
   const osworld = program.command('osworld').description('OSWorld dataset tools');
@@ -12,6 +10,7 @@ export function registerOsworldCommands(program: Command): void {
     .option('--domain <domains...>', 'only these domains (repeatable or comma-separated)', [])
     .option('--output <file>', 'where to write the dataset', 'osworld_dataset.json')
     .action(async (flags: { osworldDir: string; testAll?: string; domain: string[]; output: string }) => {
+      const [{ extractOsworldDataset, writeOsworldDataset }, { splitList }] = await Promise.all([import('@benchfleet/osworld'), import('../run-planning.js')]);
       const domains = splitList(flags.domain);
       const { dataset, warnings } = await extractOsworldDataset({
         osworldDir: flags.osworldDir,

@@ -1,10 +1,8 @@
 import type { Command } from 'commander';
-import { TASK_STATUSES, UsageError, type TaskStatus } from '@benchfleet/core';
-import { tasksRepository } from '@benchfleet/db';
-import { requireRun, withSchedulerServices } from '../config.js';
-import { requeueTasks } from '../run-enqueuer.js';
+import { TASK_STATUSES, type TaskStatus } from '@benchfleet/core/statuses';
 
-function requeue(runId: string, select: { includeFailed?: boolean; statuses?: TaskStatus[] }, verb: string): Promise<void> {
+async function requeue(runId: string, select: { includeFailed?: boolean; statuses?: TaskStatus[] }, verb: string): Promise<void> {
+  const [{ tasksRepository }, { requireRun, withSchedulerServices }, { requeueTasks }] = await Promise.all([import('@benchfleet/db'), import('../config.js'), import('../run-enqueuer.js')]);
   return withSchedulerServices({ redis: true }, async ({ db, producer }) => {
     const run = await requireRun(db, runId);
     const tasks = await tasksRepository(db).listForResume(runId, select);
@@ -31,6 +29,7 @@ export function registerResume(program: Command): void {
     .action(async (runId: string, flags: { status: string }) => {
       const statuses = flags.status.split(',').map((s) => s.trim());
       const bad = statuses.filter((s) => !(TASK_STATUSES as readonly string[]).includes(s));
+      const { UsageError } = await import('@benchfleet/core');
       if (bad.length) throw new UsageError(`--status ${bad.join(',')}: expected one of ${TASK_STATUSES.join(', ')}`);
       await requeue(runId, { statuses: statuses as TaskStatus[] }, 'retried');
     });

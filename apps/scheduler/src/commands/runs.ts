@@ -1,6 +1,4 @@
 import type { Command } from 'commander';
-import { runsRepository } from '@benchfleet/db';
-import { withSchedulerServices } from '../config.js';
 
 export function registerRuns(program: Command): void {
   program
@@ -9,6 +7,7 @@ export function registerRuns(program: Command): void {
     .option('--limit <n>', 'how many', (v) => Number(v), 20)
     .option('--json', 'print JSON lines')
     .action(async (flags: { limit: number; json?: boolean }) => {
+      const [{ runsRepository }, { withSchedulerServices }] = await Promise.all([import('@benchfleet/db'), import('../config.js')]);
       await withSchedulerServices({ redis: false }, async ({ db }) => {
         const rows = await runsRepository(db).list(flags.limit);
         if (flags.json) {

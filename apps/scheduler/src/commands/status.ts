@@ -1,10 +1,6 @@
 import type { Command } from 'commander';
-import { QueueEvents } from 'bullmq';
-import { UsageError } from '@benchfleet/core';
-import { runsRepository, type Database, type RunSummaryRow } from '@benchfleet/db';
-import { createRedisConnection, jobCatalog, JobProducer, type QueueName } from '@benchfleet/queue';
-import { withSchedulerServices } from '../config.js';
-import { createProgressReporter } from '../progress-reporter.js';
+import type { Database, RunSummaryRow } from '@benchfleet/db';
+import type { JobProducer, QueueName } from '@benchfleet/queue';
 
 export interface RunStatus {
   run: RunSummaryRow;
@@ -14,13 +10,16 @@ export interface RunStatus {
   queue: Record<string, number>;
 }
 
+// Modules are imported when a function runs, so that registering the command loads none of them.
 async function latestRunId(db: Database): Promise<string> {
+  const [{ runsRepository }, { UsageError }] = await Promise.all([import('@benchfleet/db'), import('@benchfleet/core')]);
   const [latest] = await runsRepository(db).list(1);
   if (!latest) throw new UsageError('no runs yet: start one with `scheduler enqueue`');
   return latest.run_id;
 }
 
 export async function readRunStatus(db: Database, producer: JobProducer, runId: string): Promise<RunStatus> {
+  const [{ runsRepository }, { UsageError }, { jobCatalog }] = await Promise.all([import('@benchfleet/db'), import('@benchfleet/core'), import('@benchfleet/queue')]);
   const run = await runsRepository(db).summary(runId);
   if (!run) throw new UsageError(`run ${runId} not found; \`scheduler runs\` lists the runs`);
   const done = run.total - run.queued - run.running;
@@ -43,6 +42,7 @@ export function registerStatus(program: Command): void {
     .option('--json', 'print one JSON snapshot and exit')
     .option('--follow', 'keep reporting until the run has no pending task (default on a terminal)')
     .action(async (runArg: string | undefined, flags: { json?: boolean; follow?: boolean }) => {
+      const { withSchedulerServices } = await import('../config.js');
       await withSchedulerServices({ redis: true }, async ({ config, db, producer }) => {
         const runId = runArg ?? (await latestRunId(db));
         const first = await readRunStatus(db, producer, runId);
@@ -71,6 +71,11 @@ export function describeStatus(status: RunStatus): string {
 
 /** Refreshes from Postgres whenever QueueEvents reports a finished job, and every 2 s regardless. */
 export async function followRun(db: Database, producer: JobProducer, redisUrl: string, prefix: string, first: RunStatus): Promise<void> {
+  const [{ QueueEvents }, { createRedisConnection }, { createProgressReporter }] = await Promise.all([
+    import('bullmq'),
+    import('@benchfleet/queue'),
+    import('../progress-reporter.js'),
+  ]);
   const runId = first.run.run_id;
   const queueName = first.run.benchmark === 'osworld' ? 'osworld' : 'webshop';
   const connection = createRedisConnection(redisUrl, 'worker');

@@ -1,12 +1,16 @@
 import { Option, type Command } from 'commander';
-import { listenOn, UsageError } from '@benchfleet/core';
-import { loadStoreFromDatabase, rebuildCatalogSearchSnapshot } from '@benchfleet/catalog-store';
-import { webshopCatalogRepository } from '@benchfleet/db';
-import { createStoreHttpServer, runFixtureFile, searchBm25FixtureRunner, storeFixtureRunners, webshopRewardFixtureRunners, type FixtureRunner } from '@benchfleet/webshop';
-import { loadSchedulerConfig, withSchedulerServices } from '../config.js';
-import { createProgressReporter } from '../progress-reporter.js';
-import { demoCatalogRequest, fileCatalogRequest, importWebshopCatalog, type CatalogImportRequest, type GoalMode } from '../webshop-catalog-import.js';
-import { DEFAULT_DOWNLOAD_BASE, downloadWebshopSmall } from '../webshop-download.js';
+import type { CatalogImportRequest, GoalMode } from '../webshop-catalog-import.js';
+
+// Every module a command needs is imported when it runs: registering the commands (all `--help`
+// needs) loads none of them.
+const load = {
+  core: () => import('@benchfleet/core'),
+  catalogStore: () => import('@benchfleet/catalog-store'),
+  db: () => import('@benchfleet/db'),
+  webshop: () => import('@benchfleet/webshop'),
+  config: () => import('../config.js'),
+  catalogImport: () => import('../webshop-catalog-import.js'),
+};
 
 interface ImportFlags {
   demo?: boolean;
@@ -20,9 +24,12 @@ interface ImportFlags {
   numProducts?: number;
 }
 
-export const fixtureRunners: readonly FixtureRunner[] = [...webshopRewardFixtureRunners, ...storeFixtureRunners, searchBm25FixtureRunner];
-
 async function runImport(request: CatalogImportRequest): Promise<void> {
+  const [{ withSchedulerServices }, { createProgressReporter }, { importWebshopCatalog }] = await Promise.all([
+    load.config(),
+    import('../progress-reporter.js'),
+    load.catalogImport(),
+  ]);
   await withSchedulerServices({ redis: false }, async ({ db }) => {
     const progress = createProgressReporter(`import ${request.catalogId}`, 1, {
       format: `import ${request.catalogId} [{bar}] {value}/{total} {unit} | {products} products | eta {eta_formatted}`,
@@ -57,6 +64,7 @@ export function registerWebshopCommands(program: Command): void {
     .option('--catalog-id <id>', 'id to store the catalog under (replaces one with the same id)')
     .option('--num-products <n>', 'only the first N products (as the original num_products)', Number)
     .action(async (flags: ImportFlags) => {
+      const [{ UsageError }, { demoCatalogRequest, fileCatalogRequest }] = await Promise.all([load.core(), load.catalogImport()]);
       if (flags.demo) {
         if (flags.items || flags.attributes || flags.human) throw new UsageError('--demo generates its own files: drop --items/--attributes/--human');
         await runImport(
@@ -91,6 +99,12 @@ export function registerWebshopCommands(program: Command): void {
     .description('build and store the search index snapshot of a catalog imported before snapshots existed (imports build theirs)')
     .option('--catalog <id>', 'catalog to index (default: the latest imported)')
     .action(async (flags: { catalog?: string }) => {
+      const [{ UsageError }, { rebuildCatalogSearchSnapshot }, { webshopCatalogRepository }, { withSchedulerServices }] = await Promise.all([
+        load.core(),
+        load.catalogStore(),
+        load.db(),
+        load.config(),
+      ]);
       await withSchedulerServices({ redis: false }, async ({ db }) => {
         const catalogId = flags.catalog ?? (await webshopCatalogRepository(db).latestId());
         if (!catalogId) throw new UsageError('no WebShop catalog in Postgres: run `scheduler webshop import --demo` first');
@@ -103,13 +117,19 @@ export function registerWebshopCommands(program: Command): void {
     .command('download')
     .description('fetch the real small data set (1,000 products, human instructions), check its sha256 values, and import it')
     .option('--dir <dir>', 'where to keep the files', '.benchfleet/webshop-data')
-    .option('--base-url <url>', 'where the repositories are served from', process.env.WEBSHOP_DOWNLOAD_BASE ?? DEFAULT_DOWNLOAD_BASE)
+    .option('--base-url <url>', 'where the repositories are served from (default: WEBSHOP_DOWNLOAD_BASE, else the public raw-file host)')
     .addOption(new Option('--goal-mode <mode>', 'human or synthetic goals').choices(['human', 'synthetic']).default('human'))
     .option('--seed <n>', 'seed of the hidden prices and price limits', Number, 0)
     .option('--catalog-id <id>', 'id to store the catalog under', 'webshop-small')
-    .action(async (flags: { dir: string; baseUrl: string; goalMode: GoalMode; seed: number; catalogId: string }) => {
+    .action(async (flags: { dir: string; baseUrl?: string; goalMode: GoalMode; seed: number; catalogId: string }) => {
+      const [{ loadSchedulerConfig }, { DEFAULT_DOWNLOAD_BASE, downloadWebshopSmall }, { fileCatalogRequest }] = await Promise.all([
+        load.config(),
+        import('../webshop-download.js'),
+        load.catalogImport(),
+      ]);
       await loadSchedulerConfig({ database: true });
-      const files = await downloadWebshopSmall(flags.dir, { baseUrl: flags.baseUrl, log: (line) => process.stderr.write(`${line}\n`) });
+      const baseUrl = flags.baseUrl ?? process.env.WEBSHOP_DOWNLOAD_BASE ?? DEFAULT_DOWNLOAD_BASE;
+      const files = await downloadWebshopSmall(flags.dir, { baseUrl, log: (line) => process.stderr.write(`${line}\n`) });
       await runImport(
         fileCatalogRequest({
           items: files['items_shuffle_1000.json'] ?? '',
@@ -130,6 +150,13 @@ export function registerWebshopCommands(program: Command): void {
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--show-attributes', 'offer the Attributes sub-page (the original show_attrs)')
     .action(async (flags: { catalog?: string; port: number; host: string; showAttributes?: boolean }) => {
+      const [{ listenOn, UsageError }, { loadStoreFromDatabase }, { webshopCatalogRepository }, { createStoreHttpServer }, { withSchedulerServices }] = await Promise.all([
+        load.core(),
+        load.catalogStore(),
+        load.db(),
+        load.webshop(),
+        load.config(),
+      ]);
       const loaded = await withSchedulerServices({ redis: false }, async ({ db }) => {
         const catalogId = flags.catalog ?? (await webshopCatalogRepository(db).latestId());
         if (!catalogId) throw new UsageError('no WebShop catalog in Postgres: run `scheduler webshop import --demo` first');
@@ -151,6 +178,8 @@ export function registerWebshopCommands(program: Command): void {
     .description('run parity fixture files made by the original WebShop code; one line per failing case, then "N passed, M failed"')
     .requiredOption('--fixtures <files...>', 'fixture files (reward_units.json, env_episodes.json, search_bm25.json, …)')
     .action(async (flags: { fixtures: string[] }) => {
+      const { runFixtureFile, searchBm25FixtureRunner, storeFixtureRunners, webshopRewardFixtureRunners } = await load.webshop();
+      const fixtureRunners = [...webshopRewardFixtureRunners, ...storeFixtureRunners, searchBm25FixtureRunner];
       let passed = 0;
       let failed = 0;
       for (const file of flags.fixtures) {

@@ -1,9 +1,5 @@
 import type { Command } from 'commander';
 import { hostname } from 'node:os';
-import { tasksRepository } from '@benchfleet/db';
-import { aggregateJobId, JobProducer, startWorkerProcess, watchLostJobs } from '@benchfleet/queue';
-import { loadSchedulerConfig } from '../config.js';
-import { createAggregateRunHandler } from '../handlers/aggregate-run.js';
 
 export function registerWorker(program: Command): void {
   program
@@ -13,6 +9,12 @@ export function registerWorker(program: Command): void {
     .option('--grace-s <n>', 'seconds active jobs may finish after SIGTERM', Number, 30)
     .option('--metrics-port <port>', 'serve /metrics and /healthz on this port (or BENCHFLEET_METRICS_PORT)')
     .action(async (flags: { workerId: string; graceS: number; metricsPort?: string }) => {
+      const [{ tasksRepository }, { aggregateJobId, JobProducer, startWorkerProcess, watchLostJobs }, { loadSchedulerConfig }, { createAggregateRunHandler }] = await Promise.all([
+        import('@benchfleet/db'),
+        import('@benchfleet/queue'),
+        import('../config.js'),
+        import('../handlers/aggregate-run.js'),
+      ]);
       const config = await loadSchedulerConfig({ database: true, redis: true });
       const metricsPort = flags.metricsPort ?? process.env.BENCHFLEET_METRICS_PORT;
       const running = await startWorkerProcess(

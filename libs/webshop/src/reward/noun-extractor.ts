@@ -1,5 +1,8 @@
-import winkNLP from 'wink-nlp';
-import model from 'wink-eng-lite-web-model';
+import { createRequire } from 'node:module';
+
+// The tagger and its model (~100 ms to load) are loaded with the first extractor, not at import:
+// processes that never score a purchase (the scheduler, a worker before its first) skip them.
+const require = createRequire(import.meta.url);
 
 /**
  * Produces the nouns of a product title for the type reward: upstream keeps, in token order and with
@@ -19,6 +22,8 @@ const NOUN_TAGS = new Set(['NOUN', 'PROPN']);
  * en_core_web_lg on title-cased text, so results may differ near the 0.1 and 0.2 thresholds.
  */
 export function createWinkNounExtractor(): NounExtractor {
+  const winkNLP = require('wink-nlp') as typeof import('wink-nlp').default;
+  const model = require('wink-eng-lite-web-model') as typeof import('wink-eng-lite-web-model').default;
   const nlp = winkNLP(model, ['sbd', 'pos']);
   const its = nlp.its;
   return {
