@@ -15,6 +15,7 @@ export interface NounExtractor {
 }
 
 const NOUN_TAGS = new Set(['NOUN', 'PROPN']);
+const NOUN_CACHE_ENTRIES = 20_000;
 
 /**
  * The default extractor: wink-nlp with its English lite model. Like spaCy it uses Universal POS tags
@@ -26,13 +27,21 @@ export function createWinkNounExtractor(): NounExtractor {
   const model = require('wink-eng-lite-web-model') as typeof import('wink-eng-lite-web-model').default;
   const nlp = winkNLP(model, ['sbd', 'pos']);
   const its = nlp.its;
+  // Goals and products recur across episodes: their titles are tagged once.
+  const seen = new Map<string, readonly string[]>();
   return {
     name: 'wink-nlp@2 wink-eng-lite-web-model@1 (UPOS NOUN/PROPN)',
     nouns(text: string): string[] {
-      const tokens = nlp.readDoc(text).tokens();
-      const values = tokens.out(its.value);
-      const tags = tokens.out(its.pos);
-      return values.filter((_, i) => NOUN_TAGS.has(tags[i] ?? '')).map((value) => value.toLowerCase());
+      let nouns = seen.get(text);
+      if (nouns === undefined) {
+        const tokens = nlp.readDoc(text).tokens();
+        const values = tokens.out(its.value);
+        const tags = tokens.out(its.pos);
+        nouns = values.filter((_, i) => NOUN_TAGS.has(tags[i] ?? '')).map((value) => value.toLowerCase());
+        if (seen.size >= NOUN_CACHE_ENTRIES) seen.clear();
+        seen.set(text, nouns);
+      }
+      return [...nouns];
     },
   };
 }

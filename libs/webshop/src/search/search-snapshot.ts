@@ -346,14 +346,26 @@ export function openSearchSnapshot(path: string, options: OpenSearchSnapshotOpti
       }
       return undefined;
     };
+    // Asins are nearly always ASCII: compared character by byte, without encoding the key.
+    const ascii = /^[\x00-\x7f]*$/;
+    const compareAsciiAt = (doc: number, key: string): number => {
+      const start = asinOffsets[doc] as number;
+      const length = (asinOffsets[doc + 1] as number) - start;
+      const common = Math.min(length, key.length);
+      for (let i = 0; i < common; i++) {
+        const difference = (asinBytes[start + i] as number) - key.charCodeAt(i);
+        if (difference !== 0) return difference;
+      }
+      return length - key.length;
+    };
     const documentOf = (asin: string): number => {
-      const key = Buffer.from(asin, 'utf8');
+      const key = ascii.test(asin) ? null : Buffer.from(asin, 'utf8');
       let low = 0;
       let high = docsByAsin.length - 1;
       while (low <= high) {
         const middle = (low + high) >>> 1;
         const doc = docsByAsin[middle] as number;
-        const order = compareAt(asinBytes, asinOffsets, doc, key);
+        const order = key === null ? compareAsciiAt(doc, asin) : compareAt(asinBytes, asinOffsets, doc, key);
         if (order === 0) return doc;
         if (order < 0) low = middle + 1;
         else high = middle - 1;
