@@ -23,6 +23,7 @@ import {
 export const SEARCH_SNAPSHOT_FORMAT = 1;
 const CHUNK_BYTES = 8 << 20;
 const REBUILD_PAGE = 5_000;
+const STALE_COPY_AGE_MS = 60 * 60_000;
 
 /** A built snapshot file waiting to be stored; `dispose` removes the file. */
 export interface BuiltSearchSnapshot {
@@ -133,11 +134,19 @@ async function downloadSnapshot(db: Database, stored: StoredSearchSnapshot, path
   await rename(partial, path);
 }
 
-/** Removes cached snapshots of other versions of this catalog (re-imported since). */
+/**
+ * Removes cached snapshots of other versions of this catalog (re-imported since). Only copies
+ * untouched for an hour go: a cache directory shared by workers of another database holding a
+ * catalog of the same id must not lose the copy one of them is about to open.
+ */
 async function removeStaleCopies(cacheDir: string, catalogId: string, keep: string): Promise<void> {
   const prefix = `${encodeURIComponent(catalogId)}--`;
+  const cutoff = Date.now() - STALE_COPY_AGE_MS;
   for (const name of await readdir(cacheDir)) {
-    if (name.startsWith(prefix) && name !== keep && name.endsWith('.bfidx')) await rm(join(cacheDir, name), { force: true });
+    if (!name.startsWith(prefix) || name === keep || !name.endsWith('.bfidx')) continue;
+    const path = join(cacheDir, name);
+    const modified = await stat(path).then((found) => found.mtimeMs, () => Date.now());
+    if (modified < cutoff) await rm(path, { force: true });
   }
 }
 

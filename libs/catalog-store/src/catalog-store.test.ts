@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
@@ -143,9 +143,16 @@ describe('opening a catalog snapshot', () => {
     const second = await openStoreFromSnapshot(services.db, 'reimported', { cacheDir });
     expect(second.snapshot).toMatchObject({ version: secondVersion, downloaded: true });
     expect(second.products).toBe(3);
-    expect(readdirSync(cacheDir)).toHaveLength(1);
+    expect(readdirSync(cacheDir).sort()).toEqual([`reimported--${firstVersion}.bfidx`, `reimported--${secondVersion}.bfidx`].sort());
+    // A copy of an earlier version untouched for an hour is removed when a newer one is copied in.
+    const oldCopy = join(cacheDir, `reimported--${firstVersion}.bfidx`);
+    utimesSync(oldCopy, new Date(Date.now() - 2 * 3_600_000), new Date(Date.now() - 2 * 3_600_000));
+    const thirdVersion = await importCatalog('reimported', catalog);
+    const third = await openStoreFromSnapshot(services.db, 'reimported', { cacheDir });
+    expect(readdirSync(cacheDir).sort()).toEqual([`reimported--${secondVersion}.bfidx`, `reimported--${thirdVersion}.bfidx`].sort());
+    third.close();
     // A snapshot left from the earlier version (as a failed rebuild could leave it) is refused.
-    await sql`update webshop_search_snapshots set version = ${firstVersion} where catalog_id = 'reimported'`.execute(services.db);
+    await sql`update webshop_search_snapshots set version = ${secondVersion} where catalog_id = 'reimported'`.execute(services.db);
     await expect(openStoreFromSnapshot(services.db, 'reimported', { cacheDir })).rejects.toThrow(/is stale \(built for version/);
     first.close();
     second.close();
