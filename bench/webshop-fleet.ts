@@ -5,10 +5,11 @@
 // against the fake OpenAI-compatible server at 300 ms per call with concurrency 1, 8 and 64, and
 // cold starts: `scheduler --help` and start → `worker ready` of worker-webshop.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { sql } from 'kysely';
 import { JobProducer } from '@benchfleet/queue';
 import { cliBin, startFakeLlm, waitFor } from '@benchfleet/testing';
 import { enqueueRun } from '../apps/scheduler/src/run-enqueuer.js';
@@ -82,8 +83,36 @@ async function stopWorkers(workers: Worker[]): Promise<void> {
   await Promise.all(workers.map((worker) => worker.exited));
 }
 
-async function measure(options: Partial<EnqueueOptions>, episodes: number): Promise<{ rate: number; steps: number; seconds: number }> {
+/** CPU time (user + system) a process has used, in ms; 0 once it is gone. */
+function cpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU used so far by each Postgres backend serving the bench database. */
+async function postgresCpu(): Promise<Map<number, number>> {
+  const backends = await sql<{ pid: number }>`select pid from pg_stat_activity where datname = current_database()`.execute(bench.db);
+  return new Map(backends.rows.map((row) => [row.pid, cpuMs(row.pid)]));
+}
+
+interface Measured {
+  rate: number;
+  steps: number;
+  seconds: number;
+  /** CPU per episode of the worker processes, and of the Postgres backends serving the database. */
+  workerCpuMs: number;
+  postgresCpuMs: number;
+}
+
+async function measure(options: Partial<EnqueueOptions>, episodes: number, workers: Worker[] = []): Promise<Measured> {
   const plan = await planWebshopRun(bench.db, { domain: [], catalog: 'bench', goals: `0-${episodes - 1}`, ...options });
+  const workerCpuBefore = workers.map((worker) => cpuMs(worker.child.pid ?? 0));
+  const postgresBefore = await postgresCpu();
   const started = performance.now();
   const runId = await enqueueRun({ db: bench.db, producer }, plan);
   const { steps } = await waitFor(
@@ -107,7 +136,10 @@ async function measure(options: Partial<EnqueueOptions>, episodes: number): Prom
     25,
   );
   const seconds = (performance.now() - started) / 1000;
-  return { rate: episodes / seconds, steps, seconds };
+  const workerCpu = workers.reduce((sum, worker, i) => sum + cpuMs(worker.child.pid ?? 0) - (workerCpuBefore[i] ?? 0), 0);
+  let postgresCpuTotal = 0;
+  for (const [pid, used] of await postgresCpu()) postgresCpuTotal += used - (postgresBefore.get(pid) ?? 0);
+  return { rate: episodes / seconds, steps, seconds, workerCpuMs: workerCpu / episodes, postgresCpuMs: postgresCpuTotal / episodes };
 }
 
 /** Median wall time of `node <bin> --help`, each a fresh process. */
@@ -149,15 +181,19 @@ try {
   }
 
   const rates = new Map<string, number[]>();
+  const cpu = new Map<string, Array<[number, number]>>();
   for (let round = 0; round < rounds; round++) {
     for (const processes of [1, 2]) {
       for (const build of round % 2 === 0 ? builds : [...builds].reverse()) {
         const { workers } = await startWorkers(build.root, processes, 32);
-        const result = await measure({ agent: 'rule' }, episodes);
+        const result = await measure({ agent: 'rule' }, episodes, workers);
         await stopWorkers(workers);
         const key = `${build.name}|${processes}`;
         rates.set(key, [...(rates.get(key) ?? []), result.rate]);
-        process.stderr.write(`round ${round + 1}: ${build.name}, ${processes} process(es): ${result.rate.toFixed(1)} episodes/s (${result.steps} steps; load ${load()})\n`);
+        cpu.set(key, [...(cpu.get(key) ?? []), [result.workerCpuMs, result.postgresCpuMs]]);
+        process.stderr.write(
+          `round ${round + 1}: ${build.name}, ${processes} process(es): ${result.rate.toFixed(1)} episodes/s, CPU/episode worker ${result.workerCpuMs.toFixed(2)} ms, Postgres ${result.postgresCpuMs.toFixed(2)} ms (${result.steps} steps; load ${load()})\n`,
+        );
       }
     }
   }
@@ -165,6 +201,7 @@ try {
   for (const processes of [1, 2]) {
     for (const build of builds) {
       const list = rates.get(`${build.name}|${processes}`) ?? [];
+      const cpuList = cpu.get(`${build.name}|${processes}`) ?? [];
       const one = mean(rates.get(`${build.name}|1`));
       const baseline = mean(rates.get(`baseline|${processes}`));
       rows.push({
@@ -173,6 +210,7 @@ try {
         'episodes/s': `${mean(list).toFixed(1)} (${list.map((rate) => rate.toFixed(0)).join(', ')})`,
         '× 1 process': (mean(list) / one).toFixed(2),
         '× baseline': baselineRoot ? (mean(list) / baseline).toFixed(2) : '-',
+        'CPU ms/episode: worker, Postgres': `${mean(cpuList.map(([worker]) => worker)).toFixed(2)}, ${mean(cpuList.map(([, postgres]) => postgres)).toFixed(2)}`,
       });
     }
   }
@@ -186,7 +224,14 @@ try {
       const ideal = concurrency / episodeSeconds;
       const result = await measure({ agent: 'llm', llmBaseUrl: llm.baseUrl, llmModel: 'fake' }, n);
       await stopWorkers(workers);
-      rows.push({ setup: `llm 300 ms/call, concurrency ${concurrency}`, episodes: n, 'episodes/s': result.rate.toFixed(1), '× 1 process': '-', '× baseline': `${((result.rate / ideal) * 100).toFixed(0)}% of ideal ${ideal.toFixed(1)}/s` });
+      rows.push({
+        setup: `llm 300 ms/call, concurrency ${concurrency}`,
+        episodes: n,
+        'episodes/s': result.rate.toFixed(1),
+        '× 1 process': '-',
+        '× baseline': `${((result.rate / ideal) * 100).toFixed(0)}% of ideal ${ideal.toFixed(1)}/s`,
+        'CPU ms/episode: worker, Postgres': '-',
+      });
     }
   }
   printTable(rows);

@@ -53,7 +53,8 @@ export async function openStoreFromSnapshot(db: Database, catalogId: string, opt
   const started = Date.now();
   const [{ snapshot, downloaded }, goals] = await Promise.all([openCatalogSearchSnapshot(db, catalogId, options.cacheDir), loadGoals(db, catalogId)]);
   const products = new PostgresStoreProducts(db, catalogId, snapshot, options.productCacheEntries ?? DEFAULT_PRODUCT_CACHE_ENTRIES);
-  const store = createStoreOver(products, goals, storeSearchFromIndex(snapshot));
+  // The snapshot indexes exactly this catalog version's products.
+  const store = createStoreOver(products, goals, { ...storeSearchFromIndex(snapshot), listsOnlyStoreProducts: true });
   return {
     catalogId,
     store,

@@ -40,10 +40,10 @@ async function openAttempts(runId: string, tasks: number): Promise<void> {
 const stepOf = (runId: string, task: number, step: number): NewStep => ({ run_id: runId, task_id: `t${task}`, attempt: 1, step, observation: `obs ${task}.${step}` });
 
 describe('StepWriter', () => {
-  it('writes the steps of episodes that finish together in one INSERT, before any of their flushes resolves', async () => {
+  it('writes at once when idle; flushes asked for meanwhile share the next INSERT, and each resolves with its steps written', async () => {
     await openAttempts('together', 20);
     const { repository, inserts } = countingRepository();
-    const sut = new StepWriter(repository, { maxDelayMs: 1_000, coalesceMs: 20 });
+    const sut = new StepWriter(repository, { maxDelayMs: 1_000 });
     const flushes = Array.from({ length: 20 }, async (_, task) => {
       for (let step = 1; step <= 3; step++) sut.add(stepOf('together', task, step));
       await sut.flush();
@@ -51,12 +51,12 @@ describe('StepWriter', () => {
       expect(written.map((row) => row.step).sort()).toEqual([1, 2, 3]);
     });
     await Promise.all(flushes);
-    expect(inserts).toEqual([60]);
+    expect(inserts).toEqual([3, 57]);
   });
 
   it('keeps steps whose write failed and writes them with the next flush', async () => {
     const { repository, inserts } = countingRepository();
-    const sut = new StepWriter(repository, { coalesceMs: 1 });
+    const sut = new StepWriter(repository);
     // No attempt row yet: the foreign key refuses the steps.
     sut.add(stepOf('late', 0, 1));
     await expect(sut.flush()).rejects.toThrow(/foreign key/);

@@ -27,74 +27,82 @@ export function stepsRepository(db: Database) {
 export type StepsRepository = ReturnType<typeof stepsRepository>;
 
 /**
- * Collects steps from many concurrent episodes and writes them in batches: one INSERT per flush
+ * Collects steps from many concurrent episodes and writes them in batches: one INSERT per write
  * instead of one per step. `flush()` resolves once every step added before it is in Postgres, so
- * the steps of a finished task are always there before its result. Flushes asked for within
- * `coalesceMs` of each other (episodes finishing together) share one INSERT rather than each
- * writing its own.
+ * the steps of a finished task are always there before its result. One write runs at a time:
+ * flushes asked for while it runs (episodes finishing together) share the next INSERT, so the
+ * busier the worker, the larger its batches, and an idle one writes at once.
  */
 export class StepWriter {
   private pending: NewStep[] = [];
   /** Settles when the steps now pending are written (or their write failed). */
-  private pendingWritten: { promise: Promise<void>; resolve(): void; reject(error: unknown): void } | null = null;
-  private inFlight: Promise<void> = Promise.resolve();
+  private pendingWritten: Deferred | null = null;
+  private writing: Promise<void> | null = null;
   private timer: NodeJS.Timeout | undefined;
-  private timerDue = Number.POSITIVE_INFINITY;
 
   constructor(
     private readonly repository: StepsRepository,
-    private readonly options: { maxBatch?: number; maxDelayMs?: number; coalesceMs?: number } = {},
+    private readonly options: { maxBatch?: number; maxDelayMs?: number } = {},
   ) {}
 
   add(step: NewStep): void {
     this.pending.push(step);
     if (this.pending.length >= (this.options.maxBatch ?? 200)) this.write();
-    else this.writeWithin(this.options.maxDelayMs ?? 25);
+    else this.timer ??= setTimeout(() => this.write(), this.options.maxDelayMs ?? 25);
   }
 
   /** Resolves once everything added so far is written; rejects if that write failed (the steps stay pending). */
   async flush(): Promise<void> {
-    if (this.pending.length === 0) return this.inFlight;
+    if (this.pending.length === 0) {
+      await this.writing;
+      return;
+    }
     this.pendingWritten ??= deferred();
     const written = this.pendingWritten.promise;
-    this.writeWithin(this.options.coalesceMs ?? 10);
+    this.write();
     return written;
-  }
-
-  private writeWithin(ms: number): void {
-    const due = Date.now() + ms;
-    if (this.timer !== undefined && this.timerDue <= due) return;
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    this.timerDue = due;
-    this.timer = setTimeout(() => this.write(), ms);
   }
 
   private write(): void {
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
-    this.timerDue = Number.POSITIVE_INFINITY;
+    // The running write starts the next batch when it ends.
+    if (this.writing !== null || this.pending.length === 0) return;
     const batch = this.pending;
     const written = this.pendingWritten;
     this.pending = [];
     this.pendingWritten = null;
-    if (batch.length === 0) {
-      written?.resolve();
-      return;
-    }
-    const write = this.inFlight.catch(() => undefined).then(() => this.repository.insertMany(batch));
-    this.inFlight = write.then(
-      () => written?.resolve(),
+    this.writing = this.repository.insertMany(batch).then(
+      () => {
+        this.writing = null;
+        written?.resolve();
+        this.next();
+      },
       (error: unknown) => {
+        this.writing = null;
         this.pending = batch.concat(this.pending);
         written?.reject(error);
+        this.next();
         throw error;
       },
     );
-    this.inFlight.catch(() => undefined);
+    this.writing.catch(() => undefined);
+  }
+
+  /** After a write: flushes waiting for the pending steps get them written now; other steps within the delay. */
+  private next(): void {
+    if (this.pendingWritten !== null) this.write();
+    else if (this.pending.length > 0) this.timer ??= setTimeout(() => this.write(), this.options.maxDelayMs ?? 25);
   }
 }
 
-function deferred(): { promise: Promise<void>; resolve(): void; reject(error: unknown): void } {
+interface Deferred {
+  promise: Promise<void>;
+  resolve(): void;
+  reject(error: unknown): void;
+}
+
+function deferred(): Deferred {
   let resolve!: () => void;
   let reject!: (error: unknown) => void;
   const promise = new Promise<void>((ok, fail) => {

@@ -17,6 +17,8 @@ export interface StoreGoal {
 /** Ranked ASINs for a query, best first, at most `limit`. */
 export interface StoreSearch {
   search(query: string, limit: number): readonly string[];
+  /** Every asin it returns is a product of the store (an index of the same catalog version): hits need no check. */
+  readonly listsOnlyStoreProducts?: boolean;
 }
 
 /** One product as the store serves it: what its pages show, what the reward reads, its hidden price. */
@@ -180,7 +182,8 @@ export class Store {
       this.searchCache.set(query, cached);
       return cached;
     }
-    const hits = this.searchEngine.search(query, SEARCH_RETURN_N).filter((asin) => this.products.has(asin));
+    const ranked = this.searchEngine.search(query, SEARCH_RETURN_N);
+    const hits = this.searchEngine.listsOnlyStoreProducts === true ? ranked : ranked.filter((asin) => this.products.has(asin));
     if (this.searchCacheSize > 0) {
       if (this.searchCache.size >= this.searchCacheSize) {
         const oldest = this.searchCache.keys().next();
