@@ -13,6 +13,7 @@ export interface WebshopWorkerFlags {
   priceTable?: string;
   indexCache?: string;
   productCache?: string;
+  postingsCacheMib?: string;
 }
 
 const schema = z.object({
@@ -30,6 +31,7 @@ const schema = z.object({
   priceTable: priceTableSchema.optional(),
   indexCacheDir: z.string().min(1),
   productCacheEntries: z.coerce.number().int().min(0),
+  postingsCacheMib: z.coerce.number().int().min(0),
 });
 
 export type WebshopWorkerConfig = z.output<typeof schema>;
@@ -59,6 +61,7 @@ export function loadWebshopWorkerConfig(flags: WebshopWorkerFlags, env: NodeJS.P
       priceTable: readPriceTable(flags.priceTable ?? env.LLM_PRICE_TABLE),
       indexCacheDir: flags.indexCache ?? (env.BENCHFLEET_INDEX_CACHE || '.benchfleet/index-cache'),
       productCacheEntries: flags.productCache ?? env.BENCHFLEET_PRODUCT_CACHE ?? 5000,
+      postingsCacheMib: flags.postingsCacheMib ?? env.BENCHFLEET_POSTINGS_CACHE_MIB ?? 256,
     },
     {
       ...SERVICE_ENV_LABELS,
@@ -71,6 +74,7 @@ export function loadWebshopWorkerConfig(flags: WebshopWorkerFlags, env: NodeJS.P
       priceTable: '--price-table (or LLM_PRICE_TABLE)',
       indexCacheDir: '--index-cache (or BENCHFLEET_INDEX_CACHE)',
       productCacheEntries: '--product-cache (or BENCHFLEET_PRODUCT_CACHE)',
+      postingsCacheMib: '--postings-cache-mib (or BENCHFLEET_POSTINGS_CACHE_MIB)',
     },
   );
 }

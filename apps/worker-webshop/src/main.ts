@@ -15,6 +15,7 @@ const program = new Command('worker-webshop')
   .option('--metrics-port <port>', 'serve /metrics and /healthz on this port (or BENCHFLEET_METRICS_PORT)')
   .option('--index-cache <dir>', 'where this machine keeps copies of catalog search snapshots (default .benchfleet/index-cache, or BENCHFLEET_INDEX_CACHE)')
   .option('--product-cache <n>', 'products kept in memory, least recently used dropped first (default 5000, or BENCHFLEET_PRODUCT_CACHE)')
+  .option('--postings-cache-mib <n>', 'MiB of search posting lists kept in memory; the rest is read from the snapshot file (default 256, or BENCHFLEET_POSTINGS_CACHE_MIB)')
   .option('--price-table <file|json>', 'USD per 1M tokens per model, {"model":{"inputUsdPerMillion":..,"outputUsdPerMillion":..}} (or LLM_PRICE_TABLE)')
   .showHelpAfterError()
   .action(async (flags: WebshopWorkerFlags) => {
@@ -35,7 +36,12 @@ const program = new Command('worker-webshop')
       },
       async ({ db, logger, taskDeps }) => {
         const stores = new StoreCache(
-          (catalogId) => openStoreFromSnapshot(db, catalogId, { cacheDir: config.indexCacheDir, productCacheEntries: config.productCacheEntries }),
+          (catalogId) =>
+            openStoreFromSnapshot(db, catalogId, {
+              cacheDir: config.indexCacheDir,
+              productCacheEntries: config.productCacheEntries,
+              postingsCacheBytes: config.postingsCacheMib * 2 ** 20,
+            }),
           (loaded) =>
             logger.info(
               { catalog: loaded.catalogId, products: loaded.products, goals: loaded.goals, loadMs: loaded.loadMs, snapshot: loaded.snapshot },

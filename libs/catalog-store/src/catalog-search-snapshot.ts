@@ -161,7 +161,12 @@ export interface OpenedCatalogSnapshot {
  * from Postgres first when the cache lacks it. A missing or stale stored snapshot is refused in
  * one line naming the command that builds it; a damaged local copy is replaced once.
  */
-export async function openCatalogSearchSnapshot(db: Database, catalogId: string, cacheDir: string): Promise<OpenedCatalogSnapshot> {
+export async function openCatalogSearchSnapshot(
+  db: Database,
+  catalogId: string,
+  cacheDir: string,
+  options: { readonly postingsCacheBytes?: number } = {},
+): Promise<OpenedCatalogSnapshot> {
   const repository = webshopCatalogRepository(db);
   const [catalog, stored] = await Promise.all([repository.get(catalogId), repository.searchSnapshot(catalogId)]);
   if (!catalog) throw new UsageError(`no WebShop catalog ${catalogId} in Postgres: import it with \`scheduler webshop import\``);
@@ -175,14 +180,14 @@ export async function openCatalogSearchSnapshot(db: Database, catalogId: string,
   await mkdir(cacheDir, { recursive: true });
   const name = cacheFileName(catalogId, stored.version);
   const path = join(cacheDir, name);
-  const identity = { catalogId, version: stored.version };
+  const openOptions = { expect: { catalogId, version: stored.version }, ...options };
   const cached = await stat(path).then(
     (found) => found.size === stored.bytes,
     () => false,
   );
   if (cached) {
     try {
-      return { snapshot: openSearchSnapshot(path, { expect: identity }), downloaded: false };
+      return { snapshot: openSearchSnapshot(path, openOptions), downloaded: false };
     } catch (error) {
       if (!(error instanceof SearchSnapshotError)) throw error;
       await rm(path, { force: true });
@@ -190,5 +195,5 @@ export async function openCatalogSearchSnapshot(db: Database, catalogId: string,
   }
   await downloadSnapshot(db, stored, path);
   await removeStaleCopies(cacheDir, catalogId, name);
-  return { snapshot: openSearchSnapshot(path, { expect: identity }), downloaded: true };
+  return { snapshot: openSearchSnapshot(path, openOptions), downloaded: true };
 }

@@ -43,6 +43,8 @@ export interface SnapshotStoreOptions {
   readonly cacheDir: string;
   /** Products kept in memory (least recently used go first). */
   readonly productCacheEntries?: number;
+  /** Bytes of posting lists kept in memory (least recently used go first). */
+  readonly postingsCacheBytes?: number;
 }
 
 /**
@@ -51,7 +53,10 @@ export interface SnapshotStoreOptions {
  */
 export async function openStoreFromSnapshot(db: Database, catalogId: string, options: SnapshotStoreOptions): Promise<LoadedStore> {
   const started = Date.now();
-  const [{ snapshot, downloaded }, goals] = await Promise.all([openCatalogSearchSnapshot(db, catalogId, options.cacheDir), loadGoals(db, catalogId)]);
+  const [{ snapshot, downloaded }, goals] = await Promise.all([
+    openCatalogSearchSnapshot(db, catalogId, options.cacheDir, options.postingsCacheBytes === undefined ? {} : { postingsCacheBytes: options.postingsCacheBytes }),
+    loadGoals(db, catalogId),
+  ]);
   const products = new PostgresStoreProducts(db, catalogId, snapshot, options.productCacheEntries ?? DEFAULT_PRODUCT_CACHE_ENTRIES);
   // The snapshot indexes exactly this catalog version's products.
   const store = createStoreOver(products, goals, { ...storeSearchFromIndex(snapshot), listsOnlyStoreProducts: true });

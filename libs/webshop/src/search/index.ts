@@ -23,6 +23,7 @@ export {
 } from './search-index.js';
 export { searchBm25FixtureRunner } from './search-fixture-runner.js';
 export {
+  DEFAULT_POSTINGS_CACHE_BYTES,
   openSearchSnapshot,
   SearchSnapshotError,
   writeSearchSnapshot,
