@@ -2,7 +2,8 @@
 // full 1,181,436 products by default), imports each, and measures a worker against it.
 //
 //   npx tsx bench/webshop-scale.ts [--sizes 100000,300000,1181436] [--episodes 1000]
-//       [--baseline ../wt-baseline] [--baseline-max 300000] [--keep] [--import-only] [--concurrency 32]
+//       [--baseline ../wt-baseline] [--baseline-max 300000] [--keep] [--import-only] [--skip-memory-search]
+//       [--concurrency 32]
 //
 // Per size: import wall time (files written first, not timed), search snapshot size, search
 // p50/p99 over goal instructions (snapshot; with --baseline also today's in-memory index), and for
@@ -39,6 +40,7 @@ const { values } = parseArgs({
     queries: { type: 'string', default: '2000' },
     keep: { type: 'boolean', default: false },
     'import-only': { type: 'boolean', default: false },
+    'skip-memory-search': { type: 'boolean', default: false },
     seed: { type: 'string', default: '7' },
   },
 });
@@ -251,7 +253,7 @@ for (const size of sizes) {
     snapshot.close();
     rmSync(cacheDir, { recursive: true, force: true });
     let memorySearch: { p50: number; p99: number } | undefined;
-    if (baselineBin && size <= baselineMax) memorySearch = timeSearch(await buildInMemoryIndex(bench.db), queries);
+    if (baselineBin && size <= baselineMax && !values['skip-memory-search']) memorySearch = timeSearch(await buildInMemoryIndex(bench.db), queries);
 
     rows.push({
       products: figures.products.toLocaleString('en'),
