@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { useTestServices, waitFor } from '@benchfleet/testing';
+import { createDatabase } from './database.js';
 import type { NewStep } from './schema.js';
 import { StepWriter, stepsRepository, type StepsRepository } from './steps-repository.js';
 
@@ -54,18 +55,21 @@ describe('StepWriter', () => {
     expect(inserts).toEqual([3, 57]);
   });
 
-  it('keeps steps whose write failed and writes them with the next flush', async () => {
-    const { repository, inserts } = countingRepository();
-    const sut = new StepWriter(repository);
-    // No attempt row yet: the foreign key refuses the steps.
-    sut.add(stepOf('late', 0, 1));
-    await expect(sut.flush()).rejects.toThrow(/foreign key/);
+  it('keeps steps whose write failed (Postgres unreachable) and writes them with the next flush', async () => {
     await openAttempts('late', 1);
+    const unreachable = createDatabase('postgres://postgres@127.0.0.1:1/none', { connectTimeoutMs: 1_000 });
+    const { repository: reachable, inserts } = countingRepository();
+    let target = stepsRepository(unreachable);
+    const sut = new StepWriter({ ...reachable, insertMany: (steps) => target.insertMany(steps) });
+    sut.add(stepOf('late', 0, 1));
+    await expect(sut.flush()).rejects.toThrow();
+    await unreachable.destroy();
+    target = reachable;
     sut.add(stepOf('late', 0, 2));
     await sut.flush();
     const written = await services.db.selectFrom('steps').select('step').where('run_id', '=', 'late').orderBy('step').execute();
     expect(written.map((row) => row.step)).toEqual([1, 2]);
-    expect(inserts).toEqual([1, 2]);
+    expect(inserts).toEqual([2]);
   });
 
   it('writes on its own once a batch is full or the delay has passed', async () => {
