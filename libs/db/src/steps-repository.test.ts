@@ -41,18 +41,20 @@ async function openAttempts(runId: string, tasks: number): Promise<void> {
 const stepOf = (runId: string, task: number, step: number): NewStep => ({ run_id: runId, task_id: `t${task}`, attempt: 1, step, observation: `obs ${task}.${step}` });
 
 describe('StepWriter', () => {
-  it('writes at once when idle; flushes asked for meanwhile share the next INSERT, and each resolves with its steps written', async () => {
+  it('writes at once on flush, taking along every step pending from other episodes; each flush resolves with its steps written', async () => {
     await openAttempts('together', 20);
     const { repository, inserts } = countingRepository();
     const sut = new StepWriter(repository, { maxDelayMs: 1_000 });
+    // Ten episodes take steps; then twenty finish: each flush writes what is pending at that moment.
+    for (let task = 0; task < 10; task++) sut.add(stepOf('together', task, 1));
     const flushes = Array.from({ length: 20 }, async (_, task) => {
-      for (let step = 1; step <= 3; step++) sut.add(stepOf('together', task, step));
+      for (let step = task < 10 ? 2 : 1; step <= 3; step++) sut.add(stepOf('together', task, step));
       await sut.flush();
       const written = await services.db.selectFrom('steps').select('step').where('run_id', '=', 'together').where('task_id', '=', `t${task}`).execute();
       expect(written.map((row) => row.step).sort()).toEqual([1, 2, 3]);
     });
     await Promise.all(flushes);
-    expect(inserts).toEqual([3, 57]);
+    expect(inserts).toEqual([12, ...Array.from({ length: 19 }, (_, i) => (i < 9 ? 2 : 3))]);
   });
 
   it('keeps steps whose write failed (Postgres unreachable) and writes them with the next flush', async () => {

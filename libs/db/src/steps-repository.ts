@@ -29,15 +29,13 @@ export type StepsRepository = ReturnType<typeof stepsRepository>;
 /**
  * Collects steps from many concurrent episodes and writes them in batches: one INSERT per write
  * instead of one per step. `flush()` resolves once every step added before it is in Postgres, so
- * the steps of a finished task are always there before its result. One write runs at a time:
- * flushes asked for while it runs (episodes finishing together) share the next INSERT, so the
- * busier the worker, the larger its batches, and an idle one writes at once.
+ * the steps of a finished task are always there before its result. A flush writes at once
+ * whatever is pending (other episodes' steps too) without waiting for writes already under way,
+ * so a finishing episode waits for one INSERT at most; steps nobody flushes go within `maxDelayMs`.
  */
 export class StepWriter {
   private pending: NewStep[] = [];
-  /** Settles when the steps now pending are written (or their write failed). */
-  private pendingWritten: Deferred | null = null;
-  private writing: Promise<void> | null = null;
+  private readonly writing = new Set<Promise<void>>();
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -47,68 +45,30 @@ export class StepWriter {
 
   add(step: NewStep): void {
     this.pending.push(step);
-    if (this.pending.length >= (this.options.maxBatch ?? 200)) this.write();
-    else this.timer ??= setTimeout(() => this.write(), this.options.maxDelayMs ?? 25);
+    if (this.pending.length >= (this.options.maxBatch ?? 200)) void this.write().catch(() => undefined);
+    else this.timer ??= setTimeout(() => void this.write().catch(() => undefined), this.options.maxDelayMs ?? 25);
   }
 
   /** Resolves once everything added so far is written; rejects if that write failed (the steps stay pending). */
   async flush(): Promise<void> {
-    if (this.pending.length === 0) {
-      await this.writing;
-      return;
-    }
-    this.pendingWritten ??= deferred();
-    const written = this.pendingWritten.promise;
-    this.write();
-    return written;
+    // Steps added earlier may be in writes under way: those must end too.
+    const underWay = [...this.writing];
+    await Promise.all([this.write(), ...underWay]);
   }
 
-  private write(): void {
+  private write(): Promise<void> {
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
-    // The running write starts the next batch when it ends.
-    if (this.writing !== null || this.pending.length === 0) return;
     const batch = this.pending;
-    const written = this.pendingWritten;
     this.pending = [];
-    this.pendingWritten = null;
-    this.writing = this.repository.insertMany(batch).then(
-      () => {
-        this.writing = null;
-        written?.resolve();
-        this.next();
-      },
-      (error: unknown) => {
-        this.writing = null;
-        this.pending = batch.concat(this.pending);
-        written?.reject(error);
-        this.next();
-        throw error;
-      },
-    );
-    this.writing.catch(() => undefined);
+    if (batch.length === 0) return Promise.resolve();
+    const write = this.repository.insertMany(batch).catch((error: unknown) => {
+      this.pending = batch.concat(this.pending);
+      throw error;
+    });
+    this.writing.add(write);
+    const forget = (): void => void this.writing.delete(write);
+    write.then(forget, forget);
+    return write;
   }
-
-  /** After a write: flushes waiting for the pending steps get them written now; other steps within the delay. */
-  private next(): void {
-    if (this.pendingWritten !== null) this.write();
-    else if (this.pending.length > 0) this.timer ??= setTimeout(() => this.write(), this.options.maxDelayMs ?? 25);
-  }
-}
-
-interface Deferred {
-  promise: Promise<void>;
-  resolve(): void;
-  reject(error: unknown): void;
-}
-
-function deferred(): Deferred {
-  let resolve!: () => void;
-  let reject!: (error: unknown) => void;
-  const promise = new Promise<void>((ok, fail) => {
-    resolve = ok;
-    reject = fail;
-  });
-  promise.catch(() => undefined);
-  return { promise, resolve, reject };
 }
