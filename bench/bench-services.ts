@@ -14,13 +14,20 @@ export interface BenchServices {
   close(): Promise<void>;
 }
 
-/** A fresh, migrated database and queue prefix for one benchmark run, dropped afterwards. */
-export async function benchServices(name: string): Promise<BenchServices> {
+export interface BenchDatabaseOptions {
+  /** A fixed database name, kept by `close` when `keep` is set, so a later run can reuse its data. */
+  database?: string;
+  keep?: boolean;
+}
+
+/** A fresh (or, with a fixed name, reused), migrated database and queue prefix for one benchmark run, dropped afterwards. */
+export async function benchServices(name: string, options: BenchDatabaseOptions = {}): Promise<BenchServices> {
   const services = await provisionServices({ log: (line) => process.stderr.write(`${line}\n`) });
-  const database = `bench_${name}_${randomBytes(3).toString('hex')}`;
+  const database = options.database ?? `bench_${name}_${randomBytes(3).toString('hex')}`;
   const admin = new pg.Client({ connectionString: services.databaseUrl });
   await admin.connect();
-  await admin.query(`create database "${database}"`);
+  const exists = await admin.query('select 1 from pg_database where datname = $1', [database]);
+  if (exists.rowCount === 0) await admin.query(`create database "${database}"`);
   await admin.end();
   const url = new URL(services.databaseUrl);
   url.pathname = `/${database}`;
@@ -36,10 +43,12 @@ export async function benchServices(name: string): Promise<BenchServices> {
     env: { ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: services.redisUrl, BENCHFLEET_QUEUE_PREFIX: prefix, LOG_LEVEL: 'warn' },
     async close() {
       await db.destroy();
-      const client = new pg.Client({ connectionString: services.databaseUrl });
-      await client.connect();
-      await client.query(`drop database if exists "${database}" with (force)`);
-      await client.end();
+      if (!options.keep) {
+        const client = new pg.Client({ connectionString: services.databaseUrl });
+        await client.connect();
+        await client.query(`drop database if exists "${database}" with (force)`);
+        await client.end();
+      }
       await deleteKeysWithPrefix(services.redisUrl, prefix);
       await services.stop();
     },

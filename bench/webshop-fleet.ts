@@ -1,36 +1,115 @@
-// End-to-end WebShop throughput (enqueue → worker processes → Postgres).
-// Run: npx tsx bench/webshop-fleet.ts [--episodes 3000]
-// Prints episodes/s for the rule agent with 1 and 2 worker processes, and for the LLM agent
-// against the fake OpenAI-compatible server at 300 ms per call with concurrency 1, 8 and 64.
+// End-to-end WebShop throughput (enqueue → worker processes → Postgres), and how fast the CLIs start.
+// Run: npx tsx bench/webshop-fleet.ts [--episodes 3000] [--rounds 2] [--baseline ../wt-baseline]
+// Prints episodes/s for the rule agent with 1 and 2 worker processes (with --baseline: the same
+// for that checkout's worker, measured in turns with this one on the same catalog), the LLM agent
+// against the fake OpenAI-compatible server at 300 ms per call with concurrency 1, 8 and 64, and
+// cold starts: `scheduler --help` and start → `worker ready` of worker-webshop.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { sql } from 'kysely';
 import { JobProducer } from '@benchfleet/queue';
-import { enqueueTestRun, startCli, startFakeLlm, waitFor, type StartedProcess } from '@benchfleet/testing';
+import { cliBin, enqueueTestRun, startFakeLlm, waitFor } from '@benchfleet/testing';
 import { demoCatalogRequest, importWebshopCatalog } from '@benchfleet/webshop-benchmark';
-import { benchServices, printTable } from './bench-services.js';
+import { benchServices, percentile, printTable } from './bench-services.js';
 
-const { values } = parseArgs({ options: { episodes: { type: 'string', default: '3000' }, 'llm-episodes': { type: 'string', default: '' } } });
+const { values } = parseArgs({
+  options: {
+    episodes: { type: 'string', default: '3000' },
+    rounds: { type: 'string', default: '2' },
+    'llm-episodes': { type: 'string', default: '' },
+    baseline: { type: 'string' },
+    'skip-llm': { type: 'boolean', default: false },
+  },
+});
 const ruleEpisodes = Number(values.episodes);
+const rounds = Number(values.rounds);
 const LLM_LATENCY_MS = 300;
+const baselineRoot = values.baseline ? resolve(values.baseline) : undefined;
+if (baselineRoot && !existsSync(join(baselineRoot, 'apps/worker-webshop/bin/worker-webshop.js'))) throw new Error(`--baseline ${baselineRoot}: no worker-webshop bin there`);
+const builds = [
+  { name: 'this', root: resolve('.') },
+  ...(baselineRoot ? [{ name: 'baseline', root: baselineRoot }] : []),
+];
+const load = (): string => loadavg().map((value) => value.toFixed(1)).join(' ');
 
 const bench = await benchServices('fleet');
 const producer = new JobProducer(bench.services.redisUrl, bench.prefix);
 const llm = await startFakeLlm({ latencyMs: LLM_LATENCY_MS });
+const indexCache = mkdtempSync(join(tmpdir(), 'bench-fleet-cache-'));
 const rows: Record<string, string | number>[] = [];
 
-async function startWorkers(count: number, concurrency: number): Promise<StartedProcess[]> {
-  const workers = Array.from({ length: count }, (_, i) =>
-    startCli('worker-webshop', ['--worker-id', `bench-${i}`, '--concurrency', String(concurrency), '--catalog', 'bench'], { ...bench.env, LOG_LEVEL: 'info' }),
-  );
-  await waitFor('workers to be ready', () => workers.every((w) => w.output().includes('worker ready')), 60_000, 50);
-  return workers;
+interface Worker {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<unknown>;
 }
 
-async function stopWorkers(workers: StartedProcess[]): Promise<void> {
+function spawnWorker(root: string, id: string, concurrency: number): Worker {
+  const bin = root === resolve('.') ? cliBin('worker-webshop') : join(root, 'apps/worker-webshop/bin/worker-webshop.js');
+  const child = spawn(process.execPath, [bin, '--worker-id', id, '--concurrency', String(concurrency), '--catalog', 'bench'], {
+    env: { ...bench.env, LOG_LEVEL: 'info', BENCHFLEET_INDEX_CACHE: indexCache },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const keep = (chunk: Buffer) => (output = (output + chunk.toString()).slice(-50_000));
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  return { child, output: () => output, exited: new Promise((done) => child.once('exit', done)) };
+}
+
+async function startWorkers(root: string, count: number, concurrency: number): Promise<{ workers: Worker[]; readyMs: number }> {
+  const started = performance.now();
+  const workers = Array.from({ length: count }, (_, i) => spawnWorker(root, `bench-${i}`, concurrency));
+  await waitFor(
+    'workers to be ready',
+    () => {
+      const dead = workers.find((worker) => worker.child.exitCode !== null);
+      if (dead) throw new Error(`a worker exited: ${dead.output().slice(-2000)}`);
+      return workers.every((worker) => worker.output().includes('"worker ready"'));
+    },
+    120_000,
+    5,
+  );
+  return { workers, readyMs: performance.now() - started };
+}
+
+async function stopWorkers(workers: Worker[]): Promise<void> {
   for (const worker of workers) worker.child.kill('SIGTERM');
   await Promise.all(workers.map((worker) => worker.exited));
 }
 
-async function measure(label: string, flags: Record<string, string>, episodes: number, expectedPerSecond?: number): Promise<void> {
+/** CPU time (user + system) a process has used, in ms; 0 once it is gone. */
+function cpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU used so far by each Postgres backend serving the bench database. */
+async function postgresCpu(): Promise<Map<number, number>> {
+  const backends = await sql<{ pid: number }>`select pid from pg_stat_activity where datname = current_database()`.execute(bench.db);
+  return new Map(backends.rows.map((row) => [row.pid, cpuMs(row.pid)]));
+}
+
+interface Measured {
+  rate: number;
+  steps: number;
+  seconds: number;
+  /** CPU per episode of the worker processes, and of the Postgres backends serving the database. */
+  workerCpuMs: number;
+  postgresCpuMs: number;
+}
+
+async function measure(flags: Record<string, string>, episodes: number, workers: Worker[] = []): Promise<Measured> {
+  const workerCpuBefore = workers.map((worker) => cpuMs(worker.child.pid ?? 0));
+  const postgresBefore = await postgresCpu();
   const started = performance.now();
   const runId = await enqueueTestRun({ db: bench.db, producer }, { benchmark: 'webshop', flags: { catalog: 'bench', goals: `0-${episodes - 1}`, ...flags } });
   const { steps } = await waitFor(
@@ -38,7 +117,7 @@ async function measure(label: string, flags: Record<string, string>, episodes: n
     async () => {
       const row = await bench.db
         .selectFrom('tasks')
-        .select((eb) => [eb.fn.countAll<number>().as('open'), eb.fn.sum<number>('total_steps').as('steps')])
+        .select((eb) => [eb.fn.countAll<number>().as('open')])
         .where('run_id', '=', runId)
         .where('status', 'in', ['queued', 'running'])
         .executeTakeFirstOrThrow();
@@ -54,42 +133,111 @@ async function measure(label: string, flags: Record<string, string>, episodes: n
     25,
   );
   const seconds = (performance.now() - started) / 1000;
-  const rate = episodes / seconds;
-  rows.push({
-    setup: label,
-    episodes,
-    steps,
-    seconds: seconds.toFixed(2),
-    'episodes/s': rate.toFixed(1),
-    ...(expectedPerSecond ? { 'ideal/s': expectedPerSecond.toFixed(1), 'of ideal': `${((rate / expectedPerSecond) * 100).toFixed(0)}%` } : { 'ideal/s': '-', 'of ideal': '-' }),
-  });
-  process.stderr.write(`${label}: ${rate.toFixed(1)} episodes/s\n`);
+  const workerCpu = workers.reduce((sum, worker, i) => sum + cpuMs(worker.child.pid ?? 0) - (workerCpuBefore[i] ?? 0), 0);
+  let postgresCpuTotal = 0;
+  for (const [pid, used] of await postgresCpu()) postgresCpuTotal += used - (postgresBefore.get(pid) ?? 0);
+  return { rate: episodes / seconds, steps, seconds, workerCpuMs: workerCpu / episodes, postgresCpuMs: postgresCpuTotal / episodes };
+}
+
+/** Median wall time of `node <bin> --help`, each a fresh process. */
+function helpColdStart(root: string, times: number): number {
+  const bin = join(root, 'apps/scheduler/bin/scheduler.js');
+  const samples: number[] = [];
+  for (let i = 0; i < times; i++) {
+    const started = performance.now();
+    const result = spawnSync(process.execPath, [bin, '--help'], { env: bench.env, stdio: 'ignore' });
+    if (result.status !== 0) throw new Error(`${bin} --help exited with ${result.status}`);
+    samples.push(performance.now() - started);
+  }
+  return percentile(samples, 50);
 }
 
 try {
-  // Enough goals for every run: the demo generator at 10k products gives several thousand.
+  // Enough goals for every run: the demo generator at 12k products gives several thousand.
   const report = await importWebshopCatalog(bench.db, demoCatalogRequest({ seed: 0, products: 12_000, catalogId: 'bench' }));
   const available = report.goals;
   const episodes = Math.min(ruleEpisodes, available);
-  process.stderr.write(`catalog: ${report.products} products, ${report.goals} goals\n`);
+  process.stderr.write(`catalog: ${report.products} products, ${report.goals} goals; load ${load()}\n`);
 
-  for (const processes of [1, 2]) {
-    const workers = await startWorkers(processes, 32);
-    await measure(`rule, ${processes} worker process(es) × 32`, { agent: 'rule' }, episodes);
-    await stopWorkers(workers);
+  const starts: Record<string, string | number>[] = [];
+  const nodeSamples = Array.from({ length: 7 }, () => {
+    const started = performance.now();
+    spawnSync(process.execPath, ['-e', '0']);
+    return performance.now() - started;
+  });
+  const node = percentile(nodeSamples, 50);
+  for (const build of builds) {
+    const help = helpColdStart(build.root, 7);
+    const readies: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const { workers, readyMs } = await startWorkers(build.root, 1, 32);
+      readies.push(readyMs);
+      await stopWorkers(workers);
+    }
+    starts.push({ build: build.name, 'scheduler --help (median of 7)': `${help.toFixed(0)} ms`, 'worker-webshop start → ready (median of 3)': `${percentile(readies, 50).toFixed(0)} ms`, 'node -e 0': `${node.toFixed(0)} ms`, load: load() });
   }
 
-  // One LLM episode of the rule policy is 3 calls: search, click, buy.
-  const episodeSeconds = (3 * LLM_LATENCY_MS) / 1000;
-  for (const concurrency of [1, 8, 64]) {
-    const workers = await startWorkers(1, concurrency);
-    const n = Number(values['llm-episodes'] || 0) || Math.min(available, Math.max(10, concurrency * 6));
-    await measure(`llm 300 ms/call, concurrency ${concurrency}`, { agent: 'llm', llmBaseUrl: llm.baseUrl, llmModel: 'fake-model' }, n, concurrency / episodeSeconds);
-    await stopWorkers(workers);
+  const rates = new Map<string, number[]>();
+  const cpu = new Map<string, Array<[number, number]>>();
+  for (let round = 0; round < rounds; round++) {
+    for (const processes of [1, 2]) {
+      for (const build of round % 2 === 0 ? builds : [...builds].reverse()) {
+        const { workers } = await startWorkers(build.root, processes, 32);
+        const result = await measure({ agent: 'rule' }, episodes, workers);
+        await stopWorkers(workers);
+        const key = `${build.name}|${processes}`;
+        rates.set(key, [...(rates.get(key) ?? []), result.rate]);
+        cpu.set(key, [...(cpu.get(key) ?? []), [result.workerCpuMs, result.postgresCpuMs]]);
+        process.stderr.write(
+          `round ${round + 1}: ${build.name}, ${processes} process(es): ${result.rate.toFixed(1)} episodes/s, CPU/episode worker ${result.workerCpuMs.toFixed(2)} ms, Postgres ${result.postgresCpuMs.toFixed(2)} ms (${result.steps} steps; load ${load()})\n`,
+        );
+      }
+    }
+  }
+  const mean = (list: number[] = []) => list.reduce((sum, value) => sum + value, 0) / Math.max(1, list.length);
+  for (const processes of [1, 2]) {
+    for (const build of builds) {
+      const list = rates.get(`${build.name}|${processes}`) ?? [];
+      const cpuList = cpu.get(`${build.name}|${processes}`) ?? [];
+      const one = mean(rates.get(`${build.name}|1`));
+      const baseline = mean(rates.get(`baseline|${processes}`));
+      rows.push({
+        setup: `rule, ${build.name}, ${processes} process(es) × 32`,
+        episodes,
+        'episodes/s': `${mean(list).toFixed(1)} (${list.map((rate) => rate.toFixed(0)).join(', ')})`,
+        '× 1 process': (mean(list) / one).toFixed(2),
+        '× baseline': baselineRoot ? (mean(list) / baseline).toFixed(2) : '-',
+        'CPU ms/episode: worker, Postgres': `${mean(cpuList.map(([worker]) => worker)).toFixed(2)}, ${mean(cpuList.map(([, postgres]) => postgres)).toFixed(2)}`,
+      });
+    }
+  }
+
+  if (!values['skip-llm']) {
+    // One LLM episode of the rule policy is 3 calls: search, click, buy.
+    const episodeSeconds = (3 * LLM_LATENCY_MS) / 1000;
+    for (const concurrency of [1, 8, 64]) {
+      const { workers } = await startWorkers(resolve('.'), 1, concurrency);
+      const n = Number(values['llm-episodes'] || 0) || Math.min(available, Math.max(10, concurrency * 6));
+      const ideal = concurrency / episodeSeconds;
+      const result = await measure({ agent: 'llm', llmBaseUrl: llm.baseUrl, llmModel: 'fake-model' }, n);
+      await stopWorkers(workers);
+      rows.push({
+        setup: `llm 300 ms/call, concurrency ${concurrency}`,
+        episodes: n,
+        'episodes/s': result.rate.toFixed(1),
+        '× 1 process': '-',
+        '× baseline': `${((result.rate / ideal) * 100).toFixed(0)}% of ideal ${ideal.toFixed(1)}/s`,
+        'CPU ms/episode: worker, Postgres': '-',
+      });
+    }
   }
   printTable(rows);
-  process.stdout.write('targets: rule ≥ 200 episodes/s; LLM-bound ≥ 80% of concurrency ÷ episode latency (3 calls × 300 ms)\n');
+  process.stdout.write('\n');
+  printTable(starts);
+  process.stdout.write(`load average at the end: ${load()} (2 cores)\n`);
+  process.stdout.write('targets: rule ≥ 2× baseline with one process, two processes ≥ 1.7× one; scheduler --help < 300 ms; worker ready < 1 s plus catalogue open\n');
 } finally {
+  rmSync(indexCache, { recursive: true, force: true });
   await llm.close();
   await producer.close();
   await bench.close();

@@ -7,14 +7,13 @@
 // The files are written first (not timed); the import is timed end to end: JSON streaming,
 // load_products cleaning, hidden prices, goals, and every row written in one transaction.
 
-import { once } from 'node:events';
-import { createWriteStream, mkdtempSync, rmSync, statSync, type WriteStream } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { generateDemoProducts } from '@benchfleet/webshop';
 import { fileCatalogRequest, importWebshopCatalog } from '@benchfleet/webshop-benchmark';
 import { benchServices, printTable } from './bench-services.js';
+import { writeCatalogFiles } from './catalog-files.js';
 
 const FULL_CATALOG_BYTES = 5.2e9;
 const FULL_CATALOG_PRODUCTS = 1_181_436;
@@ -24,48 +23,11 @@ const products = Number(values.products.replaceAll('_', ''));
 const seed = Number(values.seed);
 if (!Number.isInteger(products) || products < 1) throw new Error(`--products must be a positive integer, got "${values.products}"`);
 
-async function write(stream: WriteStream, text: string): Promise<void> {
-  if (!stream.write(text)) await once(stream, 'drain');
-}
-
-async function close(stream: WriteStream): Promise<void> {
-  stream.end();
-  await once(stream, 'finish');
-}
-
-/** Writes the three files record by record, as the official ones are laid out. */
-async function writeCatalogFiles(dir: string): Promise<{ items: string; attributes: string; human: string }> {
-  const paths = { items: join(dir, 'items_shuffle.json'), attributes: join(dir, 'items_ins_v2.json'), human: join(dir, 'items_human_ins.json') };
-  const items = createWriteStream(paths.items);
-  const attributes = createWriteStream(paths.attributes);
-  const human = createWriteStream(paths.human);
-  await write(items, '[');
-  await write(attributes, '{');
-  await write(human, '{');
-  let humanWritten = 0;
-  let index = 0;
-  for (const record of generateDemoProducts({ products, seed })) {
-    const separator = index === 0 ? '' : ', ';
-    await write(items, separator + JSON.stringify(record.product));
-    await write(attributes, `${separator}${JSON.stringify(record.product.asin)}: ${JSON.stringify(record.attributes)}`);
-    if (record.humanInstructions.length > 0) {
-      await write(human, `${humanWritten === 0 ? '' : ', '}${JSON.stringify(record.product.asin)}: ${JSON.stringify(record.humanInstructions)}`);
-      humanWritten += 1;
-    }
-    index += 1;
-  }
-  await write(items, ']');
-  await write(attributes, '}');
-  await write(human, '}');
-  await Promise.all([close(items), close(attributes), close(human)]);
-  return paths;
-}
-
 const dir = mkdtempSync(join(tmpdir(), 'bench-import-'));
 const bench = await benchServices('import');
 try {
   process.stderr.write(`writing ${products.toLocaleString('en')} generated products to ${dir} …\n`);
-  const paths = await writeCatalogFiles(dir);
+  const paths = await writeCatalogFiles(dir, products, seed);
   const itemsBytes = statSync(paths.items).size;
 
   let peakRss = process.memoryUsage().rss;

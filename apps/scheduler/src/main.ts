@@ -1,4 +1,4 @@
-import { benchmarks } from '@benchfleet/benchmarks';
 import { runSchedulerCli } from './scheduler-cli.js';
 
-await runSchedulerCli(benchmarks, process.argv);
+// The benchmarks load only for a command that uses them: `scheduler --help` stays fast.
+await runSchedulerCli(async () => (await import('@benchfleet/benchmarks')).benchmarks, process.argv);

@@ -9,7 +9,13 @@ export interface WebshopWorkerFlags extends WorkerFlags {
   concurrency?: string;
   catalog?: string;
   priceTable?: string;
+  indexCache?: string;
+  productCache?: string;
+  postingsCacheMib?: string;
 }
+
+const WHOLE = 'expected a whole number, 0 or more';
+const wholeNumber = z.coerce.number({ error: WHOLE }).int(WHOLE).min(0, WHOLE);
 
 const schema = z.object({
   ...workerConfigShape,
@@ -17,6 +23,9 @@ const schema = z.object({
   catalog: z.string().min(1).optional(),
   llmApiKey: z.string().min(1).optional(),
   priceTable: priceTableSchema.optional(),
+  indexCacheDir: z.string().min(1),
+  productCacheEntries: wholeNumber,
+  postingsCacheMib: wholeNumber,
 });
 
 export type WebshopWorkerConfig = z.output<typeof schema>;
@@ -47,12 +56,18 @@ export function loadWebshopWorkerConfig(flags: WebshopWorkerFlags, env: NodeJS.P
       catalog: flags.catalog ?? (env.WEBSHOP_CATALOG || undefined),
       llmApiKey: env.LLM_API_KEY || undefined,
       priceTable: readPriceTable(flags.priceTable ?? env.LLM_PRICE_TABLE),
+      indexCacheDir: flags.indexCache ?? (env.BENCHFLEET_INDEX_CACHE || '.benchfleet/index-cache'),
+      productCacheEntries: flags.productCache ?? env.BENCHFLEET_PRODUCT_CACHE ?? 5000,
+      postingsCacheMib: flags.postingsCacheMib ?? env.BENCHFLEET_POSTINGS_CACHE_MIB ?? 256,
     },
     {
       ...WORKER_CONFIG_LABELS,
       concurrency: '--concurrency (or BENCHFLEET_CONCURRENCY)',
       catalog: '--catalog (or WEBSHOP_CATALOG)',
       priceTable: '--price-table (or LLM_PRICE_TABLE)',
+      indexCacheDir: '--index-cache (or BENCHFLEET_INDEX_CACHE)',
+      productCacheEntries: '--product-cache (or BENCHFLEET_PRODUCT_CACHE)',
+      postingsCacheMib: '--postings-cache-mib (or BENCHFLEET_POSTINGS_CACHE_MIB)',
     },
   );
 }

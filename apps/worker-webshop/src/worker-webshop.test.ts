@@ -46,16 +46,20 @@ async function settledTasks(runId: string) {
   );
 }
 
-async function stepActions(runId: string) {
+/** Per task, each step's action and the observation it led to, as the worker recorded them. */
+async function recordedSteps(runId: string) {
   const rows = await services.db
     .selectFrom('steps')
-    .select(['task_id', 'attempt', 'step', 'action', 'reward'])
+    .select(['task_id', 'attempt', 'step', 'action', 'observation'])
     .where('run_id', '=', runId)
     .orderBy('task_id')
     .orderBy('step')
     .execute();
-  const byTask = new Map<string, string[]>();
-  for (const row of rows) byTask.set(row.task_id, [...(byTask.get(row.task_id) ?? []), String((row.action as { action: string }).action)]);
+  const byTask = new Map<string, Array<{ action: string; observation: string | null }>>();
+  for (const row of rows) {
+    const step = { action: String((row.action as { action: string }).action), observation: row.observation };
+    byTask.set(row.task_id, [...(byTask.get(row.task_id) ?? []), step]);
+  }
   return byTask;
 }
 
@@ -74,7 +78,7 @@ afterAll(async () => {
 });
 
 describe('worker-webshop', () => {
-  it('plays 50 rule episodes on two worker processes with the same actions and mean reward as an in-process run', async () => {
+  it('plays 50 rule episodes on two worker processes (search snapshot, products from Postgres) with the same actions, observations and rewards as an in-process run on the in-memory store', async () => {
     // Both wait for jobs before there are any, so both take a share of them.
     const fleet = [startWorker('webshop-a'), startWorker('webshop-b')];
     await Promise.all(fleet.map((worker) => waitForWorkerReady(worker)));
@@ -86,22 +90,22 @@ describe('worker-webshop', () => {
 
     // The same agent on the same goals, in this process, without queue or Postgres in between.
     const { store } = await loadStoreFromDatabase(services.db, 'demo');
-    const recorded = await stepActions(runId);
+    const recorded = await recordedSteps(runId);
     let inProcessRewardSum = 0;
     for (const task of tasks) {
       const goalIndex = Number((task.spec as { goal_index: number }).goal_index);
-      const actions: string[] = [];
+      const steps: Array<{ action: string; observation: string }> = [];
       const result = await runWebshopEpisode({
         store,
         agent: new RuleAgent(),
         goalIndex,
         maxSteps: 15,
         signal: new AbortController().signal,
-        onStep: (step) => actions.push(step.action.action),
+        onStep: (step) => steps.push({ action: step.action.action, observation: step.observation }),
       });
       inProcessRewardSum += result.reward;
-      expect(recorded.get(task.task_id)).toEqual(actions);
-      expect(task.total_steps).toBe(actions.length);
+      expect(recorded.get(task.task_id)).toEqual(steps);
+      expect(task.total_steps).toBe(steps.length);
       expect(task.reward).toBe(result.reward);
     }
     const fleetMean = tasks.reduce((sum, task) => sum + (task.reward ?? 0), 0) / tasks.length;

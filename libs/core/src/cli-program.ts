@@ -2,8 +2,18 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { failAndExit } from './cli-exit.js';
 
-/** The version in the repository's package.json, for `--version`. */
-export const BENCHFLEET_VERSION: string = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+/** The version in the repository's package.json, for `--version`: the nearest one up named benchfleet (sources and bundles sit at different depths). */
+export const BENCHFLEET_VERSION: string = (() => {
+  for (let dir = new URL('.', import.meta.url); ; dir = new URL('..', dir)) {
+    try {
+      const found = JSON.parse(readFileSync(new URL('package.json', dir), 'utf8')) as { name?: string; version?: string };
+      if (found.name === 'benchfleet' && found.version) return found.version;
+    } catch {
+      // none here: look one directory up
+    }
+    if (dir.pathname === '/') return 'unknown';
+  }
+})();
 
 /**
  * A CLI's root command: `--version`, and commander's own usage errors (unknown option, bad choice,

@@ -93,6 +93,24 @@ export interface WebshopCatalogsTable {
   products: number;
   goals: number;
   imported_at: Timestamp;
+  /** New on every import of the id: decides which search snapshot is current. */
+  version: Generated<string>;
+}
+
+export interface WebshopSearchSnapshotsTable {
+  catalog_id: string;
+  version: string;
+  format: number;
+  bytes: number;
+  sha256: string;
+  chunks: number;
+  built_at: Generated<Timestamp>;
+}
+
+export interface WebshopSearchSnapshotChunksTable {
+  catalog_id: string;
+  chunk: number;
+  data: Buffer;
 }
 
 export interface WebshopProductsTable {
@@ -159,6 +177,8 @@ export interface DB {
   webshop_catalogs: WebshopCatalogsTable;
   webshop_products: WebshopProductsTable;
   webshop_goals: WebshopGoalsTable;
+  webshop_search_snapshots: WebshopSearchSnapshotsTable;
+  webshop_search_snapshot_chunks: WebshopSearchSnapshotChunksTable;
   run_summary: RunSummaryView;
   domain_summary: DomainSummaryView;
 }

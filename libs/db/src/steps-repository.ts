@@ -59,13 +59,15 @@ export function stepsRepository(db: Database) {
 export type StepsRepository = ReturnType<typeof stepsRepository>;
 
 /**
- * Collects steps from many concurrent episodes and writes them in batches: one INSERT per flush
- * instead of one per step. `flush()` is awaited before an outcome is recorded, so the steps of a
- * finished task are always in Postgres before its result.
+ * Collects steps from many concurrent episodes and writes them in batches: one INSERT per write
+ * instead of one per step. `flush()` resolves once every step added before it is in Postgres, so
+ * the steps of a finished task are always there before its result. A flush writes at once
+ * whatever is pending (other episodes' steps too) without waiting for writes already under way,
+ * so a finishing episode waits for one INSERT at most; steps nobody flushes go within `maxDelayMs`.
  */
 export class StepWriter {
   private pending: NewStep[] = [];
-  private inFlight: Promise<void> = Promise.resolve();
+  private readonly writing = new Set<Promise<void>>();
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -75,31 +77,30 @@ export class StepWriter {
 
   add(step: NewStep): void {
     this.pending.push(step);
-    if (this.pending.length >= (this.options.maxBatch ?? 200)) {
-      void this.flush().catch(() => undefined);
-    } else if (!this.timer) {
-      this.timer = setTimeout(() => void this.flush().catch(() => undefined), this.options.maxDelayMs ?? 25);
-    }
+    if (this.pending.length >= (this.options.maxBatch ?? 200)) void this.write().catch(() => undefined);
+    else this.timer ??= setTimeout(() => void this.write().catch(() => undefined), this.options.maxDelayMs ?? 25);
   }
 
-  /** Writes everything added so far; rejects if that write failed (the steps stay pending). */
+  /** Resolves once everything added so far is written; rejects if that write failed (the steps stay pending). */
   async flush(): Promise<void> {
-    if (this.timer) {
-      clearTimeout(this.timer);
-      this.timer = undefined;
-    }
-    const write = this.inFlight.catch(() => undefined).then(async () => {
-      const batch = this.pending;
-      this.pending = [];
-      if (batch.length === 0) return;
-      try {
-        await this.repository.insertMany(batch);
-      } catch (error) {
-        this.pending = batch.concat(this.pending);
-        throw error;
-      }
+    // Steps added earlier may be in writes under way: those must end too.
+    const underWay = [...this.writing];
+    await Promise.all([this.write(), ...underWay]);
+  }
+
+  private write(): Promise<void> {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    const batch = this.pending;
+    this.pending = [];
+    if (batch.length === 0) return Promise.resolve();
+    const write = this.repository.insertMany(batch).catch((error: unknown) => {
+      this.pending = batch.concat(this.pending);
+      throw error;
     });
-    this.inFlight = write;
-    await write;
+    this.writing.add(write);
+    const forget = (): void => void this.writing.delete(write);
+    write.then(forget, forget);
+    return write;
   }
 }

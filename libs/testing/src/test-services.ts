@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, inject } from 'vitest';
 import type { Database } from '@benchfleet/db';
 import { createTestDatabase, deleteKeysWithPrefix, uniqueQueuePrefix, type TestDatabase } from './test-database.js';
@@ -28,11 +31,14 @@ export function useTestServices(): TestServices {
       DATABASE_URL: database.url,
       REDIS_URL: services.redisUrl,
       BENCHFLEET_QUEUE_PREFIX: services.prefix,
+      // Search snapshots this file's workers copy from its database: a directory of its own.
+      BENCHFLEET_INDEX_CACHE: mkdtempSync(join(tmpdir(), 'benchfleet-index-cache-')),
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
     };
   });
   afterAll(async () => {
     await database?.drop();
+    if (services.env?.BENCHFLEET_INDEX_CACHE) rmSync(services.env.BENCHFLEET_INDEX_CACHE, { recursive: true, force: true });
     if (services.prefix) await deleteKeysWithPrefix(services.redisUrl, services.prefix);
   });
   return services;

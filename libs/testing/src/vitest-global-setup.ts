@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
 import { provisionServices, type ProvisionedServices } from '@benchfleet/local-services';
 import { createTemplateDatabase } from './test-database.js';
@@ -14,6 +16,8 @@ let services: ProvisionedServices | undefined;
 let template: { drop(): Promise<void> } | undefined;
 
 export async function setup(project: TestProject): Promise<void> {
+  // The CLIs tests start are the compiled ones users get: built from the sources as they are now.
+  execFileSync(process.execPath, [fileURLToPath(new URL('../../../build-bins.mjs', import.meta.url))], { stdio: 'inherit' });
   services = await provisionServices({ preferTestVariables: true, log: (line) => console.error(line) });
   const created = await createTemplateDatabase(services.databaseUrl);
   template = created;

@@ -1,4 +1,8 @@
-import axios, { type AxiosInstance, type AxiosResponse } from 'axios';
+import type { AxiosResponse } from 'axios';
+
+// axios is loaded with the first request: a worker that never runs an LLM agent starts without it.
+let axiosModule: Promise<typeof import('axios').default> | undefined;
+const loadAxios = (): Promise<typeof import('axios').default> => (axiosModule ??= import('axios').then((module) => module.default));
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { LlmRequestError, LlmUnavailableError } from './llm-errors.js';
@@ -125,7 +129,6 @@ function retryAfterMs(response: AxiosResponse, now: number): number | undefined 
 export class ChatCompletionsClient {
   readonly #options: ChatCompletionsClientOptions;
   readonly #retry: RetryPolicy;
-  readonly #http: AxiosInstance;
   readonly #endpoint: string;
   readonly #where: string;
 
@@ -134,7 +137,6 @@ export class ChatCompletionsClient {
     this.#retry = { ...defaultRetryPolicy, ...options.retry };
     this.#endpoint = `${options.baseUrl.replace(/\/+$/, '')}/chat/completions`;
     this.#where = displayUrl(options.baseUrl);
-    this.#http = axios.create();
   }
 
   async complete(messages: readonly ChatMessage[], signal: AbortSignal): Promise<ChatCompletion> {
@@ -183,8 +185,9 @@ export class ChatCompletionsClient {
     const abort = (): void => controller.abort();
     signal.addEventListener('abort', abort, { once: true });
     const timer = setTimeout(abort, timeoutMs);
+    const axios = await loadAxios();
     try {
-      const response = await this.#http.post<string>(
+      const response = await axios.post<string>(
         this.#endpoint,
         { model, messages, temperature, max_tokens: maxTokens, stream: false },
         {

@@ -11,6 +11,8 @@ import {
   type PricedProduct,
   type StreamedCatalog,
 } from '@benchfleet/webshop';
+import { randomUUID } from 'node:crypto';
+import { CatalogSearchSnapshotBuilder, type BuiltSearchSnapshot } from './catalog-search-snapshot.js';
 import { webshopCatalogRepository, type Database } from '@benchfleet/db';
 
 export type GoalMode = 'human' | 'synthetic';
@@ -27,6 +29,9 @@ export interface CatalogImportRequest {
 
 export interface CatalogImportReport {
   catalogId: string;
+  /** This import's version: what decides which search snapshot workers open. */
+  version: string;
+  searchSnapshotBytes: number;
   products: number;
   goals: number;
   splits: Record<string, number>;
@@ -60,7 +65,8 @@ function openSource(source: CatalogImportRequest['source']): OpenedSource {
 /**
  * Cleans the products and draws the goals exactly as WebShop does, storing both in one transaction.
  * Products stream from the items file to Postgres page by page, so the full ~5 GB catalogue imports
- * without being held in memory; a bad record anywhere leaves nothing stored.
+ * without being held in memory; a bad record anywhere leaves nothing stored. The search index is
+ * built from the same stream and stored with them as a snapshot of this import's version.
  */
 export async function importWebshopCatalog(
   db: Database,
@@ -70,13 +76,18 @@ export async function importWebshopCatalog(
   const opened = openSource(request.source);
   let skippedInstructions = 0;
   const splits: Record<string, number> = {};
-  const stored = await webshopCatalogRepository(db).import(
-    { id: request.catalogId, source: { ...request.description, goal_mode: request.goalMode }, goalSeed: request.seed },
+  const version = randomUUID();
+  const index = new CatalogSearchSnapshotBuilder({ catalogId: request.catalogId, version });
+  let built: BuiltSearchSnapshot | undefined;
+  try {
+    const stored = await webshopCatalogRepository(db).import(
+    { id: request.catalogId, version, source: { ...request.description, goal_mode: request.goalMode }, goalSeed: request.seed },
     async (writeProducts) => {
       let written = 0;
       // One page is written while the next is parsed; a failed write surfaces at the next page or the end.
       let writing: Promise<void> = Promise.resolve();
       const sink = async (batch: PricedProduct[]): Promise<void> => {
+        for (const { product } of batch) index.add({ asin: product.asin, Title: product.Title, Description: product.Description, BulletPoints: product.BulletPoints, options: product.options });
         await writing;
         writing = writeProducts(batch.map(({ product, price }) => ({ asin: product.asin, price, product: product as unknown as Record<string, unknown> }))).then(() => {
           written += batch.length;
@@ -94,20 +105,27 @@ export async function importWebshopCatalog(
       }
       await writing;
       skippedInstructions = streamed.skippedInstructions;
-      return streamed.goals.map((goal, goalIndex) => {
+      const goals = streamed.goals.map((goal, goalIndex) => {
         const split = webshopGoalSplit(goalIndex);
         splits[split] = (splits[split] ?? 0) + 1;
         return { goalIndex, split, asin: goal.asin, instruction: goal.instruction_text, goal: goal as unknown as Record<string, unknown> };
       });
+      built = await index.finish();
+      return { goals, searchSnapshot: built.upload };
     },
-  );
-  return {
-    catalogId: request.catalogId,
-    products: stored.products,
-    goals: stored.goals,
-    splits,
-    skippedInstructions,
-  };
+    );
+    return {
+      catalogId: request.catalogId,
+      version,
+      products: stored.products,
+      goals: stored.goals,
+      splits,
+      skippedInstructions,
+      searchSnapshotBytes: built?.upload.bytes ?? 0,
+    };
+  } finally {
+    await built?.dispose();
+  }
 }
 
 export function demoCatalogRequest(options: { products?: number; seed: number; goalMode?: GoalMode; catalogId?: string }): CatalogImportRequest {

@@ -6,4 +6,14 @@ export * from './webshop-jsonl-export.js';
 export * from './catalog-import.js';
 export * from './catalog-download.js';
 export * from './catalog-store-loader.js';
+export {
+  CatalogSearchSnapshotBuilder,
+  openCatalogSearchSnapshot,
+  rebuildCatalogSearchSnapshot,
+  SEARCH_SNAPSHOT_FORMAT,
+  SearchSnapshotMissingError,
+  type BuiltSearchSnapshot,
+  type OpenedCatalogSnapshot,
+} from './catalog-search-snapshot.js';
+export { DEFAULT_PRODUCT_CACHE_ENTRIES, PostgresStoreProducts } from './postgres-store-products.js';
 export * from './llm-endpoint-check.js';

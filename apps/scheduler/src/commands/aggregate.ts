@@ -4,10 +4,8 @@ import type { BenchmarkRegistry } from '@benchfleet/benchmark-kit';
 import { aggregateRun, summaryMarkdown } from '@benchfleet/runs';
 import { requireRun, withSchedulerServices } from '../config.js';
 
-export function registerAggregate(program: Command, registry: BenchmarkRegistry): void {
-  program
-    .command('aggregate <run>')
-    .description("compute a run's summary from Postgres now, store it in runs.summary and print it")
+export function configureAggregate(command: Command, registry: BenchmarkRegistry): void {
+  command
     .option('--out <file>', 'also write the summary as JSON (final.json numbers)')
     .option('--markdown <file>', 'also write a Markdown report')
     .action(async (runId: string, flags: { out?: string; markdown?: string }) => {

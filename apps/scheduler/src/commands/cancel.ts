@@ -3,10 +3,8 @@ import type { BenchmarkRegistry } from '@benchfleet/benchmark-kit';
 import { cancelRun } from '@benchfleet/runs';
 import { withSchedulerServices } from '../config.js';
 
-export function registerCancel(program: Command, registry: BenchmarkRegistry): void {
-  program
-    .command('cancel <run>')
-    .description('cancel a run: remove its waiting jobs, abort its active ones (OSWorld: cancels the Bytebot task), mark it cancelled')
+export function configureCancel(command: Command, registry: BenchmarkRegistry): void {
+  command
     .action((runId: string) =>
       withSchedulerServices({ redis: true }, async ({ db, producer }) => {
         const report = await cancelRun(db, producer, registry, runId);

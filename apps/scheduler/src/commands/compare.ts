@@ -47,10 +47,8 @@ export function comparisonText(c: RunComparison): string {
   return lines.join('\n');
 }
 
-export function registerCompare(program: Command): void {
-  program
-    .command('compare <runA> <runB>')
-    .description('compare two runs on the tasks both settled: paired table, success-rate and reward differences with 95% paired bootstrap CIs, McNemar exact p, flipped tasks')
+export function configureCompare(command: Command): void {
+  command
     .option('--json', 'print the comparison as JSON')
     .option('--resamples <n>', 'bootstrap resamples', String(DEFAULT_BOOTSTRAP.resamples))
     .option('--seed <n>', 'bootstrap PRNG seed (same seed, same interval)', String(DEFAULT_BOOTSTRAP.seed))

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import { sql } from 'kysely';
 import { positiveInteger } from '@benchfleet/core';
@@ -21,8 +22,11 @@ interface DemoFlags {
   keep?: boolean;
 }
 
-const WORKER_WEBSHOP_BIN = fileURLToPath(new URL('../../../worker-webshop/bin/worker-webshop.js', import.meta.url));
-const SCHEDULER_BIN = fileURLToPath(new URL('../../bin/scheduler.js', import.meta.url));
+// Found through the workspace links, which hold whether this runs from the sources or the bundle.
+const require = createRequire(import.meta.url);
+const appBin = (app: string): string => join(dirname(require.resolve(`@benchfleet/${app}/package.json`)), 'bin', `${app}.js`);
+const WORKER_WEBSHOP_BIN = appBin('worker-webshop');
+const SCHEDULER_BIN = appBin('scheduler');
 
 function say(line: string): void {
   process.stderr.write(`${line}\n`);
@@ -51,10 +55,8 @@ async function waitForSummary(db: Database, runId: string, timeoutMs = 60_000): 
   }
 }
 
-export function registerDemo(program: Command, registry: BenchmarkRegistry): void {
-  program
-    .command('demo')
-    .description('the whole fleet on one machine: services, schema, demo catalog, workers, a WebShop run with the rule agent, its summary')
+export function configureDemo(command: Command, registry: BenchmarkRegistry): void {
+  command
     .addOption(parsedOption('--episodes <n>', 'how many WebShop episodes (default 100)', positiveInteger).default(100))
     .addOption(parsedOption('--workers <n>', 'worker-webshop processes (default 2)', positiveInteger).default(2))
     .addOption(parsedOption('--concurrency <n>', 'episodes at once per worker (default 16)', positiveInteger).default(16))

@@ -31,11 +31,9 @@ function benchmarkFlags(registry: BenchmarkRegistry, flags: EnqueueFlags, env: N
   return given;
 }
 
-export function registerEnqueue(program: Command, registry: BenchmarkRegistry): void {
+export function configureEnqueue(command: Command, registry: BenchmarkRegistry): void {
   const names = registry.all.map((benchmark) => benchmark.name);
-  const command = program
-    .command('enqueue')
-    .description('turn a benchmark into one job per task: run and task rows in Postgres, then the jobs, all or nothing')
+  command
     .option('--domain <domains...>', 'domains to run (repeatable or comma-separated); the benchmark is inferred from them', [])
     .addOption(parsedOption('--benchmark <name>', 'the benchmark (default: told by the flags or domains given)', undefined, names))
     .addOption(parsedOption('--max-tasks <n>', 'at most this many tasks (default: all)', positiveInteger))

@@ -4,11 +4,10 @@ import { exportFormats, exportRun } from '@benchfleet/runs';
 import { withSchedulerServices } from '../config.js';
 import { createProgressReporter } from '../progress-reporter.js';
 
-export function registerExport(program: Command, registry: BenchmarkRegistry): void {
+export function configureExport(command: Command, registry: BenchmarkRegistry): void {
   const formats = registry.all.flatMap((benchmark) => Object.entries(benchmark.exporters).map(([format, exporter]) => `${format} (${benchmark.name}): ${exporter.description}`));
-  program
-    .command('export <run>')
-    .description(`write a run's results in another layout, all or nothing; ${formats.join('; ')}`)
+  command
+    .description(`${command.description()}; ${formats.join('; ')}`)
     .option('--format <format>', `one of ${exportFormats(registry).join(', ')} (default: the run's benchmark's first)`)
     .option('--out <dir>', 'directory to write, replaced only once the export has succeeded (default: ./<format>)')
     .action(async (runId: string, flags: { format?: string; out?: string }) => {

@@ -2,8 +2,7 @@ import type { Command } from 'commander';
 import { extractOsworldDataset, writeOsworldDataset } from '@benchfleet/osworld';
 import { splitList } from '@benchfleet/runs';
 
-export function registerOsworldCommands(program: Command): void {
-  const osworld = program.command('osworld').description('OSWorld dataset tools');
+export function configureOsworldCommands(osworld: Command): void {
   osworld
     .command('extract')
     .description('consolidate OSWorld task files into one dataset JSON (the original scripts\' format)')

@@ -14,18 +14,16 @@ function requeue(registry: BenchmarkRegistry, runId: string, select: { includeFa
   });
 }
 
-export function registerResume(program: Command, registry: BenchmarkRegistry): void {
-  program
-    .command('resume <run>')
-    .description('re-enqueue the tasks with no outcome or whose last attempt ended in an infrastructure error')
+export function configureResume(command: Command, registry: BenchmarkRegistry): void {
+  command
     .option('--include-failed', 'also re-run agent failures (failed, cancelled)')
     .action(async (runId: string, flags: { includeFailed?: boolean }) => {
       await requeue(registry, runId, { includeFailed: flags.includeFailed === true }, 'resumed');
     });
+}
 
-  program
-    .command('retry <run>')
-    .description('re-run the tasks of a run that ended in the given status')
+export function configureRetry(command: Command, registry: BenchmarkRegistry): void {
+  command
     .requiredOption('--status <status>', `one of ${TASK_STATUSES.join(', ')}`)
     .action(async (runId: string, flags: { status: string }) => {
       const statuses = flags.status.split(',').map((s) => s.trim());

@@ -4,10 +4,8 @@ import { positiveInteger } from '@benchfleet/core';
 import { runsRepository } from '@benchfleet/db';
 import { withSchedulerServices } from '../config.js';
 
-export function registerRuns(program: Command): void {
-  program
-    .command('runs')
-    .description('list runs, newest first')
+export function configureRuns(command: Command): void {
+  command
     .addOption(parsedOption('--limit <n>', 'how many (default 20)', positiveInteger).default(20))
     .option('--json', 'print JSON lines')
     .action(async (flags: { limit: number; json?: boolean }) => {

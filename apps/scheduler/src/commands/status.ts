@@ -7,10 +7,8 @@ import { describeStatus, latestRunId, readRunStatus, type RunStatus } from '@ben
 import { withSchedulerServices } from '../config.js';
 import { createProgressReporter } from '../progress-reporter.js';
 
-export function registerStatus(program: Command, registry: BenchmarkRegistry): void {
-  program
-    .command('status [run]')
-    .description('progress of a run (default: the latest): a live bar on a terminal, a snapshot with --json')
+export function configureStatus(command: Command, registry: BenchmarkRegistry): void {
+  command
     .option('--json', 'print one JSON snapshot and exit')
     .option('--follow', 'keep reporting until the run has no pending task (default on a terminal)')
     .action(async (runArg: string | undefined, flags: { json?: boolean; follow?: boolean }) => {

@@ -8,10 +8,11 @@ import {
   fileCatalogRequest,
   importWebshopCatalog,
   loadStoreFromDatabase,
+  rebuildCatalogSearchSnapshot,
   type CatalogImportRequest,
   type GoalMode,
 } from '@benchfleet/webshop-benchmark';
-import { webshopCatalogRepository } from '@benchfleet/db';
+import { webshopCatalogRepository, type Database } from '@benchfleet/db';
 import { createStoreHttpServer, runFixtureFile, searchBm25FixtureRunner, storeFixtureRunners, webshopRewardFixtureRunners, type FixtureRunner } from '@benchfleet/webshop';
 import { loadSchedulerConfig, withSchedulerServices } from '../config.js';
 import { createProgressReporter } from '../progress-reporter.js';
@@ -28,7 +29,7 @@ interface ImportFlags {
   numProducts?: number;
 }
 
-export const fixtureRunners: readonly FixtureRunner[] = [...webshopRewardFixtureRunners, ...storeFixtureRunners, searchBm25FixtureRunner];
+const fixtureRunners: readonly FixtureRunner[] = [...webshopRewardFixtureRunners, ...storeFixtureRunners, searchBm25FixtureRunner];
 
 async function runImport(request: CatalogImportRequest): Promise<void> {
   await withSchedulerServices({ redis: false }, async ({ db }) => {
@@ -44,13 +45,24 @@ async function runImport(request: CatalogImportRequest): Promise<void> {
       .map(([split, n]) => `${split} ${n}`)
       .join(', ');
     process.stderr.write(
-      `imported catalog ${report.catalogId}: ${report.products} products, ${report.goals} ${request.goalMode} goals (${splits}), goal seed ${request.seed}\n`,
+      `imported catalog ${report.catalogId}: ${report.products} products, ${report.goals} ${request.goalMode} goals (${splits}), goal seed ${request.seed}, search snapshot ${(report.searchSnapshotBytes / 2 ** 20).toFixed(1)} MiB\n`,
     );
   });
 }
 
-export function registerWebshopCommands(program: Command): void {
-  const webshop = program.command('webshop').description('WebShop catalog and parity tools');
+/** The catalog a command names, else the latest imported; one that is not in Postgres is bad input. */
+async function existingCatalog(db: Database, named: string | undefined): Promise<string> {
+  const catalogs = webshopCatalogRepository(db);
+  const catalogId = named ?? (await catalogs.latestId());
+  if (!catalogId) throw new UsageError('no WebShop catalog in Postgres: run `scheduler webshop import --demo` first');
+  if (!(await catalogs.get(catalogId))) {
+    const known = (await catalogs.list()).map((catalog) => catalog.id);
+    throw new UsageError(`--catalog ${catalogId} not found; imported catalogs: ${known.join(', ') || 'none'}`);
+  }
+  return catalogId;
+}
+
+export function configureWebshopCommands(webshop: Command): void {
 
   webshop
     .command('import')
@@ -95,16 +107,29 @@ export function registerWebshopCommands(program: Command): void {
     });
 
   webshop
+    .command('index')
+    .description('build and store the search index snapshot of a catalog imported before snapshots existed (imports build theirs)')
+    .option('--catalog <id>', 'catalog to index (default: the latest imported)')
+    .action(async (flags: { catalog?: string }) => {
+      await withSchedulerServices({ redis: false }, async ({ db }) => {
+        const catalogId = await existingCatalog(db, flags.catalog);
+        const built = await rebuildCatalogSearchSnapshot(db, catalogId);
+        process.stderr.write(`indexed catalog ${catalogId}: ${built.documents} products, search snapshot ${(built.bytes / 2 ** 20).toFixed(1)} MiB\n`);
+      });
+    });
+
+  webshop
     .command('download')
     .description('fetch the real small data set (1,000 products, human instructions), check its sha256 values, and import it')
     .option('--dir <dir>', 'where to keep the files', '.benchfleet/webshop-data')
-    .option('--base-url <url>', 'where the repositories are served from', process.env.WEBSHOP_DOWNLOAD_BASE ?? DEFAULT_DOWNLOAD_BASE)
+    .option('--base-url <url>', 'where the repositories are served from (default: WEBSHOP_DOWNLOAD_BASE, else the public raw-file host)')
     .addOption(new Option('--goal-mode <mode>', 'human or synthetic goals').choices(['human', 'synthetic']).default('human'))
     .addOption(parsedOption('--seed <n>', 'seed of the hidden prices and price limits (default 0)', nonNegativeInteger).default(0))
     .option('--catalog-id <id>', 'id to store the catalog under', 'webshop-small')
-    .action(async (flags: { dir: string; baseUrl: string; goalMode: GoalMode; seed: number; catalogId: string }) => {
+    .action(async (flags: { dir: string; baseUrl?: string; goalMode: GoalMode; seed: number; catalogId: string }) => {
       await loadSchedulerConfig({ database: true });
-      const files = await downloadWebshopSmall(flags.dir, { baseUrl: flags.baseUrl, log: (line) => process.stderr.write(`${line}\n`) });
+      const baseUrl = flags.baseUrl ?? process.env.WEBSHOP_DOWNLOAD_BASE ?? DEFAULT_DOWNLOAD_BASE;
+      const files = await downloadWebshopSmall(flags.dir, { baseUrl, log: (line) => process.stderr.write(`${line}\n`) });
       await runImport(
         fileCatalogRequest({
           items: files['items_shuffle_1000.json'] ?? '',
@@ -125,16 +150,7 @@ export function registerWebshopCommands(program: Command): void {
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--show-attributes', 'offer the Attributes sub-page (the original show_attrs)')
     .action(async (flags: { catalog?: string; port: number; host: string; showAttributes?: boolean }) => {
-      const loaded = await withSchedulerServices({ redis: false }, async ({ db }) => {
-        const catalogs = webshopCatalogRepository(db);
-        const catalogId = flags.catalog ?? (await catalogs.latestId());
-        if (!catalogId) throw new UsageError('no WebShop catalog in Postgres: run `scheduler webshop import --demo` first');
-        if (!(await catalogs.get(catalogId))) {
-          const known = (await catalogs.list()).map((catalog) => catalog.id);
-          throw new UsageError(`--catalog ${catalogId} not found; imported catalogs: ${known.join(', ') || 'none'}`);
-        }
-        return loadStoreFromDatabase(db, catalogId);
-      });
+      const loaded = await withSchedulerServices({ redis: false }, async ({ db }) => loadStoreFromDatabase(db, await existingCatalog(db, flags.catalog)));
       const server = createStoreHttpServer(loaded.store, { showAttributes: flags.showAttributes === true });
       const port = await listenOn(server, { port: flags.port, host: flags.host, what: 'port', setting: '--port' });
       process.stderr.write(
@@ -150,11 +166,11 @@ export function registerWebshopCommands(program: Command): void {
     .command('verify')
     .description('run parity fixture files made by the original WebShop code; one line per failing case, then "N passed, M failed"')
     .requiredOption('--fixtures <files...>', 'fixture files (reward_units.json, env_episodes.json, search_bm25.json, …)')
-    .action((flags: { fixtures: string[] }) => {
+    .action(async (flags: { fixtures: string[] }) => {
       let passed = 0;
       let failed = 0;
       for (const file of flags.fixtures) {
-        const summary = runFixtureFile(file, fixtureRunners);
+        const summary = await runFixtureFile(file, fixtureRunners);
         passed += summary.passed;
         failed += summary.failed.length;
         for (const failure of summary.failed) process.stdout.write(`FAIL ${file}: ${failure.case}: ${failure.message.split('\n')[0]}\n`);

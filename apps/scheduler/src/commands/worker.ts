@@ -21,12 +21,8 @@ import { z } from 'zod';
 import { startReconciler } from '@benchfleet/runs';
 import { createAggregateRunHandler } from '../handlers/aggregate-run.js';
 
-export function registerWorker(program: Command, registry: BenchmarkRegistry): void {
-  program
-    .command('worker')
-    .description(
-      'the fleet keeper: serves the aggregate queue, gives an outcome to tasks whose jobs BullMQ failed as lost, and reconciles the queues with Postgres (re-enqueues open tasks whose jobs are gone, summarises settled runs); run one or more anywhere',
-    )
+export function configureWorker(command: Command, registry: BenchmarkRegistry): void {
+  command
     .option('--worker-id <id>', 'identity of this worker (default aggregate-<hostname>-<pid>, or BENCHFLEET_WORKER_ID)')
     .option('--grace-s <n>', 'seconds active jobs may finish after SIGTERM (default 30)')
     .option('--metrics-port <port>', 'serve /metrics and /healthz on this port, 0 for any free one (or BENCHFLEET_METRICS_PORT)')

@@ -1,5 +1,4 @@
 import { createReadStream, readFileSync, statSync } from 'node:fs';
-import streamArray from 'stream-json/streamers/stream-array.js';
 import { CatalogFormatError } from './catalog-format-error.js';
 import type { CatalogSource } from './load-products.js';
 
@@ -72,6 +71,8 @@ export function streamRawItems(path: string): RawItemsStream {
   }
   let read = 0;
   async function* items(): AsyncGenerator<unknown> {
+    // Loaded here: only imports stream a catalog file, and other processes start without it.
+    const { default: streamArray } = await import('stream-json/streamers/stream-array.js');
     const file = createReadStream(path);
     file.on('data', (chunk) => (read += chunk.length));
     const elements = file.pipe(streamArray.withParserAsStream());

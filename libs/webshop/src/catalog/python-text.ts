@@ -12,6 +12,8 @@ export function isPythonWhitespace(codePoint: number): boolean {
 
 /** Python `s.strip()` (no argument) or `s.strip(chars)`. */
 export function pythonStrip(s: string, chars?: string): string {
+  // Most text has nothing to strip: every whitespace character is one UTF-16 unit, so the ends tell.
+  if (chars === undefined && (s === '' || (!PYTHON_WHITESPACE.has(s.charCodeAt(0)) && !PYTHON_WHITESPACE.has(s.charCodeAt(s.length - 1))))) return s;
   const points = Array.from(s);
   const strippable = chars === undefined ? null : new Set(Array.from(chars));
   const isStrippable = (ch: string): boolean =>

@@ -64,7 +64,7 @@ export async function runWebshopEpisode(options: RunWebshopEpisodeOptions): Prom
     let done = false;
     let purchase: EpisodeResult['purchase'] = null;
     if (decision.valid && decision.kind !== 'think') {
-      const result = episode.step(decision.action);
+      const result = await episode.step(decision.action);
       observation = result.observation;
       reward = result.reward;
       done = result.done;

@@ -17,7 +17,7 @@ export type FixtureRunContext = {
 export type FixtureRunner = {
   name: string;
   matches(json: unknown): boolean;
-  run(json: unknown, context: FixtureRunContext): FixtureCaseResult[];
+  run(json: unknown, context: FixtureRunContext): FixtureCaseResult[] | Promise<FixtureCaseResult[]>;
 };
 
 export type FixtureRunSummary = {
@@ -28,18 +28,18 @@ export type FixtureRunSummary = {
 };
 
 /** Runs every runner that recognises `json`; a file nobody recognises is one failed case. */
-export function runFixtureJson(
+export async function runFixtureJson(
   json: unknown,
   context: FixtureRunContext,
   runners: readonly FixtureRunner[],
-): FixtureRunSummary {
+): Promise<FixtureRunSummary> {
   const summary: FixtureRunSummary = { passed: 0, failed: [], runners: [] };
   for (const runner of runners) {
     if (!runner.matches(json)) continue;
     summary.runners.push(runner.name);
     let results: FixtureCaseResult[];
     try {
-      results = runner.run(json, context);
+      results = await runner.run(json, context);
     } catch (error) {
       results = [{ case: runner.name, passed: false, message: `runner crashed: ${error instanceof Error ? error.stack ?? error.message : String(error)}` }];
     }
@@ -58,7 +58,7 @@ export function runFixtureJson(
 }
 
 /** Reads a fixture file and runs it through `runners` (see runFixtureJson). */
-export function runFixtureFile(filePath: string, runners: readonly FixtureRunner[]): FixtureRunSummary {
+export async function runFixtureFile(filePath: string, runners: readonly FixtureRunner[]): Promise<FixtureRunSummary> {
   let json: unknown;
   try {
     json = JSON.parse(readFileSync(filePath, 'utf8')) as unknown;
@@ -78,6 +78,15 @@ export function expectSameJson(caseName: string, actual: unknown, expected: unkn
   const expectedJson = JSON.stringify(expected);
   if (actualJson === expectedJson) return { case: caseName, passed: true };
   return { case: caseName, passed: false, message: `expected ${expectedJson}, got ${actualJson}` };
+}
+
+/** checkCase for checks that wait (a store episode fetching products). */
+export async function checkCaseAsync(caseName: string, check: () => Promise<FixtureCaseResult>): Promise<FixtureCaseResult> {
+  try {
+    return await check();
+  } catch (error) {
+    return { case: caseName, passed: false, message: error instanceof Error ? error.message : String(error) };
+  }
 }
 
 /** Case helper: runs `check`, turning a thrown error into a failed case. */

@@ -1,6 +1,7 @@
 // Public face of the webshop reward: get_reward and its parts, thefuzz/difflib parity, fixture runners.
 export {
   checkCase,
+  checkCaseAsync,
   expectSameJson,
   runFixtureFile,
   runFixtureJson,

@@ -1,5 +1,8 @@
-import winkNLP from 'wink-nlp';
-import model from 'wink-eng-lite-web-model';
+import { createRequire } from 'node:module';
+
+// The tagger and its model (~100 ms to load) are loaded with the first extractor, not at import:
+// processes that never score a purchase (the scheduler, a worker before its first) skip them.
+const require = createRequire(import.meta.url);
 
 /**
  * Produces the nouns of a product title for the type reward: upstream keeps, in token order and with
@@ -12,6 +15,7 @@ export interface NounExtractor {
 }
 
 const NOUN_TAGS = new Set(['NOUN', 'PROPN']);
+const NOUN_CACHE_ENTRIES = 20_000;
 
 /**
  * The default extractor: wink-nlp with its English lite model. Like spaCy it uses Universal POS tags
@@ -19,15 +23,25 @@ const NOUN_TAGS = new Set(['NOUN', 'PROPN']);
  * en_core_web_lg on title-cased text, so results may differ near the 0.1 and 0.2 thresholds.
  */
 export function createWinkNounExtractor(): NounExtractor {
+  const winkNLP = require('wink-nlp') as typeof import('wink-nlp').default;
+  const model = require('wink-eng-lite-web-model') as typeof import('wink-eng-lite-web-model').default;
   const nlp = winkNLP(model, ['sbd', 'pos']);
   const its = nlp.its;
+  // Goals and products recur across episodes: their titles are tagged once.
+  const seen = new Map<string, readonly string[]>();
   return {
     name: 'wink-nlp@2 wink-eng-lite-web-model@1 (UPOS NOUN/PROPN)',
     nouns(text: string): string[] {
-      const tokens = nlp.readDoc(text).tokens();
-      const values = tokens.out(its.value);
-      const tags = tokens.out(its.pos);
-      return values.filter((_, i) => NOUN_TAGS.has(tags[i] ?? '')).map((value) => value.toLowerCase());
+      let nouns = seen.get(text);
+      if (nouns === undefined) {
+        const tokens = nlp.readDoc(text).tokens();
+        const values = tokens.out(its.value);
+        const tags = tokens.out(its.pos);
+        nouns = values.filter((_, i) => NOUN_TAGS.has(tags[i] ?? '')).map((value) => value.toLowerCase());
+        if (seen.size >= NOUN_CACHE_ENTRIES) seen.clear();
+        seen.set(text, nouns);
+      }
+      return [...nouns];
     },
   };
 }

@@ -15,14 +15,14 @@ describe('verifyRewardFixtures', () => {
     ['python_random_seed233.json', 5, 'CPython random'],
     ['token_set_ratio_backend_diffs.json', 403, 'webshop token_set_ratio backend diffs'],
     ['env_episodes.json', 16, 'webshop episode goals and rewards'],
-  ])('passes every case of %s', (name, expectedPassed, runner) => {
-    const sut = verifyRewardFixtures(fixturePath(name));
+  ])('passes every case of %s', async (name, expectedPassed, runner) => {
+    const sut = await verifyRewardFixtures(fixturePath(name));
     expect(sut.failed).toEqual([]);
     expect(sut.passed).toBe(expectedPassed);
     expect(sut.runners).toEqual([runner]);
   });
 
-  it('dispatches on structure, not file name, and reports wrong values', () => {
+  it('dispatches on structure, not file name, and reports wrong values', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'webshop-fixtures-'));
     const renamed = join(dir, 'hidden.json');
     writeFileSync(
@@ -34,28 +34,28 @@ describe('verifyRewardFixtures', () => {
         ],
       }),
     );
-    const sut = verifyRewardFixtures(renamed);
+    const sut = await verifyRewardFixtures(renamed);
     expect(sut.passed).toBe(1);
     expect(sut.failed).toEqual([{ case: 'normalize_color/1 "washed"', message: 'expected "washed", got "ash"' }]);
   });
 
-  it('fails files that no runner recognises or that are not JSON', () => {
+  it('fails files that no runner recognises or that are not JSON', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'webshop-fixtures-'));
     const unknown = join(dir, 'unknown.json');
     writeFileSync(unknown, '{"something": []}');
-    expect(verifyRewardFixtures(unknown).failed[0]?.message).toMatch(/no fixture runner recognises/);
+    expect((await verifyRewardFixtures(unknown)).failed[0]?.message).toMatch(/no fixture runner recognises/);
     const broken = join(dir, 'broken.json');
     writeFileSync(broken, '{"pairs": [');
-    expect(verifyRewardFixtures(broken).failed[0]?.message).toMatch(/cannot read fixture/);
+    expect((await verifyRewardFixtures(broken)).failed[0]?.message).toMatch(/cannot read fixture/);
   });
 
-  it('accepts more runners, running every one that matches', () => {
+  it('accepts more runners, running every one that matches', async () => {
     const stepsRunner: FixtureRunner = {
       name: 'episode steps',
       matches: (json) => typeof json === 'object' && json !== null && 'human' in json,
       run: () => [{ case: 'steps', passed: true }],
     };
-    const sut = runFixtureFile(fixturePath('env_episodes.json'), [...webshopRewardFixtureRunners, stepsRunner]);
+    const sut = await runFixtureFile(fixturePath('env_episodes.json'), [...webshopRewardFixtureRunners, stepsRunner]);
     expect(sut.runners).toEqual(['webshop episode goals and rewards', 'episode steps']);
     expect(sut.passed).toBe(17);
   });

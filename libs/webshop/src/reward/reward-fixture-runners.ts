@@ -364,6 +364,6 @@ export const webshopRewardFixtureRunners: readonly FixtureRunner[] = [
 ];
 
 /** Runs a fixture file through the catalog and reward runners (reward_units, backend diffs, random, episodes). */
-export function verifyRewardFixtures(filePath: string): FixtureRunSummary {
+export function verifyRewardFixtures(filePath: string): Promise<FixtureRunSummary> {
   return runFixtureFile(filePath, webshopRewardFixtureRunners);
 }

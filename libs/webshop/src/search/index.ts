@@ -13,6 +13,8 @@ export {
   BM25_K1,
   buildSearchIndex,
   SEARCH_TOP_K,
+  SearchIndexBuilder,
+  type SearchIndexParts,
   type SearchDocument,
   type SearchHit,
   type SearchIndex,
@@ -20,3 +22,12 @@ export {
   type SearchResult,
 } from './search-index.js';
 export { searchBm25FixtureRunner } from './search-fixture-runner.js';
+export {
+  DEFAULT_POSTINGS_CACHE_BYTES,
+  openSearchSnapshot,
+  SearchSnapshotError,
+  writeSearchSnapshot,
+  type OpenedSearchSnapshot,
+  type OpenSearchSnapshotOptions,
+  type SearchSnapshotIdentity,
+} from './search-snapshot.js';

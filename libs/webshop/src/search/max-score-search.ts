@@ -10,20 +10,20 @@ const f32 = Math.fround;
 const BOUND_SLACK = 1 + 2 ** -40;
 const NO_DOC = 0x7fffffff;
 
-export interface PostingLists {
-  /** Term t's postings are at [start[t], start[t + 1]), in ascending document order. */
-  start: Int32Array;
+/** One term's postings, in ascending document order. */
+export interface TermPostings {
   docs: Int32Array;
   /** Per posting: float32 (1 + freq * normInverse[norm]), the denominator of Lucene's BM25. */
   denominators: Float32Array;
-  /** Per term: its largest denominator, which gives its highest possible score. */
-  maxDenominator: Float32Array;
 }
 
 export interface WeightedTerm {
   termId: number;
   /** float32 boost × idf. */
   weight: number;
+  /** The term's largest denominator, which gives its highest possible score. */
+  maxDenominator: number;
+  postings: TermPostings;
 }
 
 /** Lucene 8 BM25 term score: weight - weight / (1 + freq * normInverse), in float32. */
@@ -52,26 +52,24 @@ function advance(docs: Int32Array, from: number, end: number, target: number): n
   return high;
 }
 
-export function collectTopHitsWithMaxScore(
-  postings: PostingLists,
-  terms: readonly WeightedTerm[],
-  heap: TopHitsHeap,
-): void {
-  const { start, docs, denominators, maxDenominator } = postings;
+export function collectTopHitsWithMaxScore(terms: readonly WeightedTerm[], heap: TopHitsHeap): void {
   const ordered = terms
-    .map((term) => ({ ...term, bound: bm25TermScore(term.weight, maxDenominator[term.termId] as number) }))
+    .map((term) => ({ ...term, bound: bm25TermScore(term.weight, term.maxDenominator) }))
     .sort((a, b) => a.bound - b.bound);
   const count = ordered.length;
   const weight = new Float64Array(count);
   const cursor = new Int32Array(count);
   const end = new Int32Array(count);
+  const docsOf: Int32Array[] = [];
+  const denominatorsOf: Float32Array[] = [];
   /** boundUpTo[i]: highest possible score from terms 0..i together. */
   const boundUpTo = new Float64Array(count);
   let boundSum = 0;
   ordered.forEach((term, i) => {
     weight[i] = term.weight;
-    cursor[i] = start[term.termId] as number;
-    end[i] = start[term.termId + 1] as number;
+    end[i] = term.postings.docs.length;
+    docsOf.push(term.postings.docs);
+    denominatorsOf.push(term.postings.denominators);
     boundSum += term.bound;
     boundUpTo[i] = boundSum * BOUND_SLACK;
   });
@@ -84,7 +82,7 @@ export function collectTopHitsWithMaxScore(
     for (let i = firstEssential; i < count; i++) {
       const position = cursor[i] as number;
       if (position < (end[i] as number)) {
-        const candidate = docs[position] as number;
+        const candidate = (docsOf[i] as Int32Array)[position] as number;
         if (candidate < doc) doc = candidate;
       }
     }
@@ -93,8 +91,8 @@ export function collectTopHitsWithMaxScore(
     let score = 0;
     for (let i = firstEssential; i < count; i++) {
       const position = cursor[i] as number;
-      if (position < (end[i] as number) && docs[position] === doc) {
-        score += bm25TermScore(weight[i] as number, denominators[position] as number);
+      if (position < (end[i] as number) && (docsOf[i] as Int32Array)[position] === doc) {
+        score += bm25TermScore(weight[i] as number, (denominatorsOf[i] as Float32Array)[position] as number);
         cursor[i] = position + 1;
       }
     }
@@ -104,10 +102,11 @@ export function collectTopHitsWithMaxScore(
         competitive = false;
         break;
       }
+      const docs = docsOf[i] as Int32Array;
       const position = advance(docs, cursor[i] as number, end[i] as number, doc);
       cursor[i] = position;
       if (position < (end[i] as number) && docs[position] === doc) {
-        score += bm25TermScore(weight[i] as number, denominators[position] as number);
+        score += bm25TermScore(weight[i] as number, (denominatorsOf[i] as Float32Array)[position] as number);
         cursor[i] = position + 1;
       }
     }

@@ -1,11 +1,10 @@
 import type { WebshopGoal } from '../catalog/index.js';
-import { defaultNounExtractor, getReward, type NounExtractor, type RewardProduct } from '../reward/index.js';
+import { defaultNounExtractor, getReward, type NounExtractor } from '../reward/index.js';
 import { buildSearchContents, buildSearchIndex, type SearchIndex } from '../search/index.js';
-import { Store, type StoreGoal, type StoreSearch } from './store.js';
-import { storeProductFromProcessed, type ProcessedProduct } from './store-product.js';
+import { InMemoryStoreProducts, Store, type CatalogEntry, type ScorePurchase, type StoreGoal, type StoreProducts, type StoreSearch } from './store.js';
+import { storeProductFromProcessed, type CatalogStoreProduct } from './store-product.js';
 
-/** A product as both the store and the reward read it (a loaded `WebshopProduct` is one). */
-export type CatalogStoreProduct = ProcessedProduct & RewardProduct;
+export type { CatalogStoreProduct } from './store-product.js';
 
 /** What `buildWebshopCatalog` returns, narrowed to what the store needs. */
 export interface StoreCatalog {
@@ -32,9 +31,46 @@ export function storeGoalFromWebshopGoal(goal: WebshopGoal): StoreGoal {
   return { instructionText: goal.instruction_text, weight: goal.weight, record: goal };
 }
 
-/** The store over a loaded catalog, rewarding purchases with the original's `get_reward`. */
+/** A catalog product with its hidden price, as the store serves it. */
+export function catalogEntryOf(record: CatalogStoreProduct, price: number): CatalogEntry {
+  return { product: storeProductFromProcessed(record), record, price };
+}
+
+/** The original's `get_reward` for a purchase, against the goal of the episode. */
+export function rewardScorer(goals: readonly WebshopGoal[], nounExtractor?: NounExtractor): ScorePurchase {
+  return ({ goalIndex, entry, options }) => {
+    const goal = goals[goalIndex];
+    if (goal === undefined) throw new RangeError(`cannot score ${entry.product.asin} for goal ${goalIndex}`);
+    return getReward(entry.record, goal, entry.price, Object.fromEntries(options), {
+      nounExtractor: nounExtractor ?? defaultNounExtractor(),
+    });
+  };
+}
+
+/** The store over products from anywhere (memory, or Postgres on demand) with the original's reward. */
+export function createStoreOver(
+  products: StoreProducts,
+  goals: readonly WebshopGoal[],
+  search: StoreSearch,
+  options: Omit<CatalogStoreOptions, 'search'> = {},
+): Store {
+  return new Store({
+    products,
+    goals: goals.map(storeGoalFromWebshopGoal),
+    search,
+    random: options.random,
+    searchCacheSize: options.searchCacheSize,
+    scorePurchase: rewardScorer(goals, options.nounExtractor),
+  });
+}
+
+/** The store over a loaded catalog held in memory, its search index built here unless given. */
 export function createCatalogStore(catalog: StoreCatalog, options: CatalogStoreOptions = {}): Store {
-  const productsByAsin = new Map(catalog.products.map((product) => [product.asin, product]));
+  const entries = catalog.products.map((record) => {
+    const price = catalog.productPrices.get(record.asin);
+    if (price === undefined) throw new RangeError(`no hidden price for ASIN ${record.asin}`);
+    return catalogEntryOf(record, price);
+  });
   const search =
     options.search ??
     storeSearchFromIndex(
@@ -50,21 +86,5 @@ export function createCatalogStore(catalog: StoreCatalog, options: CatalogStoreO
         })),
       ),
     );
-  const nounExtractor = options.nounExtractor;
-  return new Store({
-    products: catalog.products.map(storeProductFromProcessed),
-    prices: catalog.productPrices,
-    goals: catalog.goals.map(storeGoalFromWebshopGoal),
-    search,
-    random: options.random,
-    searchCacheSize: options.searchCacheSize,
-    scorePurchase: ({ goalIndex, asin, price, options: selected }) => {
-      const product = productsByAsin.get(asin);
-      const goal = catalog.goals[goalIndex];
-      if (product === undefined || goal === undefined) throw new RangeError(`cannot score ${asin} for goal ${goalIndex}`);
-      return getReward(product, goal, price, Object.fromEntries(selected), {
-        nounExtractor: nounExtractor ?? defaultNounExtractor(),
-      });
-    },
-  });
+  return createStoreOver(new InMemoryStoreProducts(entries), catalog.goals, search, options);
 }

@@ -1,6 +1,7 @@
-import { richTextFromNodes, simpleTextFromNodes, visibleTextNodes } from './html-to-text.js';
+import { richTextFromNodes, simpleTextFromNodes } from './html-to-text.js';
 import { textEnvironmentLinks, type SelectedOptions, type SubPageName } from './page-links.js';
 import { renderPageHtml, type PageView } from './page-templates.js';
+import { pageTextNodes } from './page-text.js';
 import { pythonDictRepr, pythonJsonDumpsDict } from './python-text-formats.js';
 import type { Store } from './store.js';
 import type { StoreProduct } from './store-product.js';
@@ -63,7 +64,8 @@ const SUB_PAGE_BY_CLICK: ReadonlyMap<string, SubPageName> = new Map([
 
 type CurrentPage =
   | { readonly kind: 'search' }
-  | { readonly kind: 'results'; readonly hits: readonly StoreProduct[] }
+  /** `hits`: every listed asin; `shown`: the products of the current results page. */
+  | { readonly kind: 'results'; readonly hits: readonly string[]; readonly shown: readonly StoreProduct[] }
   | { readonly kind: 'item' }
   | { readonly kind: 'sub'; readonly subPage: SubPageName }
   | { readonly kind: 'done'; readonly reward: number; readonly options: SelectedOptions };
@@ -88,6 +90,8 @@ export class Episode {
   private keywords: readonly string[] = [];
   private pageNumber = 1;
   private asin: string | null = null;
+  /** The product of `asin`, fetched when its item page was opened. */
+  private product: StoreProduct | undefined = undefined;
   private options = new Map<string, string>();
   private visitedAsins: Set<string> | null = null;
   private purchased = false;
@@ -136,7 +140,8 @@ export class Episode {
     return this.purchased;
   }
 
-  step(action: string): StepResult {
+  /** Applies one action; asynchronous because products may be fetched on demand. */
+  async step(action: string): Promise<StepResult> {
     this.assertStarted();
     const clickables = this.clickableSet();
     const { name, argument } = parseAction(action);
@@ -146,9 +151,9 @@ export class Episode {
     let info: PurchaseInfo | null = null;
     let actionValid = true;
     if (name === 'search' && target !== null && target !== '') {
-      this.showResults(target.split(' '), 1);
+      await this.showResults(target.split(' '), 1);
     } else if (name === 'click' && target !== null && target !== 'search' && clickables.has(target)) {
-      const purchase = this.click(target);
+      const purchase = await this.click(target);
       if (purchase !== null) {
         done = true;
         reward = purchase.reward;
@@ -173,10 +178,11 @@ export class Episode {
         return this.url;
       case 'html':
         return this.html;
+      // Straight from the page's view: the same nodes as parsing its HTML (page-text.ts), at a fraction of the cost.
       case 'text':
-        return simpleTextFromNodes(visibleTextNodes(this.html));
+        return simpleTextFromNodes(pageTextNodes(this.pageView()));
       case 'text_rich':
-        return richTextFromNodes(visibleTextNodes(this.html), {
+        return richTextFromNodes(pageTextNodes(this.pageView()), {
           url: this.url,
           visitedAsins: this.visitedAsins ?? new Set(),
         });
@@ -211,28 +217,29 @@ export class Episode {
     if (this.goalIndex < 0) throw new Error('call reset() before using the episode');
   }
 
-  private click(target: string): { readonly reward: number; readonly info: PurchaseInfo } | null {
+  private async click(target: string): Promise<{ readonly reward: number; readonly info: PurchaseInfo } | null> {
     const page = this.page;
     if (target === 'buy now') return this.purchase();
     if (target === 'back to search') this.goToSearchPage();
-    else if (target === 'next >' && page.kind === 'results') this.showResults(this.keywords, this.pageNumber + 1);
-    else if (target === '< prev' && page.kind === 'results') this.showResults(this.keywords, this.pageNumber - 1);
+    else if (target === 'next >' && page.kind === 'results') await this.showResults(this.keywords, this.pageNumber + 1);
+    else if (target === '< prev' && page.kind === 'results') await this.showResults(this.keywords, this.pageNumber - 1);
     else if (target === '< prev' && page.kind === 'sub') this.page = { kind: 'item' };
-    else if (target === '< prev' && page.kind === 'item') this.showResults(this.keywords, this.pageNumber);
+    else if (target === '< prev' && page.kind === 'item') await this.showResults(this.keywords, this.pageNumber);
     else {
       const subPage = SUB_PAGE_BY_CLICK.get(target);
       if (subPage !== undefined) this.page = { kind: 'sub', subPage };
-      else this.clickProductOrOption(target, page);
+      else await this.clickProductOrOption(target, page);
     }
     return null;
   }
 
-  private clickProductOrOption(target: string, page: CurrentPage): void {
+  private async clickProductOrOption(target: string, page: CurrentPage): Promise<void> {
     if (page.kind === 'results') {
-      const product = page.hits.find((hit) => hit.asin.toLowerCase() === target);
+      const listed = page.hits.find((hit) => hit.toLowerCase() === target);
       const asin = target.toUpperCase();
-      this.asin = this.store.product(asin) !== undefined ? asin : (product?.asin ?? asin);
+      this.asin = this.store.has(asin) ? asin : (listed ?? asin);
       (this.visitedAsins ??= new Set()).add(asin);
+      this.product = await this.store.product(this.asin);
     } else {
       const group = this.optionGroupsByValue().get(target);
       if (group !== undefined) this.options.set(group.toLowerCase(), target);
@@ -240,10 +247,10 @@ export class Episode {
     this.page = { kind: 'item' };
   }
 
-  private purchase(): { readonly reward: number; readonly info: PurchaseInfo } {
+  private async purchase(): Promise<{ readonly reward: number; readonly info: PurchaseInfo }> {
     const asin = this.asin;
     if (asin === null) throw new Error('Buy Now without a product');
-    const score = this.store.scorePurchase(this.goalIndex, asin, this.options);
+    const score = await this.store.scorePurchase(this.goalIndex, asin, this.options);
     const options = new Map(this.options);
     this.page = { kind: 'done', reward: score.reward, options };
     this.purchased = true;
@@ -258,20 +265,24 @@ export class Episode {
     this.keywords = [];
     this.pageNumber = 1;
     this.asin = null;
+    this.product = undefined;
     this.options = new Map();
     this.visitedAsins = null;
   }
 
-  private showResults(keywords: readonly string[], pageNumber: number): void {
+  private async showResults(keywords: readonly string[], pageNumber: number): Promise<void> {
+    const hits = await this.store.searchAsins(keywords);
+    const shown = await this.store.productsOf(this.pageSlice(hits, pageNumber));
     this.keywords = keywords;
     this.pageNumber = pageNumber;
     this.asin = null;
+    this.product = undefined;
     this.options = new Map();
-    this.page = { kind: 'results', hits: this.store.searchProducts(keywords) };
+    this.page = { kind: 'results', hits, shown };
   }
 
   private currentProduct(): StoreProduct {
-    const product = this.asin === null ? undefined : this.store.product(this.asin);
+    const product = this.asin === null ? undefined : this.product;
     if (product === undefined) throw new Error(`no product for ASIN ${this.asin}`);
     return product;
   }
@@ -294,7 +305,7 @@ export class Episode {
         const keys = new Set(['back to search']);
         if (this.pageNumber > 1) keys.add('< prev');
         keys.add('next >');
-        for (const product of this.pageProducts(page.hits)) keys.add(product.asin.toLowerCase());
+        for (const asin of this.pageSlice(page.hits, this.pageNumber)) keys.add(asin.toLowerCase());
         return keys;
       }
       case 'item': {
@@ -311,8 +322,8 @@ export class Episode {
     }
   }
 
-  private pageProducts(hits: readonly StoreProduct[]): readonly StoreProduct[] {
-    const start = (this.pageNumber - 1) * PRODUCTS_PER_PAGE;
+  private pageSlice(hits: readonly string[], pageNumber: number): readonly string[] {
+    const start = (pageNumber - 1) * PRODUCTS_PER_PAGE;
     return start < 0 ? [] : hits.slice(start, start + PRODUCTS_PER_PAGE);
   }
 
@@ -329,7 +340,7 @@ export class Episode {
           keywords: this.keywords,
           page: this.pageNumber,
           total: page.hits.length,
-          products: this.pageProducts(page.hits),
+          products: page.shown,
         };
       case 'item':
         return {

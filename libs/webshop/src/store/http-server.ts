@@ -134,8 +134,8 @@ export function createStoreHttpServer(store: Store, options: StoreHttpServerOpti
     return created;
   };
 
-  const product = (asin: string): StoreProduct => {
-    const found = store.product(asin) ?? store.product(asin.toUpperCase());
+  const product = async (asin: string): Promise<StoreProduct> => {
+    const found = (await store.product(asin)) ?? (await store.product(asin.toUpperCase()));
     if (found === undefined) throw new HttpError(404, `no product ${asin}`);
     return found;
   };
@@ -145,10 +145,10 @@ export function createStoreHttpServer(store: Store, options: StoreHttpServerOpti
     instructionText: store.goal(session(sessionId).goalIndex).instructionText,
   });
 
-  const donePage = (sessionId: string, asin: string, selected: Map<string, string>): PageView => {
+  const donePage = async (sessionId: string, asin: string, selected: Map<string, string>): Promise<PageView> => {
     const state = session(sessionId);
-    const bought = product(asin);
-    const score = store.scorePurchase(state.goalIndex, bought.asin, selected);
+    const bought = await product(asin);
+    const score = await store.scorePurchase(state.goalIndex, bought.asin, selected);
     state.done = true;
     state.reward = score.reward;
     const goal = store.goal(state.goalIndex).record;
@@ -199,14 +199,14 @@ export function createStoreHttpServer(store: Store, options: StoreHttpServerOpti
       const [sessionId = '', keywordText = '', pageText = ''] = args;
       const keywords = keywordsFromSegment(keywordText);
       const page = pythonInt(pageText, 'page');
-      const hits = store.searchProducts(keywords);
+      const hits = await store.searchAsins(keywords);
       const view: PageView = {
         kind: 'results',
         ...base(sessionId),
         keywords,
         page,
         total: hits.length,
-        products: pythonSlice(hits, (page - 1) * PRODUCTS_PER_PAGE, page * PRODUCTS_PER_PAGE),
+        products: await store.productsOf(pythonSlice(hits, (page - 1) * PRODUCTS_PER_PAGE, page * PRODUCTS_PER_PAGE)),
       };
       return { status: 200, html: renderPageHtml(view, siteLinks) };
     }
@@ -218,7 +218,7 @@ export function createStoreHttpServer(store: Store, options: StoreHttpServerOpti
         ...base(sessionId),
         keywords: keywordsFromSegment(keywordText),
         page: pythonInt(pageText, 'page'),
-        product: product(asin),
+        product: await product(asin),
         options: optionsFromSegment(optionText),
         showAttributes,
       };
@@ -233,7 +233,7 @@ export function createStoreHttpServer(store: Store, options: StoreHttpServerOpti
         ...base(sessionId),
         keywords: keywordsFromSegment(keywordText),
         page: pythonInt(pageText, 'page'),
-        product: product(asin),
+        product: await product(asin),
         options: optionsFromSegment(optionText),
         subPage: subPage as SubPageName,
       };
@@ -242,7 +242,7 @@ export function createStoreHttpServer(store: Store, options: StoreHttpServerOpti
 
     if (head === 'done' && args.length === 3) {
       const [sessionId = '', asin = '', optionText = ''] = args;
-      return { status: 200, html: renderPageHtml(donePage(sessionId, asin, optionsFromSegment(optionText)), siteLinks) };
+      return { status: 200, html: renderPageHtml(await donePage(sessionId, asin, optionsFromSegment(optionText)), siteLinks) };
     }
 
     throw new HttpError(404, `no route for ${rawPath}`);

@@ -1,7 +1,10 @@
 // Public face of the webshop store: the shared Store, per-agent Episodes, pages and observations,
 // the HTTP site, and the store's fixture runners.
 export {
+  catalogEntryOf,
   createCatalogStore,
+  createStoreOver,
+  rewardScorer,
   storeGoalFromWebshopGoal,
   storeSearchFromIndex,
   type CatalogStoreOptions,
@@ -39,8 +42,12 @@ export {
 export { parsePythonLiteral, PythonLiteralError, type PythonLiteral } from './python-literal.js';
 export {
   createStore,
+  InMemoryStoreProducts,
   SEARCH_RETURN_N,
   Store,
+  type CatalogEntry,
+  type ProductFilter,
+  type StoreProducts,
   type PurchaseScore,
   type PurchaseToScore,
   type ScorePurchase,
@@ -57,6 +64,8 @@ export {
 export {
   envEpisodeStepsFixtureRunner,
   htmlMockTextObservationsFixtureRunner,
+  replayEnvEpisodes,
+  type FixtureStoreFactory,
   runStoreFixture,
   storeFixtureRunners,
 } from './store-fixture.js';

@@ -43,6 +43,29 @@ describe('Python text forms', () => {
     expect(quotePathSegment("{'color': 'black'}")).toBe('%7B%27color%27:%20%27black%27%7D');
   });
 
+  it('quotes every string as byte-wise UTF-8 percent-encoding does, whatever mix of ASCII and other characters', () => {
+    // The plain definition: encode all of it to UTF-8, then each byte is kept or escaped.
+    const byteWise = (value: string, safe: string, spaceAsPlus: boolean) =>
+      Array.from(new TextEncoder().encode(value), (byte) => {
+        const ch = String.fromCharCode(byte);
+        if (spaceAsPlus && byte === 0x20) return '+';
+        if (byte < 0x80 && /[A-Za-z0-9_.~-]/.test(ch)) return ch;
+        if (byte < 0x80 && safe.includes(ch)) return ch;
+        return `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+      }).join('');
+    const pieces = ['a', 'Z', '0', ' ', '+', '%', "'", '(', ':', '/', '{', 'é', '☕', '\u{1F600}', '\ud800', '\u0000', '\x7f', '~'];
+    let seed = 7;
+    for (let n = 0; n < 3_000; n++) {
+      let value = '';
+      for (let k = n % 9; k > 0; k--) {
+        seed = (seed * 1103515245 + 12345) % 2 ** 31;
+        value += pieces[seed % pieces.length];
+      }
+      expect(werkzeugQuotePlus(value), JSON.stringify(value)).toBe(byteWise(value, "$!'()*,;", true));
+      expect(quotePathSegment(value), JSON.stringify(value)).toBe(byteWise(value, ':', false));
+    }
+  });
+
   it('escapes HTML as markupsafe does', () => {
     expect(escapeHtml(`Salt & Pepper <2-Pack> "Classic" it's`)).toBe('Salt &amp; Pepper &lt;2-Pack&gt; &#34;Classic&#34; it&#39;s');
   });

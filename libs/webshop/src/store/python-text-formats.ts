@@ -73,15 +73,35 @@ export function jinjaText(value: string | null): string {
 }
 
 const UTF8 = new TextEncoder();
+const PERCENT_BYTE = Array.from({ length: 256 }, (_, byte) => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`);
 
-function percentEncode(value: string, isSafe: (byte: number) => boolean, spaceAsPlus: boolean): string {
+function asciiTable(isSafe: (byte: number) => boolean): Uint8Array {
+  return Uint8Array.from({ length: 128 }, (_, byte) => (isSafe(byte) ? 1 : 0));
+}
+
+/**
+ * Percent-encodes the UTF-8 bytes of `value` that are not safe. Runs of safe ASCII are copied as
+ * they are; only from the first non-ASCII character on is the rest encoded to bytes.
+ */
+function percentEncode(value: string, safeAscii: Uint8Array, spaceAsPlus: boolean): string {
   let out = '';
-  for (const byte of UTF8.encode(value)) {
-    if (spaceAsPlus && byte === 0x20) out += '+';
-    else if (isSafe(byte)) out += String.fromCharCode(byte);
-    else out += `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+  let copiedTo = 0;
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i);
+    if (code >= 0x80) {
+      out += value.slice(copiedTo, i);
+      for (const byte of UTF8.encode(value.slice(i))) {
+        if (byte < 0x80 && safeAscii[byte] === 1) out += String.fromCharCode(byte);
+        else if (spaceAsPlus && byte === 0x20) out += '+';
+        else out += PERCENT_BYTE[byte];
+      }
+      return out;
+    }
+    if (safeAscii[code] === 1) continue;
+    out += value.slice(copiedTo, i) + (spaceAsPlus && code === 0x20 ? '+' : PERCENT_BYTE[code]);
+    copiedTo = i + 1;
   }
-  return out;
+  return copiedTo === 0 ? value : out + value.slice(copiedTo);
 }
 
 function isUnreserved(byte: number): boolean {
@@ -97,15 +117,17 @@ function isUnreserved(byte: number): boolean {
 }
 
 const QUERY_EXTRA_SAFE = new Set(Array.from("$!'()*,;", (ch) => ch.charCodeAt(0)));
+const QUERY_SAFE = asciiTable((byte) => isUnreserved(byte) || QUERY_EXTRA_SAFE.has(byte));
+const PATH_SEGMENT_SAFE = asciiTable((byte) => isUnreserved(byte) || byte === 0x3a);
 
 /** werkzeug `url_quote_plus`, used by `url_for` for query arguments. */
 export function werkzeugQuotePlus(value: string): string {
-  return percentEncode(value, (byte) => isUnreserved(byte) || QUERY_EXTRA_SAFE.has(byte), true);
+  return percentEncode(value, QUERY_SAFE, true);
 }
 
 /** Quoting of one path segment as the original site's links show it (`:` kept, `'`, `,` and `/` encoded). */
 export function quotePathSegment(value: string): string {
-  return percentEncode(value, (byte) => isUnreserved(byte) || byte === 0x3a, false);
+  return percentEncode(value, PATH_SEGMENT_SAFE, false);
 }
 
 /** Python slicing `list[start:stop]` for a step of 1, negative indices included. */

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { webshopGoalSchema, webshopProductSchema } from '../catalog/index.js';
 import {
   checkCase,
+  checkCaseAsync,
   defaultNounExtractor,
   expectSameJson,
   tableNounExtractor,
@@ -14,10 +15,10 @@ import {
   type FixtureRunContext,
   type FixtureRunner,
 } from '../reward/index.js';
-import { createCatalogStore } from './catalog-store.js';
+import { createCatalogStore, type CatalogStoreOptions, type StoreCatalog } from './catalog-store.js';
 import { Episode, type ObservationMode } from './episode.js';
 import { simpleTextFromNodes, visibleTextNodes } from './html-to-text.js';
-import type { StoreSearch } from './store.js';
+import type { Store, StoreSearch } from './store.js';
 
 const stepSchema = z.object({
   action: z.string().nullable(),
@@ -56,6 +57,18 @@ const envEpisodesSchema = z.object({
 });
 
 type EpisodePart = z.infer<typeof episodePartSchema>;
+
+/**
+ * Builds the store an env_episodes part is replayed on, from the part's catalog and the recorded
+ * search; the default holds it in memory. Other stores (products in Postgres) replay the same episodes.
+ */
+export type FixtureStoreFactory = (
+  partName: 'human' | 'synthetic',
+  catalog: StoreCatalog,
+  options: CatalogStoreOptions & { readonly search: StoreSearch },
+) => Store | Promise<Store>;
+
+const inMemoryFixtureStore: FixtureStoreFactory = (_partName, catalog, options) => createCatalogStore(catalog, options);
 type FixtureEpisode = z.infer<typeof episodeSchema>;
 type FixtureStep = z.infer<typeof stepSchema>;
 
@@ -84,15 +97,17 @@ function recordedAnswers(part: EpisodePart): Map<string, readonly string[]> {
 
 const BASE_URL_AND_SESSION = /^(https?:\/\/[^/]+)\/([^/]+)$/;
 
-function replayEpisode(
-  partName: string,
+async function replayEpisode(
+  partName: 'human' | 'synthetic',
   part: EpisodePart,
   episode: FixtureEpisode,
   titleNouns: Readonly<Record<string, readonly string[]>> | undefined,
-): FixtureCaseResult[] {
+  storeFactory: FixtureStoreFactory,
+): Promise<FixtureCaseResult[]> {
   const caseName = `${partName}/${episode.name}`;
   const search = new RecordedSearch(recordedAnswers(part));
-  const store = createCatalogStore(
+  const store = await storeFactory(
+    partName,
     { products: part.products, productPrices: new Map(Object.entries(part.product_prices)), goals: part.goals },
     {
       search,
@@ -122,9 +137,9 @@ function replayEpisode(
   if (!reset.passed) return results;
   for (const [index, step] of rest.entries()) {
     const stepCase = `${caseName}/step ${index + 1} ${JSON.stringify(step.action)}`;
-    const result = checkCase(stepCase, () => {
+    const result = await checkCaseAsync(stepCase, async () => {
       search.calls.length = 0;
-      const outcome = sut.step(step.action ?? '');
+      const outcome = await sut.step(step.action ?? '');
       const actual = {
         ...observedStep(sut, outcome.observation, outcome.reward, outcome.done, outcome.info),
         searches: [...search.calls],
@@ -175,7 +190,8 @@ function expectedStep(step: FixtureStep): Record<string, unknown> {
   };
 }
 
-function runEnvEpisodes(json: unknown): FixtureCaseResult[] {
+/** Replays every episode of an env_episodes.json fixture on stores made by `storeFactory`. */
+export async function replayEnvEpisodes(json: unknown, storeFactory: FixtureStoreFactory = inMemoryFixtureStore): Promise<FixtureCaseResult[]> {
   const fixture = envEpisodesSchema.parse(json);
   const results: FixtureCaseResult[] = [];
   for (const [partName, part] of [
@@ -184,7 +200,7 @@ function runEnvEpisodes(json: unknown): FixtureCaseResult[] {
   ] as const) {
     if (part === undefined) continue;
     for (const episode of part.episodes) {
-      results.push(...replayEpisode(partName, part, episode, fixture.standin_title_nouns));
+      results.push(...(await replayEpisode(partName, part, episode, fixture.standin_title_nouns, storeFactory)));
     }
   }
   return results;
@@ -197,7 +213,7 @@ export const envEpisodeStepsFixtureRunner: FixtureRunner = {
     const parsed = envEpisodesSchema.safeParse(json);
     return parsed.success && (parsed.data.human?.episodes.length ?? 0) + (parsed.data.synthetic?.episodes.length ?? 0) > 0;
   },
-  run: (json) => runEnvEpisodes(json),
+  run: (json) => replayEnvEpisodes(json),
 };
 
 const htmlMockObservationsSchema = z.object({
@@ -234,13 +250,15 @@ export const storeFixtureRunners: readonly FixtureRunner[] = [
 ];
 
 /** Runs every store runner that recognises `json`; an unrecognised file yields no cases. */
-export function runStoreFixture(json: unknown, context: FixtureRunContext): FixtureCaseResult[] {
-  return storeFixtureRunners.flatMap((runner) => {
-    if (!runner.matches(json)) return [];
+export async function runStoreFixture(json: unknown, context: FixtureRunContext): Promise<FixtureCaseResult[]> {
+  const results: FixtureCaseResult[] = [];
+  for (const runner of storeFixtureRunners) {
+    if (!runner.matches(json)) continue;
     try {
-      return runner.run(json, context);
+      results.push(...(await runner.run(json, context)));
     } catch (error) {
-      return [{ case: runner.name, passed: false as const, message: error instanceof Error ? error.message : String(error) }];
+      results.push({ case: runner.name, passed: false as const, message: error instanceof Error ? error.message : String(error) });
     }
-  });
+  }
+  return results;
 }

@@ -1,3 +1,5 @@
+import type { RewardProduct } from '../reward/index.js';
+
 export interface StoreProductOption {
   /** Lowercased option name, e.g. `size`. */
   readonly name: string;
@@ -45,6 +47,9 @@ export interface ProcessedProduct {
   readonly query: string;
   readonly product_category: string;
 }
+
+/** A product as both the store and the reward read it (a loaded `WebshopProduct` is one). */
+export type CatalogStoreProduct = ProcessedProduct & RewardProduct;
 
 export function storeProductFromProcessed(record: ProcessedProduct): StoreProduct {
   return {

@@ -1,6 +1,6 @@
 import type { SelectedOptions } from './page-links.js';
 import { pythonStrip } from '../catalog/index.js';
-import type { StoreProduct } from './store-product.js';
+import type { CatalogStoreProduct, StoreProduct } from './store-product.js';
 
 /** Results the original asks its search engine for (`SEARCH_RETURN_N`). */
 export const SEARCH_RETURN_N = 50;
@@ -17,14 +17,39 @@ export interface StoreGoal {
 /** Ranked ASINs for a query, best first, at most `limit`. */
 export interface StoreSearch {
   search(query: string, limit: number): readonly string[];
+  /** Every asin it returns is a product of the store (an index of the same catalog version): hits need no check. */
+  readonly listsOnlyStoreProducts?: boolean;
+}
+
+/** One product as the store serves it: what its pages show, what the reward reads, its hidden price. */
+export interface CatalogEntry {
+  readonly product: StoreProduct;
+  readonly record: CatalogStoreProduct;
+  /** `product_prices[asin]`, not the displayed price. */
+  readonly price: number;
+}
+
+/** What the debug queries `<a> attr`, `<c> category` and `<q> query` select. */
+export type ProductFilter = { readonly attribute: string } | { readonly category: string } | { readonly query: string };
+
+/**
+ * The catalog's products as the store reads them: held in memory, or fetched on demand (e.g. from
+ * Postgres, a results page at a time). Which asins exist, and in what order, is known at once.
+ */
+export interface StoreProducts {
+  readonly count: number;
+  has(asin: string): boolean;
+  /** The asin at a catalog position (the order the catalog file listed them in). */
+  asinAt(position: number): string;
+  /** Entries for these asins, in the same order (undefined for an unknown asin), fetched together. */
+  entries(asins: readonly string[]): Promise<ReadonlyArray<CatalogEntry | undefined>>;
+  /** Asins of the products a debug query selects, in catalog order. */
+  matching(filter: ProductFilter): Promise<readonly string[]>;
 }
 
 export interface PurchaseToScore {
   readonly goalIndex: number;
-  readonly asin: string;
-  readonly product: StoreProduct;
-  /** The hidden price (`product_prices[asin]`), not the displayed one. */
-  readonly price: number;
+  readonly entry: CatalogEntry;
   /** The session's selected options in selection order; may be empty. */
   readonly options: SelectedOptions;
 }
@@ -38,10 +63,7 @@ export interface PurchaseScore {
 export type ScorePurchase = (purchase: PurchaseToScore) => PurchaseScore;
 
 export interface StoreConfig {
-  /** Products in catalog order (the order debug queries list them in). ASINs must be unique. */
-  readonly products: readonly StoreProduct[];
-  /** Hidden price per ASIN. */
-  readonly prices: ReadonlyMap<string, number>;
+  readonly products: StoreProducts;
   /** Goals in goal-index order (after the seed-233 shuffle). */
   readonly goals: readonly StoreGoal[];
   readonly search: StoreSearch;
@@ -58,21 +80,16 @@ export interface StoreConfig {
  */
 export class Store {
   readonly goals: readonly StoreGoal[];
-  readonly products: readonly StoreProduct[];
   readonly random: () => number;
-  private readonly productsByAsin: ReadonlyMap<string, StoreProduct>;
-  private readonly prices: ReadonlyMap<string, number>;
+  private readonly products: StoreProducts;
   private readonly searchEngine: StoreSearch;
   private readonly scorer: ScorePurchase;
-  private readonly searchCache = new Map<string, readonly StoreProduct[]>();
+  private readonly searchCache = new Map<string, readonly string[]>();
   private readonly searchCacheSize: number;
   private cumulativeWeights: number[] | null = null;
-  private asinsByAttribute: Map<string, Set<string>> | null = null;
 
   constructor(config: StoreConfig) {
     this.products = config.products;
-    this.productsByAsin = new Map(config.products.map((product) => [product.asin, product]));
-    this.prices = config.prices;
     this.goals = config.goals;
     this.searchEngine = config.search;
     this.scorer = config.scorePurchase;
@@ -80,12 +97,26 @@ export class Store {
     this.searchCacheSize = config.searchCacheSize ?? 2048;
   }
 
-  product(asin: string): StoreProduct | undefined {
-    return this.productsByAsin.get(asin);
+  /** Whether the catalog has a product with exactly this asin. */
+  has(asin: string): boolean {
+    return this.products.has(asin);
   }
 
-  hiddenPrice(asin: string): number | undefined {
-    return this.prices.get(asin);
+  async product(asin: string): Promise<StoreProduct | undefined> {
+    if (!this.products.has(asin)) return undefined;
+    const [entry] = await this.products.entries([asin]);
+    return entry?.product;
+  }
+
+  /** The products of these asins, in order, fetched together (unknown asins are left out). */
+  async productsOf(asins: readonly string[]): Promise<StoreProduct[]> {
+    const entries = await this.products.entries(asins);
+    return entries.flatMap((entry) => (entry === undefined ? [] : [entry.product]));
+  }
+
+  async hiddenPrice(asin: string): Promise<number | undefined> {
+    const [entry] = await this.products.entries([asin]);
+    return entry?.price;
   }
 
   goal(index: number): StoreGoal {
@@ -119,50 +150,40 @@ export class Store {
   }
 
   /**
-   * The products a search for these keywords lists, best first: at most 50 from the search
-   * engine, or for the debug queries `<r>`, `<a> attr`, `<c> category`, `<q> query` every match.
+   * The asins a search for these keywords lists, best first: at most 50 from the search engine,
+   * or for the debug queries `<r>`, `<a> attr`, `<c> category`, `<q> query` every match.
    */
-  searchProducts(keywords: readonly string[]): readonly StoreProduct[] {
+  async searchAsins(keywords: readonly string[]): Promise<readonly string[]> {
     const [first, ...rest] = keywords;
     switch (first) {
       case '<r>':
-        return this.randomProducts(SEARCH_RETURN_N);
-      case '<a>': {
-        const asins = this.attributeIndex().get(pythonStrip(rest.join(' ')));
-        return asins === undefined ? [] : this.products.filter((product) => asins.has(product.asin));
-      }
-      case '<c>': {
-        const category = pythonStrip(rest[0] ?? '');
-        return this.products.filter((product) => product.category === category);
-      }
-      case '<q>': {
-        const query = pythonStrip(rest.join(' '));
-        return this.products.filter((product) => product.query === query);
-      }
+        return this.randomAsins(SEARCH_RETURN_N);
+      case '<a>':
+        return this.products.matching({ attribute: pythonStrip(rest.join(' ')) });
+      case '<c>':
+        return this.products.matching({ category: pythonStrip(rest[0] ?? '') });
+      case '<q>':
+        return this.products.matching({ query: pythonStrip(rest.join(' ')) });
       default:
-        return this.rankedProducts(keywords.join(' '));
+        return this.rankedAsins(keywords.join(' '));
     }
   }
 
-  scorePurchase(goalIndex: number, asin: string, options: SelectedOptions): PurchaseScore & { readonly price: number } {
-    const product = this.productsByAsin.get(asin);
-    const price = this.prices.get(asin);
-    if (product === undefined || price === undefined) throw new RangeError(`no product or price for ASIN ${asin}`);
-    return { ...this.scorer({ goalIndex, asin, product, price, options }), price };
+  async scorePurchase(goalIndex: number, asin: string, options: SelectedOptions): Promise<PurchaseScore & { readonly price: number }> {
+    const [entry] = this.products.has(asin) ? await this.products.entries([asin]) : [undefined];
+    if (entry === undefined) throw new RangeError(`no product or price for ASIN ${asin}`);
+    return { ...this.scorer({ goalIndex, entry, options }), price: entry.price };
   }
 
-  private rankedProducts(query: string): readonly StoreProduct[] {
+  private rankedAsins(query: string): readonly string[] {
     const cached = this.searchCache.get(query);
     if (cached !== undefined) {
       this.searchCache.delete(query);
       this.searchCache.set(query, cached);
       return cached;
     }
-    const hits: StoreProduct[] = [];
-    for (const asin of this.searchEngine.search(query, SEARCH_RETURN_N)) {
-      const product = this.productsByAsin.get(asin);
-      if (product !== undefined) hits.push(product);
-    }
+    const ranked = this.searchEngine.search(query, SEARCH_RETURN_N);
+    const hits = this.searchEngine.listsOnlyStoreProducts === true ? ranked : ranked.filter((asin) => this.products.has(asin));
     if (this.searchCacheSize > 0) {
       if (this.searchCache.size >= this.searchCacheSize) {
         const oldest = this.searchCache.keys().next();
@@ -173,24 +194,69 @@ export class Store {
     return hits;
   }
 
-  private randomProducts(count: number): StoreProduct[] {
-    const pool = [...this.products];
-    const take = Math.min(count, pool.length);
+  /** A partial Fisher-Yates shuffle of the catalog order; moved positions are kept in a map, not a copy. */
+  private randomAsins(count: number): string[] {
+    const total = this.products.count;
+    const take = Math.min(count, total);
+    const moved = new Map<number, number>();
+    const at = (position: number): number => moved.get(position) ?? position;
+    const picked: string[] = [];
     for (let i = 0; i < take; i++) {
-      const j = i + Math.floor(this.random() * (pool.length - i));
-      const chosen = pool[j];
-      const current = pool[i];
-      if (chosen === undefined || current === undefined) break;
-      pool[i] = chosen;
-      pool[j] = current;
+      const j = i + Math.floor(this.random() * (total - i));
+      const chosen = at(j);
+      moved.set(j, at(i));
+      picked.push(this.products.asinAt(chosen));
     }
-    return pool.slice(0, take);
+    return picked;
+  }
+}
+
+/** The catalog's products held in memory (tests, the site, fixtures). */
+export class InMemoryStoreProducts implements StoreProducts {
+  private readonly byAsin: ReadonlyMap<string, CatalogEntry>;
+  private readonly order: readonly CatalogEntry[];
+  private asinsByAttribute: Map<string, Set<string>> | null = null;
+
+  constructor(entries: readonly CatalogEntry[]) {
+    this.order = entries;
+    this.byAsin = new Map(entries.map((entry) => [entry.product.asin, entry]));
+  }
+
+  get count(): number {
+    return this.order.length;
+  }
+
+  has(asin: string): boolean {
+    return this.byAsin.has(asin);
+  }
+
+  asinAt(position: number): string {
+    const entry = this.order[position];
+    if (entry === undefined) throw new RangeError(`no product at position ${position}`);
+    return entry.product.asin;
+  }
+
+  entries(asins: readonly string[]): Promise<ReadonlyArray<CatalogEntry | undefined>> {
+    return Promise.resolve(asins.map((asin) => this.byAsin.get(asin)));
+  }
+
+  matching(filter: ProductFilter): Promise<readonly string[]> {
+    let keep: (product: StoreProduct) => boolean;
+    if ('attribute' in filter) {
+      const asins = this.attributeIndex().get(filter.attribute);
+      keep = (product) => asins?.has(product.asin) === true;
+    } else if ('category' in filter) {
+      keep = (product) => product.category === filter.category;
+    } else {
+      keep = (product) => product.query === filter.query;
+    }
+    return Promise.resolve(this.order.filter((entry) => keep(entry.product)).map((entry) => entry.product.asin));
   }
 
   private attributeIndex(): Map<string, Set<string>> {
     if (this.asinsByAttribute === null) {
       const index = new Map<string, Set<string>>();
-      for (const product of this.products) {
+      for (const { product } of this.order) {
         for (const attribute of product.attributes) {
           let asins = index.get(attribute);
           if (asins === undefined) index.set(attribute, (asins = new Set()));

@@ -1,0 +1,89 @@
+import { webshopCatalogRepository, type Database } from '@benchfleet/db';
+import {
+  catalogEntryOf,
+  type CatalogEntry,
+  type CatalogStoreProduct,
+  type OpenedSearchSnapshot,
+  type ProductFilter,
+  type StoreProducts,
+} from '@benchfleet/webshop';
+
+/** Products kept per worker by default: a few hundred results pages' worth. */
+export const DEFAULT_PRODUCT_CACHE_ENTRIES = 5_000;
+
+/**
+ * A catalog's products fetched from Postgres when a page needs them (one query per results page)
+ * and kept in a bounded least-recently-used cache shared by the worker's episodes. Which asins
+ * exist, and their catalog order, come from the search snapshot, so no query is needed for those.
+ */
+export class PostgresStoreProducts implements StoreProducts {
+  private readonly cache = new Map<string, CatalogEntry>();
+  private readonly inFlight = new Map<string, Promise<CatalogEntry | undefined>>();
+  private readonly repository;
+
+  constructor(
+    db: Database,
+    private readonly catalogId: string,
+    private readonly snapshot: Pick<OpenedSearchSnapshot, 'stats' | 'documentOf' | 'asinAt'>,
+    private readonly cacheEntries = DEFAULT_PRODUCT_CACHE_ENTRIES,
+  ) {
+    this.repository = webshopCatalogRepository(db);
+  }
+
+  get count(): number {
+    return this.snapshot.stats.documentCount;
+  }
+
+  has(asin: string): boolean {
+    return this.snapshot.documentOf(asin) >= 0;
+  }
+
+  asinAt(position: number): string {
+    return this.snapshot.asinAt(position);
+  }
+
+  async entries(asins: readonly string[]): Promise<ReadonlyArray<CatalogEntry | undefined>> {
+    const toFetch: string[] = [];
+    for (const asin of asins) {
+      if (this.cache.has(asin) || this.inFlight.has(asin) || toFetch.includes(asin) || !this.has(asin)) continue;
+      toFetch.push(asin);
+    }
+    if (toFetch.length > 0) {
+      // One query for everything missing; concurrent callers asking for the same asins wait on it.
+      const fetched = this.repository.productsByAsin(this.catalogId, toFetch).then((rows) => {
+        const found = new Map(rows.map((row) => [row.asin, catalogEntryOf(row.product as unknown as CatalogStoreProduct, row.price)]));
+        for (const [asin, entry] of found) this.remember(asin, entry);
+        return found;
+      });
+      for (const asin of toFetch) {
+        const entry = fetched.then((found) => found.get(asin));
+        this.inFlight.set(asin, entry);
+        void entry.finally(() => this.inFlight.delete(asin)).catch(() => undefined);
+      }
+    }
+    return Promise.all(asins.map((asin) => this.lookup(asin)));
+  }
+
+  matching(filter: ProductFilter): Promise<readonly string[]> {
+    return this.repository.asinsMatching(this.catalogId, filter);
+  }
+
+  private lookup(asin: string): CatalogEntry | undefined | Promise<CatalogEntry | undefined> {
+    const cached = this.cache.get(asin);
+    if (cached !== undefined) {
+      this.cache.delete(asin);
+      this.cache.set(asin, cached);
+      return cached;
+    }
+    return this.inFlight.get(asin);
+  }
+
+  private remember(asin: string, entry: CatalogEntry): void {
+    this.cache.delete(asin);
+    this.cache.set(asin, entry);
+    if (this.cache.size > this.cacheEntries) {
+      const oldest = this.cache.keys().next();
+      if (oldest.done !== true) this.cache.delete(oldest.value);
+    }
+  }
+}
