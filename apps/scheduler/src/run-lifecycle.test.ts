@@ -74,6 +74,7 @@ describe('a run interrupted by killing every worker', () => {
     await waitFor('some episodes to finish', async () => (await tasksOf(runId)).filter((t) => t.status === 'success' || t.status === 'failed').length >= 6);
     // From here no episode can finish: the workers die with work in hand, however fast they were.
     llm.hold();
+    await waitFor('an episode waiting on the model', async () => llm.held() > 0, 60_000, 20);
     for (const worker of doomed) worker.child.kill('SIGKILL');
     await Promise.all(doomed.map((worker) => worker.exited));
     // Redis loses its queue too (a restart without persistence): only Postgres knows what is left.
