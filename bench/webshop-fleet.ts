@@ -10,8 +10,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
-import { JobProducer } from '@benchfleet/queue';
-import { cliBin, enqueueTestRun, startFakeLlm, waitFor } from '@benchfleet/testing';
+import { cliBin, startFakeLlm, waitFor } from '@benchfleet/testing';
 import { demoCatalogRequest, importWebshopCatalog } from '@benchfleet/webshop-benchmark';
 import { benchServices, percentile, printTable } from './bench-services.js';
 
@@ -36,7 +35,6 @@ const builds = [
 const load = (): string => loadavg().map((value) => value.toFixed(1)).join(' ');
 
 const bench = await benchServices('fleet');
-const producer = new JobProducer(bench.services.redisUrl, bench.prefix);
 const llm = await startFakeLlm({ latencyMs: LLM_LATENCY_MS });
 const indexCache = mkdtempSync(join(tmpdir(), 'bench-fleet-cache-'));
 const rows: Record<string, string | number>[] = [];
@@ -107,11 +105,27 @@ interface Measured {
   postgresCpuMs: number;
 }
 
-async function measure(flags: Record<string, string>, episodes: number, workers: Worker[] = []): Promise<Measured> {
+/**
+ * Enqueues with the build's own `scheduler enqueue`, so each worker gets the jobs and run config its
+ * own code writes; returns the run id.
+ */
+async function enqueueWith(root: string, flags: Record<string, string>): Promise<string> {
+  const args = Object.entries(flags).flatMap(([name, value]) => [`--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`, value]);
+  const bin = join(root, 'apps/scheduler/bin/scheduler.js');
+  const child = spawn(process.execPath, [bin, 'enqueue', '--benchmark', 'webshop', ...args, '--json'], { env: bench.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const code = await new Promise((done) => child.once('exit', done));
+  if (code !== 0) throw new Error(`${bin} enqueue exited with ${code}: ${stderr.slice(-2000)}`);
+  return (JSON.parse(stdout) as { runId: string }).runId;
+}
+
+async function measure(root: string, flags: Record<string, string>, episodes: number, workers: Worker[] = []): Promise<Measured> {
   const workerCpuBefore = workers.map((worker) => cpuMs(worker.child.pid ?? 0));
   const postgresBefore = await postgresCpu();
-  const started = performance.now();
-  const runId = await enqueueTestRun({ db: bench.db, producer }, { benchmark: 'webshop', flags: { catalog: 'bench', goals: `0-${episodes - 1}`, ...flags } });
+  const runId = await enqueueWith(root, { catalog: 'bench', goals: `0-${episodes - 1}`, ...flags });
   const { steps } = await waitFor(
     `run ${runId}`,
     async () => {
@@ -132,7 +146,12 @@ async function measure(flags: Record<string, string>, episodes: number, workers:
     30 * 60_000,
     25,
   );
-  const seconds = (performance.now() - started) / 1000;
+  // From the first episode's start to the last one's end, as the workers recorded them: a CLI's
+  // start-up is not counted against its workers.
+  const span = await sql<{ seconds: number }>`
+    select extract(epoch from max(finished_at) - min(started_at))::float8 as seconds from tasks where run_id = ${runId}
+  `.execute(bench.db);
+  const seconds = Number(span.rows[0]?.seconds);
   const workerCpu = workers.reduce((sum, worker, i) => sum + cpuMs(worker.child.pid ?? 0) - (workerCpuBefore[i] ?? 0), 0);
   let postgresCpuTotal = 0;
   for (const [pid, used] of await postgresCpu()) postgresCpuTotal += used - (postgresBefore.get(pid) ?? 0);
@@ -183,7 +202,7 @@ try {
     for (const processes of [1, 2]) {
       for (const build of round % 2 === 0 ? builds : [...builds].reverse()) {
         const { workers } = await startWorkers(build.root, processes, 32);
-        const result = await measure({ agent: 'rule' }, episodes, workers);
+        const result = await measure(build.root, { agent: 'rule' }, episodes, workers);
         await stopWorkers(workers);
         const key = `${build.name}|${processes}`;
         rates.set(key, [...(rates.get(key) ?? []), result.rate]);
@@ -219,7 +238,7 @@ try {
       const { workers } = await startWorkers(resolve('.'), 1, concurrency);
       const n = Number(values['llm-episodes'] || 0) || Math.min(available, Math.max(10, concurrency * 6));
       const ideal = concurrency / episodeSeconds;
-      const result = await measure({ agent: 'llm', llmBaseUrl: llm.baseUrl, llmModel: 'fake-model' }, n);
+      const result = await measure(resolve('.'), { agent: 'llm', llmBaseUrl: llm.baseUrl, llmModel: 'fake-model' }, n);
       await stopWorkers(workers);
       rows.push({
         setup: `llm 300 ms/call, concurrency ${concurrency}`,
@@ -239,6 +258,5 @@ try {
 } finally {
   rmSync(indexCache, { recursive: true, force: true });
   await llm.close();
-  await producer.close();
   await bench.close();
 }
