@@ -6,7 +6,12 @@
 // `launch` is what the bin shims call: it runs the bundle unless a source file it was built from
 // changed since (or it is missing), in which case it runs the TypeScript sources through tsx: a
 // stale bundle is never what runs.
-import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+//
+// A build never takes away a file a running CLI may still load: it is written beside `dist`, each
+// file then renamed into place (chunks first, the entry and its manifest last), and chunks the new
+// build no longer uses are removed only once they are a day old. Chunk names carry a hash of their
+// content, so rebuilding unchanged sources replaces every file with the same bytes.
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -30,27 +35,55 @@ export async function buildBins(apps = APPS) {
   await Promise.all(
     apps.map(async (app) => {
       const outdir = join(ROOT, 'apps', app, 'dist');
-      rmSync(outdir, { recursive: true, force: true });
-      const result = await build({
-        entryPoints: { [app]: join(ROOT, 'apps', app, 'src', 'main.ts') },
-        outdir,
-        // Modules a command imports when it runs go to chunks of their own, loaded only then.
-        splitting: true,
-        chunkNames: 'chunks/[name]-[hash]',
-        bundle: true,
-        platform: 'node',
-        format: 'esm',
-        target: 'node20',
-        sourcemap: true,
-        metafile: true,
-        logLevel: 'warning',
-        plugins: [npmPackagesExternal],
-      });
-      const inputs = Object.keys(result.metafile.inputs).map((input) => relative(ROOT, join(process.cwd(), input)));
-      writeFileSync(manifestPath(app), `${JSON.stringify({ builtAt: started, inputs }, null, 1)}\n`);
+      const staging = join(ROOT, 'apps', app, `.dist-building-${process.pid}`);
+      rmSync(staging, { recursive: true, force: true });
+      try {
+        const result = await build({
+          entryPoints: { [app]: join(ROOT, 'apps', app, 'src', 'main.ts') },
+          outdir: staging,
+          // Modules a command imports when it runs go to chunks of their own, loaded only then.
+          splitting: true,
+          chunkNames: 'chunks/[name]-[hash]',
+          bundle: true,
+          platform: 'node',
+          format: 'esm',
+          target: 'node20',
+          sourcemap: true,
+          metafile: true,
+          logLevel: 'warning',
+          plugins: [npmPackagesExternal],
+        });
+        const inputs = Object.keys(result.metafile.inputs).map((input) => relative(ROOT, join(process.cwd(), input)));
+        writeFileSync(join(staging, 'build.json'), `${JSON.stringify({ builtAt: started, inputs }, null, 1)}\n`);
+        const built = (existsSync(join(staging, 'chunks')) ? readdirSync(join(staging, 'chunks')) : []).map((name) => join('chunks', name));
+        mkdirSync(join(outdir, 'chunks'), { recursive: true });
+        // Chunks first: the entry that imports them appears only once they are all in place.
+        for (const file of [...built, `${app}.js.map`, `${app}.js`, 'build.json']) renameSync(join(staging, file), join(outdir, file));
+        removeOldChunks(join(outdir, 'chunks'), new Set(built.map((file) => relative('chunks', file))));
+      } finally {
+        rmSync(staging, { recursive: true, force: true });
+      }
     }),
   );
   return Date.now() - started;
+}
+
+const CHUNK_KEPT_MS = 24 * 60 * 60 * 1000;
+
+/** Chunks an earlier build made and this one does not use, once nothing started that day can still want them. */
+function removeOldChunks(dir, current) {
+  for (const name of readdirSync(dir)) {
+    if (current.has(name)) continue;
+    const path = join(dir, name);
+    if (Date.now() - statSync(path).mtimeMs > CHUNK_KEPT_MS) rmSync(path, { force: true });
+  }
+}
+
+/** Builds the apps whose bundle is missing or older than a source it was built from; returns them. */
+export async function buildStaleBins(apps = APPS) {
+  const stale = apps.filter((app) => !bundleIsCurrent(app));
+  if (stale.length > 0) await buildBins(stale);
+  return stale;
 }
 
 /** True when the app's bundle exists and no source it was built from changed after the build began. */
@@ -76,6 +109,11 @@ export async function launch(app) {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const ms = await buildBins(process.argv.length > 2 ? process.argv.slice(2) : APPS);
-  process.stderr.write(`built ${APPS.map((app) => `apps/${app}/dist/${app}.js`).join(', ')} in ${ms} ms\n`);
+  const args = process.argv.slice(2);
+  const ifStale = args.includes('--if-stale');
+  const apps = args.filter((arg) => arg !== '--if-stale');
+  const chosen = apps.length > 0 ? apps : APPS;
+  const started = Date.now();
+  const built = ifStale ? await buildStaleBins(chosen) : (await buildBins(chosen), chosen);
+  if (built.length > 0) process.stderr.write(`built ${built.map((app) => `apps/${app}/dist/${app}.js`).join(', ')} in ${Date.now() - started} ms\n`);
 }
