@@ -1,6 +1,7 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { ServiceUnreachableError, errorMessage, redactSecrets } from '@benchfleet/core';
+import { PreparingClient } from './prepared-statements.js';
 import type { DB } from './schema.js';
 
 // int8 (counts, sums) and numeric come back as strings by default; our values fit in a double.
@@ -18,7 +19,10 @@ export interface DatabaseOptions {
 
 export function createDatabase(url: string, options: DatabaseOptions = {}): Database {
   const pool = new pg.Pool({
+    Client: PreparingClient,
     connectionString: url,
+    // Prepared statements (only the hot ones are) use one plan made once, not one per call.
+    options: '-c plan_cache_mode=force_generic_plan',
     max: options.max ?? 10,
     connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
     idleTimeoutMillis: 30_000,

@@ -6,3 +6,4 @@ export * from './tasks-repository.js';
 export * from './steps-repository.js';
 export * from './webshop-catalog-repository.js';
 export * from './named-query.js';
+export { prepared } from './prepared-statements.js';

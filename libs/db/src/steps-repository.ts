@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Database } from './database.js';
+import { prepared } from './prepared-statements.js';
 import type { NewStep, Step } from './schema.js';
 
 const STEP_INSERT_PAGE = 500;
@@ -15,7 +16,7 @@ export function stepsRepository(db: Database) {
       for (let i = 0; i < steps.length; i += STEP_INSERT_PAGE) {
         const page = steps.slice(i, i + STEP_INSERT_PAGE);
         const at = (step: NewStep) => (step.at === undefined ? null : step.at instanceof Date ? step.at.toISOString() : step.at);
-        await sql`
+        await sql`${prepared}
           insert into steps (run_id, task_id, attempt, step, at, action, text, observation, reward, screenshot_uri, external_id, tokens_in, tokens_out, latency_ms)
           select s.run_id, s.task_id, s.attempt, s.step, coalesce(s.at, now()), s.action, s.text, s.observation, s.reward, s.screenshot_uri, s.external_id,
                  coalesce(s.tokens_in, 0), coalesce(s.tokens_out, 0), s.latency_ms

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { ErrorClass, FinalTaskStatus } from '@benchfleet/core';
 import type { Database } from './database.js';
+import { prepared } from './prepared-statements.js';
 import type { Task } from './schema.js';
 
 export interface OpenedAttempt {
@@ -38,14 +39,8 @@ export interface SettleResult {
 export function tasksRepository(db: Database) {
   // Asked after an outcome is committed, so that of two settlers at least the later one sees it.
   const runHasNoOpenTask = async (runId: string): Promise<boolean> => {
-    const open = await db
-      .selectFrom('tasks')
-      .select('task_id')
-      .where('run_id', '=', runId)
-      .where('status', 'in', ['queued', 'running'])
-      .limit(1)
-      .executeTakeFirst();
-    return open === undefined;
+    const open = await sql`${prepared}select 1 from tasks where run_id = ${runId} and status in ('queued', 'running') limit 1`.execute(db);
+    return open.rows.length === 0;
   };
 
   /** Whether a settle recorded the task's outcome and, if it did, whether that settled the run. */
@@ -82,7 +77,7 @@ export function tasksRepository(db: Database) {
      * runs once per episode on the hot path.
      */
     async openAttempt(runId: string, taskId: string, workerId: string, jobAttempt: number): Promise<OpenedAttempt | undefined> {
-      const result = await sql<Task & { previous_external_id: string | null }>`
+      const result = await sql<Task & { previous_external_id: string | null }>`${prepared}
         with task as (
           select run_id, task_id, external_id from tasks
           where run_id = ${runId} and task_id = ${taskId} and status in ('queued', 'running')
@@ -154,7 +149,7 @@ export function tasksRepository(db: Database) {
      */
     async settle(runId: string, taskId: string, attempt: number, outcome: TaskOutcomeRecord, taskFinal = true): Promise<SettleResult> {
       const externalId = outcome.externalId ?? null;
-      const written = await sql<{ recorded: boolean }>`
+      const written = await sql<{ recorded: boolean }>`${prepared}
         with attempt_row as (
           update attempts
           set status = ${outcome.status}, error_class = ${outcome.errorClass ?? null}, error = ${outcome.error ?? null},

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Database } from './database.js';
+import { prepared } from './prepared-statements.js';
 
 const PAGE = 1_000;
 
@@ -139,12 +140,8 @@ export function webshopCatalogRepository(db: Database) {
      */
     async productsByAsin(catalogId: string, asins: readonly string[]): Promise<CatalogProductRow[]> {
       if (asins.length === 0) return [];
-      const rows = await db
-        .selectFrom('webshop_products')
-        .select(['asin', 'price', 'product'])
-        .where('catalog_id', '=', catalogId)
-        .where('asin', '=', sql<string>`any(${[...asins]}::text[])`)
-        .execute();
+      const { rows } = await sql<{ asin: string; price: number; product: unknown }>`${prepared}
+        select asin, price, product from webshop_products where catalog_id = ${catalogId} and asin = any(${[...asins]}::text[])`.execute(db);
       return rows.map((row) => {
         const product = row.product as Record<string, unknown>;
         for (const key of KEYS_NOT_SERVED) delete product[key];
