@@ -36,7 +36,7 @@ describe('prepared hot statements', () => {
     expect(afterOne).toEqual([
       '/* prepared */ insert into steps (run_id',
       '/* prepared */ select 1 from tasks where',
-      '/* prepared */ with attempt_row as ( upd',
+      '/* prepared */ with new_steps as ( inser',
       '/* prepared */ with task as ( select run',
     ]);
     // Another episode reuses them: no new statement per call.

@@ -3,6 +3,7 @@ import { useTestServices, waitFor } from '@benchfleet/testing';
 import { createDatabase } from './database.js';
 import type { NewStep } from './schema.js';
 import { StepWriter, stepsRepository, type StepsRepository } from './steps-repository.js';
+import { tasksRepository } from './tasks-repository.js';
 
 const services = useTestServices();
 
@@ -84,5 +85,38 @@ describe('StepWriter', () => {
       return written.length === 4;
     });
     expect(inserts).toEqual([3, 1]);
+  });
+
+  it('writes a task outcome and every pending step in one statement, after the writes under way, and never before a failed one', async () => {
+    await openAttempts('settled', 3);
+    await services.db.updateTable('tasks').set({ attempts: 1, status: 'running' }).where('run_id', '=', 'settled').execute();
+    const { repository, inserts } = countingRepository();
+    let failNext = true;
+    const sut = new StepWriter({ ...repository, insertMany: async (steps) => (failNext ? ((failNext = false), Promise.reject(new Error('no Postgres'))) : repository.insertMany(steps)) }, { maxBatch: 2, maxDelayMs: 1_000 });
+    const tasks = tasksRepository(services.db);
+    // A full batch starts a write that fails; the settle behind it must not run (its steps might be in that batch).
+    sut.add(stepOf('settled', 0, 1));
+    sut.add(stepOf('settled', 1, 1));
+    sut.add(stepOf('settled', 0, 2));
+    let settles = 0;
+    const settleTask0 = (steps: readonly NewStep[]) => {
+      settles += 1;
+      return tasks.settle('settled', 't0', 1, { status: 'success', totalSteps: 2, durationMs: 5 }, true, steps);
+    };
+    await expect(sut.flushWith(settleTask0)).rejects.toThrow('no Postgres');
+    expect(settles).toBe(0);
+    // Next time every pending step (task 1's too) goes with the outcome: no INSERT of their own.
+    await expect(sut.flushWith(settleTask0)).resolves.toEqual({ recorded: true, runSettled: false });
+    expect(inserts).toEqual([]);
+    const written = await services.db.selectFrom('steps').select(['task_id', 'step']).where('run_id', '=', 'settled').orderBy('task_id').orderBy('step').execute();
+    expect(written).toEqual([
+      { task_id: 't0', step: 1 },
+      { task_id: 't0', step: 2 },
+      { task_id: 't1', step: 1 },
+    ]);
+    // The fence holds inside the statement too: steps of a settled attempt are not written.
+    sut.add(stepOf('settled', 0, 3));
+    await sut.flushWith((steps) => tasks.settle('settled', 't2', 1, { status: 'failed', totalSteps: 0, durationMs: 5 }, true, steps));
+    expect(await services.db.selectFrom('steps').select('step').where('run_id', '=', 'settled').where('task_id', '=', 't0').execute()).toHaveLength(2);
   });
 });

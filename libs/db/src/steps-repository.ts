@@ -5,34 +5,40 @@ import type { NewStep, Step } from './schema.js';
 
 const STEP_INSERT_PAGE = 500;
 
+const stepAt = (step: NewStep) => (step.at === undefined ? null : step.at instanceof Date ? step.at.toISOString() : step.at);
+
+/**
+ * `insert into steps …` for `steps`, one array parameter per column so its text never changes
+ * (it is prepared). Idempotent: a step already written for this attempt is left as it is. A step
+ * of an attempt that is no longer running (its run was cancelled, or the attempt was closed as
+ * lost) is not written: a cancelled run gets no step after its cancel.
+ */
+export function insertStepsStatement(steps: readonly NewStep[]) {
+  return sql`
+    insert into steps (run_id, task_id, attempt, step, at, action, text, observation, reward, screenshot_uri, external_id, tokens_in, tokens_out, latency_ms)
+    select s.run_id, s.task_id, s.attempt, s.step, coalesce(s.at, now()), s.action, s.text, s.observation, s.reward, s.screenshot_uri, s.external_id,
+           coalesce(s.tokens_in, 0), coalesce(s.tokens_out, 0), s.latency_ms
+    from unnest(
+      ${steps.map((step) => step.run_id)}::text[], ${steps.map((step) => step.task_id)}::text[], ${steps.map((step) => step.attempt)}::int[],
+      ${steps.map((step) => step.step)}::int[], ${steps.map(stepAt)}::timestamptz[], ${steps.map((step) => step.action ?? null)}::jsonb[],
+      ${steps.map((step) => step.text ?? null)}::text[], ${steps.map((step) => step.observation ?? null)}::text[], ${steps.map((step) => step.reward ?? null)}::float8[],
+      ${steps.map((step) => step.screenshot_uri ?? null)}::text[], ${steps.map((step) => step.external_id ?? null)}::text[],
+      ${steps.map((step) => step.tokens_in ?? null)}::int[], ${steps.map((step) => step.tokens_out ?? null)}::int[], ${steps.map((step) => step.latency_ms ?? null)}::int[]
+    ) as s(run_id, task_id, attempt, step, at, action, text, observation, reward, screenshot_uri, external_id, tokens_in, tokens_out, latency_ms)
+    where exists (
+      select 1 from attempts a
+      where a.run_id = s.run_id and a.task_id = s.task_id and a.attempt = s.attempt and a.status = 'running'
+    )
+    on conflict (run_id, task_id, attempt, step) do nothing
+  `;
+}
+
 export function stepsRepository(db: Database) {
   return {
-    /**
-     * Idempotent: a step already written for this attempt is left as it is. A step of an attempt
-     * that is no longer running (its run was cancelled, or the attempt was closed as lost) is not
-     * written: a cancelled run gets no step after its cancel. One array parameter per column.
-     */
+    /** Writes steps (see `insertStepsStatement`), a page of them per statement. */
     async insertMany(steps: readonly NewStep[]): Promise<void> {
       for (let i = 0; i < steps.length; i += STEP_INSERT_PAGE) {
-        const page = steps.slice(i, i + STEP_INSERT_PAGE);
-        const at = (step: NewStep) => (step.at === undefined ? null : step.at instanceof Date ? step.at.toISOString() : step.at);
-        await sql`${prepared}
-          insert into steps (run_id, task_id, attempt, step, at, action, text, observation, reward, screenshot_uri, external_id, tokens_in, tokens_out, latency_ms)
-          select s.run_id, s.task_id, s.attempt, s.step, coalesce(s.at, now()), s.action, s.text, s.observation, s.reward, s.screenshot_uri, s.external_id,
-                 coalesce(s.tokens_in, 0), coalesce(s.tokens_out, 0), s.latency_ms
-          from unnest(
-            ${page.map((step) => step.run_id)}::text[], ${page.map((step) => step.task_id)}::text[], ${page.map((step) => step.attempt)}::int[],
-            ${page.map((step) => step.step)}::int[], ${page.map(at)}::timestamptz[], ${page.map((step) => step.action ?? null)}::jsonb[],
-            ${page.map((step) => step.text ?? null)}::text[], ${page.map((step) => step.observation ?? null)}::text[], ${page.map((step) => step.reward ?? null)}::float8[],
-            ${page.map((step) => step.screenshot_uri ?? null)}::text[], ${page.map((step) => step.external_id ?? null)}::text[],
-            ${page.map((step) => step.tokens_in ?? null)}::int[], ${page.map((step) => step.tokens_out ?? null)}::int[], ${page.map((step) => step.latency_ms ?? null)}::int[]
-          ) as s(run_id, task_id, attempt, step, at, action, text, observation, reward, screenshot_uri, external_id, tokens_in, tokens_out, latency_ms)
-          where exists (
-            select 1 from attempts a
-            where a.run_id = s.run_id and a.task_id = s.task_id and a.attempt = s.attempt and a.status = 'running'
-          )
-          on conflict (run_id, task_id, attempt, step) do nothing
-        `.execute(db);
+        await sql`${prepared}${insertStepsStatement(steps.slice(i, i + STEP_INSERT_PAGE))}`.execute(db);
       }
     },
 
@@ -68,7 +74,7 @@ export type StepsRepository = ReturnType<typeof stepsRepository>;
  */
 export class StepWriter {
   private pending: NewStep[] = [];
-  private readonly writing = new Set<Promise<void>>();
+  private readonly writing = new Set<Promise<unknown>>();
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -89,19 +95,48 @@ export class StepWriter {
     await Promise.all([this.write(), ...underWay]);
   }
 
-  private write(): Promise<void> {
+  /**
+   * Like `flush`, but the steps still pending are handed to `write`, which writes them in a
+   * statement of its own (a task's outcome and its last steps in one round trip). It runs once
+   * the writes already under way have ended, and not if one of them failed; when it fails, its
+   * steps are pending again. Flushes after it wait for it.
+   */
+  flushWith<T>(write: (batch: readonly NewStep[]) => Promise<T>): Promise<T> {
+    const underWay = [...this.writing];
+    const batch = this.takePending();
+    const written = Promise.all(underWay)
+      .then(() => write(batch))
+      .catch((error: unknown) => {
+        this.pending = batch.concat(this.pending);
+        throw error;
+      });
+    this.track(written);
+    return written;
+  }
+
+  private takePending(): NewStep[] {
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
     const batch = this.pending;
     this.pending = [];
+    return batch;
+  }
+
+  /** Keeps a write in `writing` until it ends; its failure is reported to whoever awaits it. */
+  private track(write: Promise<unknown>): void {
+    this.writing.add(write);
+    const forget = (): void => void this.writing.delete(write);
+    write.then(forget, forget);
+  }
+
+  private write(): Promise<void> {
+    const batch = this.takePending();
     if (batch.length === 0) return Promise.resolve();
     const write = this.repository.insertMany(batch).catch((error: unknown) => {
       this.pending = batch.concat(this.pending);
       throw error;
     });
-    this.writing.add(write);
-    const forget = (): void => void this.writing.delete(write);
-    write.then(forget, forget);
+    this.track(write);
     return write;
   }
 }

@@ -2,7 +2,8 @@ import { sql } from 'kysely';
 import type { ErrorClass, FinalTaskStatus } from '@benchfleet/core';
 import type { Database } from './database.js';
 import { prepared } from './prepared-statements.js';
-import type { Task } from './schema.js';
+import type { NewStep, Task } from './schema.js';
+import { insertStepsStatement } from './steps-repository.js';
 
 export interface OpenedAttempt {
   attempt: number;
@@ -143,14 +144,17 @@ export function tasksRepository(db: Database) {
      * Records the outcome of an attempt and, when it is final, of the task, in one statement (the
      * task's `started_at` becomes its `finished_at` less the outcome's duration). The
      * task row only changes while it has no outcome and this is its current attempt, so a duplicate
-     * delivery cannot record a second outcome. Whether the run has settled is asked after the
+     * delivery cannot record a second outcome. `steps` (the attempt's last ones, and any other
+     * steps a StepWriter had pending) are written by the same statement. Whether the run has settled is asked after the
      * write: of two settlers finishing together at least the later one sees the run settled (both
      * may; the aggregate job is idempotent).
      */
-    async settle(runId: string, taskId: string, attempt: number, outcome: TaskOutcomeRecord, taskFinal = true): Promise<SettleResult> {
+    async settle(runId: string, taskId: string, attempt: number, outcome: TaskOutcomeRecord, taskFinal = true, steps: readonly NewStep[] = []): Promise<SettleResult> {
       const externalId = outcome.externalId ?? null;
+      // The steps are written from the statement's snapshot, where this attempt is still running.
       const written = await sql<{ recorded: boolean }>`${prepared}
-        with attempt_row as (
+        with new_steps as (${insertStepsStatement(steps)} returning 1),
+        attempt_row as (
           update attempts
           set status = ${outcome.status}, error_class = ${outcome.errorClass ?? null}, error = ${outcome.error ?? null},
               finished_at = now(), external_id = coalesce(${externalId}, external_id)

@@ -70,8 +70,8 @@ export function createTaskJobHandler(deps: TaskProcessorDeps, handler: TaskHandl
     const logger = job.logger.child({ task: taskId, attempt });
     const started = Date.now();
     const settle = async (outcome: TaskOutcomeRecord, final: boolean) => {
-      await deps.steps.flush();
-      const result = await tasks.settle(runId, taskId, attempt, outcome, final);
+      // The outcome and the steps still pending go in one statement.
+      const result = await deps.steps.flushWith((steps) => tasks.settle(runId, taskId, attempt, outcome, final, steps));
       if (result.recorded) {
         deps.onOutcome?.({ status: outcome.status, totalSteps: outcome.totalSteps, tokensIn: outcome.tokensIn ?? 0, tokensOut: outcome.tokensOut ?? 0 });
       }
