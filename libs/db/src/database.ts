@@ -33,7 +33,29 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Data
   // fails on its own; the pool replaces the broken client.
   pool.on('error', () => undefined);
   pool.on('connect', (client) => client.on('error', () => undefined));
-  return new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  pools.set(db, pool);
+  return db;
+}
+
+const pools = new WeakMap<Database, pg.Pool>();
+
+/**
+ * Runs `use` with a client of the database's own pool, for the few things Kysely cannot say (a
+ * COPY stream). A client whose work failed is dropped rather than reused.
+ */
+export async function withPostgresClient<T>(db: Database, use: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const pool = pools.get(db);
+  if (!pool) throw new Error('this Database was not made by createDatabase');
+  const client = await pool.connect();
+  try {
+    const result = await use(client);
+    client.release();
+    return result;
+  } catch (error) {
+    client.release(error instanceof Error ? error : true);
+    throw error;
+  }
 }
 
 /** Fails fast, in one line naming the variable, when Postgres cannot be reached. */

@@ -114,17 +114,17 @@ async function downloadSnapshot(db: Database, stored: StoredSearchSnapshot, path
   const hash = createHash('sha256');
   const file = await open(partial, 'w');
   let written = 0;
+  let chunks = 0;
   try {
-    for (let chunk = 0; chunk < stored.chunks; chunk++) {
-      const data = await repository.searchSnapshotChunk(stored.catalogId, chunk);
-      hash.update(data);
-      await file.write(data, 0, data.length, written);
-      written += data.length;
-    }
+    chunks = await repository.readSearchSnapshot(stored.catalogId, async (piece) => {
+      hash.update(piece);
+      await file.write(piece, 0, piece.length, written);
+      written += piece.length;
+    });
   } finally {
     await file.close();
   }
-  if (written !== stored.bytes || hash.digest('hex') !== stored.sha256) {
+  if (chunks !== stored.chunks || written !== stored.bytes || hash.digest('hex') !== stored.sha256) {
     await rm(partial, { force: true });
     throw new SearchSnapshotError(
       `the search snapshot of WebShop catalog ${stored.catalogId} stored in Postgres is damaged (${written} of ${stored.bytes} bytes, or a sha256 mismatch): rebuild it with \`scheduler webshop index --catalog ${stored.catalogId}\``,
