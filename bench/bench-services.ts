@@ -1,4 +1,6 @@
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import pg from 'pg';
 import { createDatabase, migrateToLatest, type Database } from '@benchfleet/db';
 import { migrations } from '@benchfleet/migrations';
@@ -66,4 +68,22 @@ export function printTable(rows: Record<string, string | number>[]): void {
   const widths = header.map((h) => Math.max(h.length, ...rows.map((row) => String(row[h]).length)));
   const line = (cells: string[]) => cells.map((cell, i) => cell.padStart(widths[i] ?? 0)).join('  ');
   process.stdout.write(`${line(header)}\n${rows.map((row) => line(header.map((h) => String(row[h])))).join('\n')}\n`);
+}
+
+/**
+ * Enqueues a WebShop run with the `scheduler enqueue` of the checkout at `root`, so each build's
+ * worker gets the jobs and run config its own code writes (today's worker cannot read an older
+ * build's jobs, nor the reverse); returns the run id.
+ */
+export async function enqueueWithBuild(root: string, env: NodeJS.ProcessEnv, flags: Record<string, string>): Promise<string> {
+  const args = Object.entries(flags).flatMap(([name, value]) => [`--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`, value]);
+  const bin = join(root, 'apps/scheduler/bin/scheduler.js');
+  const child = spawn(process.execPath, [bin, 'enqueue', '--benchmark', 'webshop', ...args, '--json'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const code = await new Promise((done) => child.once('exit', done));
+  if (code !== 0) throw new Error(`${bin} enqueue exited with ${code}: ${stderr.slice(-2000)}`);
+  return (JSON.parse(stdout) as { runId: string }).runId;
 }

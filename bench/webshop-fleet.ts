@@ -12,7 +12,7 @@ import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
 import { cliBin, startFakeLlm, waitFor } from '@benchfleet/testing';
 import { demoCatalogRequest, importWebshopCatalog } from '@benchfleet/webshop-benchmark';
-import { benchServices, percentile, printTable } from './bench-services.js';
+import { benchServices, enqueueWithBuild, percentile, printTable } from './bench-services.js';
 
 const { values } = parseArgs({
   options: {
@@ -105,21 +105,8 @@ interface Measured {
   postgresCpuMs: number;
 }
 
-/**
- * Enqueues with the build's own `scheduler enqueue`, so each worker gets the jobs and run config its
- * own code writes; returns the run id.
- */
 async function enqueueWith(root: string, flags: Record<string, string>): Promise<string> {
-  const args = Object.entries(flags).flatMap(([name, value]) => [`--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`, value]);
-  const bin = join(root, 'apps/scheduler/bin/scheduler.js');
-  const child = spawn(process.execPath, [bin, 'enqueue', '--benchmark', 'webshop', ...args, '--json'], { env: bench.env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const code = await new Promise((done) => child.once('exit', done));
-  if (code !== 0) throw new Error(`${bin} enqueue exited with ${code}: ${stderr.slice(-2000)}`);
-  return (JSON.parse(stdout) as { runId: string }).runId;
+  return enqueueWithBuild(root, bench.env, flags);
 }
 
 async function measure(root: string, flags: Record<string, string>, episodes: number, workers: Worker[] = []): Promise<Measured> {

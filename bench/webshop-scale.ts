@@ -21,10 +21,9 @@ import { parseArgs } from 'node:util';
 import { instructionToQuery } from '@benchfleet/webshop-agents';
 import { fileCatalogRequest, importWebshopCatalog, openCatalogSearchSnapshot } from '@benchfleet/webshop-benchmark';
 import { webshopCatalogRepository, type Database } from '@benchfleet/db';
-import { JobProducer } from '@benchfleet/queue';
-import { cliBin, enqueueTestRun, waitFor } from '@benchfleet/testing';
+import { waitFor } from '@benchfleet/testing';
 import { buildSearchContents, buildSearchIndex, type SearchContentsSource, type SearchIndex } from '@benchfleet/webshop';
-import { benchServices, percentile, printTable, type BenchServices } from './bench-services.js';
+import { benchServices, enqueueWithBuild, percentile, printTable, type BenchServices } from './bench-services.js';
 import { writeCatalogFiles } from './catalog-files.js';
 
 const { values } = parseArgs({
@@ -97,9 +96,14 @@ async function stop(workers: Worker[]): Promise<void> {
   await Promise.all(workers.map((worker) => worker.exited));
 }
 
-async function runAndWait(bench: BenchServices, producer: JobProducer, goals: string): Promise<{ runId: string; seconds: number }> {
+/** A run of these goals, enqueued by the scheduler of the checkout at `root` (its worker reads only its own jobs). */
+function enqueueRun(root: string, bench: BenchServices, goals: string): Promise<string> {
+  return enqueueWithBuild(root, bench.env, { catalog: CATALOG, goals, agent: 'rule' });
+}
+
+async function runAndWait(root: string, bench: BenchServices, goals: string): Promise<{ runId: string; seconds: number }> {
   const started = performance.now();
-  const runId = await enqueueTestRun({ db: bench.db, producer }, { benchmark: 'webshop', flags: { catalog: CATALOG, goals, agent: 'rule' } });
+  const runId = await enqueueRun(root, bench, goals);
   await settled(bench.db, runId);
   return { runId, seconds: (performance.now() - started) / 1000 };
 }
@@ -132,12 +136,13 @@ interface WorkerFigures {
 }
 
 /** Start-up, memory and throughput of one worker build against the imported catalogue. */
-async function measureWorker(label: string, bin: string, bench: BenchServices, producer: JobProducer): Promise<WorkerFigures> {
+async function measureWorker(label: string, root: string, bench: BenchServices): Promise<WorkerFigures> {
+  const bin = join(root, 'apps/worker-webshop/bin/worker-webshop.js');
   const cacheDir = mkdtempSync(join(tmpdir(), 'bench-scale-cache-'));
   const env = { ...bench.env, BENCHFLEET_INDEX_CACHE: cacheDir };
   try {
     const start = async (id: string) => {
-      const runId = await enqueueTestRun({ db: bench.db, producer }, { benchmark: 'webshop', flags: { catalog: CATALOG, goals: '0', agent: 'rule' } });
+      const runId = await enqueueRun(root, bench, '0');
       const started = performance.now();
       const worker = spawnWorker(bin, id, env);
       await waitReady(worker);
@@ -149,7 +154,7 @@ async function measureWorker(label: string, bin: string, bench: BenchServices, p
     say(`${label}: cold start (load ${load()})`);
     const cold = await start(`${label}-cold`);
     say(`${label}: ${episodes} episodes on 1 worker (load ${load()})`);
-    const one = await runAndWait(bench, producer, `0-${episodes - 1}`);
+    const one = await runAndWait(root, bench, `0-${episodes - 1}`);
     const after = memoryOf(cold.worker.child.pid ?? 0);
     await stop([cold.worker]);
     say(`${label}: warm start (load ${load()})`);
@@ -157,7 +162,7 @@ async function measureWorker(label: string, bin: string, bench: BenchServices, p
     const second = spawnWorker(bin, `${label}-second`, env);
     await waitReady(second);
     say(`${label}: ${2 * episodes} episodes on 2 workers (load ${load()})`);
-    const two = await runAndWait(bench, producer, `0-${2 * episodes - 1}`);
+    const two = await runAndWait(root, bench, `0-${2 * episodes - 1}`);
     const afterTwo = [memoryOf(warm.worker.child.pid ?? 0), memoryOf(second.child.pid ?? 0)];
     await stop([warm.worker, second]);
     return {
@@ -213,7 +218,6 @@ const workerRows: Record<string, string | number>[] = [];
 say(`webshop scale bench: sizes ${sizes.join(', ')}, ${episodes} episodes, concurrency ${concurrency}, node ${process.version}, load ${load()}`);
 for (const size of sizes) {
   const bench = await benchServices('scale', { database: `bench_scale_${size}`, keep: values.keep });
-  const producer = new JobProducer(bench.services.redisUrl, bench.prefix);
   try {
     const statePath = join(stateDir, `${size}.json`);
     const repository = webshopCatalogRepository(bench.db);
@@ -258,13 +262,12 @@ for (const size of sizes) {
       'search p50/p99 (snapshot)': `${snapshotSearch.p50.toFixed(2)} / ${snapshotSearch.p99.toFixed(2)} ms`,
       'search p50/p99 (in memory, today)': memorySearch ? `${memorySearch.p50.toFixed(2)} / ${memorySearch.p99.toFixed(2)} ms` : '-',
     });
-    const measured = [await measureWorker('snapshot', cliBin('worker-webshop'), bench, producer)];
-    if (baselineBin && size <= baselineMax) measured.push(await measureWorker('baseline', baselineBin, bench, producer));
+    const measured = [await measureWorker('snapshot', resolve('.'), bench)];
+    if (baselineBin && size <= baselineMax) measured.push(await measureWorker('baseline', resolve(values.baseline ?? '.'), bench));
     for (const figures of measured) workerRows.push({ products: size.toLocaleString('en'), ...figures });
     printTable(rows);
     printTable(workerRows);
   } finally {
-    await producer.close();
     await bench.close();
   }
 }
