@@ -4,13 +4,13 @@
 // for that checkout's worker, measured in turns with this one on the same catalog), the LLM agent
 // against the fake OpenAI-compatible server at 300 ms per call with concurrency 1, 8 and 64, and
 // cold starts: `scheduler --help` and start → `worker ready` of worker-webshop.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
-import { cliBin, startFakeLlm, waitFor } from '@benchfleet/testing';
+import { startFakeLlm, startScript, waitFor, type StartedProcess } from '@benchfleet/testing';
 import { demoCatalogRequest, importWebshopCatalog } from '@benchfleet/webshop-benchmark';
 import { benchServices, enqueueWithBuild, percentile, printTable } from './bench-services.js';
 
@@ -39,23 +39,11 @@ const llm = await startFakeLlm({ latencyMs: LLM_LATENCY_MS });
 const indexCache = mkdtempSync(join(tmpdir(), 'bench-fleet-cache-'));
 const rows: Record<string, string | number>[] = [];
 
-interface Worker {
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<unknown>;
-}
+type Worker = StartedProcess;
 
 function spawnWorker(root: string, id: string, concurrency: number): Worker {
-  const bin = root === resolve('.') ? cliBin('worker-webshop') : join(root, 'apps/worker-webshop/bin/worker-webshop.js');
-  const child = spawn(process.execPath, [bin, '--worker-id', id, '--concurrency', String(concurrency), '--catalog', 'bench'], {
-    env: { ...bench.env, LOG_LEVEL: 'info', BENCHFLEET_INDEX_CACHE: indexCache },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const keep = (chunk: Buffer) => (output = (output + chunk.toString()).slice(-50_000));
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
-  return { child, output: () => output, exited: new Promise((done) => child.once('exit', done)) };
+  const bin = join(root, 'apps/worker-webshop/bin/worker-webshop.js');
+  return startScript(bin, ['--worker-id', id, '--concurrency', String(concurrency), '--catalog', 'bench'], { ...bench.env, LOG_LEVEL: 'info', BENCHFLEET_INDEX_CACHE: indexCache }, false);
 }
 
 async function startWorkers(root: string, count: number, concurrency: number): Promise<{ workers: Worker[]; readyMs: number }> {
@@ -105,14 +93,10 @@ interface Measured {
   postgresCpuMs: number;
 }
 
-async function enqueueWith(root: string, flags: Record<string, string>): Promise<string> {
-  return enqueueWithBuild(root, bench.env, flags);
-}
-
 async function measure(root: string, flags: Record<string, string>, episodes: number, workers: Worker[] = []): Promise<Measured> {
   const workerCpuBefore = workers.map((worker) => cpuMs(worker.child.pid ?? 0));
   const postgresBefore = await postgresCpu();
-  const runId = await enqueueWith(root, { catalog: 'bench', goals: `0-${episodes - 1}`, ...flags });
+  const runId = await enqueueWithBuild(root, bench.env, { catalog: 'bench', goals: `0-${episodes - 1}`, ...flags });
   const { steps } = await waitFor(
     `run ${runId}`,
     async () => {

@@ -13,7 +13,6 @@
 // with 1 and 2 worker processes × --concurrency. Databases are named bench_scale_<size>; --keep
 // leaves them (and a later run with --keep reuses an imported catalogue instead of importing again).
 
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -21,7 +20,7 @@ import { parseArgs } from 'node:util';
 import { instructionToQuery } from '@benchfleet/webshop-agents';
 import { fileCatalogRequest, importWebshopCatalog, openCatalogSearchSnapshot } from '@benchfleet/webshop-benchmark';
 import { webshopCatalogRepository, type Database } from '@benchfleet/db';
-import { waitFor } from '@benchfleet/testing';
+import { startScript, waitFor, type StartedProcess } from '@benchfleet/testing';
 import { buildSearchContents, buildSearchIndex, type SearchContentsSource, type SearchIndex } from '@benchfleet/webshop';
 import { benchServices, enqueueWithBuild, percentile, printTable, type BenchServices } from './bench-services.js';
 import { writeCatalogFiles } from './catalog-files.js';
@@ -44,9 +43,10 @@ const sizes = values.sizes.split(',').map((size) => Number(size.replaceAll('_', 
 const episodes = Number(values.episodes);
 const concurrency = Number(values.concurrency);
 const baselineMax = Number(values['baseline-max']);
-const baselineBin = values.baseline ? resolve(values.baseline, 'apps/worker-webshop/bin/worker-webshop.js') : undefined;
+const baselineRoot = values.baseline ? resolve(values.baseline) : undefined;
+const workerBin = (root: string): string => join(root, 'apps/worker-webshop/bin/worker-webshop.js');
 if (sizes.some((size) => !Number.isInteger(size) || size < 1)) throw new Error(`--sizes must be positive integers, got "${values.sizes}"`);
-if (baselineBin && !existsSync(baselineBin)) throw new Error(`--baseline: no ${baselineBin}; give the root of a checkout with npm ci done`);
+if (baselineRoot && !existsSync(workerBin(baselineRoot))) throw new Error(`--baseline: no ${workerBin(baselineRoot)}; give the root of a checkout with npm ci done`);
 
 const CATALOG = 'bench';
 const stateDir = resolve('.benchfleet/bench-scale');
@@ -55,22 +55,10 @@ const mib = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
 const load = (): string => loadavg().map((value) => value.toFixed(1)).join(' ');
 const say = (line: string): void => void process.stderr.write(`[${new Date().toISOString().slice(11, 19)}] ${line}\n`);
 
-interface Worker {
-  child: ChildProcess;
-  output(): string;
-  exited: Promise<unknown>;
-}
+type Worker = StartedProcess;
 
 function spawnWorker(bin: string, id: string, env: NodeJS.ProcessEnv): Worker {
-  const child = spawn(process.execPath, [bin, '--worker-id', id, '--concurrency', String(concurrency), '--catalog', CATALOG], {
-    env: { ...env, LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const keep = (chunk: Buffer) => (output = (output + chunk.toString()).slice(-100_000));
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
-  return { child, output: () => output, exited: new Promise((done) => child.once('exit', done)) };
+  return startScript(bin, ['--worker-id', id, '--concurrency', String(concurrency), '--catalog', CATALOG], { ...env, LOG_LEVEL: 'info' }, false);
 }
 
 function memoryOf(pid: number): { rss: number; hwm: number } {
@@ -137,7 +125,7 @@ interface WorkerFigures {
 
 /** Start-up, memory and throughput of one worker build against the imported catalogue. */
 async function measureWorker(label: string, root: string, bench: BenchServices): Promise<WorkerFigures> {
-  const bin = join(root, 'apps/worker-webshop/bin/worker-webshop.js');
+  const bin = workerBin(root);
   const cacheDir = mkdtempSync(join(tmpdir(), 'bench-scale-cache-'));
   const env = { ...bench.env, BENCHFLEET_INDEX_CACHE: cacheDir };
   try {
@@ -252,7 +240,7 @@ for (const size of sizes) {
     snapshot.close();
     rmSync(cacheDir, { recursive: true, force: true });
     let memorySearch: { p50: number; p99: number } | undefined;
-    if (baselineBin && size <= baselineMax && !values['skip-memory-search']) memorySearch = timeSearch(await buildInMemoryIndex(bench.db), queries);
+    if (baselineRoot && size <= baselineMax && !values['skip-memory-search']) memorySearch = timeSearch(await buildInMemoryIndex(bench.db), queries);
 
     rows.push({
       products: figures.products.toLocaleString('en'),
@@ -263,7 +251,7 @@ for (const size of sizes) {
       'search p50/p99 (in memory, today)': memorySearch ? `${memorySearch.p50.toFixed(2)} / ${memorySearch.p99.toFixed(2)} ms` : '-',
     });
     const measured = [await measureWorker('snapshot', resolve('.'), bench)];
-    if (baselineBin && size <= baselineMax) measured.push(await measureWorker('baseline', resolve(values.baseline ?? '.'), bench));
+    if (baselineRoot && size <= baselineMax) measured.push(await measureWorker('baseline', baselineRoot, bench));
     for (const figures of measured) workerRows.push({ products: size.toLocaleString('en'), ...figures });
     printTable(rows);
     printTable(workerRows);
