@@ -1,5 +1,5 @@
 // End-to-end WebShop throughput (enqueue → worker processes → Postgres), and how fast the CLIs start.
-// Run: npx tsx bench/webshop-fleet.ts [--episodes 3000] [--rounds 2] [--baseline ../wt-baseline]
+// Run: npx tsx bench/webshop-fleet.ts [--episodes 3000] [--rounds 2] [--baseline ../wt-baseline] [--cpu-prof DIR]
 // Prints episodes/s for the rule agent with 1 and 2 worker processes (with --baseline: the same
 // for that checkout's worker, measured in turns with this one on the same catalog), the LLM agent
 // against the fake OpenAI-compatible server at 300 ms per call with concurrency 1, 8 and 64, and
@@ -21,6 +21,8 @@ const { values } = parseArgs({
     'llm-episodes': { type: 'string', default: '' },
     baseline: { type: 'string' },
     'skip-llm': { type: 'boolean', default: false },
+    // Each worker process writes a V8 CPU profile into this directory when it stops.
+    'cpu-prof': { type: 'string' },
   },
 });
 const ruleEpisodes = Number(values.episodes);
@@ -32,6 +34,7 @@ const builds = [
   { name: 'this', root: resolve('.') },
   ...(baselineRoot ? [{ name: 'baseline', root: baselineRoot }] : []),
 ];
+const cpuProfileArgs = values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${resolve(values['cpu-prof'])}`] : [];
 const load = (): string => loadavg().map((value) => value.toFixed(1)).join(' ');
 
 const bench = await benchServices('fleet');
@@ -43,7 +46,7 @@ type Worker = StartedProcess;
 
 function spawnWorker(root: string, id: string, concurrency: number): Worker {
   const bin = join(root, 'apps/worker-webshop/bin/worker-webshop.js');
-  return startScript(bin, ['--worker-id', id, '--concurrency', String(concurrency), '--catalog', 'bench'], { ...bench.env, LOG_LEVEL: 'info', BENCHFLEET_INDEX_CACHE: indexCache }, false);
+  return startScript(bin, ['--worker-id', id, '--concurrency', String(concurrency), '--catalog', 'bench'], { ...bench.env, LOG_LEVEL: 'info', BENCHFLEET_INDEX_CACHE: indexCache }, false, cpuProfileArgs);
 }
 
 async function startWorkers(root: string, count: number, concurrency: number): Promise<{ workers: Worker[]; readyMs: number }> {

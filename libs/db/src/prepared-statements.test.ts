@@ -29,15 +29,16 @@ describe('prepared hot statements', () => {
       return tasks.settle('run-p', taskId, opened!.attempt, { status: 'success', totalSteps: 1, durationMs: 1 });
     };
     const preparedNow = async () =>
-      (await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(single!)).rows.map((row) => row.statement.replace(/\s+/g, ' ').slice(0, 40)).sort();
+      (await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(single!)).rows.map((row) => row.statement.replace(/\s+/g, ' ').slice(0, 84)).sort();
 
     expect(await episode('a')).toEqual({ recorded: true, runSettled: false });
     const afterOne = await preparedNow();
     expect(afterOne).toEqual([
-      '/* prepared */ insert into steps (run_id',
-      '/* prepared */ select 1 from tasks where',
-      '/* prepared */ with new_steps as ( inser',
-      '/* prepared */ with task as ( select run',
+      '/* prepared */ insert into steps (run_id, task_id, attempt, step, at, action, text, ',
+      "/* prepared */ select 1 from tasks where run_id = $1 and status in ('queued', 'runni",
+      // Settling, then opening attempts.
+      '/* prepared */ with input as ( select * from unnest( $1::text[], $2::text[], $3::int',
+      '/* prepared */ with input as ( select * from unnest($1::text[], $2::text[], $3::text',
     ]);
     // Another episode reuses them: no new statement per call.
     expect(await episode('b')).toEqual({ recorded: true, runSettled: true });

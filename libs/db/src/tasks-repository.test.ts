@@ -112,3 +112,37 @@ describe('a cancelled run is fenced', () => {
     expect((await runsRepository(services.db).get('run-f'))?.status).toBe('finished');
   });
 });
+
+describe('tasksRepository.openAttempts (a batch of episodes starting)', () => {
+  it('opens each task’s next attempt in one statement: nothing for a settled task, the lost attempt closed, the run started once', async () => {
+    await createRun('run-o', ['fresh', 'lost', 'done', 'second']);
+    const tasks = tasksRepository(services.db);
+    const done = await tasks.openAttempt('run-o', 'done', 'w0', 1);
+    await tasks.settle('run-o', 'done', done!.attempt, { status: 'success', totalSteps: 1, durationMs: 1 });
+    const lost = await tasks.openAttempt('run-o', 'lost', 'w0', 1);
+    await tasks.setExternalId('run-o', 'lost', lost!.attempt, 'bytebot-7');
+    await services.db.updateTable('runs').set({ status: 'queued', started_at: null }).where('id', '=', 'run-o').execute();
+
+    const opened = await tasks.openAttempts([
+      { runId: 'run-o', taskId: 'fresh', workerId: 'w1', jobAttempt: 1 },
+      { runId: 'run-o', taskId: 'done', workerId: 'w1', jobAttempt: 1 },
+      { runId: 'run-o', taskId: 'lost', workerId: 'w1', jobAttempt: 2 },
+      { runId: 'run-o', taskId: 'nowhere', workerId: 'w1', jobAttempt: 1 },
+    ]);
+    expect(opened.map((attempt) => attempt && { attempt: attempt.attempt, task: attempt.task.task_id, status: attempt.task.status, worker: attempt.task.worker_id, previous: attempt.previousExternalId })).toEqual([
+      { attempt: 1, task: 'fresh', status: 'running', worker: 'w1', previous: null },
+      undefined,
+      { attempt: 2, task: 'lost', status: 'running', worker: 'w1', previous: 'bytebot-7' },
+      undefined,
+    ]);
+    const attempts = await services.db.selectFrom('attempts').select(['task_id', 'attempt', 'status', 'error_class', 'job_attempt']).where('run_id', '=', 'run-o').orderBy('task_id').orderBy('attempt').execute();
+    expect(attempts).toEqual([
+      { task_id: 'done', attempt: 1, status: 'success', error_class: null, job_attempt: 1 },
+      { task_id: 'fresh', attempt: 1, status: 'running', error_class: null, job_attempt: 1 },
+      { task_id: 'lost', attempt: 1, status: 'error', error_class: 'infra', job_attempt: 1 },
+      { task_id: 'lost', attempt: 2, status: 'running', error_class: null, job_attempt: 2 },
+    ]);
+    expect(await runsRepository(services.db).get('run-o')).toMatchObject({ status: 'running' });
+    expect(await statusOf('run-o', 'second')).toBe('queued');
+  });
+});

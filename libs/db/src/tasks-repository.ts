@@ -30,6 +30,23 @@ export interface TaskOutcomeRecord {
   externalId?: string | null;
 }
 
+export interface OpenAttemptRequest {
+  runId: string;
+  taskId: string;
+  workerId: string;
+  /** BullMQ's count for the job, kept for the record. */
+  jobAttempt: number;
+}
+
+/** One attempt's outcome to record (`taskFinal`: the task's outcome too). */
+export interface SettleRequest {
+  runId: string;
+  taskId: string;
+  attempt: number;
+  outcome: TaskOutcomeRecord;
+  taskFinal: boolean;
+}
+
 export interface SettleResult {
   /** False when the task already had an outcome: this attempt's outcome was not recorded. */
   recorded: boolean;
@@ -49,6 +66,140 @@ export function tasksRepository(db: Database) {
     recorded,
     runSettled: recorded && (await runHasNoOpenTask(runId)),
   });
+
+  /**
+   * Opens the next attempt of each task, in one statement; undefined for a task that already has
+   * an outcome (or no longer exists). Attempts are numbered here rather than by BullMQ: a job
+   * redelivered after a worker died keeps its BullMQ attempt count, but it is a new attempt for us.
+   * A still-running earlier attempt is closed as an infrastructure error (its worker is gone). The
+   * first attempt to open starts the run. At most one request per task in a call.
+   */
+  const openAttempts = async (requests: readonly OpenAttemptRequest[]): Promise<Array<OpenedAttempt | undefined>> => {
+    const column = <T>(pick: (request: OpenAttemptRequest) => T) => requests.map(pick);
+    const result = await sql<Task & { n: number; previous_external_id: string | null }>`${prepared}
+      with input as (
+        select * from unnest(${column((r) => r.runId)}::text[], ${column((r) => r.taskId)}::text[], ${column((r) => r.workerId)}::text[], ${column((r) => r.jobAttempt)}::int[])
+          with ordinality as i(run_id, task_id, worker_id, job_attempt, n)
+      ),
+      task as (
+        select t.run_id, t.task_id, t.external_id from tasks t
+        join input i on t.run_id = i.run_id and t.task_id = i.task_id
+        where t.status in ('queued', 'running')
+        for update of t
+      ),
+      previous as (
+        select i.run_id, i.task_id, p.attempt, p.external_id from input i
+        cross join lateral (
+          select a.attempt, a.external_id from attempts a
+          where a.run_id = i.run_id and a.task_id = i.task_id
+          order by a.attempt desc limit 1
+        ) p
+      ),
+      closed as (
+        update attempts a
+        set status = 'error', error_class = 'infra', error = 'worker lost: the job stalled and was redelivered', finished_at = now()
+        from task
+        where a.run_id = task.run_id and a.task_id = task.task_id and a.status = 'running'
+        returning a.attempt
+      ),
+      opened as (
+        insert into attempts (run_id, task_id, attempt, job_attempt, worker_id, status)
+        select task.run_id, task.task_id, coalesce(previous.attempt, 0) + 1, i.job_attempt, i.worker_id, 'running'
+        from task
+        join input i on i.run_id = task.run_id and i.task_id = task.task_id
+        left join previous on previous.run_id = task.run_id and previous.task_id = task.task_id
+        returning run_id, task_id, attempt, worker_id
+      ),
+      run_started as (
+        update runs set status = 'running', started_at = coalesce(started_at, now())
+        where id in (select run_id from opened) and status = 'queued'
+        returning id
+      ),
+      updated as (
+        update tasks t
+        set status = 'running', attempts = opened.attempt, worker_id = opened.worker_id, started_at = coalesce(t.started_at, now())
+        from opened
+        where t.run_id = opened.run_id and t.task_id = opened.task_id
+        returning t.*
+      )
+      select i.n::int as n, updated.*, coalesce(previous.external_id, task.external_id) as previous_external_id
+      from input i
+      join updated on updated.run_id = i.run_id and updated.task_id = i.task_id
+      left join previous on previous.run_id = i.run_id and previous.task_id = i.task_id
+      left join task on task.run_id = i.run_id and task.task_id = i.task_id
+    `.execute(db);
+    const opened: Array<OpenedAttempt | undefined> = requests.map(() => undefined);
+    for (const row of result.rows) {
+      const { n, previous_external_id: previousExternalId, ...task } = row;
+      opened[Number(n) - 1] = { attempt: task.attempts, task: task as Task, previousExternalId };
+    }
+    return opened;
+  };
+
+  /**
+   * Records the outcomes of attempts and, for those that are final, of their tasks, all in one
+   * statement (a task's `started_at` becomes its `finished_at` less the outcome's duration). A task
+   * row only changes while it has no outcome and the settle is for its current attempt, so a
+   * duplicate delivery cannot record a second outcome. `steps` (the attempts' last ones, and any
+   * other steps a StepWriter had pending) are written by the same statement. Returns, in order,
+   * whether each outcome was recorded on its task; the caller asks whether runs have settled once
+   * this is committed (`runHasNoOpenTask`). At most one settle per task and attempt in a call.
+   */
+const settleMany = async (settles: readonly SettleRequest[], steps: readonly NewStep[] = []): Promise<boolean[]> => {
+    const column = <T>(pick: (settle: SettleRequest) => T) => settles.map(pick);
+    const result = (outcome: TaskOutcomeRecord) => (outcome.result === undefined || outcome.result === null ? null : JSON.stringify(outcome.result));
+    // The steps are written from the statement's snapshot, where these attempts are still running.
+    const written = await sql<{ n: number; recorded: boolean }>`${prepared}
+      with input as (
+        select * from unnest(
+          ${column((s) => s.runId)}::text[], ${column((s) => s.taskId)}::text[], ${column((s) => s.attempt)}::int[],
+          ${column((s) => s.taskFinal)}::bool[], ${column((s) => s.outcome.status)}::text[], ${column((s) => s.outcome.errorClass ?? null)}::text[],
+          ${column((s) => s.outcome.error ?? null)}::text[], ${column((s) => s.outcome.externalId ?? null)}::text[],
+          ${column((s) => s.outcome.finalApiStatus ?? null)}::text[], ${column((s) => s.outcome.totalSteps)}::int[],
+          ${column((s) => s.outcome.reward ?? null)}::float8[], ${column((s) => s.outcome.success ?? s.outcome.status === 'success')}::bool[],
+          ${column((s) => Math.round(s.outcome.durationMs))}::int[], ${column((s) => s.outcome.tokensIn ?? 0)}::int[],
+          ${column((s) => s.outcome.tokensOut ?? 0)}::int[], ${column((s) => s.outcome.costUsd ?? null)}::float8[],
+          ${column((s) => s.outcome.answer ?? null)}::text[], ${column((s) => result(s.outcome))}::jsonb[]
+        ) with ordinality as i(run_id, task_id, attempt, task_final, status, error_class, error, external_id, final_api_status,
+                               total_steps, reward, success, duration_ms, tokens_in, tokens_out, cost_usd, answer, result, n)
+      ),
+      new_steps as (${insertStepsStatement(steps)} returning 1),
+      attempt_rows as (
+        update attempts a
+        set status = i.status, error_class = i.error_class, error = i.error, finished_at = now(), external_id = coalesce(i.external_id, a.external_id)
+        from input i
+        where a.run_id = i.run_id and a.task_id = i.task_id and a.attempt = i.attempt and a.status = 'running'
+        returning a.attempt
+      ),
+      task_rows as (
+        update tasks t
+        set status = i.status,
+            final_api_status = i.final_api_status,
+            total_steps = i.total_steps,
+            reward = i.reward,
+            success = i.success,
+            duration_ms = i.duration_ms,
+            -- started_at + duration_ms = finished_at, by construction: the three never disagree.
+            started_at = now() - make_interval(secs => i.duration_ms::float8 / 1000),
+            tokens_in = i.tokens_in,
+            tokens_out = i.tokens_out,
+            cost_usd = i.cost_usd,
+            answer = i.answer,
+            result = i.result,
+            error = i.error,
+            finished_at = now(),
+            external_id = coalesce(i.external_id, t.external_id)
+        from input i
+        where i.task_final and t.run_id = i.run_id and t.task_id = i.task_id
+          and t.status in ('queued', 'running') and t.attempts = i.attempt
+        returning t.run_id, t.task_id
+      )
+      select i.n, exists (select 1 from task_rows r where r.run_id = i.run_id and r.task_id = i.task_id) as recorded,
+             (select count(*) from attempt_rows) as attempts_closed
+      from input i order by i.n
+    `.execute(db);
+    return written.rows.map((row) => row.recorded === true);
+  };
 
   return {
     async get(runId: string, taskId: string): Promise<Task | undefined> {
@@ -71,56 +222,15 @@ export function tasksRepository(db: Database) {
     },
 
     /**
-     * Opens the next attempt of a task, or returns undefined when the task already has an outcome.
-     * Attempts are numbered here rather than by BullMQ: a job redelivered after a worker died keeps
-     * its BullMQ attempt count, but it is a new attempt for us. A still-running earlier attempt is
-     * closed as an infrastructure error (its worker is gone). One statement, one round trip: this
-     * runs once per episode on the hot path.
+     * Opens the next attempt of a task, or returns undefined when the task already has an outcome
+     * (see `openAttempts`).
      */
     async openAttempt(runId: string, taskId: string, workerId: string, jobAttempt: number): Promise<OpenedAttempt | undefined> {
-      const result = await sql<Task & { previous_external_id: string | null }>`${prepared}
-        with task as (
-          select run_id, task_id, external_id from tasks
-          where run_id = ${runId} and task_id = ${taskId} and status in ('queued', 'running')
-          for update
-        ),
-        previous as (
-          select attempt, external_id from attempts
-          where run_id = ${runId} and task_id = ${taskId}
-          order by attempt desc limit 1
-        ),
-        closed as (
-          update attempts
-          set status = 'error', error_class = 'infra', error = 'worker lost: the job stalled and was redelivered', finished_at = now()
-          where run_id = ${runId} and task_id = ${taskId} and status = 'running' and exists (select 1 from task)
-          returning attempt
-        ),
-        opened as (
-          insert into attempts (run_id, task_id, attempt, job_attempt, worker_id, status)
-          select ${runId}, ${taskId}, coalesce((select attempt from previous), 0) + 1, ${jobAttempt}, ${workerId}, 'running'
-          from task
-          returning attempt
-        ),
-        run_started as (
-          update runs set status = 'running', started_at = coalesce(started_at, now())
-          where id = ${runId} and status = 'queued' and exists (select 1 from opened)
-          returning id
-        ),
-        updated as (
-          update tasks
-          set status = 'running', attempts = opened.attempt, worker_id = ${workerId}, started_at = coalesce(tasks.started_at, now())
-          from opened
-          where tasks.run_id = ${runId} and tasks.task_id = ${taskId}
-          returning tasks.*
-        )
-        select updated.*, coalesce((select external_id from previous), (select external_id from task)) as previous_external_id
-        from updated
-      `.execute(db);
-      const row = result.rows[0];
-      if (!row) return undefined;
-      const { previous_external_id: previousExternalId, ...task } = row;
-      return { attempt: task.attempts, task: task as Task, previousExternalId };
+      const [opened] = await openAttempts([{ runId, taskId, workerId, jobAttempt }]);
+      return opened;
     },
+
+    openAttempts,
 
     async setExternalId(runId: string, taskId: string, attempt: number, externalId: string): Promise<void> {
       await db.transaction().execute(async (trx) => {
@@ -141,52 +251,19 @@ export function tasksRepository(db: Database) {
     },
 
     /**
-     * Records the outcome of an attempt and, when it is final, of the task, in one statement (the
-     * task's `started_at` becomes its `finished_at` less the outcome's duration). The
-     * task row only changes while it has no outcome and this is its current attempt, so a duplicate
-     * delivery cannot record a second outcome. `steps` (the attempt's last ones, and any other
-     * steps a StepWriter had pending) are written by the same statement. Whether the run has settled is asked after the
-     * write: of two settlers finishing together at least the later one sees the run settled (both
-     * may; the aggregate job is idempotent).
+     * Records the outcome of an attempt and, when it is final, of the task (see `settleMany`).
+     * Whether the run has settled is asked after the write: of two settlers finishing together at
+     * least the later one sees the run settled (both may; the aggregate job is idempotent).
      */
     async settle(runId: string, taskId: string, attempt: number, outcome: TaskOutcomeRecord, taskFinal = true, steps: readonly NewStep[] = []): Promise<SettleResult> {
-      const externalId = outcome.externalId ?? null;
-      // The steps are written from the statement's snapshot, where this attempt is still running.
-      const written = await sql<{ recorded: boolean }>`${prepared}
-        with new_steps as (${insertStepsStatement(steps)} returning 1),
-        attempt_row as (
-          update attempts
-          set status = ${outcome.status}, error_class = ${outcome.errorClass ?? null}, error = ${outcome.error ?? null},
-              finished_at = now(), external_id = coalesce(${externalId}, external_id)
-          where run_id = ${runId} and task_id = ${taskId} and attempt = ${attempt} and status = 'running'
-          returning attempt
-        ),
-        task_row as (
-          update tasks
-          set status = ${outcome.status},
-              final_api_status = ${outcome.finalApiStatus ?? null},
-              total_steps = ${outcome.totalSteps},
-              reward = ${outcome.reward ?? null},
-              success = ${outcome.success ?? outcome.status === 'success'},
-              duration_ms = ${Math.round(outcome.durationMs)},
-              -- started_at + duration_ms = finished_at, by construction: the three never disagree.
-              started_at = now() - make_interval(secs => ${Math.round(outcome.durationMs)}::float8 / 1000),
-              tokens_in = ${outcome.tokensIn ?? 0},
-              tokens_out = ${outcome.tokensOut ?? 0},
-              cost_usd = ${outcome.costUsd ?? null},
-              answer = ${outcome.answer ?? null},
-              result = ${outcome.result === undefined || outcome.result === null ? null : JSON.stringify(outcome.result)}::jsonb,
-              error = ${outcome.error ?? null},
-              finished_at = now(),
-              external_id = coalesce(${externalId}, external_id)
-          where ${taskFinal} and run_id = ${runId} and task_id = ${taskId}
-            and status in ('queued', 'running') and attempts = ${attempt}
-          returning task_id
-        )
-        select exists (select 1 from task_row) as recorded, (select count(*) from attempt_row) as attempts_closed
-      `.execute(db);
-      return settleResult(written.rows[0]?.recorded === true, runId);
+      const [recorded] = await settleMany([{ runId, taskId, attempt, outcome, taskFinal }], steps);
+      return settleResult(recorded === true, runId);
     },
+
+    settleMany,
+
+    /** Whether no task of the run is queued or running; asked after an outcome is committed. */
+    runHasNoOpenTask,
 
     /**
      * Takes the tasks a resume or retry selects and makes them runnable, in one statement: open

@@ -2,7 +2,11 @@ import { UnrecoverableError } from 'bullmq';
 import { errorMessage, faultKindOf, redactSecrets, type Logger } from '@benchfleet/core';
 import {
   tasksRepository,
+  GroupCommit,
+  SettleBatcher,
   type Database,
+  type OpenAttemptRequest,
+  type OpenedAttempt,
   type NewStep,
   type StepWriter,
   type Task,
@@ -59,9 +63,14 @@ export interface TaskProcessorDeps {
  */
 export function createTaskJobHandler(deps: TaskProcessorDeps, handler: TaskHandler): JobHandler<TaskPayload> {
   const tasks = tasksRepository(deps.db);
+  // Episodes start and end many at a time: their attempts open, and their outcomes are written, a batch per statement.
+  const opener = new GroupCommit<OpenAttemptRequest, OpenedAttempt | undefined>((requests) => tasks.openAttempts(requests), {
+    key: (request) => `${request.runId}\u0000${request.taskId}`,
+  });
+  const settler = new SettleBatcher(tasks, deps.steps);
   return async (job) => {
     const { runId, taskId } = job.payload;
-    const opened = await tasks.openAttempt(runId, taskId, job.workerId, job.job.attemptsMade + 1);
+    const opened = await opener.submit({ runId, taskId, workerId: job.workerId, jobAttempt: job.job.attemptsMade + 1 });
     if (!opened) {
       job.logger.info({ task: taskId }, 'task already has an outcome (or no longer exists): nothing to do');
       return { skipped: true };
@@ -70,8 +79,8 @@ export function createTaskJobHandler(deps: TaskProcessorDeps, handler: TaskHandl
     const logger = job.logger.child({ task: taskId, attempt });
     const started = Date.now();
     const settle = async (outcome: TaskOutcomeRecord, final: boolean) => {
-      // The outcome and the steps still pending go in one statement.
-      const result = await deps.steps.flushWith((steps) => tasks.settle(runId, taskId, attempt, outcome, final, steps));
+      // The outcome and the steps still pending go in one statement, with other episodes' outcomes.
+      const result = await settler.settle({ runId, taskId, attempt, outcome, taskFinal: final });
       if (result.recorded) {
         deps.onOutcome?.({ status: outcome.status, totalSteps: outcome.totalSteps, tokensIn: outcome.tokensIn ?? 0, tokensOut: outcome.tokensOut ?? 0 });
       }

@@ -56,8 +56,8 @@ export function startCli(name: CliName, args: string[], env: NodeJS.ProcessEnv):
 }
 
 /** Starts an entry script (`node --import tsx file …`; `tsx: false` for JavaScript that loads its own), e.g. a worker. */
-export function startScript(file: string, args: string[], env: NodeJS.ProcessEnv, tsx = true): StartedProcess {
-  return startNode([...(tsx ? ['--import', 'tsx'] : []), file, ...args], env);
+export function startScript(file: string, args: string[], env: NodeJS.ProcessEnv, tsx = true, nodeArgs: readonly string[] = []): StartedProcess {
+  return startNode([...nodeArgs, ...(tsx ? ['--import', 'tsx'] : []), file, ...args], env);
 }
 
 function startNode(argv: string[], env: NodeJS.ProcessEnv): StartedProcess {

@@ -1,4 +1,4 @@
-import { webshopCatalogRepository, type Database } from '@benchfleet/db';
+import { GroupCommit, webshopCatalogRepository, type Database } from '@benchfleet/db';
 import {
   catalogEntryOf,
   type CatalogEntry,
@@ -12,14 +12,20 @@ import {
 export const DEFAULT_PRODUCT_CACHE_ENTRIES = 5_000;
 
 /**
- * A catalog's products fetched from Postgres when a page needs them (one query per results page)
- * and kept in a bounded least-recently-used cache shared by the worker's episodes. Which asins
+ * A catalog's products fetched from Postgres when a page needs them (one query for the pages that
+ * ask at the same time, by group commit) and kept in a bounded least-recently-used cache shared by the worker's episodes. Which asins
  * exist, and their catalog order, come from the search snapshot, so no query is needed for those.
  */
 export class PostgresStoreProducts implements StoreProducts {
   private readonly cache = new Map<string, CatalogEntry>();
   private readonly inFlight = new Map<string, Promise<CatalogEntry | undefined>>();
   private readonly repository;
+  /** Each item is the asins one page misses; the pages asking meanwhile share the next query. */
+  private readonly fetcher = new GroupCommit<readonly string[], ReadonlyMap<string, CatalogEntry>>(async (pages) => {
+    const rows = await this.repository.productsByAsin(this.catalogId, [...new Set(pages.flat())]);
+    const found = new Map(rows.map((row) => [row.asin, catalogEntryOf(row.product as unknown as CatalogStoreProduct, row.price)]));
+    return pages.map(() => found);
+  });
 
   constructor(
     db: Database,
@@ -49,10 +55,12 @@ export class PostgresStoreProducts implements StoreProducts {
       toFetch.push(asin);
     }
     if (toFetch.length > 0) {
-      // One query for everything missing; concurrent callers asking for the same asins wait on it.
-      const fetched = this.repository.productsByAsin(this.catalogId, toFetch).then((rows) => {
-        const found = new Map(rows.map((row) => [row.asin, catalogEntryOf(row.product as unknown as CatalogStoreProduct, row.price)]));
-        for (const [asin, entry] of found) this.remember(asin, entry);
+      // Everything missing, in the next query; concurrent callers asking for the same asins wait on it.
+      const fetched = this.fetcher.submit(toFetch).then((found) => {
+        for (const asin of toFetch) {
+          const entry = found.get(asin);
+          if (entry !== undefined) this.remember(asin, entry);
+        }
         return found;
       });
       for (const asin of toFetch) {

@@ -1,0 +1,34 @@
+import { GroupCommit } from './group-commit.js';
+import type { StepWriter } from './steps-repository.js';
+import type { SettleRequest, SettleResult, TasksRepository } from './tasks-repository.js';
+
+/**
+ * Outcomes by group commit: the settles that arrive while one statement is under way are written
+ * together in the next, with the steps still pending, and each run that got an outcome is asked
+ * once per batch, after the commit, whether it has an open task left (that question is answered
+ * while the next batch is written). A batch Postgres refuses is written again one settle at a time.
+ */
+export class SettleBatcher {
+  private readonly group: GroupCommit<SettleRequest, SettleResult>;
+
+  constructor(tasks: TasksRepository, steps: StepWriter, maxBatch = 64) {
+    this.group = new GroupCommit(
+      async (requests) => {
+        const recorded = await steps.flushWith((pending) => tasks.settleMany(requests, pending));
+        const settledRuns = new Map<string, Promise<boolean>>();
+        return requests.map((request, i) => {
+          if (!recorded[i]) return { recorded: false, runSettled: false };
+          let settled = settledRuns.get(request.runId);
+          if (!settled) settledRuns.set(request.runId, (settled = tasks.runHasNoOpenTask(request.runId)));
+          return settled.then((runSettled) => ({ recorded: true, runSettled }));
+        });
+      },
+      // Two settles of one attempt never share a statement: the first decides.
+      { maxBatch, key: (request) => `${request.runId}\u0000${request.taskId}\u0000${request.attempt}` },
+    );
+  }
+
+  settle(request: SettleRequest): Promise<SettleResult> {
+    return this.group.submit(request);
+  }
+}
