@@ -3,7 +3,8 @@
 // Prints episodes/s for the rule agent with 1 and 2 worker processes (with --baseline: the same
 // for that checkout's worker, measured in turns with this one on the same catalog), the LLM agent
 // against the fake OpenAI-compatible server at 300 ms per call with concurrency 1, 8 and 64, and
-// cold starts: `scheduler --help` and start → `worker ready` of worker-webshop.
+// cold starts: `scheduler --help` and start → `worker ready` of worker-webshop. Statements per episode
+// are the transactions the bench database committed during a run, divided by its episodes.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -94,11 +95,20 @@ interface Measured {
   /** CPU per episode of the worker processes, and of the Postgres backends serving the database. */
   workerCpuMs: number;
   postgresCpuMs: number;
+  /** Transactions committed in the bench database per episode: its statements, as every one commits on its own. */
+  commits: number;
+}
+
+/** Transactions committed so far in the bench database (the statistics lag up to a second). */
+async function commitsSoFar(): Promise<number> {
+  const row = await sql<{ commits: string }>`select xact_commit as commits from pg_stat_database where datname = current_database()`.execute(bench.db);
+  return Number(row.rows[0]?.commits ?? 0);
 }
 
 async function measure(root: string, flags: Record<string, string>, episodes: number, workers: Worker[] = []): Promise<Measured> {
   const workerCpuBefore = workers.map((worker) => cpuMs(worker.child.pid ?? 0));
   const postgresBefore = await postgresCpu();
+  const commitsBefore = await commitsSoFar();
   const runId = await enqueueWithBuild(root, bench.env, { catalog: 'bench', goals: `0-${episodes - 1}`, ...flags });
   const { steps } = await waitFor(
     `run ${runId}`,
@@ -129,7 +139,9 @@ async function measure(root: string, flags: Record<string, string>, episodes: nu
   const workerCpu = workers.reduce((sum, worker, i) => sum + cpuMs(worker.child.pid ?? 0) - (workerCpuBefore[i] ?? 0), 0);
   let postgresCpuTotal = 0;
   for (const [pid, used] of await postgresCpu()) postgresCpuTotal += used - (postgresBefore.get(pid) ?? 0);
-  return { rate: episodes / seconds, steps, seconds, workerCpuMs: workerCpu / episodes, postgresCpuMs: postgresCpuTotal / episodes };
+  await new Promise((resolve) => setTimeout(resolve, 1_500));
+  const commits = (await commitsSoFar()) - commitsBefore;
+  return { rate: episodes / seconds, steps, seconds, workerCpuMs: workerCpu / episodes, postgresCpuMs: postgresCpuTotal / episodes, commits: commits / episodes };
 }
 
 /** Median wall time of `node <bin> --help`, each a fresh process. */
@@ -172,6 +184,7 @@ try {
 
   const rates = new Map<string, number[]>();
   const cpu = new Map<string, Array<[number, number]>>();
+  const commitsPerEpisode = new Map<string, number[]>();
   for (let round = 0; round < rounds; round++) {
     for (const processes of [1, 2]) {
       for (const build of round % 2 === 0 ? builds : [...builds].reverse()) {
@@ -181,8 +194,9 @@ try {
         const key = `${build.name}|${processes}`;
         rates.set(key, [...(rates.get(key) ?? []), result.rate]);
         cpu.set(key, [...(cpu.get(key) ?? []), [result.workerCpuMs, result.postgresCpuMs]]);
+        commitsPerEpisode.set(key, [...(commitsPerEpisode.get(key) ?? []), result.commits]);
         process.stderr.write(
-          `round ${round + 1}: ${build.name}, ${processes} process(es): ${result.rate.toFixed(1)} episodes/s, CPU/episode worker ${result.workerCpuMs.toFixed(2)} ms, Postgres ${result.postgresCpuMs.toFixed(2)} ms (${result.steps} steps; load ${load()})\n`,
+          `round ${round + 1}: ${build.name}, ${processes} process(es): ${result.rate.toFixed(1)} episodes/s, CPU/episode worker ${result.workerCpuMs.toFixed(2)} ms, Postgres ${result.postgresCpuMs.toFixed(2)} ms, ${result.commits.toFixed(2)} statements (${result.steps} steps; load ${load()})\n`,
         );
       }
     }
@@ -201,6 +215,7 @@ try {
         '× 1 process': (mean(list) / one).toFixed(2),
         '× baseline': baselineRoot ? (mean(list) / baseline).toFixed(2) : '-',
         'CPU ms/episode: worker, Postgres': `${mean(cpuList.map(([worker]) => worker)).toFixed(2)}, ${mean(cpuList.map(([, postgres]) => postgres)).toFixed(2)}`,
+        'statements/episode': mean(commitsPerEpisode.get(`${build.name}|${processes}`)).toFixed(2),
       });
     }
   }
@@ -221,6 +236,7 @@ try {
         '× 1 process': '-',
         '× baseline': `${((result.rate / ideal) * 100).toFixed(0)}% of ideal ${ideal.toFixed(1)}/s`,
         'CPU ms/episode: worker, Postgres': '-',
+        'statements/episode': '-',
       });
     }
   }
