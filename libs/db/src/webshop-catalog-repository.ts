@@ -207,6 +207,14 @@ export function webshopCatalogRepository(db: Database) {
       return rows.map((row) => row.category);
     },
 
+    /** The goals at these indices (those that exist), for a worker fetching goals on demand. */
+    async goalsByIndex(catalogId: string, indices: readonly number[]): Promise<Array<{ goal_index: number; goal: Record<string, unknown> }>> {
+      if (indices.length === 0) return [];
+      const { rows } = await sql<{ goal_index: number; goal: Record<string, unknown> }>`${prepared}
+        select goal_index, goal from webshop_goals where catalog_id = ${catalogId} and goal_index = any(${[...indices]}::int[])`.execute(db);
+      return rows;
+    },
+
     async goals(catalogId: string): Promise<StoredGoal[]> {
       return db
         .selectFrom('webshop_goals')

@@ -1,6 +1,7 @@
 import { webshopCatalogRepository, type Database } from '@benchfleet/db';
 import { createCatalogStore, createStoreOver, storeSearchFromIndex, type CatalogStoreProduct, type Store, type WebshopGoal } from '@benchfleet/webshop';
 import { openCatalogSearchSnapshot } from './catalog-search-snapshot.js';
+import { PostgresStoreGoals } from './postgres-store-goals.js';
 import { DEFAULT_PRODUCT_CACHE_ENTRIES, PostgresStoreProducts } from './postgres-store-products.js';
 
 export interface LoadedStore {
@@ -49,14 +50,16 @@ export interface SnapshotStoreOptions {
 
 /**
  * A worker's store: the catalog's search snapshot opened from the local cache (copied from
- * Postgres once per machine and catalog version), goals in memory, products fetched on demand.
+ * Postgres once per machine and catalog version), goals and products fetched on demand.
  */
 export async function openStoreFromSnapshot(db: Database, catalogId: string, options: SnapshotStoreOptions): Promise<LoadedStore> {
   const started = Date.now();
-  const [{ snapshot, downloaded }, goals] = await Promise.all([
+  const [{ snapshot, downloaded }, catalog] = await Promise.all([
     openCatalogSearchSnapshot(db, catalogId, options.cacheDir, options.postingsCacheBytes === undefined ? {} : { postingsCacheBytes: options.postingsCacheBytes }),
-    loadGoals(db, catalogId),
+    webshopCatalogRepository(db).get(catalogId),
   ]);
+  if (catalog === undefined) throw new Error(`WebShop catalog ${catalogId} is not in Postgres; import it with \`scheduler webshop import\``);
+  const goals = new PostgresStoreGoals(db, catalogId, catalog.goals);
   const products = new PostgresStoreProducts(db, catalogId, snapshot, options.productCacheEntries ?? DEFAULT_PRODUCT_CACHE_ENTRIES);
   // The snapshot indexes exactly this catalog version's products.
   const store = createStoreOver(products, goals, { ...storeSearchFromIndex(snapshot), listsOnlyStoreProducts: true });
@@ -64,7 +67,7 @@ export async function openStoreFromSnapshot(db: Database, catalogId: string, opt
     catalogId,
     store,
     products: products.count,
-    goals: goals.length,
+    goals: goals.count,
     loadMs: Date.now() - started,
     snapshot: { bytes: snapshot.fileBytes, downloaded, version: snapshot.version },
     close: () => snapshot.close(),

@@ -18,6 +18,7 @@ import {
 } from '@benchfleet/webshop';
 import { CatalogSearchSnapshotBuilder, openCatalogSearchSnapshot, rebuildCatalogSearchSnapshot, SearchSnapshotMissingError } from './catalog-search-snapshot.js';
 import { openStoreFromSnapshot } from './catalog-store-loader.js';
+import { PostgresStoreGoals } from './postgres-store-goals.js';
 import { PostgresStoreProducts } from './postgres-store-products.js';
 
 const services = useTestServices();
@@ -52,7 +53,7 @@ function fixturePart(name: 'human' | 'synthetic'): StoreCatalog {
   return { products: part.products, productPrices: new Map(Object.entries(part.product_prices)), goals: part.goals };
 }
 
-describe('a store whose products come from Postgres on demand', () => {
+describe('a store whose products and goals come from Postgres on demand', () => {
   it('replays every env_episodes.json episode with the same pages, observations and rewards as the in-memory store', async () => {
     const inMemory = await replayEnvEpisodes(envEpisodes);
     const cacheDir = freshCache();
@@ -60,12 +61,31 @@ describe('a store whose products come from Postgres on demand', () => {
       const catalogId = `fixture-${partName}`;
       if (!(await webshopCatalogRepository(services.db).get(catalogId))) await importCatalog(catalogId, catalog);
       const { snapshot } = await openCatalogSearchSnapshot(services.db, catalogId, cacheDir);
-      // Products at most 2 at a time in memory: every page fetches what it shows.
-      return createStoreOver(new PostgresStoreProducts(services.db, catalogId, snapshot, 2), catalog.goals, options.search, options);
+      // Products at most 2 and goals at most 1 at a time in memory: every page fetches what it shows.
+      const goals = new PostgresStoreGoals(services.db, catalogId, catalog.goals.length, 1);
+      return createStoreOver(new PostgresStoreProducts(services.db, catalogId, snapshot, 2), goals, options.search, options);
     });
     expect(sut.filter((result) => !result.passed)).toEqual([]);
     expect(sut).toEqual(inMemory);
     expect(sut).toHaveLength(77);
+  });
+
+  it('reads a goal only once loaded, exactly as imported, and names a goal missing in Postgres and the fix', async () => {
+    const catalog = fixturePart('synthetic');
+    await importCatalog('lazy-goals', catalog);
+    const count = catalog.goals.length;
+    const sut = new PostgresStoreGoals(services.db, 'lazy-goals', count, 4);
+    expect(() => sut.at(1)).toThrow(/goal 1 of WebShop catalog lazy-goals is not loaded/);
+    expect(() => sut.at(count)).toThrow(RangeError);
+    // Goals loaded together come in one query, in any order, repeated or not.
+    await sut.load([3, 1, 3, 0]);
+    for (const index of [0, 1, 3]) expect(sut.at(index).record).toEqual(catalog.goals[index]);
+    expect(sut.at(3).instructionText).toBe(catalog.goals[3]?.instruction_text);
+    // The store cannot draw a goal by weight from goals it does not hold.
+    const store = createStoreOver(new PostgresStoreProducts(services.db, 'lazy-goals', (await openCatalogSearchSnapshot(services.db, 'lazy-goals', freshCache())).snapshot), sut, { search: () => [] });
+    expect(() => store.sampleGoalIndex()).toThrow(/give a goal index/);
+    await services.db.deleteFrom('webshop_goals').where('catalog_id', '=', 'lazy-goals').where('goal_index', '=', 2).execute();
+    await expect(sut.load([2])).rejects.toThrow('WebShop catalog lazy-goals: goal 2 is missing in Postgres (re-import the catalog)');
   });
 
   it('ranks every goal instruction with the stored snapshot exactly as an index built in memory', async () => {

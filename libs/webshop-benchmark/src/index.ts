@@ -16,4 +16,5 @@ export {
   type OpenedCatalogSnapshot,
 } from './catalog-search-snapshot.js';
 export { DEFAULT_PRODUCT_CACHE_ENTRIES, PostgresStoreProducts } from './postgres-store-products.js';
+export { DEFAULT_GOAL_CACHE_ENTRIES, PostgresStoreGoals } from './postgres-store-goals.js';
 export * from './llm-endpoint-check.js';

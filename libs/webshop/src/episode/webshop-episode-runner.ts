@@ -49,6 +49,7 @@ export interface RunWebshopEpisodeOptions {
  */
 export async function runWebshopEpisode(options: RunWebshopEpisodeOptions): Promise<EpisodeResult> {
   const episode = new Episode(options.store, { observationMode: options.observationMode ?? 'text' });
+  await options.store.loadGoal(options.goalIndex);
   let observation = episode.reset(options.goalIndex).observation;
   const agentEpisode = options.agent.start({ instruction: episode.instructionText, signal: options.signal });
   const totals: { tokensIn: number; tokensOut: number; costUsd: number | null; invalid: number } = { tokensIn: 0, tokensOut: 0, costUsd: 0, invalid: 0 };

@@ -1,7 +1,7 @@
 import type { WebshopGoal } from '../catalog/index.js';
 import { defaultNounExtractor, getReward, type NounExtractor } from '../reward/index.js';
 import { buildSearchContents, buildSearchIndex, type SearchIndex } from '../search/index.js';
-import { InMemoryStoreProducts, Store, type CatalogEntry, type ScorePurchase, type StoreGoal, type StoreProducts, type StoreSearch } from './store.js';
+import { InMemoryStoreGoals, InMemoryStoreProducts, Store, type CatalogEntry, type ScorePurchase, type StoreGoal, type StoreGoals, type StoreProducts, type StoreSearch } from './store.js';
 import { storeProductFromProcessed, type CatalogStoreProduct } from './store-product.js';
 
 export type { CatalogStoreProduct } from './store-product.js';
@@ -36,10 +36,15 @@ export function catalogEntryOf(record: CatalogStoreProduct, price: number): Cata
   return { product: storeProductFromProcessed(record), record, price };
 }
 
-/** The original's `get_reward` for a purchase, against the goal of the episode. */
-export function rewardScorer(goals: readonly WebshopGoal[], nounExtractor?: NounExtractor): ScorePurchase {
+/** Goals held in memory, for the store. */
+export function storeGoalsOf(goals: readonly WebshopGoal[]): StoreGoals {
+  return new InMemoryStoreGoals(goals.map(storeGoalFromWebshopGoal));
+}
+
+/** The original's `get_reward` for a purchase, against the goal of the episode (loaded by the store). */
+export function rewardScorer(goals: StoreGoals, nounExtractor?: NounExtractor): ScorePurchase {
   return ({ goalIndex, entry, options }) => {
-    const goal = goals[goalIndex];
+    const goal = goals.at(goalIndex).record as WebshopGoal | undefined;
     if (goal === undefined) throw new RangeError(`cannot score ${entry.product.asin} for goal ${goalIndex}`);
     return getReward(entry.record, goal, entry.price, Object.fromEntries(options), {
       nounExtractor: nounExtractor ?? defaultNounExtractor(),
@@ -47,16 +52,17 @@ export function rewardScorer(goals: readonly WebshopGoal[], nounExtractor?: Noun
   };
 }
 
-/** The store over products from anywhere (memory, or Postgres on demand) with the original's reward. */
+/** The store over products and goals from anywhere (memory, or Postgres on demand) with the original's reward. */
 export function createStoreOver(
   products: StoreProducts,
-  goals: readonly WebshopGoal[],
+  goalsGiven: readonly WebshopGoal[] | StoreGoals,
   search: StoreSearch,
   options: Omit<CatalogStoreOptions, 'search'> = {},
 ): Store {
+  const goals = Array.isArray(goalsGiven) ? storeGoalsOf(goalsGiven) : (goalsGiven as StoreGoals);
   return new Store({
     products,
-    goals: goals.map(storeGoalFromWebshopGoal),
+    goals,
     search,
     random: options.random,
     searchCacheSize: options.searchCacheSize,

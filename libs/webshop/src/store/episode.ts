@@ -3,7 +3,7 @@ import { textEnvironmentLinks, type SelectedOptions, type SubPageName } from './
 import { renderPageHtml, type PageView } from './page-templates.js';
 import { pageTextNodes } from './page-text.js';
 import { pythonDictRepr, pythonJsonDumpsDict } from './python-text-formats.js';
-import type { Store } from './store.js';
+import type { Store, StoreGoal } from './store.js';
 import type { StoreProduct } from './store-product.js';
 
 export type ObservationMode = 'html' | 'text' | 'text_rich' | 'url';
@@ -85,6 +85,8 @@ export class Episode {
   private readonly baseUrl: string;
 
   private goalIndex = -1;
+  /** The goal of this episode, held from reset (a store fetching goals on demand may drop it from its cache). */
+  private goal: StoreGoal | undefined;
   private sessionId = '';
   private page: CurrentPage = { kind: 'search' };
   private keywords: readonly string[] = [];
@@ -115,7 +117,7 @@ export class Episode {
    */
   reset(goalIndex?: number, sessionId?: string): { readonly observation: string; readonly info: null } {
     const index = goalIndex ?? this.store.sampleGoalIndex();
-    this.store.goal(index);
+    this.goal = this.store.goal(index);
     this.goalIndex = index;
     this.sessionId = sessionId ?? String(index);
     this.goToSearchPage();
@@ -126,13 +128,18 @@ export class Episode {
     return { observation, info: null };
   }
 
+  private get currentGoal(): StoreGoal {
+    if (this.goal === undefined) throw new Error('call reset() before using the episode');
+    return this.goal;
+  }
+
   get currentGoalIndex(): number {
     return this.goalIndex;
   }
 
   /** The goal's instruction with its `Instruction: ` prefix, as `env.instruction_text` reports it. */
   get instructionText(): string {
-    return `Instruction: ${this.store.goal(this.goalIndex).instructionText}`;
+    return `Instruction: ${this.currentGoal.instructionText}`;
   }
 
   /** True once Buy Now was clicked in this episode (the original keeps accepting actions after it). */
@@ -328,7 +335,7 @@ export class Episode {
   }
 
   private pageView(): PageView {
-    const base = { sessionId: this.sessionId, instructionText: this.store.goal(this.goalIndex).instructionText };
+    const base = { sessionId: this.sessionId, instructionText: this.currentGoal.instructionText };
     const page = this.page;
     switch (page.kind) {
       case 'search':

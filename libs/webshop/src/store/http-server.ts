@@ -118,9 +118,9 @@ export function createStoreHttpServer(store: Store, options: StoreHttpServerOpti
     let goalIndex: number;
     if (sessionId.includes('fixed')) {
       const requested = pythonInt(sessionId.slice(sessionId.lastIndexOf('_') + 1), 'goal index');
-      goalIndex = requested < 0 ? requested + store.goals.length : requested;
-      if (goalIndex < 0 || goalIndex >= store.goals.length) {
-        throw new HttpError(404, `goal index ${requested} is outside 0..${store.goals.length - 1}`);
+      goalIndex = requested < 0 ? requested + store.goals.count : requested;
+      if (goalIndex < 0 || goalIndex >= store.goals.count) {
+        throw new HttpError(404, `goal index ${requested} is outside 0..${store.goals.count - 1}`);
       }
     } else {
       goalIndex = store.sampleGoalIndex();

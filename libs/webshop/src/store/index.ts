@@ -6,6 +6,7 @@ export {
   createStoreOver,
   rewardScorer,
   storeGoalFromWebshopGoal,
+  storeGoalsOf,
   storeSearchFromIndex,
   type CatalogStoreOptions,
   type CatalogStoreProduct,
@@ -42,6 +43,7 @@ export {
 export { parsePythonLiteral, PythonLiteralError, type PythonLiteral } from './python-literal.js';
 export {
   createStore,
+  InMemoryStoreGoals,
   InMemoryStoreProducts,
   SEARCH_RETURN_N,
   Store,
@@ -53,6 +55,7 @@ export {
   type ScorePurchase,
   type StoreConfig,
   type StoreGoal,
+  type StoreGoals,
   type StoreSearch,
 } from './store.js';
 export {

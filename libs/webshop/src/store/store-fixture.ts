@@ -125,6 +125,7 @@ async function replayEpisode(
     baseUrl: start?.[1],
   });
   const results: FixtureCaseResult[] = [];
+  if (episode.goal_index !== undefined) await store.loadGoal(episode.goal_index);
   const reset = checkCase(`${caseName}/reset`, () => {
     const { observation } = sut.reset(episode.goal_index, start?.[2]);
     const expected = first === undefined ? null : expectedStep(first);

@@ -14,6 +14,44 @@ export interface StoreGoal {
   readonly record?: Readonly<Record<string, unknown>>;
 }
 
+/**
+ * The catalog's goals as the store reads them: held in memory, or fetched on demand (a worker
+ * needs only the goals of the episodes it runs). `at` is synchronous: an episode loads its goal
+ * first (`Store.loadGoal`).
+ */
+export interface StoreGoals {
+  readonly count: number;
+  /** The goal at this index; a RangeError outside 0..count-1, an Error when it was not loaded. */
+  at(index: number): StoreGoal;
+  /** Makes these goals readable by `at`. */
+  load(indices: readonly number[]): Promise<void>;
+  /** Sampling weights in goal-index order, when this source can draw goals (held in memory). */
+  readonly weights?: readonly number[];
+}
+
+/** Goals held in memory, in goal-index order. */
+export class InMemoryStoreGoals implements StoreGoals {
+  constructor(private readonly goals: readonly StoreGoal[]) {}
+
+  get count(): number {
+    return this.goals.length;
+  }
+
+  get weights(): readonly number[] {
+    return this.goals.map((goal) => goal.weight);
+  }
+
+  at(index: number): StoreGoal {
+    const goal = Number.isInteger(index) ? this.goals[index] : undefined;
+    if (goal === undefined) throw new RangeError(`goal index ${index} is outside 0..${this.goals.length - 1}`);
+    return goal;
+  }
+
+  async load(indices: readonly number[]): Promise<void> {
+    for (const index of indices) this.at(index);
+  }
+}
+
 /** Ranked ASINs for a query, best first, at most `limit`. */
 export interface StoreSearch {
   search(query: string, limit: number): readonly string[];
@@ -64,8 +102,8 @@ export type ScorePurchase = (purchase: PurchaseToScore) => PurchaseScore;
 
 export interface StoreConfig {
   readonly products: StoreProducts;
-  /** Goals in goal-index order (after the seed-233 shuffle). */
-  readonly goals: readonly StoreGoal[];
+  /** Goals in goal-index order (after the seed-233 shuffle): held in memory, or a source of them. */
+  readonly goals: readonly StoreGoal[] | StoreGoals;
   readonly search: StoreSearch;
   readonly scorePurchase: ScorePurchase;
   /** Uniform [0, 1) source for goal sampling and the `<r>` debug query; defaults to Math.random. */
@@ -79,7 +117,7 @@ export interface StoreConfig {
  * One instance serves any number of concurrent episodes and HTTP sessions.
  */
 export class Store {
-  readonly goals: readonly StoreGoal[];
+  readonly goals: StoreGoals;
   readonly random: () => number;
   private readonly products: StoreProducts;
   private readonly searchEngine: StoreSearch;
@@ -90,7 +128,7 @@ export class Store {
 
   constructor(config: StoreConfig) {
     this.products = config.products;
-    this.goals = config.goals;
+    this.goals = Array.isArray(config.goals) ? new InMemoryStoreGoals(config.goals) : (config.goals as StoreGoals);
     this.searchEngine = config.search;
     this.scorer = config.scorePurchase;
     this.random = config.random ?? Math.random;
@@ -119,10 +157,14 @@ export class Store {
     return entry?.price;
   }
 
+  /** A loaded goal (see `loadGoal`). */
   goal(index: number): StoreGoal {
-    const goal = Number.isInteger(index) ? this.goals[index] : undefined;
-    if (goal === undefined) throw new RangeError(`goal index ${index} is outside 0..${this.goals.length - 1}`);
-    return goal;
+    return this.goals.at(index);
+  }
+
+  /** Makes goal `index` readable by `goal` (at once for goals held in memory). */
+  loadGoal(index: number): Promise<void> {
+    return this.goals.load([index]);
   }
 
   /**
@@ -130,11 +172,13 @@ export class Store {
    * over `[0, w0, w0+w1, …]` and cap at the second-to-last boundary (which shifts picks by one goal).
    */
   sampleGoalIndex(): number {
-    if (this.goals.length === 0) throw new RangeError('the store has no goals');
+    if (this.goals.count === 0) throw new RangeError('the store has no goals');
     if (this.cumulativeWeights === null) {
+      const weights = this.goals.weights;
+      if (weights === undefined) throw new Error('this store fetches goals on demand and cannot draw one by weight: give a goal index');
       const sums = [0];
       let total = 0;
-      for (const goal of this.goals) sums.push((total += goal.weight));
+      for (const weight of weights) sums.push((total += weight));
       this.cumulativeWeights = sums;
     }
     const sums = this.cumulativeWeights;
@@ -170,7 +214,7 @@ export class Store {
   }
 
   async scorePurchase(goalIndex: number, asin: string, options: SelectedOptions): Promise<PurchaseScore & { readonly price: number }> {
-    const [entry] = this.products.has(asin) ? await this.products.entries([asin]) : [undefined];
+    const [[entry]] = await Promise.all([this.products.has(asin) ? this.products.entries([asin]) : [undefined], this.goals.load([goalIndex])]);
     if (entry === undefined) throw new RangeError(`no product or price for ASIN ${asin}`);
     return { ...this.scorer({ goalIndex, entry, options }), price: entry.price };
   }
