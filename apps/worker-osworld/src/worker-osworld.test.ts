@@ -247,7 +247,13 @@ describe('worker-osworld on one stack: the scripted trajectories', () => {
     expect(task.result).toMatchObject({ stop_reason: 'create_failed', bytebot_task_id: '' });
     expect(fake.stats.createdTasks).toBe(createdBefore);
     expect((await attemptsOf(runId, 'os-rejected')).map((a) => [a.status, a.error_class])).toEqual([['error', 'permanent']]);
-    expect(await jobState(runId, 'os-rejected')).toBe('completed');
+    // The outcome is in Postgres before the worker hands the job back to BullMQ: wait for that, then
+    // check it was completed, not failed for a retry.
+    const finalState = await waitFor('the job to leave active', async () => {
+      const state = await jobState(runId, 'os-rejected');
+      return state === 'active' ? undefined : state;
+    }, 10_000, 25);
+    expect(finalState).toBe('completed');
   });
 
   // Once recorded as the agent's final CREATE_FAILED, which resume would never run again.
