@@ -8,3 +8,4 @@ export * from './listen.js';
 export * from './python-round.js';
 export * from './cli-program.js';
 export * from './cli-values.js';
+export * from './lru-map.js';

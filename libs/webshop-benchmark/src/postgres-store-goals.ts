@@ -1,3 +1,4 @@
+import { LruMap } from '@benchfleet/core';
 import { GroupCommit, webshopCatalogRepository, type Database } from '@benchfleet/db';
 import { storeGoalFromWebshopGoal, type StoreGoal, type StoreGoals, type WebshopGoal } from '@benchfleet/webshop';
 
@@ -11,7 +12,7 @@ export const DEFAULT_GOAL_CACHE_ENTRIES = 2_000;
  * Goals come exactly as imported; this source cannot draw a goal by weight (runs name every goal).
  */
 export class PostgresStoreGoals implements StoreGoals {
-  private readonly cache = new Map<number, StoreGoal>();
+  private readonly cache: LruMap<number, StoreGoal>;
   private readonly inFlight = new Map<number, Promise<void>>();
   private readonly fetcher: GroupCommit<number, StoreGoal | undefined>;
 
@@ -19,8 +20,9 @@ export class PostgresStoreGoals implements StoreGoals {
     db: Database,
     private readonly catalogId: string,
     readonly count: number,
-    private readonly cacheEntries = DEFAULT_GOAL_CACHE_ENTRIES,
+    cacheEntries = DEFAULT_GOAL_CACHE_ENTRIES,
   ) {
+    this.cache = new LruMap(cacheEntries);
     const repository = webshopCatalogRepository(db);
     this.fetcher = new GroupCommit(async (indices) => {
       const rows = await repository.goalsByIndex(catalogId, [...new Set(indices)]);
@@ -42,18 +44,14 @@ export class PostgresStoreGoals implements StoreGoals {
 
   private loadOne(index: number): Promise<void> {
     this.checkIndex(index);
-    const cached = this.cache.get(index);
-    if (cached !== undefined) {
-      this.remember(index, cached);
-      return Promise.resolve();
-    }
+    if (this.cache.get(index) !== undefined) return Promise.resolve();
     let loading = this.inFlight.get(index);
     if (loading === undefined) {
       loading = this.fetcher
         .submit(index)
         .then((goal) => {
           if (goal === undefined) throw new Error(`WebShop catalog ${this.catalogId}: goal ${index} is missing in Postgres (re-import the catalog)`);
-          this.remember(index, goal);
+          this.cache.set(index, goal);
         })
         .finally(() => this.inFlight.delete(index));
       this.inFlight.set(index, loading);
@@ -63,14 +61,5 @@ export class PostgresStoreGoals implements StoreGoals {
 
   private checkIndex(index: number): void {
     if (!Number.isInteger(index) || index < 0 || index >= this.count) throw new RangeError(`goal index ${index} is outside 0..${this.count - 1}`);
-  }
-
-  private remember(index: number, goal: StoreGoal): void {
-    this.cache.delete(index);
-    this.cache.set(index, goal);
-    if (this.cache.size > this.cacheEntries) {
-      const oldest = this.cache.keys().next();
-      if (oldest.done !== true) this.cache.delete(oldest.value);
-    }
   }
 }

@@ -1,3 +1,4 @@
+import { LruMap } from '@benchfleet/core';
 import { GroupCommit, webshopCatalogRepository, type Database } from '@benchfleet/db';
 import {
   catalogEntryOf,
@@ -17,7 +18,7 @@ export const DEFAULT_PRODUCT_CACHE_ENTRIES = 5_000;
  * exist, and their catalog order, come from the search snapshot, so no query is needed for those.
  */
 export class PostgresStoreProducts implements StoreProducts {
-  private readonly cache = new Map<string, CatalogEntry>();
+  private readonly cache: LruMap<string, CatalogEntry>;
   private readonly inFlight = new Map<string, Promise<CatalogEntry | undefined>>();
   private readonly repository;
   /** Each item is the asins one page misses; the pages asking meanwhile share the next query. */
@@ -31,8 +32,9 @@ export class PostgresStoreProducts implements StoreProducts {
     db: Database,
     private readonly catalogId: string,
     private readonly snapshot: Pick<OpenedSearchSnapshot, 'stats' | 'documentOf' | 'asinAt'>,
-    private readonly cacheEntries = DEFAULT_PRODUCT_CACHE_ENTRIES,
+    cacheEntries = DEFAULT_PRODUCT_CACHE_ENTRIES,
   ) {
+    this.cache = new LruMap(cacheEntries);
     this.repository = webshopCatalogRepository(db);
   }
 
@@ -59,7 +61,7 @@ export class PostgresStoreProducts implements StoreProducts {
       const fetched = this.fetcher.submit(toFetch).then((found) => {
         for (const asin of toFetch) {
           const entry = found.get(asin);
-          if (entry !== undefined) this.remember(asin, entry);
+          if (entry !== undefined) this.cache.set(asin, entry);
         }
         return found;
       });
@@ -77,21 +79,6 @@ export class PostgresStoreProducts implements StoreProducts {
   }
 
   private lookup(asin: string): CatalogEntry | undefined | Promise<CatalogEntry | undefined> {
-    const cached = this.cache.get(asin);
-    if (cached !== undefined) {
-      this.cache.delete(asin);
-      this.cache.set(asin, cached);
-      return cached;
-    }
-    return this.inFlight.get(asin);
-  }
-
-  private remember(asin: string, entry: CatalogEntry): void {
-    this.cache.delete(asin);
-    this.cache.set(asin, entry);
-    if (this.cache.size > this.cacheEntries) {
-      const oldest = this.cache.keys().next();
-      if (oldest.done !== true) this.cache.delete(oldest.value);
-    }
+    return this.cache.get(asin) ?? this.inFlight.get(asin);
   }
 }

@@ -1,4 +1,5 @@
 import type { SelectedOptions } from './page-links.js';
+import { LruMap } from '@benchfleet/core';
 import { pythonStrip } from '../catalog/index.js';
 import type { CatalogStoreProduct, StoreProduct } from './store-product.js';
 
@@ -122,8 +123,7 @@ export class Store {
   private readonly products: StoreProducts;
   private readonly searchEngine: StoreSearch;
   private readonly scorer: ScorePurchase;
-  private readonly searchCache = new Map<string, readonly string[]>();
-  private readonly searchCacheSize: number;
+  private readonly searchCache: LruMap<string, readonly string[]>;
   private cumulativeWeights: number[] | null = null;
 
   constructor(config: StoreConfig) {
@@ -132,7 +132,7 @@ export class Store {
     this.searchEngine = config.search;
     this.scorer = config.scorePurchase;
     this.random = config.random ?? Math.random;
-    this.searchCacheSize = config.searchCacheSize ?? 2048;
+    this.searchCache = new LruMap(config.searchCacheSize ?? 2048);
   }
 
   /** Whether the catalog has a product with exactly this asin. */
@@ -221,20 +221,10 @@ export class Store {
 
   private rankedAsins(query: string): readonly string[] {
     const cached = this.searchCache.get(query);
-    if (cached !== undefined) {
-      this.searchCache.delete(query);
-      this.searchCache.set(query, cached);
-      return cached;
-    }
+    if (cached !== undefined) return cached;
     const ranked = this.searchEngine.search(query, SEARCH_RETURN_N);
     const hits = this.searchEngine.listsOnlyStoreProducts === true ? ranked : ranked.filter((asin) => this.products.has(asin));
-    if (this.searchCacheSize > 0) {
-      if (this.searchCache.size >= this.searchCacheSize) {
-        const oldest = this.searchCache.keys().next();
-        if (oldest.done !== true) this.searchCache.delete(oldest.value);
-      }
-      this.searchCache.set(query, hits);
-    }
+    this.searchCache.set(query, hits);
     return hits;
   }
 
