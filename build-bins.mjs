@@ -11,7 +11,16 @@
 // file then renamed into place (chunks first, the entry and its manifest last), and chunks the new
 // build no longer uses are removed only once they are a day old. Chunk names carry a hash of their
 // content, so rebuilding unchanged sources replaces every file with the same bytes.
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync, readFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  readFileSync,
+} from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -29,7 +38,9 @@ export async function buildBins(apps = APPS) {
   const npmPackagesExternal = {
     name: 'npm-packages-external',
     setup(context) {
-      context.onResolve({ filter: /^[^./]/ }, (args) => (args.path.startsWith('@benchfleet/') ? undefined : { path: args.path, external: true }));
+      context.onResolve({ filter: /^[^./]/ }, (args) =>
+        args.path.startsWith('@benchfleet/') ? undefined : { path: args.path, external: true },
+      );
     },
   };
   await Promise.all(
@@ -53,13 +64,24 @@ export async function buildBins(apps = APPS) {
           logLevel: 'warning',
           plugins: [npmPackagesExternal],
         });
-        const inputs = Object.keys(result.metafile.inputs).map((input) => relative(ROOT, join(process.cwd(), input)));
-        writeFileSync(join(staging, 'build.json'), `${JSON.stringify({ builtAt: started, inputs }, null, 1)}\n`);
-        const built = (existsSync(join(staging, 'chunks')) ? readdirSync(join(staging, 'chunks')) : []).map((name) => join('chunks', name));
+        const inputs = Object.keys(result.metafile.inputs).map((input) =>
+          relative(ROOT, join(process.cwd(), input)),
+        );
+        writeFileSync(
+          join(staging, 'build.json'),
+          `${JSON.stringify({ builtAt: started, inputs }, null, 1)}\n`,
+        );
+        const built = (
+          existsSync(join(staging, 'chunks')) ? readdirSync(join(staging, 'chunks')) : []
+        ).map((name) => join('chunks', name));
         mkdirSync(join(outdir, 'chunks'), { recursive: true });
         // Chunks first: the entry that imports them appears only once they are all in place.
-        for (const file of [...built, `${app}.js.map`, `${app}.js`, 'build.json']) renameSync(join(staging, file), join(outdir, file));
-        removeOldChunks(join(outdir, 'chunks'), new Set(built.map((file) => relative('chunks', file))));
+        for (const file of [...built, `${app}.js.map`, `${app}.js`, 'build.json'])
+          renameSync(join(staging, file), join(outdir, file));
+        removeOldChunks(
+          join(outdir, 'chunks'),
+          new Set(built.map((file) => relative('chunks', file))),
+        );
       } finally {
         rmSync(staging, { recursive: true, force: true });
       }
@@ -115,5 +137,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const chosen = apps.length > 0 ? apps : APPS;
   const started = Date.now();
   const built = ifStale ? await buildStaleBins(chosen) : (await buildBins(chosen), chosen);
-  if (built.length > 0) process.stderr.write(`built ${built.map((app) => `apps/${app}/dist/${app}.js`).join(', ')} in ${Date.now() - started} ms\n`);
+  if (built.length > 0)
+    process.stderr.write(
+      `built ${built.map((app) => `apps/${app}/dist/${app}.js`).join(', ')} in ${Date.now() - started} ms\n`,
+    );
 }

@@ -23,7 +23,10 @@ export interface BenchDatabaseOptions {
 }
 
 /** A fresh (or, with a fixed name, reused), migrated database and queue prefix for one benchmark run, dropped afterwards. */
-export async function benchServices(name: string, options: BenchDatabaseOptions = {}): Promise<BenchServices> {
+export async function benchServices(
+  name: string,
+  options: BenchDatabaseOptions = {},
+): Promise<BenchServices> {
   const services = await provisionServices({ log: (line) => process.stderr.write(`${line}\n`) });
   const database = options.database ?? `bench_${name}_${randomBytes(3).toString('hex')}`;
   const admin = new pg.Client({ connectionString: services.databaseUrl });
@@ -42,7 +45,13 @@ export async function benchServices(name: string, options: BenchDatabaseOptions 
     databaseUrl,
     db,
     prefix,
-    env: { ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: services.redisUrl, BENCHFLEET_QUEUE_PREFIX: prefix, LOG_LEVEL: 'warn' },
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      REDIS_URL: services.redisUrl,
+      BENCHFLEET_QUEUE_PREFIX: prefix,
+      LOG_LEVEL: 'warn',
+    },
     async close() {
       await db.destroy();
       if (!options.keep) {
@@ -66,8 +75,11 @@ export function percentile(values: number[], p: number): number {
 export function printTable(rows: Record<string, string | number>[]): void {
   const header = Object.keys(rows[0] ?? {});
   const widths = header.map((h) => Math.max(h.length, ...rows.map((row) => String(row[h]).length)));
-  const line = (cells: string[]) => cells.map((cell, i) => cell.padStart(widths[i] ?? 0)).join('  ');
-  process.stdout.write(`${line(header)}\n${rows.map((row) => line(header.map((h) => String(row[h])))).join('\n')}\n`);
+  const line = (cells: string[]) =>
+    cells.map((cell, i) => cell.padStart(widths[i] ?? 0)).join('  ');
+  process.stdout.write(
+    `${line(header)}\n${rows.map((row) => line(header.map((h) => String(row[h])))).join('\n')}\n`,
+  );
 }
 
 /**
@@ -75,10 +87,21 @@ export function printTable(rows: Record<string, string | number>[]): void {
  * worker gets the jobs and run config its own code writes (today's worker cannot read an older
  * build's jobs, nor the reverse); returns the run id.
  */
-export async function enqueueWithBuild(root: string, env: NodeJS.ProcessEnv, flags: Record<string, string>): Promise<string> {
-  const args = Object.entries(flags).flatMap(([name, value]) => [`--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`, value]);
+export async function enqueueWithBuild(
+  root: string,
+  env: NodeJS.ProcessEnv,
+  flags: Record<string, string>,
+): Promise<string> {
+  const args = Object.entries(flags).flatMap(([name, value]) => [
+    `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`,
+    value,
+  ]);
   const bin = join(root, 'apps/scheduler/bin/scheduler.js');
-  const child = spawn(process.execPath, [bin, 'enqueue', '--benchmark', 'webshop', ...args, '--json'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [bin, 'enqueue', '--benchmark', 'webshop', ...args, '--json'],
+    { env, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

@@ -21,8 +21,16 @@ async function close(stream: WriteStream): Promise<void> {
 }
 
 /** Writes the three files of `products` generated products into `dir`, as the official ones are laid out. */
-export async function writeCatalogFiles(dir: string, products: number, seed: number): Promise<CatalogFiles> {
-  const paths = { items: join(dir, 'items_shuffle.json'), attributes: join(dir, 'items_ins_v2.json'), human: join(dir, 'items_human_ins.json') };
+export async function writeCatalogFiles(
+  dir: string,
+  products: number,
+  seed: number,
+): Promise<CatalogFiles> {
+  const paths = {
+    items: join(dir, 'items_shuffle.json'),
+    attributes: join(dir, 'items_ins_v2.json'),
+    human: join(dir, 'items_human_ins.json'),
+  };
   const items = createWriteStream(paths.items);
   const attributes = createWriteStream(paths.attributes);
   const human = createWriteStream(paths.human);
@@ -34,9 +42,15 @@ export async function writeCatalogFiles(dir: string, products: number, seed: num
   for (const record of generateDemoProducts({ products, seed })) {
     const separator = index === 0 ? '' : ', ';
     await write(items, separator + JSON.stringify(record.product));
-    await write(attributes, `${separator}${JSON.stringify(record.product.asin)}: ${JSON.stringify(record.attributes)}`);
+    await write(
+      attributes,
+      `${separator}${JSON.stringify(record.product.asin)}: ${JSON.stringify(record.attributes)}`,
+    );
     if (record.humanInstructions.length > 0) {
-      await write(human, `${humanWritten === 0 ? '' : ', '}${JSON.stringify(record.product.asin)}: ${JSON.stringify(record.humanInstructions)}`);
+      await write(
+        human,
+        `${humanWritten === 0 ? '' : ', '}${JSON.stringify(record.product.asin)}: ${JSON.stringify(record.humanInstructions)}`,
+      );
       humanWritten += 1;
     }
     index += 1;

@@ -51,7 +51,19 @@ try {
   const { db } = bench;
   say(`writing a run of ${TASKS} tasks and ${TASKS * STEPS_PER_TASK} steps…`);
   const started = performance.now();
-  await db.insertInto('runs').values({ id: RUN, name: 'bench-20k', benchmark: 'webshop', status: 'running', config: '{}', agent: JSON.stringify({ kind: 'llm', model: 'bench' }), code_version: 'bench', started_at: new Date(Date.now() - 3_600_000) }).execute();
+  await db
+    .insertInto('runs')
+    .values({
+      id: RUN,
+      name: 'bench-20k',
+      benchmark: 'webshop',
+      status: 'running',
+      config: '{}',
+      agent: JSON.stringify({ kind: 'llm', model: 'bench' }),
+      code_version: 'bench',
+      started_at: new Date(Date.now() - 3_600_000),
+    })
+    .execute();
   // 92% settled, 3% running, 5% queued; 24 domains; a handful of error messages; one task in 19
   // has twice the steps, which brings the 19,000 started tasks to about 200,000 steps.
   await sql`
@@ -91,8 +103,12 @@ try {
     where t.run_id = ${RUN} and t.status <> 'queued'
   `.execute(db);
   await sql`analyze`.execute(db);
-  const counts = await sql<{ steps: number }>`select count(*)::int as steps from steps where run_id = ${RUN}`.execute(db);
-  say(`  ${TASKS} tasks, ${counts.rows[0]?.steps} steps in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  const counts = await sql<{
+    steps: number;
+  }>`select count(*)::int as steps from steps where run_id = ${RUN}`.execute(db);
+  say(
+    `  ${TASKS} tasks, ${counts.rows[0]?.steps} steps in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+  );
 
   const dashboard = await startDashboardServer({
     registry: benchmarks,
@@ -110,7 +126,10 @@ try {
   const shooter = await browser.newPage();
   await shooter.setViewportSize({ width: 1280, height: 960 });
   await shooter.goto(`${dashboard.url}/runs/${RUN}`);
-  await shooter.locator('[data-count="tasks"]').filter({ hasText: `${TASKS} of ${TASKS}` }).waitFor({ timeout: 60_000 });
+  await shooter
+    .locator('[data-count="tasks"]')
+    .filter({ hasText: `${TASKS} of ${TASKS}` })
+    .waitFor({ timeout: 60_000 });
   const frame = await shooter.screenshot({ type: 'png' });
   await shooter.close();
   await writeFixtureRun(db, artifacts, {
@@ -125,11 +144,29 @@ try {
         attempts: [
           {
             steps: Array.from({ length: 100 }, (_, i) => ({
-              action: { tool_calls: [{ name: 'computer_click_mouse', input: { coordinates: { x: 100 + i * 10, y: 100 + i * 7 }, button: 'left', clickCount: 1 } }] },
+              action: {
+                tool_calls: [
+                  {
+                    name: 'computer_click_mouse',
+                    input: {
+                      coordinates: { x: 100 + i * 10, y: 100 + i * 7 },
+                      button: 'left',
+                      clickCount: 1,
+                    },
+                  },
+                ],
+              },
               text: `Step ${i + 1}: clicking the next control.`,
               screenshot: frame,
             })),
-            outcome: { status: 'success', success: true, reward: 1, durationMs: 400_000, finalApiStatus: 'COMPLETED', result: { stop_reason: 'end_status' } },
+            outcome: {
+              status: 'success',
+              success: true,
+              reward: 1,
+              durationMs: 400_000,
+              finalApiStatus: 'COMPLETED',
+              result: { stop_reason: 'end_status' },
+            },
           },
         ],
       },
@@ -137,7 +174,15 @@ try {
   });
 
   // 1. API latency, sequential requests against warm caches.
-  const endpoints = [`/api/runs`, `/api/runs/${RUN}`, `/api/runs/${RUN}/panels`, `/api/runs/${RUN}/tasks`, `/api/runs/${RUN}/fleet`, `/api/runs/${RUN}/tasks/goal-00007`, `/api/runs/${TRAJECTORY_RUN}/tasks/long-task`];
+  const endpoints = [
+    `/api/runs`,
+    `/api/runs/${RUN}`,
+    `/api/runs/${RUN}/panels`,
+    `/api/runs/${RUN}/tasks`,
+    `/api/runs/${RUN}/fleet`,
+    `/api/runs/${RUN}/tasks/goal-00007`,
+    `/api/runs/${TRAJECTORY_RUN}/tasks/long-task`,
+  ];
   const apiRows: Record<string, string | number>[] = [];
   const all: number[] = [];
   for (const endpoint of endpoints) {
@@ -145,15 +190,29 @@ try {
     let bytes = 0;
     for (let i = 0; i < REQUESTS + 3; i += 1) {
       const t0 = performance.now();
-      const response = await fetch(`${dashboard.url}${endpoint}`, { headers: { 'accept-encoding': 'gzip' } });
+      const response = await fetch(`${dashboard.url}${endpoint}`, {
+        headers: { 'accept-encoding': 'gzip' },
+      });
       bytes = (await response.arrayBuffer()).byteLength;
       if (i >= 3) times.push(performance.now() - t0);
     }
     all.push(...times);
-    apiRows.push({ endpoint: endpoint.replace(RUN, ':run').replace(TRAJECTORY_RUN, ':run'), 'p50 ms': ms(median(times)), 'p95 ms': ms(percentile(times, 95)), 'JSON KB': (bytes / 1024).toFixed(0) });
+    apiRows.push({
+      endpoint: endpoint.replace(RUN, ':run').replace(TRAJECTORY_RUN, ':run'),
+      'p50 ms': ms(median(times)),
+      'p95 ms': ms(percentile(times, 95)),
+      'JSON KB': (bytes / 1024).toFixed(0),
+    });
   }
-  apiRows.push({ endpoint: 'all of the above', 'p50 ms': ms(median(all)), 'p95 ms': ms(percentile(all, 95)), 'JSON KB': '' });
-  process.stdout.write(`\nAPI latency (${REQUESTS} sequential requests each, run of ${TASKS} tasks / ${counts.rows[0]?.steps} steps):\n`);
+  apiRows.push({
+    endpoint: 'all of the above',
+    'p50 ms': ms(median(all)),
+    'p95 ms': ms(percentile(all, 95)),
+    'JSON KB': '',
+  });
+  process.stdout.write(
+    `\nAPI latency (${REQUESTS} sequential requests each, run of ${TASKS} tasks / ${counts.rows[0]?.steps} steps):\n`,
+  );
   printTable(apiRows);
 
   // 2. First meaningful paint of the run page, each time in a fresh page of a fresh profile.
@@ -166,7 +225,9 @@ try {
     const page = await reader.newPage();
     await page.goto(`${dashboard.url}/runs/${RUN}`, { waitUntil: 'commit' });
     // Locators, not waitForFunction: the page's CSP forbids the eval that a string predicate needs.
-    await page.locator('[data-progress="done"]', { hasText: 'settled' }).waitFor({ timeout: 30_000 });
+    await page
+      .locator('[data-progress="done"]', { hasText: 'settled' })
+      .waitFor({ timeout: 30_000 });
     // When the progress numbers were first painted, as the browser's Element Timing records it.
     paints.push(
       Number(
@@ -178,36 +239,76 @@ try {
     );
     await page.locator('[data-counts="status"]').waitFor({ timeout: 30_000 });
     apps.push(Number(await page.evaluate('performance.now()')));
-    fcps.push(Number(await page.evaluate(`performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? NaN`)));
-    await page.locator('[data-count="tasks"]', { hasText: `${TASKS} of ${TASKS} tasks` }).waitFor({ timeout: 60_000 });
+    fcps.push(
+      Number(
+        await page.evaluate(
+          `performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? NaN`,
+        ),
+      ),
+    );
+    await page
+      .locator('[data-count="tasks"]', { hasText: `${TASKS} of ${TASKS} tasks` })
+      .waitFor({ timeout: 60_000 });
     tables.push(Number(await page.evaluate('performance.now()')));
     await reader.close();
   }
   process.stdout.write(`\nRun page (${TASKS} tasks), 5 cold loads, ms from navigation start:\n`);
   printTable([
     { what: 'first contentful paint', median: ms(median(fcps)), max: ms(Math.max(...fcps)) },
-    { what: 'first meaningful paint (progress numbers shown)', median: ms(median(paints)), max: ms(Math.max(...paints)) },
-    { what: 'app running (counts by status drawn by React)', median: ms(median(apps)), max: ms(Math.max(...apps)) },
-    { what: `task table holds all ${TASKS} rows`, median: ms(median(tables)), max: ms(Math.max(...tables)) },
+    {
+      what: 'first meaningful paint (progress numbers shown)',
+      median: ms(median(paints)),
+      max: ms(Math.max(...paints)),
+    },
+    {
+      what: 'app running (counts by status drawn by React)',
+      median: ms(median(apps)),
+      max: ms(Math.max(...apps)),
+    },
+    {
+      what: `task table holds all ${TASKS} rows`,
+      median: ms(median(tables)),
+      max: ms(Math.max(...tables)),
+    },
   ]);
 
   // 3. Live update: a task settles while the page is open; time until the page shows it.
   const page = await browser.newPage();
   await page.goto(`${dashboard.url}/runs/${RUN}`);
-  await page.locator('[data-count="tasks"]').filter({ hasText: `${TASKS} of` }).waitFor({ timeout: 60_000 });
-  const queued = await db.selectFrom('tasks').select('task_id').where('run_id', '=', RUN).where('status', '=', 'queued').orderBy('seq').limit(10).execute();
+  await page
+    .locator('[data-count="tasks"]')
+    .filter({ hasText: `${TASKS} of` })
+    .waitFor({ timeout: 60_000 });
+  const queued = await db
+    .selectFrom('tasks')
+    .select('task_id')
+    .where('run_id', '=', RUN)
+    .where('status', '=', 'queued')
+    .orderBy('seq')
+    .limit(10)
+    .execute();
   const live: number[] = [];
   const tasks = tasksRepository(db);
   for (const { task_id: taskId } of queued) {
     const before = await page.locator('[data-count="success"] dd').textContent();
     const opened = await tasks.openAttempt(RUN, taskId, 'bench-live', 1);
     if (!opened) throw new Error(`could not open ${taskId}`);
-    await tasks.settle(RUN, taskId, opened.attempt, { status: 'success', success: true, reward: 1, totalSteps: 3, durationMs: 1_000 });
+    await tasks.settle(RUN, taskId, opened.attempt, {
+      status: 'success',
+      success: true,
+      reward: 1,
+      totalSteps: 3,
+      durationMs: 1_000,
+    });
     const written = performance.now();
-    await page.locator('[data-count="success"] dd', { hasNotText: new RegExp(`^${before}$`) }).waitFor({ timeout: 10_000 });
+    await page
+      .locator('[data-count="success"] dd', { hasNotText: new RegExp(`^${before}$`) })
+      .waitFor({ timeout: 10_000 });
     live.push(performance.now() - written);
   }
-  process.stdout.write(`\nLive update (task row written → success count changes on the open page, poll period 500 ms), ${live.length} writes:\n`);
+  process.stdout.write(
+    `\nLive update (task row written → success count changes on the open page, poll period 500 ms), ${live.length} writes:\n`,
+  );
   printTable([{ 'p50 ms': ms(median(live)), 'max ms': ms(Math.max(...live)) }]);
 
   // 4. Trajectory of 100 steps with screenshots: until the frame, its overlay and the filmstrip are there.
@@ -215,17 +316,31 @@ try {
   for (let i = 0; i < 5; i += 1) {
     const reader = await launchChromium();
     const trajectory = await reader.newPage();
-    await trajectory.goto(`${dashboard.url}/runs/${TRAJECTORY_RUN}/tasks/long-task?attempt=1&step=${20 + i * 10}`, { waitUntil: 'commit' });
+    await trajectory.goto(
+      `${dashboard.url}/runs/${TRAJECTORY_RUN}/tasks/long-task?attempt=1&step=${20 + i * 10}`,
+      { waitUntil: 'commit' },
+    );
     // The overlay is drawn once the frame has loaded (it needs the image's natural size).
-    await trajectory.locator('[data-frame] svg circle').first().waitFor({ timeout: 30_000 }).catch(async (error: unknown) => {
-      process.stderr.write(`${String(await trajectory.evaluate(`JSON.stringify({ url: location.href, img: document.querySelector('[data-frame] img')?.outerHTML, complete: document.querySelector('[data-frame] img')?.complete, w: document.querySelector('[data-frame] img')?.naturalWidth, svg: document.querySelector('[data-frame] svg')?.outerHTML?.slice(0, 300), body: document.body.innerText.slice(0, 300) })`))}\n`);
-      throw error;
-    });
-    await trajectory.locator('[data-field="filmstrip"] button').nth(99).waitFor({ timeout: 30_000 });
+    await trajectory
+      .locator('[data-frame] svg circle')
+      .first()
+      .waitFor({ timeout: 30_000 })
+      .catch(async (error: unknown) => {
+        process.stderr.write(
+          `${String(await trajectory.evaluate(`JSON.stringify({ url: location.href, img: document.querySelector('[data-frame] img')?.outerHTML, complete: document.querySelector('[data-frame] img')?.complete, w: document.querySelector('[data-frame] img')?.naturalWidth, svg: document.querySelector('[data-frame] svg')?.outerHTML?.slice(0, 300), body: document.body.innerText.slice(0, 300) })`))}\n`,
+        );
+        throw error;
+      });
+    await trajectory
+      .locator('[data-field="filmstrip"] button')
+      .nth(99)
+      .waitFor({ timeout: 30_000 });
     opens.push(Number(await trajectory.evaluate('performance.now()')));
     await reader.close();
   }
-  process.stdout.write(`\nTrajectory of 100 steps with ${(frame.length / 1024).toFixed(0)} KB screenshots, 5 cold loads, ms from navigation start to frame + overlay + filmstrip:\n`);
+  process.stdout.write(
+    `\nTrajectory of 100 steps with ${(frame.length / 1024).toFixed(0)} KB screenshots, 5 cold loads, ms from navigation start to frame + overlay + filmstrip:\n`,
+  );
   printTable([{ median: ms(median(opens)), max: ms(Math.max(...opens)) }]);
   await dashboard.close();
 } finally {

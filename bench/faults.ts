@@ -33,11 +33,19 @@ const SCENARIOS: Array<{ name: string; run: () => Promise<FaultResult>; baseline
   { name: 'cancel', run: cancelDuringARun, baseline: true },
 ];
 
-const { values } = parseArgs({ options: { only: { type: 'string' }, baseline: { type: 'string' }, 'baseline-timeout-s': { type: 'string', default: '60' } } });
+const { values } = parseArgs({
+  options: {
+    only: { type: 'string' },
+    baseline: { type: 'string' },
+    'baseline-timeout-s': { type: 'string', default: '60' },
+  },
+});
 const only = values.only ? new Set(values.only.split(',')) : undefined;
 const chosen = SCENARIOS.filter((scenario) => !only || only.has(scenario.name));
-const seconds = (result: FaultResult | undefined) => (result === undefined ? 'n/a' : Number.isNaN(result.seconds) ? 'never' : result.seconds.toFixed(1));
-const count = (result: FaultResult | undefined, key: 'lost' | 'double' | 'stuck') => (result === undefined ? 'n/a' : result[key]);
+const seconds = (result: FaultResult | undefined) =>
+  result === undefined ? 'n/a' : Number.isNaN(result.seconds) ? 'never' : result.seconds.toFixed(1);
+const count = (result: FaultResult | undefined, key: 'lost' | 'double' | 'stuck') =>
+  result === undefined ? 'n/a' : result[key];
 
 const rows: Record<string, string | number>[] = [];
 for (const scenario of chosen) {
@@ -47,7 +55,10 @@ for (const scenario of chosen) {
   let before: FaultResult | undefined;
   if (values.baseline && scenario.baseline) {
     process.stderr.write(`${scenario.name} (baseline ${values.baseline})…\n`);
-    useScenarioOptions({ codeDir: values.baseline, convergeTimeoutMs: Number(values['baseline-timeout-s']) * 1000 });
+    useScenarioOptions({
+      codeDir: values.baseline,
+      convergeTimeoutMs: Number(values['baseline-timeout-s']) * 1000,
+    });
     before = await scenario.run().catch((error: unknown) => {
       process.stderr.write(`  baseline: ${String(error)}\n`);
       return undefined;
@@ -60,8 +71,17 @@ for (const scenario of chosen) {
     double: now.double,
     stuck: now.stuck,
     'converged (s)': seconds(now),
-    ...(values.baseline ? { 'baseline lost': count(before, 'lost'), 'baseline double': count(before, 'double'), 'baseline stuck': count(before, 'stuck'), 'baseline (s)': seconds(before) } : {}),
+    ...(values.baseline
+      ? {
+          'baseline lost': count(before, 'lost'),
+          'baseline double': count(before, 'double'),
+          'baseline stuck': count(before, 'stuck'),
+          'baseline (s)': seconds(before),
+        }
+      : {}),
   });
 }
 printTable(rows);
-process.stdout.write('lost: ended as an infrastructure error (by design only for the job BullMQ failed as lost); double: two outcomes; stuck: no outcome\n');
+process.stdout.write(
+  'lost: ended as an infrastructure error (by design only for the job BullMQ failed as lost); double: two outcomes; stuck: no outcome\n',
+);

@@ -17,7 +17,15 @@ import pg from 'pg';
 import { createDatabase, migrateToLatest, type Database } from '@benchfleet/db';
 import { migrations } from '@benchfleet/migrations';
 import { JobProducer } from '@benchfleet/queue';
-import { osworldTestTask, startCli, startFakeBytebot, waitFor, withDatabase, withFakeScenario, type StartedProcess } from '@benchfleet/testing';
+import {
+  osworldTestTask,
+  startCli,
+  startFakeBytebot,
+  waitFor,
+  withDatabase,
+  withFakeScenario,
+  type StartedProcess,
+} from '@benchfleet/testing';
 import { provisionServices } from '@benchfleet/local-services';
 import { benchmarks } from '@benchfleet/benchmarks';
 import { enqueueRun, type PlannedRun } from '@benchfleet/runs';
@@ -55,12 +63,14 @@ function parseOptions(argv: string[]): BenchOptions {
   });
   const positiveInteger = (name: string, raw: string): number => {
     const value = Number(raw);
-    if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} must be a positive integer, got "${raw}"`);
+    if (!Number.isInteger(value) || value < 1)
+      throw new Error(`--${name} must be a positive integer, got "${raw}"`);
     return value;
   };
   const modes = values.modes.split(',').map((mode) => mode.trim());
   const unknown = modes.filter((mode) => mode !== 'events' && mode !== 'no-events');
-  if (unknown.length > 0 || modes.length === 0) throw new Error(`--modes: expected events and/or no-events, got "${values.modes}"`);
+  if (unknown.length > 0 || modes.length === 0)
+    throw new Error(`--modes: expected events and/or no-events, got "${values.modes}"`);
   return {
     tasks: positiveInteger('tasks', values.tasks),
     steps: positiveInteger('steps', values.steps),
@@ -78,7 +88,10 @@ function percentile(sorted: readonly number[], fraction: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)] ?? Number.NaN;
 }
 
-async function withAdminClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+async function withAdminClient<T>(
+  url: string,
+  work: (client: pg.Client) => Promise<T>,
+): Promise<T> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
@@ -92,7 +105,12 @@ function benchPlan(mode: Mode, options: BenchOptions): PlannedRun {
   return {
     benchmark: benchmarks.get('osworld'),
     name: `osworld-overhead-${mode}`,
-    config: { source: 'bench/osworld-overhead.ts', domains: ['os'], max_steps: 100, stall_timeout_seconds: 300 },
+    config: {
+      source: 'bench/osworld-overhead.ts',
+      domains: ['os'],
+      max_steps: 100,
+      stall_timeout_seconds: 300,
+    },
     model: null,
     agent: { kind: 'bytebot' },
     tasks: Array.from({ length: options.tasks }, (_, i) => {
@@ -121,7 +139,15 @@ async function runMode(
   try {
     worker = startCli(
       'worker-osworld',
-      ['--bytebot-url', fake.url, '--stack-id', `bench-${mode}`, '--grace-s', '10', ...(mode === 'no-events' ? ['--no-events'] : [])],
+      [
+        '--bytebot-url',
+        fake.url,
+        '--stack-id',
+        `bench-${mode}`,
+        '--grace-s',
+        '10',
+        ...(mode === 'no-events' ? ['--no-events'] : []),
+      ],
       {
         ...process.env,
         DATABASE_URL: services.databaseUrl,
@@ -135,7 +161,10 @@ async function runMode(
     await waitFor(
       'the worker to connect',
       async () => {
-        if (started.child.exitCode !== null) throw new Error(`worker-osworld exited early: ${started.output().trim().split('\n').pop() ?? ''}`);
+        if (started.child.exitCode !== null)
+          throw new Error(
+            `worker-osworld exited early: ${started.output().trim().split('\n').pop() ?? ''}`,
+          );
         return (await producer.queue('osworld').getWorkersCount()) >= 1;
       },
       60_000,
@@ -147,12 +176,19 @@ async function runMode(
     const startedAt = Date.now();
     const runId = await enqueueRun({ db: services.db, producer }, benchPlan(mode, options));
     say(`  ${mode}: run ${runId}, ${options.tasks} tasks enqueued`);
-    const timeoutMs = options.tasks * ((options.steps + 1) * (options.stepIntervalMs + 10) + 10_000) + 30_000;
+    const timeoutMs =
+      options.tasks * ((options.steps + 1) * (options.stepIntervalMs + 10) + 10_000) + 30_000;
     const rows = await waitFor(
       `run ${runId} to settle`,
       async () => {
-        const tasks = await services.db.selectFrom('tasks').selectAll().where('run_id', '=', runId).execute();
-        return tasks.every((task) => task.status !== 'queued' && task.status !== 'running') ? tasks : undefined;
+        const tasks = await services.db
+          .selectFrom('tasks')
+          .selectAll()
+          .where('run_id', '=', runId)
+          .execute();
+        return tasks.every((task) => task.status !== 'queued' && task.status !== 'running')
+          ? tasks
+          : undefined;
       },
       timeoutMs,
       50,
@@ -160,7 +196,10 @@ async function runMode(
     const wallMs = Date.now() - startedAt;
     const requests = fake.stats.requests - requestsBefore;
     const requestsByRoute = Object.fromEntries(
-      Object.entries(fake.stats.requestsByRoute).map(([route, count]) => [route, count - (routesBefore[route] ?? 0)]),
+      Object.entries(fake.stats.requestsByRoute).map(([route, count]) => [
+        route,
+        count - (routesBefore[route] ?? 0),
+      ]),
     );
 
     const completedAtByDescription = new Map(
@@ -172,7 +211,8 @@ async function runMode(
     const latenciesMs: number[] = [];
     for (const task of rows) {
       const completedAt = completedAtByDescription.get(task.instruction);
-      if (completedAt !== undefined && task.finished_at) latenciesMs.push(task.finished_at.getTime() - completedAt);
+      if (completedAt !== undefined && task.finished_at)
+        latenciesMs.push(task.finished_at.getTime() - completedAt);
     }
     return {
       mode,
@@ -190,14 +230,31 @@ async function runMode(
       await worker.exited;
     }
     await fake.close();
-    await producer.queue('osworld').obliterate({ force: true }).catch(() => undefined);
-    await producer.queue('aggregate').obliterate({ force: true }).catch(() => undefined);
+    await producer
+      .queue('osworld')
+      .obliterate({ force: true })
+      .catch(() => undefined);
+    await producer
+      .queue('aggregate')
+      .obliterate({ force: true })
+      .catch(() => undefined);
     await producer.close();
   }
 }
 
 function printTable(results: readonly ModeResult[], options: BenchOptions): void {
-  const header = ['mode', 'tasks', 'success', 'steps', 'wall s', 'COMPLETED→row p50 ms', 'p95 ms', 'max ms', 'requests', 'requests/step'];
+  const header = [
+    'mode',
+    'tasks',
+    'success',
+    'steps',
+    'wall s',
+    'COMPLETED→row p50 ms',
+    'p95 ms',
+    'max ms',
+    'requests',
+    'requests/step',
+  ];
   const lines = results.map((result) => [
     result.mode,
     String(result.tasks),
@@ -210,8 +267,15 @@ function printTable(results: readonly ModeResult[], options: BenchOptions): void
     String(result.requests),
     (result.requests / Math.max(1, result.steps)).toFixed(2),
   ]);
-  const widths = header.map((title, column) => Math.max(title.length, ...lines.map((line) => line[column]!.length)));
-  const format = (cells: string[]): string => cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ');
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...lines.map((line) => line[column]!.length)),
+  );
+  const format = (cells: string[]): string =>
+    cells
+      .map((cell, column) =>
+        column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!),
+      )
+      .join('  ');
   const out = [
     '',
     `OSWorld worker overhead: ${options.tasks} tasks × ${options.steps + 1} steps, agent step every ${options.stepIntervalMs} ms, one stack, one worker`,
@@ -238,14 +302,18 @@ function printTable(results: readonly ModeResult[], options: BenchOptions): void
 
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
-  say('finding Postgres and Redis (DATABASE_URL/REDIS_URL, else Docker, else embedded Postgres and redis-server)…');
+  say(
+    'finding Postgres and Redis (DATABASE_URL/REDIS_URL, else Docker, else embedded Postgres and redis-server)…',
+  );
   const services = await provisionServices({ log: say });
   say(`  Postgres: ${services.source.postgres}; Redis: ${services.source.redis}`);
   const databaseName = `benchfleet_bench_${randomBytes(4).toString('hex')}`;
   const artifactsDir = await mkdtemp(path.join(tmpdir(), 'benchfleet-bench-artifacts-'));
   let db: Database | undefined;
   try {
-    await withAdminClient(services.databaseUrl, (client) => client.query(`create database "${databaseName}"`));
+    await withAdminClient(services.databaseUrl, (client) =>
+      client.query(`create database "${databaseName}"`),
+    );
     const databaseUrl = withDatabase(services.databaseUrl, databaseName);
     db = createDatabase(databaseUrl, { max: 4 });
     await migrateToLatest(db, migrations);
@@ -253,14 +321,21 @@ async function main(): Promise<void> {
     const results: ModeResult[] = [];
     for (const mode of options.modes) {
       say(`running ${mode}…`);
-      results.push(await runMode(mode, options, { databaseUrl, redisUrl: services.redisUrl, db, artifactsDir }));
+      results.push(
+        await runMode(mode, options, {
+          databaseUrl,
+          redisUrl: services.redisUrl,
+          db,
+          artifactsDir,
+        }),
+      );
     }
     printTable(results, options);
   } finally {
     await db?.destroy();
-    await withAdminClient(services.databaseUrl, (client) => client.query(`drop database if exists "${databaseName}" with (force)`)).catch(
-      (error: unknown) => say(`could not drop ${databaseName}: ${(error as Error).message}`),
-    );
+    await withAdminClient(services.databaseUrl, (client) =>
+      client.query(`drop database if exists "${databaseName}" with (force)`),
+    ).catch((error: unknown) => say(`could not drop ${databaseName}: ${(error as Error).message}`));
     await rm(artifactsDir, { recursive: true, force: true });
     await services.stop();
   }

@@ -30,13 +30,19 @@ const ruleEpisodes = Number(values.episodes);
 const rounds = Number(values.rounds);
 const LLM_LATENCY_MS = 300;
 const baselineRoot = values.baseline ? resolve(values.baseline) : undefined;
-if (baselineRoot && !existsSync(join(baselineRoot, 'apps/worker-webshop/bin/worker-webshop.js'))) throw new Error(`--baseline ${baselineRoot}: no worker-webshop bin there`);
+if (baselineRoot && !existsSync(join(baselineRoot, 'apps/worker-webshop/bin/worker-webshop.js')))
+  throw new Error(`--baseline ${baselineRoot}: no worker-webshop bin there`);
 const builds = [
   { name: 'this', root: resolve('.') },
   ...(baselineRoot ? [{ name: 'baseline', root: baselineRoot }] : []),
 ];
-const cpuProfileArgs = values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${resolve(values['cpu-prof'])}`] : [];
-const load = (): string => loadavg().map((value) => value.toFixed(1)).join(' ');
+const cpuProfileArgs = values['cpu-prof']
+  ? ['--cpu-prof', `--cpu-prof-dir=${resolve(values['cpu-prof'])}`]
+  : [];
+const load = (): string =>
+  loadavg()
+    .map((value) => value.toFixed(1))
+    .join(' ');
 
 const bench = await benchServices('fleet');
 const llm = await startFakeLlm({ latencyMs: LLM_LATENCY_MS });
@@ -47,12 +53,24 @@ type Worker = StartedProcess;
 
 function spawnWorker(root: string, id: string, concurrency: number): Worker {
   const bin = join(root, 'apps/worker-webshop/bin/worker-webshop.js');
-  return startScript(bin, ['--worker-id', id, '--concurrency', String(concurrency), '--catalog', 'bench'], { ...bench.env, LOG_LEVEL: 'info', BENCHFLEET_INDEX_CACHE: indexCache }, false, cpuProfileArgs);
+  return startScript(
+    bin,
+    ['--worker-id', id, '--concurrency', String(concurrency), '--catalog', 'bench'],
+    { ...bench.env, LOG_LEVEL: 'info', BENCHFLEET_INDEX_CACHE: indexCache },
+    false,
+    cpuProfileArgs,
+  );
 }
 
-async function startWorkers(root: string, count: number, concurrency: number): Promise<{ workers: Worker[]; readyMs: number }> {
+async function startWorkers(
+  root: string,
+  count: number,
+  concurrency: number,
+): Promise<{ workers: Worker[]; readyMs: number }> {
   const started = performance.now();
-  const workers = Array.from({ length: count }, (_, i) => spawnWorker(root, `bench-${i}`, concurrency));
+  const workers = Array.from({ length: count }, (_, i) =>
+    spawnWorker(root, `bench-${i}`, concurrency),
+  );
   await waitFor(
     'workers to be ready',
     () => {
@@ -84,7 +102,9 @@ function cpuMs(pid: number): number {
 
 /** CPU used so far by each Postgres backend serving the bench database. */
 async function postgresCpu(): Promise<Map<number, number>> {
-  const backends = await sql<{ pid: number }>`select pid from pg_stat_activity where datname = current_database()`.execute(bench.db);
+  const backends = await sql<{
+    pid: number;
+  }>`select pid from pg_stat_activity where datname = current_database()`.execute(bench.db);
   return new Map(backends.rows.map((row) => [row.pid, cpuMs(row.pid)]));
 }
 
@@ -101,15 +121,28 @@ interface Measured {
 
 /** Transactions committed so far in the bench database (the statistics lag up to a second). */
 async function commitsSoFar(): Promise<number> {
-  const row = await sql<{ commits: string }>`select xact_commit as commits from pg_stat_database where datname = current_database()`.execute(bench.db);
+  const row = await sql<{
+    commits: string;
+  }>`select xact_commit as commits from pg_stat_database where datname = current_database()`.execute(
+    bench.db,
+  );
   return Number(row.rows[0]?.commits ?? 0);
 }
 
-async function measure(root: string, flags: Record<string, string>, episodes: number, workers: Worker[] = []): Promise<Measured> {
+async function measure(
+  root: string,
+  flags: Record<string, string>,
+  episodes: number,
+  workers: Worker[] = [],
+): Promise<Measured> {
   const workerCpuBefore = workers.map((worker) => cpuMs(worker.child.pid ?? 0));
   const postgresBefore = await postgresCpu();
   const commitsBefore = await commitsSoFar();
-  const runId = await enqueueWithBuild(root, bench.env, { catalog: 'bench', goals: `0-${episodes - 1}`, ...flags });
+  const runId = await enqueueWithBuild(root, bench.env, {
+    catalog: 'bench',
+    goals: `0-${episodes - 1}`,
+    ...flags,
+  });
   const { steps } = await waitFor(
     `run ${runId}`,
     async () => {
@@ -136,12 +169,23 @@ async function measure(root: string, flags: Record<string, string>, episodes: nu
     select extract(epoch from max(finished_at) - min(started_at))::float8 as seconds from tasks where run_id = ${runId}
   `.execute(bench.db);
   const seconds = Number(span.rows[0]?.seconds);
-  const workerCpu = workers.reduce((sum, worker, i) => sum + cpuMs(worker.child.pid ?? 0) - (workerCpuBefore[i] ?? 0), 0);
+  const workerCpu = workers.reduce(
+    (sum, worker, i) => sum + cpuMs(worker.child.pid ?? 0) - (workerCpuBefore[i] ?? 0),
+    0,
+  );
   let postgresCpuTotal = 0;
-  for (const [pid, used] of await postgresCpu()) postgresCpuTotal += used - (postgresBefore.get(pid) ?? 0);
+  for (const [pid, used] of await postgresCpu())
+    postgresCpuTotal += used - (postgresBefore.get(pid) ?? 0);
   await new Promise((resolve) => setTimeout(resolve, 1_500));
   const commits = (await commitsSoFar()) - commitsBefore;
-  return { rate: episodes / seconds, steps, seconds, workerCpuMs: workerCpu / episodes, postgresCpuMs: postgresCpuTotal / episodes, commits: commits / episodes };
+  return {
+    rate: episodes / seconds,
+    steps,
+    seconds,
+    workerCpuMs: workerCpu / episodes,
+    postgresCpuMs: postgresCpuTotal / episodes,
+    commits: commits / episodes,
+  };
 }
 
 /** Median wall time of `node <bin> --help`, each a fresh process. */
@@ -150,7 +194,10 @@ function helpColdStart(root: string, times: number): number {
   const samples: number[] = [];
   for (let i = 0; i < times; i++) {
     const started = performance.now();
-    const result = spawnSync(process.execPath, [bin, '--help'], { env: bench.env, stdio: 'ignore' });
+    const result = spawnSync(process.execPath, [bin, '--help'], {
+      env: bench.env,
+      stdio: 'ignore',
+    });
     if (result.status !== 0) throw new Error(`${bin} --help exited with ${result.status}`);
     samples.push(performance.now() - started);
   }
@@ -159,10 +206,15 @@ function helpColdStart(root: string, times: number): number {
 
 try {
   // Enough goals for every run: the demo generator at 12k products gives several thousand.
-  const report = await importWebshopCatalog(bench.db, demoCatalogRequest({ seed: 0, products: 12_000, catalogId: 'bench' }));
+  const report = await importWebshopCatalog(
+    bench.db,
+    demoCatalogRequest({ seed: 0, products: 12_000, catalogId: 'bench' }),
+  );
   const available = report.goals;
   const episodes = Math.min(ruleEpisodes, available);
-  process.stderr.write(`catalog: ${report.products} products, ${report.goals} goals; load ${load()}\n`);
+  process.stderr.write(
+    `catalog: ${report.products} products, ${report.goals} goals; load ${load()}\n`,
+  );
 
   const starts: Record<string, string | number>[] = [];
   const nodeSamples = Array.from({ length: 7 }, () => {
@@ -179,7 +231,13 @@ try {
       readies.push(readyMs);
       await stopWorkers(workers);
     }
-    starts.push({ build: build.name, 'scheduler --help (median of 7)': `${help.toFixed(0)} ms`, 'worker-webshop start → ready (median of 3)': `${percentile(readies, 50).toFixed(0)} ms`, 'node -e 0': `${node.toFixed(0)} ms`, load: load() });
+    starts.push({
+      build: build.name,
+      'scheduler --help (median of 7)': `${help.toFixed(0)} ms`,
+      'worker-webshop start → ready (median of 3)': `${percentile(readies, 50).toFixed(0)} ms`,
+      'node -e 0': `${node.toFixed(0)} ms`,
+      load: load(),
+    });
   }
 
   const rates = new Map<string, number[]>();
@@ -201,7 +259,8 @@ try {
       }
     }
   }
-  const mean = (list: number[] = []) => list.reduce((sum, value) => sum + value, 0) / Math.max(1, list.length);
+  const mean = (list: number[] = []) =>
+    list.reduce((sum, value) => sum + value, 0) / Math.max(1, list.length);
   for (const processes of [1, 2]) {
     for (const build of builds) {
       const list = rates.get(`${build.name}|${processes}`) ?? [];
@@ -225,9 +284,14 @@ try {
     const episodeSeconds = (3 * LLM_LATENCY_MS) / 1000;
     for (const concurrency of [1, 8, 64]) {
       const { workers } = await startWorkers(resolve('.'), 1, concurrency);
-      const n = Number(values['llm-episodes'] || 0) || Math.min(available, Math.max(10, concurrency * 6));
+      const n =
+        Number(values['llm-episodes'] || 0) || Math.min(available, Math.max(10, concurrency * 6));
       const ideal = concurrency / episodeSeconds;
-      const result = await measure(resolve('.'), { agent: 'llm', llmBaseUrl: llm.baseUrl, llmModel: 'fake-model' }, n);
+      const result = await measure(
+        resolve('.'),
+        { agent: 'llm', llmBaseUrl: llm.baseUrl, llmModel: 'fake-model' },
+        n,
+      );
       await stopWorkers(workers);
       rows.push({
         setup: `llm 300 ms/call, concurrency ${concurrency}`,
@@ -244,7 +308,9 @@ try {
   process.stdout.write('\n');
   printTable(starts);
   process.stdout.write(`load average at the end: ${load()} (2 cores)\n`);
-  process.stdout.write('targets: rule ≥ 2× baseline with one process, two processes ≥ 1.7× one; scheduler --help < 300 ms; worker ready < 1 s plus catalogue open\n');
+  process.stdout.write(
+    'targets: rule ≥ 2× baseline with one process, two processes ≥ 1.7× one; scheduler --help < 300 ms; worker ready < 1 s plus catalogue open\n',
+  );
 } finally {
   rmSync(indexCache, { recursive: true, force: true });
   await llm.close();

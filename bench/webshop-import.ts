@@ -18,10 +18,16 @@ import { writeCatalogFiles } from './catalog-files.js';
 const FULL_CATALOG_BYTES = 5.2e9;
 const FULL_CATALOG_PRODUCTS = 1_181_436;
 
-const { values } = parseArgs({ options: { products: { type: 'string', default: '300000' }, seed: { type: 'string', default: '7' } } });
+const { values } = parseArgs({
+  options: {
+    products: { type: 'string', default: '300000' },
+    seed: { type: 'string', default: '7' },
+  },
+});
 const products = Number(values.products.replaceAll('_', ''));
 const seed = Number(values.seed);
-if (!Number.isInteger(products) || products < 1) throw new Error(`--products must be a positive integer, got "${values.products}"`);
+if (!Number.isInteger(products) || products < 1)
+  throw new Error(`--products must be a positive integer, got "${values.products}"`);
 
 const dir = mkdtempSync(join(tmpdir(), 'bench-import-'));
 const bench = await benchServices('import');
@@ -33,18 +39,31 @@ try {
   let peakRss = process.memoryUsage().rss;
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 100);
   const started = performance.now();
-  const report = await importWebshopCatalog(bench.db, fileCatalogRequest({ ...paths, seed: 0, catalogId: 'bench' }), (progress) => {
-    if (progress.products % 50_000 === 0) process.stderr.write(`  ${progress.products.toLocaleString('en')} products, ${progress.done}/${progress.total} ${progress.unit}\n`);
-  });
+  const report = await importWebshopCatalog(
+    bench.db,
+    fileCatalogRequest({ ...paths, seed: 0, catalogId: 'bench' }),
+    (progress) => {
+      if (progress.products % 50_000 === 0)
+        process.stderr.write(
+          `  ${progress.products.toLocaleString('en')} products, ${progress.done}/${progress.total} ${progress.unit}\n`,
+        );
+    },
+  );
   const seconds = (performance.now() - started) / 1000;
   clearInterval(sampler);
 
   const bytesPerSecond = itemsBytes / seconds;
   const rows: Array<[string, string]> = [
-    ['items file', `${(itemsBytes / 1e6).toFixed(0)} MB, ${report.products.toLocaleString('en')} products (${(itemsBytes / report.products).toFixed(0)} bytes each)`],
+    [
+      'items file',
+      `${(itemsBytes / 1e6).toFixed(0)} MB, ${report.products.toLocaleString('en')} products (${(itemsBytes / report.products).toFixed(0)} bytes each)`,
+    ],
     ['goals', `${report.goals.toLocaleString('en')} human goals`],
     ['import wall time', `${seconds.toFixed(1)} s`],
-    ['throughput', `${(bytesPerSecond / 1e6).toFixed(1)} MB/s, ${Math.round(report.products / seconds).toLocaleString('en')} products/s`],
+    [
+      'throughput',
+      `${(bytesPerSecond / 1e6).toFixed(1)} MB/s, ${Math.round(report.products / seconds).toLocaleString('en')} products/s`,
+    ],
     ['peak RSS', `${(peakRss / 2 ** 20).toFixed(0)} MiB`],
     [
       'full catalogue (5.2 GB, 1.18M products), extrapolated',

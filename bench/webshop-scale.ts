@@ -18,11 +18,26 @@ import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { instructionToQuery } from '@benchfleet/webshop-agents';
-import { fileCatalogRequest, importWebshopCatalog, openCatalogSearchSnapshot } from '@benchfleet/webshop-benchmark';
+import {
+  fileCatalogRequest,
+  importWebshopCatalog,
+  openCatalogSearchSnapshot,
+} from '@benchfleet/webshop-benchmark';
 import { webshopCatalogRepository, type Database } from '@benchfleet/db';
 import { startScript, waitFor, type StartedProcess } from '@benchfleet/testing';
-import { buildSearchContents, buildSearchIndex, type SearchContentsSource, type SearchIndex } from '@benchfleet/webshop';
-import { benchServices, enqueueWithBuild, percentile, printTable, type BenchServices } from './bench-services.js';
+import {
+  buildSearchContents,
+  buildSearchIndex,
+  type SearchContentsSource,
+  type SearchIndex,
+} from '@benchfleet/webshop';
+import {
+  benchServices,
+  enqueueWithBuild,
+  percentile,
+  printTable,
+  type BenchServices,
+} from './bench-services.js';
 import { writeCatalogFiles } from './catalog-files.js';
 
 const { values } = parseArgs({
@@ -45,25 +60,39 @@ const concurrency = Number(values.concurrency);
 const baselineMax = Number(values['baseline-max']);
 const baselineRoot = values.baseline ? resolve(values.baseline) : undefined;
 const workerBin = (root: string): string => join(root, 'apps/worker-webshop/bin/worker-webshop.js');
-if (sizes.some((size) => !Number.isInteger(size) || size < 1)) throw new Error(`--sizes must be positive integers, got "${values.sizes}"`);
-if (baselineRoot && !existsSync(workerBin(baselineRoot))) throw new Error(`--baseline: no ${workerBin(baselineRoot)}; give the root of a checkout with npm ci done`);
+if (sizes.some((size) => !Number.isInteger(size) || size < 1))
+  throw new Error(`--sizes must be positive integers, got "${values.sizes}"`);
+if (baselineRoot && !existsSync(workerBin(baselineRoot)))
+  throw new Error(
+    `--baseline: no ${workerBin(baselineRoot)}; give the root of a checkout with npm ci done`,
+  );
 
 const CATALOG = 'bench';
 const stateDir = resolve('.benchfleet/bench-scale');
 mkdirSync(stateDir, { recursive: true });
 const mib = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
-const load = (): string => loadavg().map((value) => value.toFixed(1)).join(' ');
-const say = (line: string): void => void process.stderr.write(`[${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+const load = (): string =>
+  loadavg()
+    .map((value) => value.toFixed(1))
+    .join(' ');
+const say = (line: string): void =>
+  void process.stderr.write(`[${new Date().toISOString().slice(11, 19)}] ${line}\n`);
 
 type Worker = StartedProcess;
 
 function spawnWorker(bin: string, id: string, env: NodeJS.ProcessEnv): Worker {
-  return startScript(bin, ['--worker-id', id, '--concurrency', String(concurrency), '--catalog', CATALOG], { ...env, LOG_LEVEL: 'info' }, false);
+  return startScript(
+    bin,
+    ['--worker-id', id, '--concurrency', String(concurrency), '--catalog', CATALOG],
+    { ...env, LOG_LEVEL: 'info' },
+    false,
+  );
 }
 
 function memoryOf(pid: number): { rss: number; hwm: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN) * 1024;
+  const kib = (field: string) =>
+    Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN) * 1024;
   return { rss: kib('VmRSS'), hwm: kib('VmHWM') };
 }
 
@@ -71,7 +100,8 @@ async function waitReady(worker: Worker): Promise<void> {
   await waitFor(
     'a worker to be ready',
     () => {
-      if (worker.child.exitCode !== null) throw new Error(`worker exited: ${worker.output().slice(-2000)}`);
+      if (worker.child.exitCode !== null)
+        throw new Error(`worker exited: ${worker.output().slice(-2000)}`);
       return worker.output().includes('"worker ready"');
     },
     30 * 60_000,
@@ -89,7 +119,11 @@ function enqueueRun(root: string, bench: BenchServices, goals: string): Promise<
   return enqueueWithBuild(root, bench.env, { catalog: CATALOG, goals, agent: 'rule' });
 }
 
-async function runAndWait(root: string, bench: BenchServices, goals: string): Promise<{ runId: string; seconds: number }> {
+async function runAndWait(
+  root: string,
+  bench: BenchServices,
+  goals: string,
+): Promise<{ runId: string; seconds: number }> {
   const started = performance.now();
   const runId = await enqueueRun(root, bench, goals);
   await settled(bench.db, runId);
@@ -114,7 +148,7 @@ async function settled(db: Database, runId: string): Promise<void> {
 }
 
 interface WorkerFigures {
-  'worker': string;
+  worker: string;
   'start→ready (cold)': string;
   'start→1st episode (cold)': string;
   'start→ready (warm)': string;
@@ -124,7 +158,11 @@ interface WorkerFigures {
 }
 
 /** Start-up, memory and throughput of one worker build against the imported catalogue. */
-async function measureWorker(label: string, root: string, bench: BenchServices): Promise<WorkerFigures> {
+async function measureWorker(
+  label: string,
+  root: string,
+  bench: BenchServices,
+): Promise<WorkerFigures> {
   const bin = workerBin(root);
   const cacheDir = mkdtempSync(join(tmpdir(), 'bench-scale-cache-'));
   const env = { ...bench.env, BENCHFLEET_INDEX_CACHE: cacheDir };
@@ -171,7 +209,10 @@ async function measureWorker(label: string, root: string, bench: BenchServices):
   }
 }
 
-function timeSearch(index: Pick<SearchIndex, 'search'>, queries: readonly string[]): { p50: number; p99: number } {
+function timeSearch(
+  index: Pick<SearchIndex, 'search'>,
+  queries: readonly string[],
+): { p50: number; p99: number } {
   const latencies: number[] = [];
   for (const query of queries) {
     const started = performance.now();
@@ -185,9 +226,13 @@ function timeSearch(index: Pick<SearchIndex, 'search'>, queries: readonly string
 async function buildInMemoryIndex(db: Database): Promise<SearchIndex> {
   const repository = webshopCatalogRepository(db);
   const documents: Array<{ asin: string; contents: string }> = [];
-  for (let after = -1; ; ) {
+  for (let after = -1; ;) {
     const page = await repository.searchFieldsPage(CATALOG, after, 10_000);
-    for (const row of page) documents.push({ asin: row.asin, contents: buildSearchContents(row.fields as unknown as SearchContentsSource) });
+    for (const row of page)
+      documents.push({
+        asin: row.asin,
+        contents: buildSearchContents(row.fields as unknown as SearchContentsSource),
+      });
     if (page.length < 10_000) break;
     after = page[page.length - 1]?.seq ?? after;
   }
@@ -203,17 +248,28 @@ interface ImportFigures {
 
 const rows: Record<string, string | number>[] = [];
 const workerRows: Record<string, string | number>[] = [];
-say(`webshop scale bench: sizes ${sizes.join(', ')}, ${episodes} episodes, concurrency ${concurrency}, node ${process.version}, load ${load()}`);
+say(
+  `webshop scale bench: sizes ${sizes.join(', ')}, ${episodes} episodes, concurrency ${concurrency}, node ${process.version}, load ${load()}`,
+);
 for (const size of sizes) {
-  const bench = await benchServices('scale', { database: `bench_scale_${size}`, keep: values.keep });
+  const bench = await benchServices('scale', {
+    database: `bench_scale_${size}`,
+    keep: values.keep,
+  });
   try {
     const statePath = join(stateDir, `${size}.json`);
     const repository = webshopCatalogRepository(bench.db);
     let figures: ImportFigures;
     const existing = await repository.get(CATALOG);
-    if (existing && existsSync(statePath) && (await repository.searchSnapshot(CATALOG))?.version === existing.version) {
+    if (
+      existing &&
+      existsSync(statePath) &&
+      (await repository.searchSnapshot(CATALOG))?.version === existing.version
+    ) {
       figures = JSON.parse(readFileSync(statePath, 'utf8')) as ImportFigures;
-      say(`${size}: reusing the catalogue imported earlier (import ${figures.importSeconds.toFixed(0)} s)`);
+      say(
+        `${size}: reusing the catalogue imported earlier (import ${figures.importSeconds.toFixed(0)} s)`,
+      );
     } else {
       const dir = mkdtempSync(join(tmpdir(), 'bench-scale-files-'));
       try {
@@ -221,10 +277,20 @@ for (const size of sizes) {
         const paths = await writeCatalogFiles(dir, size, Number(values.seed));
         say(`${size}: importing (load ${load()})`);
         const started = performance.now();
-        const report = await importWebshopCatalog(bench.db, fileCatalogRequest({ ...paths, seed: 0, catalogId: CATALOG }));
-        figures = { importSeconds: (performance.now() - started) / 1000, snapshotBytes: report.searchSnapshotBytes, products: report.products, goals: report.goals };
+        const report = await importWebshopCatalog(
+          bench.db,
+          fileCatalogRequest({ ...paths, seed: 0, catalogId: CATALOG }),
+        );
+        figures = {
+          importSeconds: (performance.now() - started) / 1000,
+          snapshotBytes: report.searchSnapshotBytes,
+          products: report.products,
+          goals: report.goals,
+        };
         writeFileSync(statePath, JSON.stringify(figures));
-        say(`${size}: imported ${report.products} products, ${report.goals} goals in ${figures.importSeconds.toFixed(0)} s`);
+        say(
+          `${size}: imported ${report.products} products, ${report.goals} goals in ${figures.importSeconds.toFixed(0)} s`,
+        );
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }
@@ -232,15 +298,21 @@ for (const size of sizes) {
 
     if (values['import-only']) continue;
     const goals = await repository.goals(CATALOG);
-    if (goals.length < 2 * episodes) throw new Error(`catalogue of ${size} has ${goals.length} goals; --episodes ${episodes} needs ${2 * episodes}`);
-    const queries = goals.slice(0, Number(values.queries)).map((goal) => instructionToQuery(goal.instruction).toLowerCase());
+    if (goals.length < 2 * episodes)
+      throw new Error(
+        `catalogue of ${size} has ${goals.length} goals; --episodes ${episodes} needs ${2 * episodes}`,
+      );
+    const queries = goals
+      .slice(0, Number(values.queries))
+      .map((goal) => instructionToQuery(goal.instruction).toLowerCase());
     const cacheDir = mkdtempSync(join(tmpdir(), 'bench-scale-search-'));
     const { snapshot } = await openCatalogSearchSnapshot(bench.db, CATALOG, cacheDir);
     const snapshotSearch = timeSearch(snapshot, queries);
     snapshot.close();
     rmSync(cacheDir, { recursive: true, force: true });
     let memorySearch: { p50: number; p99: number } | undefined;
-    if (baselineRoot && size <= baselineMax && !values['skip-memory-search']) memorySearch = timeSearch(await buildInMemoryIndex(bench.db), queries);
+    if (baselineRoot && size <= baselineMax && !values['skip-memory-search'])
+      memorySearch = timeSearch(await buildInMemoryIndex(bench.db), queries);
 
     rows.push({
       products: figures.products.toLocaleString('en'),
@@ -248,11 +320,15 @@ for (const size of sizes) {
       import: `${figures.importSeconds.toFixed(0)} s`,
       snapshot: mib(figures.snapshotBytes),
       'search p50/p99 (snapshot)': `${snapshotSearch.p50.toFixed(2)} / ${snapshotSearch.p99.toFixed(2)} ms`,
-      'search p50/p99 (in memory, today)': memorySearch ? `${memorySearch.p50.toFixed(2)} / ${memorySearch.p99.toFixed(2)} ms` : '-',
+      'search p50/p99 (in memory, today)': memorySearch
+        ? `${memorySearch.p50.toFixed(2)} / ${memorySearch.p99.toFixed(2)} ms`
+        : '-',
     });
     const measured = [await measureWorker('snapshot', resolve('.'), bench)];
-    if (baselineRoot && size <= baselineMax) measured.push(await measureWorker('baseline', baselineRoot, bench));
-    for (const figures of measured) workerRows.push({ products: size.toLocaleString('en'), ...figures });
+    if (baselineRoot && size <= baselineMax)
+      measured.push(await measureWorker('baseline', baselineRoot, bench));
+    for (const figures of measured)
+      workerRows.push({ products: size.toLocaleString('en'), ...figures });
     printTable(rows);
     printTable(workerRows);
   } finally {

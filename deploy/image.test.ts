@@ -57,15 +57,26 @@ describe('deploy/Dockerfile', () => {
   const instructions = readDockerfile();
   const byStage = stages(instructions);
   const runtime = byStage.get('runtime') ?? [];
-  const last = (keyword: string) => runtime.filter((instruction) => instruction.keyword === keyword).at(-1)?.args;
+  const last = (keyword: string) =>
+    runtime.filter((instruction) => instruction.keyword === keyword).at(-1)?.args;
   const copiedTo = (source: string) =>
-    runtime.find((instruction) => instruction.keyword === 'COPY' && instruction.args.split(' ')[0] === source)?.args.split(' ').at(-1);
+    runtime
+      .find(
+        (instruction) =>
+          instruction.keyword === 'COPY' && instruction.args.split(' ')[0] === source,
+      )
+      ?.args.split(' ')
+      .at(-1);
 
   it('builds on Node 20 slim, installs production dependencies only, and runs as an unprivileged user', () => {
-    const nodeImage = instructions.find((i) => i.keyword === 'ARG' && i.args.startsWith('NODE_IMAGE='))?.args;
+    const nodeImage = instructions.find(
+      (i) => i.keyword === 'ARG' && i.args.startsWith('NODE_IMAGE='),
+    )?.args;
     expect(nodeImage).toMatch(/^NODE_IMAGE=node:20(\.\d+)*-bookworm-slim$/);
     expect([...byStage.keys()]).toEqual(['manifests', 'deps', 'runtime']);
-    const install = byStage.get('deps')?.find((i) => i.keyword === 'RUN' && i.args.includes('npm ci'))?.args;
+    const install = byStage
+      .get('deps')
+      ?.find((i) => i.keyword === 'RUN' && i.args.includes('npm ci'))?.args;
     expect(install).toContain('npm ci --omit=dev');
     // The bin shims fall back to the TypeScript sources through tsx: it must survive --omit=dev.
     expect(packageJson.dependencies.tsx).toBeDefined();
@@ -77,11 +88,18 @@ describe('deploy/Dockerfile', () => {
     const workspaceRoots = new Set(packageJson.workspaces.map((pattern) => pattern.split('/')[0]));
     for (const root of workspaceRoots) expect(copiedTo(`${root}/`), root).toBe(`./${root}/`);
     expect(copiedTo('deploy/docker-entrypoint.sh')).toBe('/usr/local/bin/benchfleet-entrypoint');
-    expect(copiedTo('deploy/docker-healthcheck.mjs')).toBe('/usr/local/lib/benchfleet-healthcheck.mjs');
+    expect(copiedTo('deploy/docker-healthcheck.mjs')).toBe(
+      '/usr/local/lib/benchfleet-healthcheck.mjs',
+    );
     expect(last('ENTRYPOINT')).toBe('["/usr/local/bin/benchfleet-entrypoint"]');
-    expect(last('HEALTHCHECK')).toMatch(/CMD \["node", "\/usr\/local\/lib\/benchfleet-healthcheck\.mjs"\]$/);
-    for (const instruction of runtime.filter((i) => i.keyword === 'COPY' && !i.args.startsWith('--from'))) {
-      for (const source of instruction.args.split(' ').slice(0, -1)) expect(existsSync(join(REPO_DIR, source)), source).toBe(true);
+    expect(last('HEALTHCHECK')).toMatch(
+      /CMD \["node", "\/usr\/local\/lib\/benchfleet-healthcheck\.mjs"\]$/,
+    );
+    for (const instruction of runtime.filter(
+      (i) => i.keyword === 'COPY' && !i.args.startsWith('--from'),
+    )) {
+      for (const source of instruction.args.split(' ').slice(0, -1))
+        expect(existsSync(join(REPO_DIR, source)), source).toBe(true);
     }
   });
 
@@ -89,10 +107,26 @@ describe('deploy/Dockerfile', () => {
     const forBuildKit = readFileSync(join(DEPLOY_DIR, 'Dockerfile.dockerignore'), 'utf8');
     expect(readFileSync(join(REPO_DIR, '.dockerignore'), 'utf8')).toBe(forBuildKit);
     const patterns = forBuildKit.split('\n').filter((line) => line && !line.startsWith('#'));
-    expect(patterns).toEqual(expect.arrayContaining(['.git', '**/node_modules', 'deploy/*', '**/.env']));
-    expect(patterns.filter((pattern) => pattern.startsWith('!'))).toEqual(['!deploy/docker-entrypoint.sh', '!deploy/docker-healthcheck.mjs']);
-    for (const needed of ['apps', 'libs', 'migrations', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.base.json']) {
-      expect(patterns.filter((pattern) => pattern === needed || pattern.startsWith(`${needed}/`)), needed).toEqual([]);
+    expect(patterns).toEqual(
+      expect.arrayContaining(['.git', '**/node_modules', 'deploy/*', '**/.env']),
+    );
+    expect(patterns.filter((pattern) => pattern.startsWith('!'))).toEqual([
+      '!deploy/docker-entrypoint.sh',
+      '!deploy/docker-healthcheck.mjs',
+    ]);
+    for (const needed of [
+      'apps',
+      'libs',
+      'migrations',
+      'package.json',
+      'package-lock.json',
+      'tsconfig.json',
+      'tsconfig.base.json',
+    ]) {
+      expect(
+        patterns.filter((pattern) => pattern === needed || pattern.startsWith(`${needed}/`)),
+        needed,
+      ).toEqual([]);
     }
   });
 });
@@ -100,7 +134,9 @@ describe('deploy/Dockerfile', () => {
 /** Static imports (`import … from`, `export … from`, `import '…'`) of a TypeScript or JavaScript file. */
 function staticImports(source: string): string[] {
   const specifiers: string[] = [];
-  for (const match of source.matchAll(/^\s*(import|export)\s+(type\s+)?(?:[^'";]*?\s+from\s+)?['"]([^'"]+)['"]/gm)) {
+  for (const match of source.matchAll(
+    /^\s*(import|export)\s+(type\s+)?(?:[^'";]*?\s+from\s+)?['"]([^'"]+)['"]/gm,
+  )) {
     if (!match[2]) specifiers.push(match[3]!);
   }
   return specifiers;
@@ -125,7 +161,10 @@ function workspaceFile(specifier: string): string {
     for (const dir of candidates) {
       const manifestPath = join(REPO_DIR, dir, 'package.json');
       if (!existsSync(manifestPath)) continue;
-      const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as { name: string; exports: Record<string, string> };
+      const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as {
+        name: string;
+        exports: Record<string, string>;
+      };
       if (manifest.name !== name) continue;
       const target = manifest.exports[subpath];
       if (!target) throw new Error(`${name} does not export ${subpath}`);
@@ -161,14 +200,19 @@ describe('the production import graph', () => {
           queue.push(workspaceFile(specifier));
         } else {
           external.set(packageNameOf(specifier), relative(REPO_DIR, file));
-          if (dynamic.includes(specifier) && file.includes('service-provisioning')) optional.add(packageNameOf(specifier));
+          if (dynamic.includes(specifier) && file.includes('service-provisioning'))
+            optional.add(packageNameOf(specifier));
         }
       }
     }
     expect(seen.size).toBeGreaterThan(50);
-    const missing = [...external].filter(([name]) => !(name in packageJson.dependencies) && !optional.has(name)).map(([name, file]) => `${name} (imported by ${file})`);
+    const missing = [...external]
+      .filter(([name]) => !(name in packageJson.dependencies) && !optional.has(name))
+      .map(([name, file]) => `${name} (imported by ${file})`);
     expect(missing).toEqual([]);
-    expect([...external.keys()]).toEqual(expect.arrayContaining(['tsx', 'bullmq', 'pg', 'kysely', 'commander', 'zod']));
+    expect([...external.keys()]).toEqual(
+      expect.arrayContaining(['tsx', 'bullmq', 'pg', 'kysely', 'commander', 'zod']),
+    );
   });
 });
 
@@ -197,7 +241,10 @@ describe('the image entrypoint', () => {
   it('reads NAME_FILE secrets into NAME, runs other commands as given, and explains a missing command', () => {
     const file = join(scratch, 'database_url');
     writeFileSync(file, 'postgres://benchfleet:s3cret@db:5432/benchfleet\n');
-    const result = entrypoint(['sh', '-c', 'printf "%s|%s" "$DATABASE_URL" "${DATABASE_URL_FILE-unset}"'], { DATABASE_URL_FILE: file });
+    const result = entrypoint(
+      ['sh', '-c', 'printf "%s|%s" "$DATABASE_URL" "${DATABASE_URL_FILE-unset}"'],
+      { DATABASE_URL_FILE: file },
+    );
     expect(result.status).toBe(0);
     expect(result.stdout).toBe('postgres://benchfleet:s3cret@db:5432/benchfleet|unset');
     const usage = entrypoint([]);
@@ -211,16 +258,21 @@ describe('the image healthcheck', () => {
   const healthcheck = (port: string | undefined) =>
     new Promise<number | null>((resolve, reject) => {
       const child = spawn(process.execPath, [join(DEPLOY_DIR, 'docker-healthcheck.mjs')], {
-        env: { PATH: process.env.PATH, ...(port === undefined ? {} : { BENCHFLEET_METRICS_PORT: port }) },
+        env: {
+          PATH: process.env.PATH,
+          ...(port === undefined ? {} : { BENCHFLEET_METRICS_PORT: port }),
+        },
         stdio: 'ignore',
       });
       child.once('error', reject);
       child.once('exit', (code) => resolve(code));
     });
 
-  it('passes while a worker\'s /healthz answers 200, fails on 503 or silence, and passes without a metrics port', async () => {
+  it("passes while a worker's /healthz answers 200, fails on 503 or silence, and passes without a metrics port", async () => {
     let healthy = true;
-    const server = await startMetricsServer(new WorkerMetrics('webshop'), 0, () => (healthy ? null : 'shutting down'));
+    const server = await startMetricsServer(new WorkerMetrics('webshop'), 0, () =>
+      healthy ? null : 'shutting down',
+    );
     try {
       expect(await healthcheck(String(server.port))).toBe(0);
       healthy = false;

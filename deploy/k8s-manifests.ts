@@ -57,13 +57,18 @@ export interface ManifestDocument {
 /** Every YAML document of a file, failing on any YAML error (not just the first document's). */
 export function readYamlDocuments(path: string): unknown[] {
   return parseAllDocuments(readFileSync(path, 'utf8')).map((document, index) => {
-    if (document.errors.length) throw new Error(`${path} document ${index + 1}: ${document.errors.map((e) => e.message).join('; ')}`);
+    if (document.errors.length)
+      throw new Error(
+        `${path} document ${index + 1}: ${document.errors.map((e) => e.message).join('; ')}`,
+      );
     return document.toJS() as unknown;
   });
 }
 
 export function k8sFiles(): string[] {
-  return readdirSync(K8S_DIR).filter((name) => /\.ya?ml$/.test(name)).sort();
+  return readdirSync(K8S_DIR)
+    .filter((name) => /\.ya?ml$/.test(name))
+    .sort();
 }
 
 export function readKustomization(): Kustomization {
@@ -74,7 +79,10 @@ export function readKustomization(): Kustomization {
 /** The documents of the files the kustomization lists, in its order. */
 export function readK8sManifests(): ManifestDocument[] {
   return (readKustomization().resources ?? []).flatMap((file) =>
-    readYamlDocuments(join(K8S_DIR, file)).map((object) => ({ file, object: object as ManifestDocument['object'] })),
+    readYamlDocuments(join(K8S_DIR, file)).map((object) => ({
+      file,
+      object: object as ManifestDocument['object'],
+    })),
   );
 }
 
@@ -82,7 +90,9 @@ export function readK8sManifests(): ManifestDocument[] {
 export function k8sSchemaErrors(object: ManifestDocument['object']): string[] {
   const key = `${object.apiVersion}/${object.kind}`;
   if (!(key in K8S_MODELS)) return [`no schema for ${key}: add its model to K8S_MODELS`];
-  const Model = K8S_MODELS[key as keyof typeof K8S_MODELS] as unknown as new (data: unknown) => { validate(): void };
+  const Model = K8S_MODELS[key as keyof typeof K8S_MODELS] as unknown as new (data: unknown) => {
+    validate(): void;
+  };
   try {
     new Model(object).validate();
     return [];
@@ -97,11 +107,18 @@ export function k8sObject<T extends TypeMeta>(
   model: { is: (value: unknown) => value is T; kind: string },
   name: string,
 ): T {
-  const found = documents.map((document) => document.object).find((object) => object.metadata?.name === name && model.is(object));
+  const found = documents
+    .map((document) => document.object)
+    .find((object) => object.metadata?.name === name && model.is(object));
   if (!found || !model.is(found)) throw new Error(`no ${model.kind} named ${name} in deploy/k8s`);
   return found;
 }
 
-export function k8sObjects<T extends TypeMeta>(documents: ManifestDocument[], model: { is: (value: unknown) => value is T }): T[] {
-  return documents.map((document) => document.object).filter((object): object is ManifestDocument['object'] & T => model.is(object));
+export function k8sObjects<T extends TypeMeta>(
+  documents: ManifestDocument[],
+  model: { is: (value: unknown) => value is T },
+): T[] {
+  return documents
+    .map((document) => document.object)
+    .filter((object): object is ManifestDocument['object'] & T => model.is(object));
 }

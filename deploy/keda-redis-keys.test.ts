@@ -36,7 +36,10 @@ describe('the Redis keys the KEDA ScaledObject watches', () => {
     const keys = new QueueKeys(services.prefix);
     const wait = keys.toKey(QUEUE, 'wait');
     const active = keys.toKey(QUEUE, 'active');
-    expect([wait, active]).toEqual([`${services.prefix}:webshop:wait`, `${services.prefix}:webshop:active`]);
+    expect([wait, active]).toEqual([
+      `${services.prefix}:webshop:wait`,
+      `${services.prefix}:webshop:active`,
+    ]);
     const redis = producer.connection;
 
     await producer.enqueue(webshopBenchmark.job, {

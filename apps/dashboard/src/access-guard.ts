@@ -28,7 +28,11 @@ export function accessGuard(authToken: string | undefined): MiddlewareHandler {
   return async (c, next) => {
     if (!authToken) {
       const host = hostName(c.req.header('host') ?? '');
-      if (!isLoopbackHost(host)) return c.text(`this dashboard answers only to localhost, not to host ${host || '(none)'}\n`, 403);
+      if (!isLoopbackHost(host))
+        return c.text(
+          `this dashboard answers only to localhost, not to host ${host || '(none)'}\n`,
+          403,
+        );
       return next();
     }
     const header = c.req.header('authorization') ?? '';
@@ -41,10 +45,14 @@ export function accessGuard(authToken: string | undefined): MiddlewareHandler {
     if (query !== null && sameSecret(query, authToken)) {
       setCookie(c, COOKIE, authToken, { httpOnly: true, sameSite: 'Strict', path: '/' });
       url.searchParams.delete('token');
-      if (c.req.method === 'GET' && !url.pathname.startsWith('/api/')) return c.redirect(`${url.pathname}${url.search}`, 303);
+      if (c.req.method === 'GET' && !url.pathname.startsWith('/api/'))
+        return c.redirect(`${url.pathname}${url.search}`, 303);
       return next();
     }
     c.header('WWW-Authenticate', 'Bearer realm="benchfleet dashboard"');
-    return c.text('this dashboard needs its token: open it once as /?token=… (the --auth-token or DASHBOARD_TOKEN it was started with), or send Authorization: Bearer …\n', 401);
+    return c.text(
+      'this dashboard needs its token: open it once as /?token=… (the --auth-token or DASHBOARD_TOKEN it was started with), or send Authorization: Bearer …\n',
+      401,
+    );
   };
 }

@@ -40,4 +40,3 @@ export function setBenchmarkDisplays(next: Record<string, BenchmarkDisplay>): vo
 export function benchmarkDisplay(benchmark: string): BenchmarkDisplay {
   return displays[benchmark] ?? UNKNOWN;
 }
-

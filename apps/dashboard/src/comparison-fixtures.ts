@@ -16,14 +16,31 @@ function goal(index: number, reward: number | undefined): FixtureTask {
     ...base,
     attempts: [
       {
-        steps: [{ action: { action: 'click[buy now]', kind: 'click', valid: true }, observation: 'Thank you for shopping', reward }],
-        outcome: { status: reward === 1 ? 'success' : 'failed', success: reward === 1, reward, durationMs: 50 + index, finalApiStatus: 'BOUGHT', result: { stop_reason: 'bought' } },
+        steps: [
+          {
+            action: { action: 'click[buy now]', kind: 'click', valid: true },
+            observation: 'Thank you for shopping',
+            reward,
+          },
+        ],
+        outcome: {
+          status: reward === 1 ? 'success' : 'failed',
+          success: reward === 1,
+          reward,
+          durationMs: 50 + index,
+          finalApiStatus: 'BOUGHT',
+          result: { stop_reason: 'bought' },
+        },
       },
     ],
   };
 }
 
-export async function writeComparisonRuns(db: Database, artifacts: ArtifactStore, ids: { a: string; b: string }): Promise<void> {
+export async function writeComparisonRuns(
+  db: Database,
+  artifacts: ArtifactStore,
+  ids: { a: string; b: string },
+): Promise<void> {
   // [reward in A, reward in B] per goal
   const rewards: [number, number | undefined][] = [
     [1, 1],
@@ -40,6 +57,18 @@ export async function writeComparisonRuns(db: Database, artifacts: ArtifactStore
     [0, 0.75],
     [1, undefined],
   ];
-  await writeFixtureRun(db, artifacts, { id: ids.a, name: 'webshop-rule-a', benchmark: 'webshop', agent: { kind: 'rule' }, tasks: rewards.map(([a], i) => goal(i, a)) });
-  await writeFixtureRun(db, artifacts, { id: ids.b, name: 'webshop-llm-b', benchmark: 'webshop', agent: { kind: 'llm', model: 'fake-model' }, tasks: rewards.map(([, b], i) => goal(i, b)) });
+  await writeFixtureRun(db, artifacts, {
+    id: ids.a,
+    name: 'webshop-rule-a',
+    benchmark: 'webshop',
+    agent: { kind: 'rule' },
+    tasks: rewards.map(([a], i) => goal(i, a)),
+  });
+  await writeFixtureRun(db, artifacts, {
+    id: ids.b,
+    name: 'webshop-llm-b',
+    benchmark: 'webshop',
+    agent: { kind: 'llm', model: 'fake-model' },
+    tasks: rewards.map(([, b], i) => goal(i, b)),
+  });
 }

@@ -19,9 +19,27 @@ let page: Page;
 const dialogs: string[] = [];
 
 const XSS = '<img src=x onerror=alert(1)>';
-const REWARD_INFO = { r_type: 1, r_att: 0.6667, w_att: 0.5, query_match: true, category_match: false, title_score: 0.4, r_option: 0.5, w_option: 0.3333, r_price: true, w_price: 0.1667 };
+const REWARD_INFO = {
+  r_type: 1,
+  r_att: 0.6667,
+  w_att: 0.5,
+  query_match: true,
+  category_match: false,
+  title_score: 0.4,
+  r_option: 0.5,
+  w_option: 0.3333,
+  r_price: true,
+  w_price: 0.1667,
+};
 
-const click = (x: number, y: number) => ({ tool_calls: [{ name: 'computer_click_mouse', input: { coordinates: { x, y }, button: 'left', clickCount: 1 } }] });
+const click = (x: number, y: number) => ({
+  tool_calls: [
+    {
+      name: 'computer_click_mouse',
+      input: { coordinates: { x, y }, button: 'left', clickCount: 1 },
+    },
+  ],
+});
 
 function manyTasks(count: number): FixtureTask[] {
   return Array.from({ length: count }, (_, i) => ({
@@ -33,8 +51,21 @@ function manyTasks(count: number): FixtureTask[] {
         steps: Array.from({ length: 1 + (i % 5) }, () => ({ action: click(1, 1) })),
         outcome:
           i % 4 === 0
-            ? { status: 'failed' as const, success: false, reward: 0, durationMs: 1_000 + i, finalApiStatus: 'FAILED', error: `model error ${i % 8 === 0 ? 'timeout' : 'refusal'}` }
-            : { status: 'success' as const, success: true, reward: 1, durationMs: 1_000 + i, finalApiStatus: 'COMPLETED' },
+            ? {
+                status: 'failed' as const,
+                success: false,
+                reward: 0,
+                durationMs: 1_000 + i,
+                finalApiStatus: 'FAILED',
+                error: `model error ${i % 8 === 0 ? 'timeout' : 'refusal'}`,
+              }
+            : {
+                status: 'success' as const,
+                success: true,
+                reward: 1,
+                durationMs: 1_000 + i,
+                finalApiStatus: 'COMPLETED',
+              },
       },
     ],
   }));
@@ -54,19 +85,58 @@ beforeAll(async () => {
         domain: 'chrome',
         instruction: `Open ${XSS} in the browser`,
         attempts: [
-          { worker: 'stack-1', steps: [], outcome: { status: 'error', errorClass: 'infra', error: 'Bytebot unreachable at first', durationMs: 10 }, final: false },
+          {
+            worker: 'stack-1',
+            steps: [],
+            outcome: {
+              status: 'error',
+              errorClass: 'infra',
+              error: 'Bytebot unreachable at first',
+              durationMs: 10,
+            },
+            final: false,
+          },
           {
             worker: 'stack-2',
             steps: [
-              { action: { tool_calls: [{ name: 'computer_screenshot', input: {} }] }, text: 'Looking first', screenshot: solidColorPng(1280, 960, [20, 40, 60]) },
-              { action: click(960, 240), text: `Clicking <script>alert(2)</script> here`, screenshot: solidColorPng(1280, 960, [60, 40, 20]) },
               {
-                action: { tool_calls: [{ name: 'computer_drag_mouse', input: { path: [{ x: 100, y: 900 }, { x: 1200, y: 60 }], button: 'left' } }] },
+                action: { tool_calls: [{ name: 'computer_screenshot', input: {} }] },
+                text: 'Looking first',
+                screenshot: solidColorPng(1280, 960, [20, 40, 60]),
+              },
+              {
+                action: click(960, 240),
+                text: `Clicking <script>alert(2)</script> here`,
+                screenshot: solidColorPng(1280, 960, [60, 40, 20]),
+              },
+              {
+                action: {
+                  tool_calls: [
+                    {
+                      name: 'computer_drag_mouse',
+                      input: {
+                        path: [
+                          { x: 100, y: 900 },
+                          { x: 1200, y: 60 },
+                        ],
+                        button: 'left',
+                      },
+                    },
+                  ],
+                },
                 text: 'Dragging',
                 screenshot: solidColorPng(1280, 960, [20, 90, 20]),
               },
             ],
-            outcome: { status: 'failed', finalApiStatus: 'NEEDS_HELP', success: false, reward: 0, durationMs: 30_000, error: 'agent asked for help', result: { stop_reason: 'end_status' } },
+            outcome: {
+              status: 'failed',
+              finalApiStatus: 'NEEDS_HELP',
+              success: false,
+              reward: 0,
+              durationMs: 30_000,
+              error: 'agent asked for help',
+              result: { stop_reason: 'end_status' },
+            },
           },
         ],
       },
@@ -86,9 +156,37 @@ beforeAll(async () => {
         attempts: [
           {
             steps: [
-              { action: { action: 'search[blue mug]', kind: 'search', valid: true, available_actions: { has_search_bar: true, clickables: ['search'] } }, observation: 'Results page 1' },
-              { action: { action: 'click[b0mug]', kind: 'click', valid: true, available_actions: { has_search_bar: false, clickables: ['back to search', 'b0mug', 'b0cup'] } }, observation: 'Blue mug page' },
-              { action: { action: 'click[buy now]', kind: 'click', valid: true, available_actions: { has_search_bar: false, clickables: ['buy now', 'blue'] } }, observation: 'Thank you for shopping', reward: 0.6 },
+              {
+                action: {
+                  action: 'search[blue mug]',
+                  kind: 'search',
+                  valid: true,
+                  available_actions: { has_search_bar: true, clickables: ['search'] },
+                },
+                observation: 'Results page 1',
+              },
+              {
+                action: {
+                  action: 'click[b0mug]',
+                  kind: 'click',
+                  valid: true,
+                  available_actions: {
+                    has_search_bar: false,
+                    clickables: ['back to search', 'b0mug', 'b0cup'],
+                  },
+                },
+                observation: 'Blue mug page',
+              },
+              {
+                action: {
+                  action: 'click[buy now]',
+                  kind: 'click',
+                  valid: true,
+                  available_actions: { has_search_bar: false, clickables: ['buy now', 'blue'] },
+                },
+                observation: 'Thank you for shopping',
+                reward: 0.6,
+              },
             ],
             outcome: {
               status: 'failed',
@@ -96,7 +194,13 @@ beforeAll(async () => {
               reward: 0.6,
               durationMs: 80,
               finalApiStatus: 'BOUGHT',
-              result: { stop_reason: 'bought', purchased_asin: 'B0MUG', purchased_options: { color: 'blue' }, price: 12.5, reward_info: REWARD_INFO },
+              result: {
+                stop_reason: 'bought',
+                purchased_asin: 'B0MUG',
+                purchased_options: { color: 'blue' },
+                price: 12.5,
+                reward_info: REWARD_INFO,
+              },
             },
           },
         ],
@@ -123,8 +227,14 @@ describe('runs list', () => {
   it('lists every run with its success label, and keeps filters and sort in the URL', async () => {
     await page.goto(url('/'));
     await waitForText(page.locator('[data-count="runs"]'), '4 of 4 runs');
-    await waitForText(page.locator('tr[data-run="run-osw"] [data-cell="success-rate"]'), 'agent-reported');
-    await waitForText(page.locator('tr[data-run="run-ws"] [data-cell="success-rate"]'), 'reward = 1');
+    await waitForText(
+      page.locator('tr[data-run="run-osw"] [data-cell="success-rate"]'),
+      'agent-reported',
+    );
+    await waitForText(
+      page.locator('tr[data-run="run-ws"] [data-cell="success-rate"]'),
+      'reward = 1',
+    );
     await page.locator('select[name="benchmark"]').selectOption('webshop');
     await waitForText(page.locator('[data-count="runs"]'), '3 of 4 runs');
     expect(new URL(page.url()).searchParams.get('benchmark')).toBe('webshop');
@@ -135,7 +245,11 @@ describe('runs list', () => {
     // The URL alone restores the view.
     await page.goto(url('/?benchmark=webshop&sort=name&dir=asc'));
     await waitForText(page.locator('[data-count="runs"]'), '3 of 4 runs');
-    expect(await page.locator('tbody tr').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-run')))).toEqual(['run-b', 'run-ws', 'run-a']);
+    expect(
+      await page
+        .locator('tbody tr')
+        .evaluateAll((rows) => rows.map((row) => row.getAttribute('data-run'))),
+    ).toEqual(['run-b', 'run-ws', 'run-a']);
     await page.goto(url('/?q=claude'));
     await waitForText(page.locator('[data-count="runs"]'), '1 of 4 runs');
     expect(await page.locator('select[name="benchmark"]').inputValue()).toBe('');
@@ -149,7 +263,9 @@ describe('OSWorld trajectory', () => {
     await frame.waitFor();
     await page.waitForFunction("document.querySelector('[data-frame] img')?.naturalWidth === 1280");
     // The frame shown is step 1's screenshot: what the screen looked like when the agent chose.
-    expect(await frame.getAttribute('src')).toBe('/api/runs/run-osw/tasks/retried/attempts/2/steps/1/screenshot');
+    expect(await frame.getAttribute('src')).toBe(
+      '/api/runs/run-osw/tasks/retried/attempts/2/steps/1/screenshot',
+    );
     const marker = page.locator('circle[data-point="960,240"]');
     await marker.waitFor();
     const image = await frame.boundingBox();
@@ -172,7 +288,10 @@ describe('OSWorld trajectory', () => {
     await page.keyboard.press('ArrowLeft');
     await page.locator('[data-step="1"]').waitFor();
     expect(await page.locator('[data-field="filmstrip"] button').count()).toBe(3);
-    await waitForText(page.locator('[data-field="final-status"]'), 'NEEDS_HELP — the agent asked a human for help');
+    await waitForText(
+      page.locator('[data-field="final-status"]'),
+      'NEEDS_HELP — the agent asked a human for help',
+    );
     await waitForText(page.locator('[data-field="stop-reason"]'), 'end_status');
     expect(await page.locator('[data-table="attempts"] tbody tr').count()).toBe(2);
     await waitForText(page.locator('tr[data-attempt="1"]'), 'Bytebot unreachable at first');
@@ -195,8 +314,10 @@ describe('WebShop trajectory', () => {
   it('explains the reward component by component, with the available actions of each step', async () => {
     await page.goto(url('/runs/run-ws/tasks/goal-00007'));
     await waitForText(page.locator('[data-field="purchase"]'), 'B0MUG');
-    const value = (component: string) => page.locator(`[data-reward-component="${component}"] [data-value]`).textContent();
-    const weight = (component: string) => page.locator(`[data-reward-component="${component}"] [data-weight]`).textContent();
+    const value = (component: string) =>
+      page.locator(`[data-reward-component="${component}"] [data-value]`).textContent();
+    const weight = (component: string) =>
+      page.locator(`[data-reward-component="${component}"] [data-weight]`).textContent();
     expect(await value('attribute')).toBe(REWARD_INFO.r_att.toFixed(3));
     expect(await weight('attribute')).toBe(REWARD_INFO.w_att.toFixed(3));
     expect(await value('option')).toBe(REWARD_INFO.r_option.toFixed(3));
@@ -204,11 +325,18 @@ describe('WebShop trajectory', () => {
     expect(await value('price')).toBe('yes (1)');
     expect(await weight('price')).toBe(REWARD_INFO.w_price.toFixed(3));
     expect(await value('type')).toBe(REWARD_INFO.r_type.toFixed(3));
-    const total = REWARD_INFO.r_type * (REWARD_INFO.r_att * REWARD_INFO.w_att + REWARD_INFO.r_option * REWARD_INFO.w_option + REWARD_INFO.w_price);
+    const total =
+      REWARD_INFO.r_type *
+      (REWARD_INFO.r_att * REWARD_INFO.w_att +
+        REWARD_INFO.r_option * REWARD_INFO.w_option +
+        REWARD_INFO.w_price);
     expect(await value('total')).toBe(total.toFixed(3));
     await waitForText(page.locator('[data-reward-component="total"]'), 'recorded: 0.600');
     await waitForText(page.locator('[data-field="purchase"]'), 'color: blue');
-    await waitForText(page.locator('[data-step="2"] [data-field="available-actions"]'), 'click[b0cup]');
+    await waitForText(
+      page.locator('[data-step="2"] [data-field="available-actions"]'),
+      'click[b0cup]',
+    );
     await page.locator('[data-step="2"]').click();
     await waitForText(page.locator('[data-step="2"] [data-field="observation"]'), 'Blue mug page');
   });
@@ -221,7 +349,10 @@ describe('not found', () => {
     await waitForText(page.locator('[data-page="not-found"]'), 'There is no run no-such-run.');
     const taskResponse = await page.goto(url('/runs/run-osw/tasks/no-such-task'));
     expect(taskResponse?.status()).toBe(404);
-    await waitForText(page.locator('[data-page="not-found"]'), 'Run run-osw has no task no-such-task.');
+    await waitForText(
+      page.locator('[data-page="not-found"]'),
+      'Run run-osw has no task no-such-task.',
+    );
     await page.locator('[data-page="not-found"] a', { hasText: 'Back to all runs' }).click();
     await waitForText(page.locator('[data-count="runs"]'), 'of 4 runs');
   });
@@ -241,22 +372,40 @@ describe('comparison', () => {
     expect(numbers.table).toEqual(COMPARISON_TABLE);
     await page.goto(url('/compare?a=run-a&b=run-b'));
     await waitForText(page.locator('[data-field="paired"]'), '12 tasks settled in both runs');
-    for (const [cell, count] of Object.entries(numbers.table)) expect(await page.locator(`[data-cell="${cell}"]`).textContent()).toBe(String(count));
+    for (const [cell, count] of Object.entries(numbers.table))
+      expect(await page.locator(`[data-cell="${cell}"]`).textContent()).toBe(String(count));
     const points = (v: number) => `${v >= 0 ? '+' : ''}${(v * 100).toFixed(1)} pp`;
     const signed4 = (v: number) => `${v >= 0 ? '+' : ''}${v.toFixed(4)}`;
     const success = page.locator('[data-row="success_rate"]');
-    expect(await success.locator('[data-cell="difference"]').textContent()).toBe(points(numbers.success_rate.difference));
-    expect(await success.locator('[data-cell="ci"]').textContent()).toBe(`[${points(numbers.success_rate.ci95.low)}, ${points(numbers.success_rate.ci95.high)}]`);
+    expect(await success.locator('[data-cell="difference"]').textContent()).toBe(
+      points(numbers.success_rate.difference),
+    );
+    expect(await success.locator('[data-cell="ci"]').textContent()).toBe(
+      `[${points(numbers.success_rate.ci95.low)}, ${points(numbers.success_rate.ci95.high)}]`,
+    );
     const reward = page.locator('[data-row="mean_reward"]');
-    expect(await reward.locator('[data-cell="difference"]').textContent()).toBe(signed4(numbers.mean_reward.difference));
-    expect(await reward.locator('[data-cell="ci"]').textContent()).toBe(`[${signed4(numbers.mean_reward.ci95.low)}, ${signed4(numbers.mean_reward.ci95.high)}]`);
-    expect(await page.locator('[data-field="mcnemar"]').textContent()).toBe(`p = ${numbers.mcnemar_p.toPrecision(4)}`);
-    expect(await page.locator('[data-table="flipped"] tbody tr').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-task')))).toEqual(numbers.flipped.map((task) => task.task_id));
+    expect(await reward.locator('[data-cell="difference"]').textContent()).toBe(
+      signed4(numbers.mean_reward.difference),
+    );
+    expect(await reward.locator('[data-cell="ci"]').textContent()).toBe(
+      `[${signed4(numbers.mean_reward.ci95.low)}, ${signed4(numbers.mean_reward.ci95.high)}]`,
+    );
+    expect(await page.locator('[data-field="mcnemar"]').textContent()).toBe(
+      `p = ${numbers.mcnemar_p.toPrecision(4)}`,
+    );
+    expect(
+      await page
+        .locator('[data-table="flipped"] tbody tr')
+        .evaluateAll((rows) => rows.map((row) => row.getAttribute('data-task'))),
+    ).toEqual(numbers.flipped.map((task) => task.task_id));
 
     await page.locator('[data-table="flipped"] a', { hasText: 'goal-00003' }).click();
     await waitForText(page.locator('[data-side="A"] [data-field="instruction"]'), 'goal 3');
     await waitForText(page.locator('[data-side="B"] [data-field="instruction"]'), 'goal 3');
-    await waitForText(page.locator('[data-side="A"] .trajectory [data-panel="task"] h2'), 'success');
+    await waitForText(
+      page.locator('[data-side="A"] .trajectory [data-panel="task"] h2'),
+      'success',
+    );
     await waitForText(page.locator('[data-side="B"] .trajectory [data-panel="task"] h2'), 'failed');
   });
 });
@@ -274,7 +423,12 @@ describe('task table', () => {
     await page.locator('[data-sort="total_steps"]').click();
     await page.locator('[data-sort="total_steps"]').click();
     expect(new URL(page.url()).searchParams.get('dir')).toBe('desc');
-    const firstSteps = await page.locator('.vgrid-row').first().locator('[role="gridcell"]').nth(5).textContent();
+    const firstSteps = await page
+      .locator('.vgrid-row')
+      .first()
+      .locator('[role="gridcell"]')
+      .nth(5)
+      .textContent();
     expect(firstSteps).toBe('5');
 
     await page.goto(url('/runs/run-osw?status=success&steps_min=5'));
@@ -293,10 +447,15 @@ describe('task table', () => {
     const failures = page.locator('[data-table="failures"] tbody tr');
     await waitForText(failures.first(), 'model error');
     expect(await failures.count()).toBe(3);
-    const panels = await page.locator('[data-panel]').evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-panel')));
+    const panels = await page
+      .locator('[data-panel]')
+      .evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-panel')));
     expect(panels.indexOf('failures')).toBeLessThan(panels.indexOf('domains'));
     await page.locator('[data-panel="failures"] .sql-toggle').click();
-    await waitForText(page.locator('[data-panel="failures"] [data-sql="psql"]'), "where t.run_id = 'run-osw'");
+    await waitForText(
+      page.locator('[data-panel="failures"] [data-sql="psql"]'),
+      "where t.run_id = 'run-osw'",
+    );
   });
 });
 

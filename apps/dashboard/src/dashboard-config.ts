@@ -24,9 +24,16 @@ const schema = z.object({
   prefix: queuePrefixSchema,
   logLevel: logLevelSchema,
   artifactsUri: z.string().default('file://./.benchfleet/artifacts'),
-  port: z.coerce.number({ error: 'expected a port number, e.g. --port 8080' }).int().min(0).max(65535),
+  port: z.coerce
+    .number({ error: 'expected a port number, e.g. --port 8080' })
+    .int()
+    .min(0)
+    .max(65535),
   host: z.string().min(1),
-  authToken: z.string().min(16, 'must be at least 16 characters (e.g. `openssl rand -hex 24`)').optional(),
+  authToken: z
+    .string()
+    .min(16, 'must be at least 16 characters (e.g. `openssl rand -hex 24`)')
+    .optional(),
   pollMs: z.coerce.number().int().min(50).max(60_000),
 });
 
@@ -39,7 +46,10 @@ export function isLoopbackHost(host: string): boolean {
 }
 
 /** Flags and environment, parsed once; a non-loopback bind without a token is refused here. */
-export function loadDashboardConfig(flags: DashboardFlags, env: NodeJS.ProcessEnv = process.env): DashboardConfig {
+export function loadDashboardConfig(
+  flags: DashboardFlags,
+  env: NodeJS.ProcessEnv = process.env,
+): DashboardConfig {
   const config = parseConfig(
     schema,
     {
@@ -49,7 +59,13 @@ export function loadDashboardConfig(flags: DashboardFlags, env: NodeJS.ProcessEn
       authToken: flags.authToken ?? (env.DASHBOARD_TOKEN || undefined),
       pollMs: env.DASHBOARD_POLL_MS || 500,
     },
-    { ...SERVICE_ENV_LABELS, port: '--port', host: '--host', authToken: '--auth-token (or DASHBOARD_TOKEN)', pollMs: 'DASHBOARD_POLL_MS' },
+    {
+      ...SERVICE_ENV_LABELS,
+      port: '--port',
+      host: '--host',
+      authToken: '--auth-token (or DASHBOARD_TOKEN)',
+      pollMs: 'DASHBOARD_POLL_MS',
+    },
   );
   if (!isLoopbackHost(config.host) && !config.authToken) {
     throw new ConfigError([

@@ -1,6 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { runCli, startCli, startFakeLlm, useTestServices, waitForWorkerReady, webshopRulePolicy, type FakeLlm, type StartedProcess } from '@benchfleet/testing';
+import {
+  runCli,
+  startCli,
+  startFakeLlm,
+  useTestServices,
+  waitForWorkerReady,
+  webshopRulePolicy,
+  type FakeLlm,
+  type StartedProcess,
+} from '@benchfleet/testing';
 import { startDashboardUnderTest, type DashboardUnderTest } from './dashboard-under-test.js';
 import { launchChromium, waitForText, type HeadlessChromium } from './headless-chromium.js';
 
@@ -24,7 +33,12 @@ beforeAll(async () => {
       return webshopRulePolicy(request);
     },
   });
-  const imported = await runCli('scheduler', ['webshop', 'import', '--demo', '--products', '400'], services.env, 120_000);
+  const imported = await runCli(
+    'scheduler',
+    ['webshop', 'import', '--demo', '--products', '400'],
+    services.env,
+    120_000,
+  );
   expect(imported.code, imported.stderr).toBe(0);
   sut = await startDashboardUnderTest(services);
   browser = await launchChromium();
@@ -33,14 +47,19 @@ beforeAll(async () => {
 
 afterAll(async () => {
   release();
-  for (const started of processes) if (started.child.exitCode === null) started.child.kill('SIGKILL');
+  for (const started of processes)
+    if (started.child.exitCode === null) started.child.kill('SIGKILL');
   await browser?.close();
   await sut?.close();
   await llm?.close();
 });
 
 function start(name: 'worker-webshop' | 'scheduler', args: string[]): StartedProcess {
-  const started = startCli(name, args, { ...services.env, LOG_LEVEL: 'info', LLM_API_KEY: 'sk-test-key-for-the-fake' });
+  const started = startCli(name, args, {
+    ...services.env,
+    LOG_LEVEL: 'info',
+    LLM_API_KEY: 'sk-test-key-for-the-fake',
+  });
   processes.push(started);
   return started;
 }
@@ -49,7 +68,20 @@ describe('a run page left open while the fleet works', () => {
   it('shows workers taking tasks, counts moving and the summary arriving, without a reload', async () => {
     const enqueued = await runCli(
       'scheduler',
-      ['enqueue', '--benchmark', 'webshop', '--goals', '0-5', '--agent', 'llm', '--llm-base-url', llm.baseUrl, '--llm-model', 'fake-model', '--json'],
+      [
+        'enqueue',
+        '--benchmark',
+        'webshop',
+        '--goals',
+        '0-5',
+        '--agent',
+        'llm',
+        '--llm-base-url',
+        llm.baseUrl,
+        '--llm-model',
+        'fake-model',
+        '--json',
+      ],
       services.env,
     );
     expect(enqueued.code, enqueued.stderr).toBe(0);
@@ -58,10 +90,22 @@ describe('a run page left open while the fleet works', () => {
     await page.goto(`${sut.dashboard.url}/runs/${runId}`);
     await waitForText(page.locator('[data-progress="done"]'), '0 / 6 settled');
     await page.locator('[data-provisional="true"]').waitFor();
-    await waitForText(page.locator('[data-banner="not-consumed"]'), 'Nothing is consuming this run: 6 tasks are pending');
+    await waitForText(
+      page.locator('[data-banner="not-consumed"]'),
+      'Nothing is consuming this run: 6 tasks are pending',
+    );
     await page.evaluate('window.__stillTheSamePage = true');
 
-    const worker = start('worker-webshop', ['--worker-id', 'live-webshop', '--concurrency', '2', '--catalog', 'demo', '--metrics-port', '0']);
+    const worker = start('worker-webshop', [
+      '--worker-id',
+      'live-webshop',
+      '--concurrency',
+      '2',
+      '--catalog',
+      'demo',
+      '--metrics-port',
+      '0',
+    ]);
     await waitForWorkerReady(worker);
     start('scheduler', ['worker', '--worker-id', 'live-aggregate', '--metrics-port', '0']);
 
@@ -87,12 +131,17 @@ describe('a run page left open while the fleet works', () => {
       .executeTakeFirstOrThrow();
     const info = (bought.result as { reward_info: Record<string, number | boolean> }).reward_info;
     await page.goto(`${sut.dashboard.url}/runs/${bought.run_id}/tasks/${bought.task_id}`);
-    await waitForText(page.locator('[data-step="1"] [data-field="available-actions"]'), 'search[…]');
-    const value = (component: string) => page.locator(`[data-reward-component="${component}"] [data-value]`).textContent();
+    await waitForText(
+      page.locator('[data-step="1"] [data-field="available-actions"]'),
+      'search[…]',
+    );
+    const value = (component: string) =>
+      page.locator(`[data-reward-component="${component}"] [data-value]`).textContent();
     expect(await value('attribute')).toBe(Number(info['r_att']).toFixed(3));
     expect(await value('type')).toBe(Number(info['r_type']).toFixed(3));
     expect(await value('price')).toBe(info['r_price'] ? 'yes (1)' : 'no (0)');
-    if (info['r_option'] !== undefined) expect(await value('option')).toBe(Number(info['r_option']).toFixed(3));
+    if (info['r_option'] !== undefined)
+      expect(await value('option')).toBe(Number(info['r_option']).toFixed(3));
     expect(await value('total')).toBe(Number(bought.reward).toFixed(3));
     // Next to each component, what the goal asked for, from the catalog's goal row.
     const goal = await services.db
@@ -102,7 +151,12 @@ describe('a run page left open while the fleet works', () => {
       .where('goal_index', '=', Number((bought.spec as { goal_index: number }).goal_index))
       .executeTakeFirstOrThrow();
     const wanted = goal.goal as { attributes: string[]; price_upper: number };
-    expect(await page.locator('[data-reward-component="attribute"] [data-asked]').textContent()).toBe(wanted.attributes.join(', '));
-    await waitForText(page.locator('[data-reward-component="price"] [data-asked]'), `against at most $${wanted.price_upper}`);
+    expect(
+      await page.locator('[data-reward-component="attribute"] [data-asked]').textContent(),
+    ).toBe(wanted.attributes.join(', '));
+    await waitForText(
+      page.locator('[data-reward-component="price"] [data-asked]'),
+      `against at most $${wanted.price_upper}`,
+    );
   });
 });

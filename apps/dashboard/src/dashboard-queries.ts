@@ -98,7 +98,20 @@ order by bin`,
 });
 
 /** The columns of each task row, in the order the task queries build them. */
-export const TASK_COLUMNS = ['task_id', 'seq', 'domain', 'status', 'final_api_status', 'attempts', 'total_steps', 'reward', 'success', 'duration_ms', 'cost_usd', 'error'] as const;
+export const TASK_COLUMNS = [
+  'task_id',
+  'seq',
+  'domain',
+  'status',
+  'final_api_status',
+  'attempts',
+  'total_steps',
+  'reward',
+  'success',
+  'duration_ms',
+  'cost_usd',
+  'error',
+] as const;
 
 // Postgres writes the rows as one compact JSON array of arrays (column order above): 20,000 tasks
 // cost it a few milliseconds, and the server passes the text on without parsing it.

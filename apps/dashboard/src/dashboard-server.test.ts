@@ -5,7 +5,14 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stepsRepository } from '@benchfleet/db';
-import { runCli, solidColorPng, startCli, useTestServices, waitForOutput, type StartedProcess } from '@benchfleet/testing';
+import {
+  runCli,
+  solidColorPng,
+  startCli,
+  useTestServices,
+  waitForOutput,
+  type StartedProcess,
+} from '@benchfleet/testing';
 import { COMPARISON_TABLE, writeComparisonRuns } from './comparison-fixtures.js';
 import { startDashboardUnderTest, type DashboardUnderTest } from './dashboard-under-test.js';
 import { writeFixtureRun } from './run-fixtures.js';
@@ -34,20 +41,42 @@ beforeAll(async () => {
         attempts: [
           {
             steps: [{ action: { tool_calls: [] }, text: 'look', screenshot: PNG }],
-            outcome: { status: 'failed', finalApiStatus: 'NEEDS_HELP', success: false, reward: 0, durationMs: 1_000, error: 'agent needs help', result: { stop_reason: 'end_status' } },
+            outcome: {
+              status: 'failed',
+              finalApiStatus: 'NEEDS_HELP',
+              success: false,
+              reward: 0,
+              durationMs: 1_000,
+              error: 'agent needs help',
+              result: { stop_reason: 'end_status' },
+            },
           },
         ],
       },
-      { taskId: 'escape', domain: 'chrome', instruction: 'a row pointing out of the store', attempts: [{ steps: [] }] },
+      {
+        taskId: 'escape',
+        domain: 'chrome',
+        instruction: 'a row pointing out of the store',
+        attempts: [{ steps: [] }],
+      },
       { taskId: 'waiting', domain: 'gimp', instruction: 'not started' },
     ],
   });
   // Rows that point outside the store: an absolute path, a ../ climb, a symlink out, a non-image.
   await symlink('/etc/hostname', join(sut.artifactsDir, 'run-osw', 'shot', 'link-out.png'));
-  await writeFile(join(sut.artifactsDir, 'run-osw', 'shot', 'page.png'), '<svg onload="alert(1)"/>');
-  const inStore = (name: string) => new URL(`run-osw/shot/${name}`, `${sut.artifacts.baseUri}/`).toString();
+  await writeFile(
+    join(sut.artifactsDir, 'run-osw', 'shot', 'page.png'),
+    '<svg onload="alert(1)"/>',
+  );
+  const inStore = (name: string) =>
+    new URL(`run-osw/shot/${name}`, `${sut.artifacts.baseUri}/`).toString();
   await stepsRepository(services.db).insertMany(
-    [`file:///etc/passwd`, `${sut.artifacts.baseUri}/../../../../etc/passwd`, inStore('link-out.png'), inStore('page.png')].map((uri, i) => ({
+    [
+      `file:///etc/passwd`,
+      `${sut.artifacts.baseUri}/../../../../etc/passwd`,
+      inStore('link-out.png'),
+      inStore('page.png'),
+    ].map((uri, i) => ({
       run_id: 'run-osw',
       task_id: 'escape',
       attempt: 1,
@@ -59,7 +88,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const started of processes) if (started.child.exitCode === null) started.child.kill('SIGKILL');
+  for (const started of processes)
+    if (started.child.exitCode === null) started.child.kill('SIGKILL');
   await sut?.close();
 });
 
@@ -95,22 +125,42 @@ const plain = (value: unknown) => JSON.parse(JSON.stringify(value)) as unknown;
 
 describe('Show SQL', () => {
   it('returns, run as shown, exactly the rows each run-page panel shows', async () => {
-    const panels = await json<Record<string, { rows: unknown[]; query: Shown }>>('/api/runs/run-osw/panels');
+    const panels = await json<Record<string, { rows: unknown[]; query: Shown }>>(
+      '/api/runs/run-osw/panels',
+    );
     expect(Object.keys(panels).sort()).toEqual(['domains', 'durations', 'failures', 'steps']);
     for (const panel of Object.values(panels)) {
       expect(panel.query.psql).toContain("'run-osw'");
       expect(plain(await runAsShown(panel.query.psql))).toEqual(panel.rows);
     }
     expect(panels['failures']?.rows).toEqual([
-      { status: 'failed', error_class: 'agent', final_api_status: 'NEEDS_HELP', stop_reason: 'end_status', message: 'agent needs help', tasks: 1, examples: ['shot'] },
+      {
+        status: 'failed',
+        error_class: 'agent',
+        final_api_status: 'NEEDS_HELP',
+        stop_reason: 'end_status',
+        message: 'agent needs help',
+        tasks: 1,
+        examples: ['shot'],
+      },
     ]);
-    const tasks = await json<{ columns: string[]; rows: unknown[][]; query: Shown }>('/api/runs/run-osw/tasks');
+    const tasks = await json<{ columns: string[]; rows: unknown[][]; query: Shown }>(
+      '/api/runs/run-osw/tasks',
+    );
     const [shownTasks] = await runAsShown(tasks.query.psql);
     expect(JSON.parse(String(shownTasks?.['rows']))).toEqual(tasks.rows);
-    expect(tasks.rows.map((row) => row[tasks.columns.indexOf('task_id')])).toEqual(['shot', 'escape', 'waiting']);
+    expect(tasks.rows.map((row) => row[tasks.columns.indexOf('task_id')])).toEqual([
+      'shot',
+      'escape',
+      'waiting',
+    ]);
     expect(tasks.rows[0]?.[tasks.columns.indexOf('status')]).toBe('failed');
 
-    const run = await json<{ run: Record<string, unknown>; provisional: boolean; queries: Shown[] }>('/api/runs/run-osw');
+    const run = await json<{
+      run: Record<string, unknown>;
+      provisional: boolean;
+      queries: Shown[];
+    }>('/api/runs/run-osw');
     const [shownRun] = await runAsShown(run.queries[0]?.psql ?? '');
     const withoutClock = (row: Record<string, unknown> | undefined) => ({ ...row, as_of: null });
     expect(plain(withoutClock(shownRun))).toEqual(withoutClock(run.run));
@@ -118,21 +168,38 @@ describe('Show SQL', () => {
   });
 
   it('gives psql variables that psql itself fills in', async () => {
-    const panels = await json<Record<string, { rows: unknown[]; query: Shown }>>('/api/runs/run-osw/panels');
+    const panels = await json<Record<string, { rows: unknown[]; query: Shown }>>(
+      '/api/runs/run-osw/panels',
+    );
     const query = panels['domains']?.query as Shown;
     expect(query.variables).toContain('where run_id = :run');
     expect(query.flags).toBe(`-v run="'run-osw'"`);
     // psql fills in variables in what it reads, not in -c: feed the text as a file, as the panel says.
-    const stdout = execFileSync('psql', [services.databaseUrl, '-v', "run='run-osw'", '-At', '-F', '|', '-f', '-'], { input: query.variables, encoding: 'utf8' });
-    expect(stdout.trim().split('\n').map((line) => line.split('|')[0])).toEqual(['chrome', 'gimp']);
+    const stdout = execFileSync(
+      'psql',
+      [services.databaseUrl, '-v', "run='run-osw'", '-At', '-F', '|', '-f', '-'],
+      { input: query.variables, encoding: 'utf8' },
+    );
+    expect(
+      stdout
+        .trim()
+        .split('\n')
+        .map((line) => line.split('|')[0]),
+    ).toEqual(['chrome', 'gimp']);
   });
 
   it('shows the SQL of a trajectory and of a comparison', async () => {
-    const detail = await json<{ steps: unknown[]; queries: Shown[] }>('/api/runs/run-osw/tasks/shot');
+    const detail = await json<{ steps: unknown[]; queries: Shown[] }>(
+      '/api/runs/run-osw/tasks/shot',
+    );
     expect(detail.queries.map((query) => query.name)).toEqual(['task', 'attempts', 'steps']);
     expect((await runAsShown(detail.queries[2]?.psql ?? '')).length).toBe(detail.steps.length);
-    const compare = await json<{ comparison: { paired: number }; queries: Shown[] }>('/api/compare?a=run-a&b=run-b');
-    expect((await runAsShown(compare.queries[0]?.psql ?? '')).length).toBe(compare.comparison.paired);
+    const compare = await json<{ comparison: { paired: number }; queries: Shown[] }>(
+      '/api/compare?a=run-a&b=run-b',
+    );
+    expect((await runAsShown(compare.queries[0]?.psql ?? '')).length).toBe(
+      compare.comparison.paired,
+    );
   });
 });
 
@@ -154,15 +221,27 @@ describe('unknown runs and tasks', () => {
 
 describe('the run page', () => {
   it('carries the run for its first paint as inert JSON, whatever the run is called', async () => {
-    await writeFixtureRun(services.db, sut.artifacts, { id: 'run-named', name: '</script><script>alert(1)</script>', benchmark: 'webshop', tasks: [] });
+    await writeFixtureRun(services.db, sut.artifacts, {
+      id: 'run-named',
+      name: '</script><script>alert(1)</script>',
+      benchmark: 'webshop',
+      tasks: [],
+    });
     const html = await (await get('/runs/run-named')).text();
     expect(html).toContain('<script type="application/json" id="initial-run">');
     expect(html).not.toContain('</script><script>alert(1)');
-    const embedded = /<script type="application\/json" id="initial-run">(.*?)<\/script>/.exec(html)?.[1] ?? '';
-    expect((JSON.parse(embedded) as { run: { name: string } }).run.name).toBe('</script><script>alert(1)</script>');
+    const embedded =
+      /<script type="application\/json" id="initial-run">(.*?)<\/script>/.exec(html)?.[1] ?? '';
+    expect((JSON.parse(embedded) as { run: { name: string } }).run.name).toBe(
+      '</script><script>alert(1)</script>',
+    );
     // The first screen, drawn before the scripts run, escapes it as well.
-    expect(html).toContain('<h1>&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt; <span class="status status-queued">queued</span>');
-    expect(html).toContain('<span data-progress="done" elementtiming="run-progress">0 / 0 settled</span>');
+    expect(html).toContain(
+      '<h1>&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt; <span class="status status-queued">queued</span>',
+    );
+    expect(html).toContain(
+      '<span data-progress="done" elementtiming="run-progress">0 / 0 settled</span>',
+    );
   });
 
   it('sends the task list gzipped with an ETag that holds until a task moves', async () => {
@@ -170,13 +249,27 @@ describe('the run page', () => {
     expect(first.status).toBe(200);
     const etag = first.headers.get('etag') ?? '';
     expect(etag).not.toBe('');
-    expect((await get('/api/runs/run-osw/tasks', { headers: { 'if-none-match': etag } })).status).toBe(304);
-    await services.db.updateTable('tasks').set({ status: 'running', started_at: new Date() }).where('run_id', '=', 'run-osw').where('task_id', '=', 'waiting').execute();
+    expect(
+      (await get('/api/runs/run-osw/tasks', { headers: { 'if-none-match': etag } })).status,
+    ).toBe(304);
+    await services.db
+      .updateTable('tasks')
+      .set({ status: 'running', started_at: new Date() })
+      .where('run_id', '=', 'run-osw')
+      .where('task_id', '=', 'waiting')
+      .execute();
     const moved = await get('/api/runs/run-osw/tasks', { headers: { 'if-none-match': etag } });
     expect(moved.status).toBe(200);
     const body = (await moved.json()) as { columns: string[]; rows: unknown[][] };
-    expect(body.rows.find((row) => row[0] === 'waiting')?.[body.columns.indexOf('status')]).toBe('running');
-    await services.db.updateTable('tasks').set({ status: 'queued', started_at: null }).where('run_id', '=', 'run-osw').where('task_id', '=', 'waiting').execute();
+    expect(body.rows.find((row) => row[0] === 'waiting')?.[body.columns.indexOf('status')]).toBe(
+      'running',
+    );
+    await services.db
+      .updateTable('tasks')
+      .set({ status: 'queued', started_at: null })
+      .where('run_id', '=', 'run-osw')
+      .where('task_id', '=', 'waiting')
+      .execute();
   });
 });
 
@@ -208,7 +301,9 @@ describe('screenshots', () => {
 
   it('refuses rows that point outside the store, symlinks out of it and files that are not images', async () => {
     for (const step of [1, 2, 3, 4]) {
-      const response = await get(`/api/runs/run-osw/tasks/escape/attempts/1/steps/${step}/screenshot`);
+      const response = await get(
+        `/api/runs/run-osw/tasks/escape/attempts/1/steps/${step}/screenshot`,
+      );
       expect(response.status, `step ${step}`).toBe(404);
       const body = await response.text();
       expect(body).not.toContain('root:');
@@ -234,7 +329,9 @@ describe('screenshots', () => {
 
 describe('comparison', () => {
   it('serves the numbers `scheduler compare --json` prints, and they are the known table', async () => {
-    const { comparison } = await json<{ comparison: Record<string, unknown> }>('/api/compare?a=run-a&b=run-b');
+    const { comparison } = await json<{ comparison: Record<string, unknown> }>(
+      '/api/compare?a=run-a&b=run-b',
+    );
     const cli = await runCli('scheduler', ['compare', 'run-a', 'run-b', '--json'], services.env);
     expect(cli.stderr).toBe('');
     expect(cli.code).toBe(0);
@@ -243,18 +340,31 @@ describe('comparison', () => {
     expect(comparison['paired']).toBe(12);
     // Hand-computed: success 4/12 against 9/12, mean reward 6/12 against 10.5/12, McNemar 2·(1+7)/2^7.
     expect(comparison['success_rate']).toMatchObject({ a: 4 / 12, b: 9 / 12 });
-    expect((comparison['mean_reward'] as { difference: number }).difference).toBeCloseTo(4.5 / 12, 12);
+    expect((comparison['mean_reward'] as { difference: number }).difference).toBeCloseTo(
+      4.5 / 12,
+      12,
+    );
     expect(comparison['mcnemar_p']).toBeCloseTo(0.125, 12);
   });
 
   it('prints a table for people and refuses bad flags in one line', async () => {
-    const text = await runCli('scheduler', ['compare', 'run-a', 'run-b', '--resamples', '500'], services.env);
+    const text = await runCli(
+      'scheduler',
+      ['compare', 'run-a', 'run-b', '--resamples', '500'],
+      services.env,
+    );
     expect(text.code).toBe(0);
     expect(text.stdout).toContain('12 tasks settled in both runs');
     expect(text.stdout).toContain('McNemar exact p (two-sided, 1 only A vs 6 only B): 0.1250');
-    const bad = await runCli('scheduler', ['compare', 'run-a', 'run-b', '--resamples', 'many'], services.env);
+    const bad = await runCli(
+      'scheduler',
+      ['compare', 'run-a', 'run-b', '--resamples', 'many'],
+      services.env,
+    );
     expect(bad.code).toBe(2);
-    expect(bad.stderr.trim().split('\n')).toEqual(['scheduler: --resamples many: expected a whole number of resamples of at least 1, e.g. --resamples 10000']);
+    expect(bad.stderr.trim().split('\n')).toEqual([
+      'scheduler: --resamples many: expected a whole number of resamples of at least 1, e.g. --resamples 10000',
+    ]);
     const missing = await runCli('scheduler', ['compare', 'run-a', 'nope'], services.env);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('run nope not found');
@@ -263,7 +373,10 @@ describe('comparison', () => {
 
 describe('binding and tokens', () => {
   it('refuses to bind beyond loopback without a token, in one line naming the flag and the fix', async () => {
-    const result = await runCli('dashboard', ['--host', '0.0.0.0', '--port', '0'], { ...services.env, DASHBOARD_TOKEN: '' });
+    const result = await runCli('dashboard', ['--host', '0.0.0.0', '--port', '0'], {
+      ...services.env,
+      DASHBOARD_TOKEN: '',
+    });
     expect(result.code).toBe(2);
     const lines = result.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
@@ -276,15 +389,37 @@ describe('binding and tokens', () => {
 
   it('asks every request for the token when bound beyond loopback', async () => {
     const token = 'a-test-token-of-enough-length';
-    const started = startCli('dashboard', ['--host', '0.0.0.0', '--port', '0'], { ...services.env, DASHBOARD_TOKEN: token, LOG_LEVEL: 'info' });
+    const started = startCli('dashboard', ['--host', '0.0.0.0', '--port', '0'], {
+      ...services.env,
+      DASHBOARD_TOKEN: token,
+      LOG_LEVEL: 'info',
+    });
     processes.push(started);
-    const [, port] = await waitForOutput(started, /dashboard: http:\/\/0\.0\.0\.0:(\d+)\//, 'the dashboard to listen');
+    const [, port] = await waitForOutput(
+      started,
+      /dashboard: http:\/\/0\.0\.0\.0:(\d+)\//,
+      'the dashboard to listen',
+    );
     const base = `http://127.0.0.1:${port}`;
-    for (const path of ['/', '/api/runs', '/queues', '/runs/run-osw', '/api/runs/run-osw/tasks/shot/attempts/1/steps/1/screenshot']) {
+    for (const path of [
+      '/',
+      '/api/runs',
+      '/queues',
+      '/runs/run-osw',
+      '/api/runs/run-osw/tasks/shot/attempts/1/steps/1/screenshot',
+    ]) {
       expect((await fetch(`${base}${path}`, { redirect: 'manual' })).status, path).toBe(401);
     }
-    expect((await fetch(`${base}/api/runs`, { headers: { authorization: 'Bearer wrong-token-of-enough-length' } })).status).toBe(401);
-    expect((await fetch(`${base}/api/runs`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+    expect(
+      (
+        await fetch(`${base}/api/runs`, {
+          headers: { authorization: 'Bearer wrong-token-of-enough-length' },
+        })
+      ).status,
+    ).toBe(401);
+    expect(
+      (await fetch(`${base}/api/runs`, { headers: { authorization: `Bearer ${token}` } })).status,
+    ).toBe(200);
     const opened = await fetch(`${base}/runs/run-osw?token=${token}`, { redirect: 'manual' });
     expect(opened.status).toBe(303);
     expect(opened.headers.get('location')).toBe('/runs/run-osw');
@@ -300,10 +435,13 @@ describe('binding and tokens', () => {
     // fetch may not set Host; node:http may.
     const statusFor = (host: string) =>
       new Promise<number>((resolve, reject) => {
-        const req = request({ host: '127.0.0.1', port: sut.dashboard.port, path: '/api/runs', headers: { host } }, (res) => {
-          res.resume();
-          resolve(res.statusCode ?? 0);
-        });
+        const req = request(
+          { host: '127.0.0.1', port: sut.dashboard.port, path: '/api/runs', headers: { host } },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        );
         req.on('error', reject);
         req.end();
       });

@@ -15,10 +15,25 @@ import { sql } from 'kysely';
 import { streamSSE } from 'hono/streaming';
 import type { ArtifactStore } from '@benchfleet/artifacts';
 import { listenOn, type Logger } from '@benchfleet/core';
-import { inlineNamedQuery, psqlVariableFlags, runNamedQuery, type Database, type NamedQuery, type QueryValues } from '@benchfleet/db';
-import { comparisonCoverageQuery, loadRunComparison, pairedTasksQuery } from '@benchfleet/run-comparison';
+import {
+  inlineNamedQuery,
+  psqlVariableFlags,
+  runNamedQuery,
+  type Database,
+  type NamedQuery,
+  type QueryValues,
+} from '@benchfleet/db';
+import {
+  comparisonCoverageQuery,
+  loadRunComparison,
+  pairedTasksQuery,
+} from '@benchfleet/run-comparison';
 import { accessGuard } from './access-guard.js';
-import { benchmarkDisplay, setBenchmarkDisplays, type BenchmarkDisplay } from './benchmark-display.js';
+import {
+  benchmarkDisplay,
+  setBenchmarkDisplays,
+  type BenchmarkDisplay,
+} from './benchmark-display.js';
 import type { BenchmarkRegistry } from '@benchfleet/benchmark-kit';
 import { AGGREGATE_QUEUE } from '@benchfleet/queue';
 import {
@@ -58,7 +73,6 @@ export interface DashboardServerOptions {
   pollMs: number;
 }
 
-
 /** What the browser shows of each benchmark, from the registry (it never sees the registry itself). */
 function displaysOf(registry: BenchmarkRegistry): Record<string, BenchmarkDisplay> {
   return Object.fromEntries(
@@ -67,7 +81,8 @@ function displaysOf(registry: BenchmarkRegistry): Record<string, BenchmarkDispla
       {
         successLabel: benchmark.success.label,
         successExplanation: `${benchmark.title} success: ${benchmark.success.meaning}.`,
-        trajectoryView: benchmark.display.trajectory === 'screenshots' ? 'screenshots' : 'webshop-pages',
+        trajectoryView:
+          benchmark.display.trajectory === 'screenshots' ? 'screenshots' : 'webshop-pages',
         queue: benchmark.job.queue,
         workerCommand: benchmark.display.workerCommand,
         stopReasons: { ...benchmark.display.stopReasons },
@@ -78,7 +93,13 @@ function displaysOf(registry: BenchmarkRegistry): Record<string, BenchmarkDispla
 }
 
 function shown<P extends string>(query: NamedQuery<P>, values: QueryValues<P>): ShownQuery {
-  return { name: query.name, title: query.title, psql: inlineNamedQuery(query, values), variables: query.sql.trim(), flags: psqlVariableFlags(query, values) };
+  return {
+    name: query.name,
+    title: query.title,
+    psql: inlineNamedQuery(query, values),
+    variables: query.sql.trim(),
+    flags: psqlVariableFlags(query, values),
+  };
 }
 
 class NotFound extends Error {}
@@ -89,7 +110,8 @@ const gzipAsync = promisify(gzip);
 // timed out, shutting down) means the database is not there.
 function isDatabaseDown(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
-  if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return code.startsWith('08') || code.startsWith('57P') || code === '53300';
+  if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code))
+    return code.startsWith('08') || code.startsWith('57P') || code === '53300';
   return true;
 }
 
@@ -115,18 +137,28 @@ export interface DashboardServer {
 }
 
 /** The dashboard's HTTP app: JSON API, live events, screenshots, the queue view and the built front end. */
-export function createDashboardApp(options: DashboardServerOptions): { app: Hono; close(): Promise<void> } {
+export function createDashboardApp(options: DashboardServerOptions): {
+  app: Hono;
+  close(): Promise<void>;
+} {
   const { db, logger } = options;
   const displays = displaysOf(options.registry);
   setBenchmarkDisplays(displays);
-  const fleet = new FleetObserver(options.redisUrl, options.prefix, [...options.registry.taskQueues, AGGREGATE_QUEUE]);
+  const fleet = new FleetObserver(options.redisUrl, options.prefix, [
+    ...options.registry.taskQueues,
+    AGGREGATE_QUEUE,
+  ]);
   const feed = new RunFeed(db, options.pollMs, logger.child({ part: 'run-feed' }));
   const screenshots = new ScreenshotReader(options.artifacts);
   const app = new Hono();
 
   app.onError((error, c) => {
     if (error instanceof NotFound) return c.json({ error: error.message }, 404);
-    if (isDatabaseDown(error)) return c.json({ error: 'database unavailable: Postgres does not answer; this page retries by itself' }, 503);
+    if (isDatabaseDown(error))
+      return c.json(
+        { error: 'database unavailable: Postgres does not answer; this page retries by itself' },
+        503,
+      );
     logger.error({ err: error, path: c.req.path }, 'request failed');
     return c.json({ error: 'internal error; the server log has the details' }, 500);
   });
@@ -139,9 +171,12 @@ export function createDashboardApp(options: DashboardServerOptions): { app: Hono
   });
   const compressJson = compress();
   // Not the event stream (it must flush as it goes), images, or the task list (gzipped once, kept).
-  app.use('/api/*', (c, next) => (/\/(events|screenshot|tasks)$/.test(c.req.path) ? next() : compressJson(c, next)));
+  app.use('/api/*', (c, next) =>
+    /\/(events|screenshot|tasks)$/.test(c.req.path) ? next() : compressJson(c, next),
+  );
 
-  const rows = <R, P extends string>(query: NamedQuery<P>, values: QueryValues<P>) => runNamedQuery<R, P>(db, query, values);
+  const rows = <R, P extends string>(query: NamedQuery<P>, values: QueryValues<P>) =>
+    runNamedQuery<R, P>(db, query, values);
 
   app.get('/api/health', async (c) => {
     const [database, redis] = await Promise.all([
@@ -162,7 +197,16 @@ export function createDashboardApp(options: DashboardServerOptions): { app: Hono
   });
 
   const requireRun = async (runId: string) => {
-    const [run] = await rows<Record<string, unknown> & { total: number; queued: number; running: number; started_at: Date | null; as_of: Date }, 'run'>(runQuery, { run: runId });
+    const [run] = await rows<
+      Record<string, unknown> & {
+        total: number;
+        queued: number;
+        running: number;
+        started_at: Date | null;
+        as_of: Date;
+      },
+      'run'
+    >(runQuery, { run: runId });
     if (!run) throw new NotFound(`run ${runId} not found`);
     return run;
   };
@@ -175,7 +219,13 @@ export function createDashboardApp(options: DashboardServerOptions): { app: Hono
       const elapsed = (run.as_of.getTime() - run.started_at.getTime()) / 1000;
       etaSeconds = Math.round((run.total - done) / (done / Math.max(elapsed, 0.001)));
     }
-    return { run, done, eta_seconds: etaSeconds, provisional: run['summarised'] !== true, queries: [shown(runQuery, { run: runId })] };
+    return {
+      run,
+      done,
+      eta_seconds: etaSeconds,
+      provisional: run['summarised'] !== true,
+      queries: [shown(runQuery, { run: runId })],
+    };
   };
 
   app.get('/api/runs/:run', async (c) => c.json(await runResponse(c.req.param('run'))));
@@ -199,7 +249,10 @@ export function createDashboardApp(options: DashboardServerOptions): { app: Hono
 
   // The full task list of a 20,000-task run is ~2 MB of JSON: kept, gzipped, per run for as long
   // as the run's cursor (what starts or settles a task moves it) stays where it was.
-  const taskLists = new Map<string, { cursor: string; etag: string; json: string; gzipped: Buffer }>();
+  const taskLists = new Map<
+    string,
+    { cursor: string; etag: string; json: string; gzipped: Buffer }
+  >();
   const TASK_LISTS_KEPT = 8;
 
   const sendTaskList = (c: Context, list: { etag: string; json: string; gzipped: Buffer }) => {
@@ -225,7 +278,8 @@ export function createDashboardApp(options: DashboardServerOptions): { app: Hono
     const asOf = (await sql<{ as_of: Date }>`select now() as as_of`.execute(db)).rows[0]?.as_of;
     if (since !== undefined) {
       const sinceDate = new Date(since);
-      if (Number.isNaN(sinceDate.getTime())) return c.json({ error: `since=${since} is not a timestamp` }, 400);
+      if (Number.isNaN(sinceDate.getTime()))
+        return c.json({ error: `since=${since} is not a timestamp` }, 400);
       // Overlap by a few seconds: a task's row may commit after a moment later than its timestamps.
       const values = { run: runId, since: new Date(sinceDate.getTime() - 10_000).toISOString() };
       const [changed] = await rows<{ rows: string }, 'run' | 'since'>(changedTasksQuery, values);
@@ -239,7 +293,12 @@ export function createDashboardApp(options: DashboardServerOptions): { app: Hono
     if (kept?.cursor === cursor) return sendTaskList(c, kept);
     const [all] = await rows<{ rows: string }, 'run'>(tasksQuery, { run: runId });
     const json = taskListJson(asOf, shown(tasksQuery, { run: runId }), all?.rows);
-    const list = { cursor, etag: `"${createHash('sha1').update(runId).update(cursor).digest('hex')}"`, json, gzipped: await gzipAsync(json) };
+    const list = {
+      cursor,
+      etag: `"${createHash('sha1').update(runId).update(cursor).digest('hex')}"`,
+      json,
+      gzipped: await gzipAsync(json),
+    };
     taskLists.delete(runId);
     taskLists.set(runId, list);
     if (taskLists.size > TASK_LISTS_KEPT) taskLists.delete(taskLists.keys().next().value ?? '');
@@ -251,7 +310,12 @@ export function createDashboardApp(options: DashboardServerOptions): { app: Hono
     const display = benchmarkDisplay(String(run['benchmark']));
     const view = await fleet.view(display.queue, c.req.param('run'));
     const pending = run.queued + run.running;
-    return c.json({ ...view, pending, consumed: view.workers.length > 0, worker_command: display.workerCommand });
+    return c.json({
+      ...view,
+      pending,
+      consumed: view.workers.length > 0,
+      worker_command: display.workerCommand,
+    });
   });
 
   app.get('/api/runs/:run/events', (c) => {
@@ -287,24 +351,35 @@ export function createDashboardApp(options: DashboardServerOptions): { app: Hono
   });
 
   const taskDetail = async (values: { run: string; task: string }) => {
-    const [task] = await rows<Record<string, unknown> & { benchmark: string }, 'run' | 'task'>(taskQuery, values);
+    const [task] = await rows<Record<string, unknown> & { benchmark: string }, 'run' | 'task'>(
+      taskQuery,
+      values,
+    );
     if (!task) throw new NotFound(`task ${values.task} of run ${values.run} not found`);
     const [attempts, steps, [goal]] = await Promise.all([
       rows<{ attempt: number }, 'run' | 'task'>(attemptsQuery, values),
       rows<StepRef, 'run' | 'task'>(stepsQuery, values),
       rows(webshopGoalQuery, values),
     ]);
-    const queries = [taskQuery, attemptsQuery, stepsQuery, ...(goal ? [webshopGoalQuery] : [])].map((query) => shown(query, values));
+    const queries = [taskQuery, attemptsQuery, stepsQuery, ...(goal ? [webshopGoalQuery] : [])].map(
+      (query) => shown(query, values),
+    );
     return { task, attempts, steps, goal: goal ?? null, queries };
   };
 
-  app.get('/api/runs/:run/tasks/:task', async (c) => c.json(await taskDetail({ run: c.req.param('run'), task: c.req.param('task') })));
+  app.get('/api/runs/:run/tasks/:task', async (c) =>
+    c.json(await taskDetail({ run: c.req.param('run'), task: c.req.param('task') })),
+  );
 
   app.get(STEP_ROUTE, async (c) => {
     const attempt = Number(c.req.param('attempt'));
     const step = Number(c.req.param('step'));
-    if (!Number.isInteger(attempt) || !Number.isInteger(step)) return c.json({ error: 'attempt and step are whole numbers' }, 404);
-    const [row] = await rows<{ screenshot_uri: string | null }, 'run' | 'task' | 'attempt' | 'step'>(screenshotQuery, {
+    if (!Number.isInteger(attempt) || !Number.isInteger(step))
+      return c.json({ error: 'attempt and step are whole numbers' }, 404);
+    const [row] = await rows<
+      { screenshot_uri: string | null },
+      'run' | 'task' | 'attempt' | 'step'
+    >(screenshotQuery, {
       run: c.req.param('run'),
       task: c.req.param('task'),
       attempt,
@@ -321,9 +396,15 @@ export function createDashboardApp(options: DashboardServerOptions): { app: Hono
     const a = c.req.query('a') ?? '';
     const b = c.req.query('b') ?? '';
     const { comparison, coverage } = await loadRunComparison(db, a, b);
-    for (const id of [a, b]) if (!coverage.some((run) => run.run_id === id)) throw new NotFound(`run ${id || '(none)'} not found`);
+    for (const id of [a, b])
+      if (!coverage.some((run) => run.run_id === id))
+        throw new NotFound(`run ${id || '(none)'} not found`);
     const values = { run_a: a, run_b: b };
-    return c.json({ comparison, coverage, queries: [shown(pairedTasksQuery, values), shown(comparisonCoverageQuery, values)] });
+    return c.json({
+      comparison,
+      coverage,
+      queries: [shown(pairedTasksQuery, values), shown(comparisonCoverageQuery, values)],
+    });
   });
 
   app.all('/api/*', (c) => c.json({ error: `no such API: ${c.req.path}` }, 404));
@@ -331,7 +412,9 @@ export function createDashboardApp(options: DashboardServerOptions): { app: Hono
   // The queue view: bull-board over the same queues, read-only.
   const board = new HonoAdapter(serveStatic);
   createBullBoard({
-    queues: [...fleet.queues.values()].map((queue) => new BullMQAdapter(queue, { readOnlyMode: true })),
+    queues: [...fleet.queues.values()].map(
+      (queue) => new BullMQAdapter(queue, { readOnlyMode: true }),
+    ),
     serverAdapter: board,
     options: { uiConfig: { boardTitle: 'benchfleet queues' } },
   });
@@ -356,16 +439,36 @@ export function createDashboardApp(options: DashboardServerOptions): { app: Hono
    * The front end's page, HTTP 404 when `lookup` finds nothing. What `lookup` returns goes into the
    * page as inert JSON (`<` escaped), so the first paint needs no API round trip.
    */
-  const page = async (c: Context, lookup: () => Promise<{ found: boolean; initial?: { id: string; data: unknown }; firstPaint?: string; preloadImage?: string }>) => {
+  const page = async (
+    c: Context,
+    lookup: () => Promise<{
+      found: boolean;
+      initial?: { id: string; data: unknown };
+      firstPaint?: string;
+      preloadImage?: string;
+    }>,
+  ) => {
     // Read each time (it is small), so that a rebuild is picked up without a restart.
     let html = await readFile(join(WEB_DIST_DIR, 'index.html'), 'utf8');
     // A database that is down must not turn every page into a 404: the page shows a banner instead.
-    const { found, initial, firstPaint, preloadImage } = await lookup().catch(() => ({ found: true, initial: undefined, firstPaint: undefined, preloadImage: undefined }));
+    const { found, initial, firstPaint, preloadImage } = await lookup().catch(() => ({
+      found: true,
+      initial: undefined,
+      firstPaint: undefined,
+      preloadImage: undefined,
+    }));
     // The frame a trajectory opens on starts loading while the scripts are still being parsed.
-    if (preloadImage) html = html.replace('</head>', `<link rel="preload" as="image" href="${preloadImage}" fetchpriority="high"></head>`);
+    if (preloadImage)
+      html = html.replace(
+        '</head>',
+        `<link rel="preload" as="image" href="${preloadImage}" fetchpriority="high"></head>`,
+      );
     if (initial) {
       const json = JSON.stringify(initial.data).replace(/</g, '\\u003c');
-      html = html.replace('<div id="root"></div>', `<script type="application/json" id="${initial.id}">${json}</script><div id="root">${firstPaint ?? ''}</div>`);
+      html = html.replace(
+        '<div id="root"></div>',
+        `<script type="application/json" id="${initial.id}">${json}</script><div id="root">${firstPaint ?? ''}</div>`,
+      );
     }
     c.header('Cache-Control', 'no-cache');
     return c.html(html, found ? 200 : 404);
@@ -377,7 +480,15 @@ export function createDashboardApp(options: DashboardServerOptions): { app: Hono
     page(c, async () => {
       try {
         const data = await runResponse(c.req.param('run'));
-        return { found: true, initial: { id: 'initial-run', data }, firstPaint: runFirstPaintHtml(data.run as unknown as FirstPaintRun, data.done, data.provisional) };
+        return {
+          found: true,
+          initial: { id: 'initial-run', data },
+          firstPaint: runFirstPaintHtml(
+            data.run as unknown as FirstPaintRun,
+            data.done,
+            data.provisional,
+          ),
+        };
       } catch (error) {
         if (error instanceof NotFound) return { found: false };
         throw error;
@@ -396,14 +507,23 @@ export function createDashboardApp(options: DashboardServerOptions): { app: Hono
       }
       const attemptParam = Number(c.req.query('attempt'));
       const stepParam = Number(c.req.query('step'));
-      const attempt = Number.isInteger(attemptParam) && c.req.query('attempt') ? attemptParam : (detail.attempts.at(-1)?.attempt ?? 1);
-      const { steps, index } = selectedStep(detail.steps, attempt, Number.isInteger(stepParam) && c.req.query('step') ? stepParam : undefined);
+      const attempt =
+        Number.isInteger(attemptParam) && c.req.query('attempt')
+          ? attemptParam
+          : (detail.attempts.at(-1)?.attempt ?? 1);
+      const { steps, index } = selectedStep(
+        detail.steps,
+        attempt,
+        Number.isInteger(stepParam) && c.req.query('step') ? stepParam : undefined,
+      );
       const { frame } = actionFrame(steps, index);
       const screenshots = benchmarkDisplay(detail.task.benchmark).trajectoryView === 'screenshots';
       return {
         found: true,
         initial: { id: 'initial-task', data: detail },
-        ...(screenshots && frame ? { preloadImage: screenshotPath(values.run, values.task, frame) } : {}),
+        ...(screenshots && frame
+          ? { preloadImage: screenshotPath(values.run, values.task, frame) }
+          : {}),
       };
     }),
   );
@@ -420,10 +540,17 @@ export function createDashboardApp(options: DashboardServerOptions): { app: Hono
 }
 
 /** Starts the dashboard on `host:port`; the caller owns `db` and closes it after `close()`. */
-export async function startDashboardServer(options: DashboardServerOptions & { host: string; port: number }): Promise<DashboardServer> {
+export async function startDashboardServer(
+  options: DashboardServerOptions & { host: string; port: number },
+): Promise<DashboardServer> {
   const { app, close } = createDashboardApp(options);
   const server = createAdaptorServer({ fetch: app.fetch }) as Server;
-  const port = await listenOn(server, { port: options.port, host: options.host, what: 'dashboard port', setting: '--port' });
+  const port = await listenOn(server, {
+    port: options.port,
+    host: options.host,
+    what: 'dashboard port',
+    setting: '--port',
+  });
   const shownHost = options.host.includes(':') ? `[${options.host}]` : options.host;
   return {
     server,

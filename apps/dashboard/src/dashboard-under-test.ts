@@ -17,7 +17,10 @@ export interface DashboardUnderTest {
 }
 
 /** The dashboard in this process over a test file's own database, prefix and artifact directory, on a free port. */
-export async function startDashboardUnderTest(services: TestServices, options: { pollMs?: number; db?: Database; artifacts?: ArtifactStore } = {}): Promise<DashboardUnderTest> {
+export async function startDashboardUnderTest(
+  services: TestServices,
+  options: { pollMs?: number; db?: Database; artifacts?: ArtifactStore } = {},
+): Promise<DashboardUnderTest> {
   // A fresh build of the current sources (a no-op when dist/web already is one).
   await ensureWebBuild();
   const scratch = await mkdtemp(join(tmpdir(), 'dashboard-test-'));

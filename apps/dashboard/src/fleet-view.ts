@@ -27,7 +27,12 @@ const ACTIVE_SCAN = 1_000;
 function withTimeout<T>(promise: Promise<T>): Promise<T> {
   return Promise.race([
     promise,
-    new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`Redis did not answer within ${REDIS_TIMEOUT_MS} ms`)), REDIS_TIMEOUT_MS).unref()),
+    new Promise<T>((_, reject) =>
+      setTimeout(
+        () => reject(new Error(`Redis did not answer within ${REDIS_TIMEOUT_MS} ms`)),
+        REDIS_TIMEOUT_MS,
+      ).unref(),
+    ),
   ]);
 }
 
@@ -53,14 +58,24 @@ export class FleetObserver {
     if (!queue) return { queue: queueName, redis: 'up', counts: {}, workers: [], active: [] };
     try {
       const [counts, clients, activeJobs] = await withTimeout(
-        Promise.all([queue.getJobCounts('waiting', 'active', 'delayed', 'failed', 'prioritized'), queue.getWorkers(), queue.getActive(0, ACTIVE_SCAN - 1)]),
+        Promise.all([
+          queue.getJobCounts('waiting', 'active', 'delayed', 'failed', 'prioritized'),
+          queue.getWorkers(),
+          queue.getActive(0, ACTIVE_SCAN - 1),
+        ]),
       );
       const runPrefix = `${runId}__`;
       const workers = new Map<string, FleetWorker>();
       for (const client of clients) {
         const name = (client['rawname'] ?? '').split(':w:')[1] ?? '(unnamed)';
         const age = Number(client['age']);
-        if (!workers.has(name)) workers.set(name, { name, age_seconds: Number.isFinite(age) ? age : null, current: [], other_active: 0 });
+        if (!workers.has(name))
+          workers.set(name, {
+            name,
+            age_seconds: Number.isFinite(age) ? age : null,
+            current: [],
+            other_active: 0,
+          });
       }
       const active: FleetView['active'] = [];
       for (const job of activeJobs) {
@@ -75,7 +90,13 @@ export class FleetObserver {
           entry.other_active += 1;
         }
       }
-      return { queue: queueName, redis: 'up', counts, workers: [...workers.values()].sort((a, b) => a.name.localeCompare(b.name)), active };
+      return {
+        queue: queueName,
+        redis: 'up',
+        counts,
+        workers: [...workers.values()].sort((a, b) => a.name.localeCompare(b.name)),
+        active,
+      };
     } catch {
       return { queue: queueName, redis: 'down', counts: {}, workers: [], active: [] };
     }
@@ -89,7 +110,9 @@ export class FleetObserver {
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.queues.values()].map((queue) => queue.close().catch(() => undefined)));
+    await Promise.all(
+      [...this.queues.values()].map((queue) => queue.close().catch(() => undefined)),
+    );
     this.connection.disconnect();
   }
 }

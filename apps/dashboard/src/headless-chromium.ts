@@ -6,7 +6,16 @@ import { chromium, type BrowserContext, type Locator, type Page } from 'playwrig
 // Debian's Chromium, never a downloaded browser; `.ci/run` installs the package when it is missing.
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+];
 
 export interface HeadlessChromium {
   context: BrowserContext;
@@ -15,9 +24,16 @@ export interface HeadlessChromium {
 }
 
 /** A fresh profile in a temporary directory, removed on close. */
-export async function launchChromium(viewport = { width: 1400, height: 1000 }): Promise<HeadlessChromium> {
+export async function launchChromium(
+  viewport = { width: 1400, height: 1000 },
+): Promise<HeadlessChromium> {
   const profile = await mkdtemp(join(tmpdir(), 'benchfleet-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM_PATH, headless: true, args: FLAGS, viewport });
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM_PATH,
+    headless: true,
+    args: FLAGS,
+    viewport,
+  });
   return {
     context,
     newPage: () => context.newPage(),
@@ -29,7 +45,11 @@ export async function launchChromium(viewport = { width: 1400, height: 1000 }): 
 }
 
 /** Waits, with Playwright's own polling of the page, until the locator's text contains `text`. */
-export async function waitForText(locator: Locator, text: string | RegExp, timeoutMs = 30_000): Promise<string> {
+export async function waitForText(
+  locator: Locator,
+  text: string | RegExp,
+  timeoutMs = 30_000,
+): Promise<string> {
   const matching = locator.filter({ hasText: text }).first();
   await matching.waitFor({ state: 'visible', timeout: timeoutMs });
   return (await matching.textContent()) ?? '';

@@ -8,10 +8,18 @@ import { startDashboardServer } from './dashboard-server.js';
 import { ensureWebBuild } from './web-build.js';
 
 const program = new Command('dashboard')
-  .description('web dashboard over the fleet’s Postgres, Redis and artifact store: runs, live progress, trajectories, comparisons, queues')
+  .description(
+    'web dashboard over the fleet’s Postgres, Redis and artifact store: runs, live progress, trajectories, comparisons, queues',
+  )
   .option('--port <port>', 'port to serve on (default 8080, or DASHBOARD_PORT; 0 picks a free one)')
-  .option('--host <address>', 'address to bind (default 127.0.0.1, or DASHBOARD_HOST); any other than loopback needs --auth-token')
-  .option('--auth-token <token>', 'token every request must carry (or DASHBOARD_TOKEN); required off loopback')
+  .option(
+    '--host <address>',
+    'address to bind (default 127.0.0.1, or DASHBOARD_HOST); any other than loopback needs --auth-token',
+  )
+  .option(
+    '--auth-token <token>',
+    'token every request must carry (or DASHBOARD_TOKEN); required off loopback',
+  )
   .showHelpAfterError()
   .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : 2))
   .action(async (flags: DashboardFlags) => {
@@ -21,7 +29,7 @@ const program = new Command('dashboard')
     const db = createDatabase(config.databaseUrl, { max: 8, connectTimeoutMs: 2_000 });
     const artifacts = createArtifactStore(config.artifactsUri, config.artifactSettings);
     const dashboard = await startDashboardServer({
-    registry: benchmarks,
+      registry: benchmarks,
       db,
       redisUrl: config.redisUrl,
       prefix: config.prefix,
@@ -32,8 +40,18 @@ const program = new Command('dashboard')
       port: config.port,
       ...(config.authToken ? { authToken: config.authToken } : {}),
     });
-    logger.info({ url: dashboard.url, host: config.host, port: dashboard.port, tokenRequired: config.authToken !== undefined }, 'dashboard ready');
-    process.stdout.write(`dashboard: ${dashboard.url}/${config.authToken ? ' (open it once with ?token=…)' : ''}\n`);
+    logger.info(
+      {
+        url: dashboard.url,
+        host: config.host,
+        port: dashboard.port,
+        tokenRequired: config.authToken !== undefined,
+      },
+      'dashboard ready',
+    );
+    process.stdout.write(
+      `dashboard: ${dashboard.url}/${config.authToken ? ' (open it once with ?token=…)' : ''}\n`,
+    );
     const stop = async () => {
       await dashboard.close();
       await db.destroy();

@@ -2,7 +2,8 @@ import type { Logger } from '@benchfleet/core';
 import { runNamedQuery, type Database } from '@benchfleet/db';
 import { runCursorQuery } from './dashboard-queries.js';
 
-export type RunFeedEvent = { kind: 'changed'; cursor: string } | { kind: 'database-down'; message: string };
+export type RunFeedEvent =
+  { kind: 'changed'; cursor: string } | { kind: 'database-down'; message: string };
 
 type Listener = (event: RunFeedEvent) => void;
 
@@ -62,7 +63,9 @@ export class RunFeed {
   private async poll(runId: string, watched: Watched): Promise<void> {
     if (this.runs.get(runId) !== watched) return;
     try {
-      const [row] = await runNamedQuery<Record<string, unknown>, 'run'>(this.db, runCursorQuery, { run: runId });
+      const [row] = await runNamedQuery<Record<string, unknown>, 'run'>(this.db, runCursorQuery, {
+        run: runId,
+      });
       const cursor = JSON.stringify(row ?? {});
       if (cursor !== watched.cursor || watched.down) {
         watched.cursor = cursor;
@@ -73,7 +76,8 @@ export class RunFeed {
       if (!watched.down) {
         watched.down = true;
         this.logger.warn({ run: runId, err: error }, 'live cursor query failed');
-        for (const listener of watched.listeners) listener({ kind: 'database-down', message: 'Postgres does not answer' });
+        for (const listener of watched.listeners)
+          listener({ kind: 'database-down', message: 'Postgres does not answer' });
       }
     }
     if (this.runs.get(runId) === watched) this.schedule(runId, watched, this.pollMs);

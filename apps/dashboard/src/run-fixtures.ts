@@ -1,5 +1,11 @@
 import type { ArtifactStore } from '@benchfleet/artifacts';
-import { runsRepository, stepsRepository, tasksRepository, type Database, type TaskOutcomeRecord } from '@benchfleet/db';
+import {
+  runsRepository,
+  stepsRepository,
+  tasksRepository,
+  type Database,
+  type TaskOutcomeRecord,
+} from '@benchfleet/db';
 
 // Runs written through the same repositories the workers use, for the dashboard's tests, its
 // bench and its README screenshots: attempts opened, steps inserted, outcomes settled.
@@ -43,7 +49,11 @@ export interface FixtureRun {
   tasks: FixtureTask[];
 }
 
-export async function writeFixtureRun(db: Database, artifacts: ArtifactStore, run: FixtureRun): Promise<void> {
+export async function writeFixtureRun(
+  db: Database,
+  artifacts: ArtifactStore,
+  run: FixtureRun,
+): Promise<void> {
   await runsRepository(db).createWithTasks({
     run: {
       id: run.id,
@@ -54,24 +64,46 @@ export async function writeFixtureRun(db: Database, artifacts: ArtifactStore, ru
       agent: run.agent ? JSON.stringify(run.agent) : null,
       code_version: 'fixture',
     },
-    tasks: run.tasks.map((task, seq) => ({ task_id: task.taskId, seq, domain: task.domain, instruction: task.instruction, spec: JSON.stringify(task.spec ?? {}) })),
+    tasks: run.tasks.map((task, seq) => ({
+      task_id: task.taskId,
+      seq,
+      domain: task.domain,
+      instruction: task.instruction,
+      spec: JSON.stringify(task.spec ?? {}),
+    })),
   });
   for (const task of run.tasks) {
-    for (const [i, fixture] of (task.attempts ?? []).entries()) await writeFixtureAttempt(db, artifacts, run.id, task.taskId, fixture, i + 1);
+    for (const [i, fixture] of (task.attempts ?? []).entries())
+      await writeFixtureAttempt(db, artifacts, run.id, task.taskId, fixture, i + 1);
   }
 }
 
 /** Opens the task's next attempt, writes its steps (screenshots to the store) and settles it. */
-export async function writeFixtureAttempt(db: Database, artifacts: ArtifactStore, runId: string, taskId: string, fixture: FixtureAttempt, jobAttempt = 1): Promise<number> {
+export async function writeFixtureAttempt(
+  db: Database,
+  artifacts: ArtifactStore,
+  runId: string,
+  taskId: string,
+  fixture: FixtureAttempt,
+  jobAttempt = 1,
+): Promise<number> {
   const tasks = tasksRepository(db);
-  const opened = await tasks.openAttempt(runId, taskId, fixture.worker ?? 'fixture-worker', jobAttempt);
+  const opened = await tasks.openAttempt(
+    runId,
+    taskId,
+    fixture.worker ?? 'fixture-worker',
+    jobAttempt,
+  );
   if (!opened) throw new Error(`task ${taskId} of run ${runId} is not open`);
   const { attempt } = opened;
   const rows = [];
   for (const [i, step] of fixture.steps.entries()) {
     const number = i + 1;
     const screenshotUri = step.screenshot
-      ? await artifacts.put([runId, taskId, `attempt-${attempt}`, `step_${String(number).padStart(3, '0')}.png`], step.screenshot)
+      ? await artifacts.put(
+          [runId, taskId, `attempt-${attempt}`, `step_${String(number).padStart(3, '0')}.png`],
+          step.screenshot,
+        )
       : null;
     rows.push({
       run_id: runId,
@@ -90,7 +122,13 @@ export async function writeFixtureAttempt(db: Database, artifacts: ArtifactStore
   }
   await stepsRepository(db).insertMany(rows);
   if (fixture.outcome) {
-    await tasks.settle(runId, taskId, attempt, { totalSteps: fixture.steps.length, ...fixture.outcome }, fixture.final ?? true);
+    await tasks.settle(
+      runId,
+      taskId,
+      attempt,
+      { totalSteps: fixture.steps.length, ...fixture.outcome },
+      fixture.final ?? true,
+    );
   }
   return attempt;
 }

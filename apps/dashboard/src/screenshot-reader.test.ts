@@ -20,7 +20,12 @@ let scratch: string;
 
 beforeAll(async () => {
   s3 = await startFakeS3({ accessKeyId: 'AKIDDASH' });
-  settings = { endpoint: s3.url, region: 'us-east-1', accessKeyId: 'AKIDDASH', secretAccessKey: 'secret' };
+  settings = {
+    endpoint: s3.url,
+    region: 'us-east-1',
+    accessKeyId: 'AKIDDASH',
+    secretAccessKey: 'secret',
+  };
   scratch = await mkdtemp(join(tmpdir(), 'screenshot-reader-'));
 });
 
@@ -63,7 +68,13 @@ describe('ScreenshotReader on S3', () => {
     await createArtifactStore('s3://shots/other', { s3: settings }).put(['x.png'], PNG);
     await createArtifactStore('s3://elsewhere/fleet', { s3: settings }).put(['x.png'], PNG);
     expect((await sut.read(inside))?.contentType).toBe('image/png');
-    for (const uri of ['s3://shots/other/x.png', 's3://elsewhere/fleet/x.png', 's3://shots/fleet/../other/x.png', 's3://shots/fleetish/x.png', 'file:///etc/passwd']) {
+    for (const uri of [
+      's3://shots/other/x.png',
+      's3://elsewhere/fleet/x.png',
+      's3://shots/fleet/../other/x.png',
+      's3://shots/fleetish/x.png',
+      'file:///etc/passwd',
+    ]) {
       expect(await sut.read(uri), uri).toBeUndefined();
     }
   });
@@ -76,11 +87,29 @@ describe('ScreenshotReader on S3', () => {
         id: 'run-s3',
         name: 's3-screenshots',
         benchmark: 'osworld',
-        tasks: [{ taskId: 'task', domain: 'd', instruction: 'i', attempts: [{ steps: [{ action: { tool_calls: [] }, screenshot: PNG }], outcome: { status: 'success', durationMs: 1 } }] }],
+        tasks: [
+          {
+            taskId: 'task',
+            domain: 'd',
+            instruction: 'i',
+            attempts: [
+              {
+                steps: [{ action: { tool_calls: [] }, screenshot: PNG }],
+                outcome: { status: 'success', durationMs: 1 },
+              },
+            ],
+          },
+        ],
       });
-      const step = await services.db.selectFrom('steps').select('screenshot_uri').where('run_id', '=', 'run-s3').executeTakeFirstOrThrow();
+      const step = await services.db
+        .selectFrom('steps')
+        .select('screenshot_uri')
+        .where('run_id', '=', 'run-s3')
+        .executeTakeFirstOrThrow();
       expect(step.screenshot_uri).toBe('s3://shots/dashboard/run-s3/task/attempt-1/step_001.png');
-      const response = await fetch(`${sut.dashboard.url}/api/runs/run-s3/tasks/task/attempts/1/steps/1/screenshot`);
+      const response = await fetch(
+        `${sut.dashboard.url}/api/runs/run-s3/tasks/task/attempts/1/steps/1/screenshot`,
+      );
       expect(response.status).toBe(200);
       expect(Buffer.from(await response.arrayBuffer()).equals(PNG)).toBe(true);
     } finally {

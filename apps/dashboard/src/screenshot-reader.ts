@@ -15,7 +15,8 @@ const IMAGE_SIGNATURES: { contentType: string; bytes: number[] }[] = [
 ];
 
 function imageType(bytes: Buffer): string | undefined {
-  return IMAGE_SIGNATURES.find((signature) => signature.bytes.every((byte, i) => bytes[i] === byte))?.contentType;
+  return IMAGE_SIGNATURES.find((signature) => signature.bytes.every((byte, i) => bytes[i] === byte))
+    ?.contentType;
 }
 
 function inside(root: string, path: string): boolean {
@@ -44,7 +45,10 @@ export class ScreenshotReader {
       const path = fileURLToPath(uri);
       if (!inside(root, path)) return false;
       // The real paths too, so that a symlink inside the store cannot lead out of it.
-      const [realRoot, realPath] = await Promise.all([realpath(root), realpath(path).catch(() => undefined)]);
+      const [realRoot, realPath] = await Promise.all([
+        realpath(root),
+        realpath(path).catch(() => undefined),
+      ]);
       return realPath !== undefined && inside(realRoot, realPath);
     }
     if (base.startsWith('s3://') && uri.startsWith('s3://')) {

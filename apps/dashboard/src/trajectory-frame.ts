@@ -8,9 +8,19 @@ export interface StepRef {
 }
 
 /** The attempt's steps and the index of the chosen one (the first when none or an unknown one is chosen). */
-export function selectedStep<S extends StepRef>(steps: readonly S[], attempt: number, step: number | undefined): { steps: S[]; index: number } {
+export function selectedStep<S extends StepRef>(
+  steps: readonly S[],
+  attempt: number,
+  step: number | undefined,
+): { steps: S[]; index: number } {
   const ofAttempt = steps.filter((candidate) => candidate.attempt === attempt);
-  const index = step === undefined ? 0 : Math.max(0, ofAttempt.findIndex((candidate) => candidate.step === step));
+  const index =
+    step === undefined
+      ? 0
+      : Math.max(
+          0,
+          ofAttempt.findIndex((candidate) => candidate.step === step),
+        );
   return { steps: ofAttempt, index };
 }
 
@@ -18,7 +28,10 @@ export function selectedStep<S extends StepRef>(steps: readonly S[], attempt: nu
  * The frame to draw a step's action on: the screen as the previous step left it, which is what the
  * agent looked at when it chose the action; without one, the screen after the step itself.
  */
-export function actionFrame<S extends StepRef>(steps: readonly S[], index: number): { frame: S | undefined; seenBefore: boolean } {
+export function actionFrame<S extends StepRef>(
+  steps: readonly S[],
+  index: number,
+): { frame: S | undefined; seenBefore: boolean } {
   const before = index > 0 ? steps[index - 1] : undefined;
   if (before?.has_screenshot) return { frame: before, seenBefore: true };
   const step = steps[index];

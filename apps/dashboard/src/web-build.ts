@@ -19,7 +19,11 @@ const STALE_LOCK_MS = 5 * 60_000;
 async function filesUnder(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true });
   const nested = await Promise.all(
-    entries.map((entry) => (entry.isDirectory() ? filesUnder(join(dir, entry.name)) : Promise.resolve(entry.isFile() ? [join(dir, entry.name)] : []))),
+    entries.map((entry) =>
+      entry.isDirectory()
+        ? filesUnder(join(dir, entry.name))
+        : Promise.resolve(entry.isFile() ? [join(dir, entry.name)] : []),
+    ),
   );
   return nested.flat().sort();
 }
@@ -27,16 +31,26 @@ async function filesUnder(dir: string): Promise<string[]> {
 /** A hash of everything the bundle is built from: a build is current when its stamp says this. */
 export async function webSourceHash(): Promise<string> {
   const hash = createHash('sha256');
-  const files = [...(await filesUnder(WEB_SOURCE_DIR)), VITE_CONFIG, ...SHARED_WITH_WEB.map((file) => join(APP_DIR, 'src', file))];
+  const files = [
+    ...(await filesUnder(WEB_SOURCE_DIR)),
+    VITE_CONFIG,
+    ...SHARED_WITH_WEB.map((file) => join(APP_DIR, 'src', file)),
+  ];
   for (const file of files) {
-    hash.update(relative(APP_DIR, file)).update('\0').update(await readFile(file)).update('\0');
+    hash
+      .update(relative(APP_DIR, file))
+      .update('\0')
+      .update(await readFile(file))
+      .update('\0');
   }
   return hash.digest('hex');
 }
 
 async function currentStamp(): Promise<string | undefined> {
   try {
-    return (JSON.parse(await readFile(join(WEB_DIST_DIR, STAMP_FILE), 'utf8')) as { source?: string }).source;
+    return (
+      JSON.parse(await readFile(join(WEB_DIST_DIR, STAMP_FILE), 'utf8')) as { source?: string }
+    ).source;
   } catch {
     return undefined;
   }
@@ -49,7 +63,10 @@ async function takeLock(): Promise<() => Promise<void>> {
       await mkdir(LOCK_DIR);
       return () => rm(LOCK_DIR, { recursive: true, force: true });
     } catch {
-      const since = await stat(LOCK_DIR).then((s) => Date.now() - s.mtimeMs, () => 0);
+      const since = await stat(LOCK_DIR).then(
+        (s) => Date.now() - s.mtimeMs,
+        () => 0,
+      );
       if (since > STALE_LOCK_MS) await rm(LOCK_DIR, { recursive: true, force: true });
       else await new Promise((resolve) => setTimeout(resolve, 250));
     }
@@ -58,16 +75,35 @@ async function takeLock(): Promise<() => Promise<void>> {
 
 /** `vite build` in its own process, where NODE_ENV is `production` whatever ours is (vitest sets `test`). */
 async function viteBuild(outDir: string): Promise<void> {
-  const viteBin = join(dirname(createRequire(import.meta.url).resolve('vite/package.json')), 'bin', 'vite.js');
-  const child = spawn(process.execPath, [viteBin, 'build', '--config', VITE_CONFIG, '--outDir', outDir, '--emptyOutDir', '--logLevel', 'warn'], {
-    env: { ...process.env, NODE_ENV: 'production' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const viteBin = join(
+    dirname(createRequire(import.meta.url).resolve('vite/package.json')),
+    'bin',
+    'vite.js',
+  );
+  const child = spawn(
+    process.execPath,
+    [
+      viteBin,
+      'build',
+      '--config',
+      VITE_CONFIG,
+      '--outDir',
+      outDir,
+      '--emptyOutDir',
+      '--logLevel',
+      'warn',
+    ],
+    {
+      env: { ...process.env, NODE_ENV: 'production' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-  if (code !== 0) throw new Error(`vite build of the dashboard failed (exit ${code}):\n${output.trim()}`);
+  if (code !== 0)
+    throw new Error(`vite build of the dashboard failed (exit ${code}):\n${output.trim()}`);
 }
 
 /**
@@ -76,7 +112,9 @@ async function viteBuild(outDir: string): Promise<void> {
  * and a changed source tree never serve a missing or stale bundle. Concurrent callers (test files
  * in parallel) wait for one build.
  */
-export async function ensureWebBuild(log: (line: string) => void = () => undefined): Promise<{ built: boolean }> {
+export async function ensureWebBuild(
+  log: (line: string) => void = () => undefined,
+): Promise<{ built: boolean }> {
   const source = await webSourceHash();
   if ((await currentStamp()) === source) return { built: false };
   const release = await takeLock();
@@ -87,9 +125,13 @@ export async function ensureWebBuild(log: (line: string) => void = () => undefin
     await viteBuild(staging);
     // Served as is to browsers that accept gzip (serveStatic's `precompressed`).
     for (const file of await filesUnder(join(staging, 'assets'))) {
-      if (['.js', '.css', '.svg'].includes(extname(file))) await writeFile(`${file}.gz`, gzipSync(await readFile(file), { level: 9 }));
+      if (['.js', '.css', '.svg'].includes(extname(file)))
+        await writeFile(`${file}.gz`, gzipSync(await readFile(file), { level: 9 }));
     }
-    await writeFile(join(staging, STAMP_FILE), JSON.stringify({ source, built_at: new Date().toISOString() }));
+    await writeFile(
+      join(staging, STAMP_FILE),
+      JSON.stringify({ source, built_at: new Date().toISOString() }),
+    );
     await rm(WEB_DIST_DIR, { recursive: true, force: true });
     await rename(staging, WEB_DIST_DIR);
     log(`front end built into ${relative(process.cwd(), WEB_DIST_DIR) || WEB_DIST_DIR}`);

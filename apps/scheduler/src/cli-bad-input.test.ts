@@ -21,7 +21,10 @@ import { demoCatalogRequest, importWebshopCatalog } from '@benchfleet/webshop-be
 
 const services = useTestServices();
 let scratch: string;
-let datasets: Record<'colon' | 'duplicate' | 'traversal' | 'absolute' | 'dots' | 'caseTwins' | 'slashTwins', string>;
+let datasets: Record<
+  'colon' | 'duplicate' | 'traversal' | 'absolute' | 'dots' | 'caseTwins' | 'slashTwins',
+  string
+>;
 let emptyDatabaseUrl: string;
 const emptyDatabase = `bf_empty_${process.pid}`;
 
@@ -39,76 +42,374 @@ const webshopLlm = ['enqueue', '--benchmark', 'webshop', '--agent', 'llm', '--ll
 
 const cases: Case[] = [
   // The issue's list, each as a user typed it.
-  { name: 'import --products -1', args: () => ['webshop', 'import', '--demo', '--products', '-1'], says: /--products <n>' argument '-1' is invalid\. expected a positive whole number/ },
-  { name: 'import --products abc', args: () => ['webshop', 'import', '--demo', '--products', 'abc'], says: /--products <n>' argument 'abc' is invalid/ },
-  { name: 'enqueue --max-tasks -5', args: () => ['enqueue', '--benchmark', 'webshop', '--max-tasks', '-5'], says: /--max-tasks <n>' argument '-5' is invalid\. expected a positive whole number/ },
-  { name: 'enqueue --max-steps -1', args: () => ['enqueue', '--benchmark', 'webshop', '--max-steps', '-1'], says: /--max-steps <n>' argument '-1' is invalid/ },
-  { name: 'enqueue --stall-timeout-s -10', args: () => ['enqueue', '--benchmark', 'osworld', '--stall-timeout-s', '-10'], says: /--stall-timeout-s -10: expected a positive whole number/ },
-  { name: 'runs --limit abc', args: () => ['runs', '--limit', 'abc'], says: /--limit <n>' argument 'abc' is invalid\. expected a positive whole number/ },
-  { name: 'enqueue --llm-temperature abc', args: () => [...webshopLlm, '--llm-base-url', 'http://127.0.0.1:9/v1', '--llm-temperature', 'abc'], says: /--llm-temperature abc: expected a number from 0 to 2/ },
-  { name: 'enqueue --model [1,2]', args: () => ['enqueue', '--benchmark', 'osworld', '--model', '[1,2]'], says: /--model \[1,2\]: expected a JSON object; expected '\{"provider"/ },
-  { name: 'a task id with ":"', args: () => ['enqueue', '--dataset', datasets.colon], says: /task id "os:1" in the osworld tasks is not allowed: use letters, digits, \. _ -/ },
-  { name: 'a task id twice', args: () => ['enqueue', '--dataset', datasets.duplicate], says: /task id os-1 appears twice in the osworld tasks: every task needs its own id/ },
-  { name: 'an unmigrated database', args: () => ['runs'], env: () => ({ ...services.env, DATABASE_URL: emptyDatabaseUrl }), says: /the database at DATABASE_URL has no benchfleet schema yet: run `scheduler migrate` first/ },
-  { name: '--goals beyond the catalog', args: () => ['enqueue', '--benchmark', 'webshop', '--goals', '0-99999'], says: /--goals 0-99999: catalog demo has goals 0-\d+ only/ },
-  { name: '--goals far beyond the catalog', args: () => ['enqueue', '--benchmark', 'webshop', '--goals', '0-300000000'], says: /--goals 0-300000000: catalog demo has goals 0-\d+ only/ },
-  { name: 'a task id "../../x"', args: () => ['enqueue', '--dataset', datasets.traversal], says: /task id "\.\.\/\.\.\/x" .* is not allowed/ },
-  { name: 'a task id "/etc/passwd"', args: () => ['enqueue', '--dataset', datasets.absolute], says: /task id "\/etc\/passwd" .* is not allowed/ },
-  { name: 'a task id ".."', args: () => ['enqueue', '--dataset', datasets.dots], says: /task id "\.\." .* is not allowed/ },
-  { name: 'task ids "a/b" and "a_b"', args: () => ['enqueue', '--dataset', datasets.slashTwins], says: /task id "a\/b" .* is not allowed/ },
-  { name: 'task ids differing in case', args: () => ['enqueue', '--dataset', datasets.caseTwins], says: /task ids Task-1 and task-1 .* differ only in case/ },
+  {
+    name: 'import --products -1',
+    args: () => ['webshop', 'import', '--demo', '--products', '-1'],
+    says: /--products <n>' argument '-1' is invalid\. expected a positive whole number/,
+  },
+  {
+    name: 'import --products abc',
+    args: () => ['webshop', 'import', '--demo', '--products', 'abc'],
+    says: /--products <n>' argument 'abc' is invalid/,
+  },
+  {
+    name: 'enqueue --max-tasks -5',
+    args: () => ['enqueue', '--benchmark', 'webshop', '--max-tasks', '-5'],
+    says: /--max-tasks <n>' argument '-5' is invalid\. expected a positive whole number/,
+  },
+  {
+    name: 'enqueue --max-steps -1',
+    args: () => ['enqueue', '--benchmark', 'webshop', '--max-steps', '-1'],
+    says: /--max-steps <n>' argument '-1' is invalid/,
+  },
+  {
+    name: 'enqueue --stall-timeout-s -10',
+    args: () => ['enqueue', '--benchmark', 'osworld', '--stall-timeout-s', '-10'],
+    says: /--stall-timeout-s -10: expected a positive whole number/,
+  },
+  {
+    name: 'runs --limit abc',
+    args: () => ['runs', '--limit', 'abc'],
+    says: /--limit <n>' argument 'abc' is invalid\. expected a positive whole number/,
+  },
+  {
+    name: 'enqueue --llm-temperature abc',
+    args: () => [
+      ...webshopLlm,
+      '--llm-base-url',
+      'http://127.0.0.1:9/v1',
+      '--llm-temperature',
+      'abc',
+    ],
+    says: /--llm-temperature abc: expected a number from 0 to 2/,
+  },
+  {
+    name: 'enqueue --model [1,2]',
+    args: () => ['enqueue', '--benchmark', 'osworld', '--model', '[1,2]'],
+    says: /--model \[1,2\]: expected a JSON object; expected '\{"provider"/,
+  },
+  {
+    name: 'a task id with ":"',
+    args: () => ['enqueue', '--dataset', datasets.colon],
+    says: /task id "os:1" in the osworld tasks is not allowed: use letters, digits, \. _ -/,
+  },
+  {
+    name: 'a task id twice',
+    args: () => ['enqueue', '--dataset', datasets.duplicate],
+    says: /task id os-1 appears twice in the osworld tasks: every task needs its own id/,
+  },
+  {
+    name: 'an unmigrated database',
+    args: () => ['runs'],
+    env: () => ({ ...services.env, DATABASE_URL: emptyDatabaseUrl }),
+    says: /the database at DATABASE_URL has no benchfleet schema yet: run `scheduler migrate` first/,
+  },
+  {
+    name: '--goals beyond the catalog',
+    args: () => ['enqueue', '--benchmark', 'webshop', '--goals', '0-99999'],
+    says: /--goals 0-99999: catalog demo has goals 0-\d+ only/,
+  },
+  {
+    name: '--goals far beyond the catalog',
+    args: () => ['enqueue', '--benchmark', 'webshop', '--goals', '0-300000000'],
+    says: /--goals 0-300000000: catalog demo has goals 0-\d+ only/,
+  },
+  {
+    name: 'a task id "../../x"',
+    args: () => ['enqueue', '--dataset', datasets.traversal],
+    says: /task id "\.\.\/\.\.\/x" .* is not allowed/,
+  },
+  {
+    name: 'a task id "/etc/passwd"',
+    args: () => ['enqueue', '--dataset', datasets.absolute],
+    says: /task id "\/etc\/passwd" .* is not allowed/,
+  },
+  {
+    name: 'a task id ".."',
+    args: () => ['enqueue', '--dataset', datasets.dots],
+    says: /task id "\.\." .* is not allowed/,
+  },
+  {
+    name: 'task ids "a/b" and "a_b"',
+    args: () => ['enqueue', '--dataset', datasets.slashTwins],
+    says: /task id "a\/b" .* is not allowed/,
+  },
+  {
+    name: 'task ids differing in case',
+    args: () => ['enqueue', '--dataset', datasets.caseTwins],
+    says: /task ids Task-1 and task-1 .* differ only in case/,
+  },
   // More of the same kind, across every command.
-  { name: 'enqueue --benchmark nope', args: () => ['enqueue', '--benchmark', 'nope'], says: /--benchmark <name>' argument 'nope' is invalid\. Allowed choices are osworld, webshop/ },
-  { name: 'enqueue with nothing', args: () => ['enqueue'], says: /say which benchmark to run: --benchmark osworld\|webshop, or --domain D/ },
-  { name: 'enqueue --domain nope', args: () => ['enqueue', '--domain', 'nope'], says: /unknown domain 'nope'; valid: OSWorld \(Bytebot\): chrome.*WebShop \(catalog demo\): / },
-  { name: 'enqueue --split nope', args: () => ['enqueue', '--benchmark', 'webshop', '--split', 'nope'], says: /--split nope: expected one of test, eval, train/ },
-  { name: 'enqueue --agent nope', args: () => ['enqueue', '--benchmark', 'webshop', '--agent', 'nope'], says: /--agent nope: expected one of rule, llm/ },
-  { name: 'llm agent without its endpoint', args: () => ['enqueue', '--benchmark', 'webshop', '--agent', 'llm'], says: /--agent llm needs --llm-base-url URL .* and --llm-model NAME/ },
-  { name: '--llm-base-url not a URL', args: () => [...webshopLlm, '--llm-base-url', 'not a url'], says: /--llm-base-url not a url: expected an http\(s\) URL/ },
-  { name: '--llm-base-url with credentials', args: () => [...webshopLlm, '--llm-base-url', 'http://user:hunter2@127.0.0.1:9/v1'], says: /--llm-base-url must not carry credentials: put the key in LLM_API_KEY/ },
-  { name: 'an LLM endpoint nobody answers', args: () => [...webshopLlm, '--llm-base-url', 'http://127.0.0.1:9/v1'], says: /--llm-base-url http:\/\/127\.0\.0\.1:9\/v1: the endpoint cannot be reached .* --no-llm-check/ },
-  { name: 'llm flags without the llm agent', args: () => ['enqueue', '--benchmark', 'webshop', '--llm-model', 'm'], says: /--llm-model is for the llm agent: add --agent llm, or drop it/ },
-  { name: 'enqueue --catalog nope', args: () => ['enqueue', '--benchmark', 'webshop', '--catalog', 'nope'], says: /--catalog nope not found; imported catalogs: demo/ },
-  { name: 'enqueue --observation-mode nope', args: () => ['enqueue', '--benchmark', 'webshop', '--observation-mode', 'nope'], says: /--observation-mode nope: expected one of text, text_rich/ },
-  { name: '--split and --goals together', args: () => ['enqueue', '--split', 'test', '--goals', '0-3'], says: /--split and --goals both choose goals: give one of them/ },
-  { name: 'enqueue --goals abc', args: () => ['enqueue', '--goals', 'abc'], says: /--goals abc: "abc" is not a goal index or a range; expected e\.g\. 0-499/ },
-  { name: 'enqueue --goals 5-3', args: () => ['enqueue', '--goals', '5-3'], says: /--goals 5-3: range "5-3" ends before it starts/ },
-  { name: 'enqueue --dataset missing', args: () => ['enqueue', '--dataset', path.join(scratch, 'missing.json')], says: /missing\.json: no such file or directory/ },
-  { name: '--model missing fields', args: () => ['enqueue', '--benchmark', 'osworld', '--model', '{"provider":"a"}'], says: /--model \{"provider":"a"\}: missing field "name"; missing field "title"/ },
-  { name: 'flags of two benchmarks', args: () => ['enqueue', '--dataset', datasets.colon, '--split', 'test'], says: /--dataset is a osworld flag and --split a webshop flag: a run is of one benchmark/ },
-  { name: 'enqueue --max-tasks 0', args: () => ['enqueue', '--benchmark', 'webshop', '--max-tasks', '0'], says: /--max-tasks <n>' argument '0' is invalid\. expected a positive whole number/ },
-  { name: 'an unknown flag', args: () => ['enqueue', '--frobnicate'], says: /unknown option '--frobnicate'; `scheduler --help` lists what it takes/ },
-  { name: 'an unknown command', args: () => ['frobnicate'], says: /unknown command 'frobnicate'; `scheduler --help` lists what it takes/ },
-  { name: 'status of an unknown run', args: () => ['status', 'run-nope'], says: /run run-nope not found; `scheduler runs` lists the runs/ },
-  { name: 'cancel of an unknown run', args: () => ['cancel', 'run-nope'], says: /run run-nope not found; `scheduler runs` lists the runs/ },
-  { name: 'resume of an unknown run', args: () => ['resume', 'run-nope'], says: /run run-nope not found; `scheduler runs` lists the runs/ },
-  { name: 'retry --status broken', args: () => ['retry', 'run-nope', '--status', 'broken'], says: /--status broken: expected one of queued, running, success/ },
-  { name: 'aggregate of an unknown run', args: () => ['aggregate', 'run-nope'], says: /run run-nope not found/ },
-  { name: 'export of an unknown run', args: () => ['export', 'run-nope', '--out', path.join(scratch, 'out-unknown')], says: /run run-nope not found/ },
-  { name: 'import with no source', args: () => ['webshop', 'import'], says: /give --items FILE and --attributes FILE .*, or --demo/ },
-  { name: 'import --demo with files', args: () => ['webshop', 'import', '--demo', '--items', 'x.json'], says: /--demo generates its own files: drop --items/ },
-  { name: 'import of missing files', args: () => ['webshop', 'import', '--items', path.join(scratch, 'no-items.json'), '--attributes', path.join(scratch, 'no-attrs.json')], says: /no-attrs\.json: cannot read file: ENOENT/ },
-  { name: 'import --goal-mode bogus', args: () => ['webshop', 'import', '--demo', '--goal-mode', 'bogus'], says: /--goal-mode <mode>' argument 'bogus' is invalid\. Allowed choices are human, synthetic/ },
-  { name: 'import --seed -1', args: () => ['webshop', 'import', '--demo', '--seed', '-1'], says: /--seed <n>' argument '-1' is invalid\. expected a whole number, 0 or more/ },
-  { name: 'serve --port 70000', args: () => ['webshop', 'serve', '--port', '70000'], says: /--port <port>' argument '70000' is invalid\. expected a port from 0 to 65535/ },
-  { name: 'serve --catalog nope', args: () => ['webshop', 'serve', '--catalog', 'nope', '--port', '0'], says: /--catalog nope not found; imported catalogs: demo/ },
-  { name: 'verify without fixtures', args: () => ['webshop', 'verify'], says: /required option '--fixtures <files\.\.\.>' not specified/ },
-  { name: 'extract without a directory', args: () => ['osworld', 'extract'], says: /required option '--osworld-dir <dir>' not specified/ },
-  { name: 'extract from a missing directory', args: () => ['osworld', 'extract', '--osworld-dir', path.join(scratch, 'no-osworld'), '--output', path.join(scratch, 'out.json')], says: /no-osworld: not an OSWorld directory/ },
-  { name: 'demo --episodes 0', args: () => ['demo', '--episodes', '0'], says: /--episodes <n>' argument '0' is invalid/ },
-  { name: 'worker --grace-s abc', args: () => ['worker', '--grace-s', 'abc'], says: /--grace-s \(or BENCHFLEET_GRACE_S\): expected a whole number of seconds/ },
-  { name: 'worker --metrics-port 99999', args: () => ['worker', '--metrics-port', '99999'], says: /--metrics-port \(or BENCHFLEET_METRICS_PORT\): expected a port from 0 to 65535/ },
-  { name: 'worker-webshop --concurrency 0', cli: 'worker-webshop', args: () => ['--concurrency', '0'], says: /--concurrency \(or BENCHFLEET_CONCURRENCY\): expected a whole number from 1 to 1024/ },
-  { name: 'worker-webshop --concurrency abc', cli: 'worker-webshop', args: () => ['--concurrency', 'abc'], says: /--concurrency \(or BENCHFLEET_CONCURRENCY\): expected a whole number from 1 to 1024/ },
-  { name: 'worker-webshop --price-table missing', cli: 'worker-webshop', args: () => ['--price-table', path.join(scratch, 'no-prices.json')], says: /--price-table .*no-prices\.json: no such file; give a JSON file or inline JSON/ },
-  { name: 'worker-webshop --price-table negative', cli: 'worker-webshop', args: () => ['--price-table', '{"m":{"inputUsdPerMillion":-1,"outputUsdPerMillion":1}}'], says: /--price-table \(or LLM_PRICE_TABLE\): .*(greater than or equal to 0|>=0)/ },
-  { name: 'worker-osworld without a stack', cli: 'worker-osworld', args: () => [], env: () => ({ ...services.env, BYTEBOT_URL: '' }), says: /--bytebot-url \(or BYTEBOT_URL\): / },
-  { name: 'worker-osworld --bytebot-url ftp', cli: 'worker-osworld', args: () => ['--bytebot-url', 'ftp://x'], says: /--bytebot-url \(or BYTEBOT_URL\): must be an http\(s\) URL/ },
-  { name: 'worker-osworld --stack-id with spaces', cli: 'worker-osworld', args: () => ['--bytebot-url', 'http://127.0.0.1:9', '--stack-id', 'my stack'], says: /--stack-id \(or BENCHFLEET_STACK_ID\): use letters, digits, _ \. - only/ },
-  { name: 'worker-osworld --grace-s -1', cli: 'worker-osworld', args: () => ['--bytebot-url', 'http://127.0.0.1:9', '--grace-s', '-1'], says: /--grace-s \(or BENCHFLEET_GRACE_S\): expected a whole number of seconds, 0 or more/ },
+  {
+    name: 'enqueue --benchmark nope',
+    args: () => ['enqueue', '--benchmark', 'nope'],
+    says: /--benchmark <name>' argument 'nope' is invalid\. Allowed choices are osworld, webshop/,
+  },
+  {
+    name: 'enqueue with nothing',
+    args: () => ['enqueue'],
+    says: /say which benchmark to run: --benchmark osworld\|webshop, or --domain D/,
+  },
+  {
+    name: 'enqueue --domain nope',
+    args: () => ['enqueue', '--domain', 'nope'],
+    says: /unknown domain 'nope'; valid: OSWorld \(Bytebot\): chrome.*WebShop \(catalog demo\): /,
+  },
+  {
+    name: 'enqueue --split nope',
+    args: () => ['enqueue', '--benchmark', 'webshop', '--split', 'nope'],
+    says: /--split nope: expected one of test, eval, train/,
+  },
+  {
+    name: 'enqueue --agent nope',
+    args: () => ['enqueue', '--benchmark', 'webshop', '--agent', 'nope'],
+    says: /--agent nope: expected one of rule, llm/,
+  },
+  {
+    name: 'llm agent without its endpoint',
+    args: () => ['enqueue', '--benchmark', 'webshop', '--agent', 'llm'],
+    says: /--agent llm needs --llm-base-url URL .* and --llm-model NAME/,
+  },
+  {
+    name: '--llm-base-url not a URL',
+    args: () => [...webshopLlm, '--llm-base-url', 'not a url'],
+    says: /--llm-base-url not a url: expected an http\(s\) URL/,
+  },
+  {
+    name: '--llm-base-url with credentials',
+    args: () => [...webshopLlm, '--llm-base-url', 'http://user:hunter2@127.0.0.1:9/v1'],
+    says: /--llm-base-url must not carry credentials: put the key in LLM_API_KEY/,
+  },
+  {
+    name: 'an LLM endpoint nobody answers',
+    args: () => [...webshopLlm, '--llm-base-url', 'http://127.0.0.1:9/v1'],
+    says: /--llm-base-url http:\/\/127\.0\.0\.1:9\/v1: the endpoint cannot be reached .* --no-llm-check/,
+  },
+  {
+    name: 'llm flags without the llm agent',
+    args: () => ['enqueue', '--benchmark', 'webshop', '--llm-model', 'm'],
+    says: /--llm-model is for the llm agent: add --agent llm, or drop it/,
+  },
+  {
+    name: 'enqueue --catalog nope',
+    args: () => ['enqueue', '--benchmark', 'webshop', '--catalog', 'nope'],
+    says: /--catalog nope not found; imported catalogs: demo/,
+  },
+  {
+    name: 'enqueue --observation-mode nope',
+    args: () => ['enqueue', '--benchmark', 'webshop', '--observation-mode', 'nope'],
+    says: /--observation-mode nope: expected one of text, text_rich/,
+  },
+  {
+    name: '--split and --goals together',
+    args: () => ['enqueue', '--split', 'test', '--goals', '0-3'],
+    says: /--split and --goals both choose goals: give one of them/,
+  },
+  {
+    name: 'enqueue --goals abc',
+    args: () => ['enqueue', '--goals', 'abc'],
+    says: /--goals abc: "abc" is not a goal index or a range; expected e\.g\. 0-499/,
+  },
+  {
+    name: 'enqueue --goals 5-3',
+    args: () => ['enqueue', '--goals', '5-3'],
+    says: /--goals 5-3: range "5-3" ends before it starts/,
+  },
+  {
+    name: 'enqueue --dataset missing',
+    args: () => ['enqueue', '--dataset', path.join(scratch, 'missing.json')],
+    says: /missing\.json: no such file or directory/,
+  },
+  {
+    name: '--model missing fields',
+    args: () => ['enqueue', '--benchmark', 'osworld', '--model', '{"provider":"a"}'],
+    says: /--model \{"provider":"a"\}: missing field "name"; missing field "title"/,
+  },
+  {
+    name: 'flags of two benchmarks',
+    args: () => ['enqueue', '--dataset', datasets.colon, '--split', 'test'],
+    says: /--dataset is a osworld flag and --split a webshop flag: a run is of one benchmark/,
+  },
+  {
+    name: 'enqueue --max-tasks 0',
+    args: () => ['enqueue', '--benchmark', 'webshop', '--max-tasks', '0'],
+    says: /--max-tasks <n>' argument '0' is invalid\. expected a positive whole number/,
+  },
+  {
+    name: 'an unknown flag',
+    args: () => ['enqueue', '--frobnicate'],
+    says: /unknown option '--frobnicate'; `scheduler --help` lists what it takes/,
+  },
+  {
+    name: 'an unknown command',
+    args: () => ['frobnicate'],
+    says: /unknown command 'frobnicate'; `scheduler --help` lists what it takes/,
+  },
+  {
+    name: 'status of an unknown run',
+    args: () => ['status', 'run-nope'],
+    says: /run run-nope not found; `scheduler runs` lists the runs/,
+  },
+  {
+    name: 'cancel of an unknown run',
+    args: () => ['cancel', 'run-nope'],
+    says: /run run-nope not found; `scheduler runs` lists the runs/,
+  },
+  {
+    name: 'resume of an unknown run',
+    args: () => ['resume', 'run-nope'],
+    says: /run run-nope not found; `scheduler runs` lists the runs/,
+  },
+  {
+    name: 'retry --status broken',
+    args: () => ['retry', 'run-nope', '--status', 'broken'],
+    says: /--status broken: expected one of queued, running, success/,
+  },
+  {
+    name: 'aggregate of an unknown run',
+    args: () => ['aggregate', 'run-nope'],
+    says: /run run-nope not found/,
+  },
+  {
+    name: 'export of an unknown run',
+    args: () => ['export', 'run-nope', '--out', path.join(scratch, 'out-unknown')],
+    says: /run run-nope not found/,
+  },
+  {
+    name: 'import with no source',
+    args: () => ['webshop', 'import'],
+    says: /give --items FILE and --attributes FILE .*, or --demo/,
+  },
+  {
+    name: 'import --demo with files',
+    args: () => ['webshop', 'import', '--demo', '--items', 'x.json'],
+    says: /--demo generates its own files: drop --items/,
+  },
+  {
+    name: 'import of missing files',
+    args: () => [
+      'webshop',
+      'import',
+      '--items',
+      path.join(scratch, 'no-items.json'),
+      '--attributes',
+      path.join(scratch, 'no-attrs.json'),
+    ],
+    says: /no-attrs\.json: cannot read file: ENOENT/,
+  },
+  {
+    name: 'import --goal-mode bogus',
+    args: () => ['webshop', 'import', '--demo', '--goal-mode', 'bogus'],
+    says: /--goal-mode <mode>' argument 'bogus' is invalid\. Allowed choices are human, synthetic/,
+  },
+  {
+    name: 'import --seed -1',
+    args: () => ['webshop', 'import', '--demo', '--seed', '-1'],
+    says: /--seed <n>' argument '-1' is invalid\. expected a whole number, 0 or more/,
+  },
+  {
+    name: 'serve --port 70000',
+    args: () => ['webshop', 'serve', '--port', '70000'],
+    says: /--port <port>' argument '70000' is invalid\. expected a port from 0 to 65535/,
+  },
+  {
+    name: 'serve --catalog nope',
+    args: () => ['webshop', 'serve', '--catalog', 'nope', '--port', '0'],
+    says: /--catalog nope not found; imported catalogs: demo/,
+  },
+  {
+    name: 'verify without fixtures',
+    args: () => ['webshop', 'verify'],
+    says: /required option '--fixtures <files\.\.\.>' not specified/,
+  },
+  {
+    name: 'extract without a directory',
+    args: () => ['osworld', 'extract'],
+    says: /required option '--osworld-dir <dir>' not specified/,
+  },
+  {
+    name: 'extract from a missing directory',
+    args: () => [
+      'osworld',
+      'extract',
+      '--osworld-dir',
+      path.join(scratch, 'no-osworld'),
+      '--output',
+      path.join(scratch, 'out.json'),
+    ],
+    says: /no-osworld: not an OSWorld directory/,
+  },
+  {
+    name: 'demo --episodes 0',
+    args: () => ['demo', '--episodes', '0'],
+    says: /--episodes <n>' argument '0' is invalid/,
+  },
+  {
+    name: 'worker --grace-s abc',
+    args: () => ['worker', '--grace-s', 'abc'],
+    says: /--grace-s \(or BENCHFLEET_GRACE_S\): expected a whole number of seconds/,
+  },
+  {
+    name: 'worker --metrics-port 99999',
+    args: () => ['worker', '--metrics-port', '99999'],
+    says: /--metrics-port \(or BENCHFLEET_METRICS_PORT\): expected a port from 0 to 65535/,
+  },
+  {
+    name: 'worker-webshop --concurrency 0',
+    cli: 'worker-webshop',
+    args: () => ['--concurrency', '0'],
+    says: /--concurrency \(or BENCHFLEET_CONCURRENCY\): expected a whole number from 1 to 1024/,
+  },
+  {
+    name: 'worker-webshop --concurrency abc',
+    cli: 'worker-webshop',
+    args: () => ['--concurrency', 'abc'],
+    says: /--concurrency \(or BENCHFLEET_CONCURRENCY\): expected a whole number from 1 to 1024/,
+  },
+  {
+    name: 'worker-webshop --price-table missing',
+    cli: 'worker-webshop',
+    args: () => ['--price-table', path.join(scratch, 'no-prices.json')],
+    says: /--price-table .*no-prices\.json: no such file; give a JSON file or inline JSON/,
+  },
+  {
+    name: 'worker-webshop --price-table negative',
+    cli: 'worker-webshop',
+    args: () => ['--price-table', '{"m":{"inputUsdPerMillion":-1,"outputUsdPerMillion":1}}'],
+    says: /--price-table \(or LLM_PRICE_TABLE\): .*(greater than or equal to 0|>=0)/,
+  },
+  {
+    name: 'worker-osworld without a stack',
+    cli: 'worker-osworld',
+    args: () => [],
+    env: () => ({ ...services.env, BYTEBOT_URL: '' }),
+    says: /--bytebot-url \(or BYTEBOT_URL\): /,
+  },
+  {
+    name: 'worker-osworld --bytebot-url ftp',
+    cli: 'worker-osworld',
+    args: () => ['--bytebot-url', 'ftp://x'],
+    says: /--bytebot-url \(or BYTEBOT_URL\): must be an http\(s\) URL/,
+  },
+  {
+    name: 'worker-osworld --stack-id with spaces',
+    cli: 'worker-osworld',
+    args: () => ['--bytebot-url', 'http://127.0.0.1:9', '--stack-id', 'my stack'],
+    says: /--stack-id \(or BENCHFLEET_STACK_ID\): use letters, digits, _ \. - only/,
+  },
+  {
+    name: 'worker-osworld --grace-s -1',
+    cli: 'worker-osworld',
+    args: () => ['--bytebot-url', 'http://127.0.0.1:9', '--grace-s', '-1'],
+    says: /--grace-s \(or BENCHFLEET_GRACE_S\): expected a whole number of seconds, 0 or more/,
+  },
 ];
 
-async function pooled<T, R>(items: readonly T[], width: number, work: (item: T) => Promise<R>): Promise<R[]> {
+async function pooled<T, R>(
+  items: readonly T[],
+  width: number,
+  work: (item: T) => Promise<R>,
+): Promise<R[]> {
   const results: R[] = new Array(items.length);
   let next = 0;
   await Promise.all(
@@ -153,7 +454,9 @@ beforeAll(async () => {
   await admin.end();
   emptyDatabaseUrl = withDatabase(services.databaseUrl, emptyDatabase);
   const before = await scratchFiles();
-  results = await pooled(cases, 3, (testCase) => runCli(testCase.cli ?? 'scheduler', testCase.args(), testCase.env?.() ?? services.env, 90_000));
+  results = await pooled(cases, 3, (testCase) =>
+    runCli(testCase.cli ?? 'scheduler', testCase.args(), testCase.env?.() ?? services.env, 90_000),
+  );
   expect(await scratchFiles()).toEqual(before);
 }, 600_000);
 
@@ -175,23 +478,28 @@ describe('bad input, refused at the edge', () => {
     expect(new Set(cases.map((testCase) => testCase.name)).size).toBe(cases.length);
   });
 
-  it.each(cases.map((testCase, index) => [testCase.name, index] as const))('%s: exit 2, one line naming it and the fix', (_name, index) => {
-    const testCase = cases[index]!;
-    const result = results[index]!;
-    const lines = result.stderr.trim().split('\n');
-    expect(lines, result.stderr).toHaveLength(1);
-    const program = testCase.cli ?? 'scheduler';
-    expect(lines[0]).toMatch(new RegExp(`^${program}: `));
-    expect(lines[0]).toMatch(testCase.says);
-    expect(result.stderr).not.toMatch(/\n\s+at |ZodError|"code":|✖|hunter2/);
-    expect(result.code).toBe(testCase.code ?? 2);
-    expect(result.stdout).toBe('');
-  });
+  it.each(cases.map((testCase, index) => [testCase.name, index] as const))(
+    '%s: exit 2, one line naming it and the fix',
+    (_name, index) => {
+      const testCase = cases[index]!;
+      const result = results[index]!;
+      const lines = result.stderr.trim().split('\n');
+      expect(lines, result.stderr).toHaveLength(1);
+      const program = testCase.cli ?? 'scheduler';
+      expect(lines[0]).toMatch(new RegExp(`^${program}: `));
+      expect(lines[0]).toMatch(testCase.says);
+      expect(result.stderr).not.toMatch(/\n\s+at |ZodError|"code":|✖|hunter2/);
+      expect(result.code).toBe(testCase.code ?? 2);
+      expect(result.stdout).toBe('');
+    },
+  );
 
   it('wrote nothing: no run, no task, no job, no key', async () => {
     expect(await services.db.selectFrom('runs').select('id').execute()).toEqual([]);
     expect(await services.db.selectFrom('tasks').select('task_id').execute()).toEqual([]);
-    expect(await services.db.selectFrom('webshop_catalogs').select('id').execute()).toEqual([{ id: 'demo' }]);
+    expect(await services.db.selectFrom('webshop_catalogs').select('id').execute()).toEqual([
+      { id: 'demo' },
+    ]);
     expect(await redisKeys()).toEqual([]);
   });
 });

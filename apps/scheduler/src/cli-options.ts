@@ -2,7 +2,12 @@ import { InvalidArgumentError, Option } from 'commander';
 import { errorMessage } from '@benchfleet/core';
 
 /** A commander option whose value goes through `parse`; its message becomes commander's one-line error naming the flag and value. */
-export function parsedOption(flags: string, description: string, parse?: (text: string) => unknown, choices?: readonly string[]): Option {
+export function parsedOption(
+  flags: string,
+  description: string,
+  parse?: (text: string) => unknown,
+  choices?: readonly string[],
+): Option {
   const option = new Option(flags, description);
   if (choices) option.choices(choices);
   if (parse) {

@@ -10,10 +10,16 @@ import {
   serviceEnvInput,
   UsageError,
 } from '@benchfleet/core';
-import { checkDatabase, checkSchema, createDatabase, runsRepository, type Database, type Run } from '@benchfleet/db';
+import {
+  checkDatabase,
+  checkSchema,
+  createDatabase,
+  runsRepository,
+  type Database,
+  type Run,
+} from '@benchfleet/db';
 import { migrations } from '@benchfleet/migrations';
 import { checkRedis, JobProducer } from '@benchfleet/queue';
-
 
 const baseSchema = z.object({
   logLevel: logLevelSchema,
@@ -32,7 +38,10 @@ export interface SchedulerConfig extends z.output<typeof baseSchema> {
 }
 
 /** Reads the environment once, checking only what the command needs, and reports every bad value at once. */
-export async function loadSchedulerConfig(needs: Needs, env: NodeJS.ProcessEnv = process.env): Promise<SchedulerConfig> {
+export async function loadSchedulerConfig(
+  needs: Needs,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<SchedulerConfig> {
   const schema = baseSchema.extend({
     databaseUrl: needs.database ? databaseUrlSchema : z.string().default(''),
     redisUrl: needs.redis ? redisUrlSchema : z.string().default(''),
@@ -84,7 +93,9 @@ export async function withSchedulerServices<T>(
 function missingProducer(): JobProducer {
   return new Proxy({} as JobProducer, {
     get() {
-      throw new Error('this command was started without Redis (withSchedulerServices({ redis: false }))');
+      throw new Error(
+        'this command was started without Redis (withSchedulerServices({ redis: false }))',
+      );
     },
   });
 }

@@ -56,18 +56,36 @@ beforeAll(async () => {
   producer = new JobProducer(services.redisUrl, services.prefix);
   scratchDir = await mkdtemp(path.join(tmpdir(), 'osworld-export-'));
   fake = await startFakeBytebot({ pendingDelayMs: 10, stepIntervalMs: 15, toolDelayMs: 5 });
-  worker = startCli('worker-osworld', ['--bytebot-url', fake.url, '--stack-id', 'stack-export', '--grace-s', '5'], {
-    ...services.env,
-    BENCHFLEET_ARTIFACTS: `file://${path.join(scratchDir, 'artifacts')}`,
-  });
+  worker = startCli(
+    'worker-osworld',
+    ['--bytebot-url', fake.url, '--stack-id', 'stack-export', '--grace-s', '5'],
+    {
+      ...services.env,
+      BENCHFLEET_ARTIFACTS: `file://${path.join(scratchDir, 'artifacts')}`,
+    },
+  );
 
-  const tasks = TASKS.map((task) => osworldTestTask(task.id, withFakeScenario(`Exported task “${task.id}”`, task.scenario), task.domain));
+  const tasks = TASKS.map((task) =>
+    osworldTestTask(
+      task.id,
+      withFakeScenario(`Exported task “${task.id}”`, task.scenario),
+      task.domain,
+    ),
+  );
   const datasetPath = await writeOsworldTestDataset(scratchDir, 'osworld_dataset', tasks);
-  runId = await enqueueTestRun({ db: services.db, producer }, { benchmark: 'osworld', maxSteps: 5, runName: 'export-me', flags: { dataset: datasetPath } });
+  runId = await enqueueTestRun(
+    { db: services.db, producer },
+    { benchmark: 'osworld', maxSteps: 5, runName: 'export-me', flags: { dataset: datasetPath } },
+  );
   await waitFor(
     'the run to settle',
     async () => {
-      const open = await services.db.selectFrom('tasks').select('task_id').where('run_id', '=', runId).where('status', 'in', ['queued', 'running']).execute();
+      const open = await services.db
+        .selectFrom('tasks')
+        .select('task_id')
+        .where('run_id', '=', runId)
+        .where('status', 'in', ['queued', 'running'])
+        .execute();
       return open.length === 0;
     },
     45_000,
@@ -92,7 +110,12 @@ describe('scheduler export --format osworld-logs', () => {
     expect(result.stderr).toContain(`5 task(s) written to ${outDir}`);
     expect(result.code).toBe(0);
 
-    const rows = await services.db.selectFrom('tasks').selectAll().where('run_id', '=', runId).orderBy('seq').execute();
+    const rows = await services.db
+      .selectFrom('tasks')
+      .selectAll()
+      .where('run_id', '=', runId)
+      .orderBy('seq')
+      .execute();
     expect(rows.map((task) => [task.task_id, task.status, task.total_steps])).toEqual([
       ['exp-chrome-done', 'success', 4],
       ['exp-os-done', 'success', 4],
@@ -100,15 +123,26 @@ describe('scheduler export --format osworld-logs', () => {
       ['exp-os-endless', 'cancelled', 5],
       ['exp-chrome-rejected', 'error', 0],
     ]);
-    expect((await readdir(outDir)).sort()).toEqual([...TASKS.map((task) => task.id), 'final.json'].sort());
+    expect((await readdir(outDir)).sort()).toEqual(
+      [...TASKS.map((task) => task.id), 'final.json'].sort(),
+    );
 
     for (const task of rows) {
       const taskDir = path.join(outDir, task.task_id);
       const resultJson = await readJson(path.join(taskDir, 'result.json'));
       // The original's TaskResult, field for field and in its order.
       expect(Object.keys(resultJson)).toEqual([
-        'task_id', 'domain', 'instruction', 'bytebot_task_id', 'status', 'final_api_status',
-        'total_steps', 'start_time', 'end_time', 'duration_seconds', 'error_message',
+        'task_id',
+        'domain',
+        'instruction',
+        'bytebot_task_id',
+        'status',
+        'final_api_status',
+        'total_steps',
+        'start_time',
+        'end_time',
+        'duration_seconds',
+        'error_message',
       ]);
       expect(resultJson).toMatchObject({
         task_id: task.task_id,
@@ -138,7 +172,11 @@ describe('scheduler export --format osworld-logs', () => {
       const files = (await readdir(taskDir)).filter((name) => name.startsWith('step_')).sort();
       expect(files).toEqual(steps.map((step) => `step_00${step.step}.json`));
       const screenshots = (await readdir(path.join(taskDir, 'screenshots'))).sort();
-      expect(screenshots).toEqual(steps.filter((step) => step.screenshot_uri !== null).map((step) => `step_00${step.step}.png`));
+      expect(screenshots).toEqual(
+        steps
+          .filter((step) => step.screenshot_uri !== null)
+          .map((step) => `step_00${step.step}.png`),
+      );
       for (const step of steps) {
         const stepJson = await readJson(path.join(taskDir, `step_00${step.step}.json`));
         expect(stepJson).toEqual({
@@ -148,7 +186,8 @@ describe('scheduler export --format osworld-logs', () => {
           tool_calls: (step.action as { tool_calls: unknown[] }).tool_calls,
           text_content: step.text,
           has_screenshot: step.screenshot_uri !== null,
-          screenshot_file: step.screenshot_uri === null ? null : `screenshots/step_00${step.step}.png`,
+          screenshot_file:
+            step.screenshot_uri === null ? null : `screenshots/step_00${step.step}.png`,
         });
         if (step.screenshot_uri !== null) {
           const png = await readFile(path.join(taskDir, 'screenshots', `step_00${step.step}.png`));
@@ -159,7 +198,12 @@ describe('scheduler export --format osworld-logs', () => {
     }
     const doneStep = await readJson(path.join(outDir, 'exp-chrome-done', 'step_004.json'));
     expect(doneStep).toMatchObject({
-      tool_calls: [{ name: 'set_task_status', input: { status: 'completed', description: 'The task is done.' } }],
+      tool_calls: [
+        {
+          name: 'set_task_status',
+          input: { status: 'completed', description: 'The task is done.' },
+        },
+      ],
       has_screenshot: false,
       screenshot_file: null,
     });
@@ -171,7 +215,15 @@ describe('scheduler export --format osworld-logs', () => {
     });
 
     const finalJson = await readJson(path.join(outDir, 'final.json'));
-    expect(Object.keys(finalJson)).toEqual(['benchmark_config', 'summary', 'per_domain', 'started_at', 'finished_at', 'total_duration_seconds', 'tasks']);
+    expect(Object.keys(finalJson)).toEqual([
+      'benchmark_config',
+      'summary',
+      'per_domain',
+      'started_at',
+      'finished_at',
+      'total_duration_seconds',
+      'tasks',
+    ]);
     const taskEntries = rows.map((task) => ({
       task_id: task.task_id,
       domain: task.domain,
@@ -182,7 +234,14 @@ describe('scheduler export --format osworld-logs', () => {
     const expected = computeRunNumbers(taskEntries);
     expect(finalJson.summary).toEqual(expected.summary);
     expect(finalJson.per_domain).toEqual(expected.per_domain);
-    expect(finalJson.summary).toMatchObject({ total_tasks: 5, completed: 2, failed: 1, cancelled: 1, errors: 1, success_rate: 0.4 });
+    expect(finalJson.summary).toMatchObject({
+      total_tasks: 5,
+      completed: 2,
+      failed: 1,
+      cancelled: 1,
+      errors: 1,
+      success_rate: 0.4,
+    });
     // The aggregate job computes the same numbers from the same rows.
     const runSummary = await computeRunSummary(services.db, benchmarks, runId);
     expect(finalJson.summary).toEqual(runSummary.summary);
@@ -222,13 +281,34 @@ describe('scheduler export --format osworld-logs', () => {
     await rm(fileURLToPath(gone!.screenshot_uri!));
     try {
       const outDir = path.join(scratchDir, 'with-a-hole');
-      const result = await scheduler(['export', runId, '--format', 'osworld-logs', '--out', outDir]);
+      const result = await scheduler([
+        'export',
+        runId,
+        '--format',
+        'osworld-logs',
+        '--out',
+        outDir,
+      ]);
       expect(result.code).toBe(0);
-      expect(result.stderr).toMatch(/5 task\(s\) written to .*; 1 problem\(s\), listed in the export \(first: task .* step \d+: screenshot file:\/\/.* cannot be read/);
-      const problems = (await readJson(path.join(outDir, 'export_problems.json'))).problems as string[];
-      expect(problems).toEqual([expect.stringContaining(`task ${gone!.task_id} step ${gone!.step}: screenshot ${gone!.screenshot_uri} cannot be read`)]);
-      const stepFile = path.join(outDir, gone!.task_id, `step_${String(gone!.step).padStart(3, '0')}.json`);
-      expect(await readJson(stepFile)).toMatchObject({ has_screenshot: false, screenshot_file: null });
+      expect(result.stderr).toMatch(
+        /5 task\(s\) written to .*; 1 problem\(s\), listed in the export \(first: task .* step \d+: screenshot file:\/\/.* cannot be read/,
+      );
+      const problems = (await readJson(path.join(outDir, 'export_problems.json')))
+        .problems as string[];
+      expect(problems).toEqual([
+        expect.stringContaining(
+          `task ${gone!.task_id} step ${gone!.step}: screenshot ${gone!.screenshot_uri} cannot be read`,
+        ),
+      ]);
+      const stepFile = path.join(
+        outDir,
+        gone!.task_id,
+        `step_${String(gone!.step).padStart(3, '0')}.json`,
+      );
+      expect(await readJson(stepFile)).toMatchObject({
+        has_screenshot: false,
+        screenshot_file: null,
+      });
       expect(await readdir(outDir)).toContain('final.json');
     } finally {
       await writeFile(fileURLToPath(gone!.screenshot_uri!), saved);
@@ -245,7 +325,9 @@ describe('scheduler export --format osworld-logs', () => {
       const failed = await scheduler(['export', runId, '--out', outDir]);
       expect(failed.code).toBe(1);
       expect(failed.stderr.trim().split('\n')).toHaveLength(1);
-      expect(failed.stderr).toMatch(/^scheduler: Postgres refused the request \(SQLSTATE 42P01\): relation "steps" does not exist/);
+      expect(failed.stderr).toMatch(
+        /^scheduler: Postgres refused the request \(SQLSTATE 42P01\): relation "steps" does not exist/,
+      );
       const fresh = path.join(scratchDir, 'never-made', 'export');
       expect((await scheduler(['export', runId, '--out', fresh])).code).toBe(1);
       await expect(readdir(path.join(scratchDir, 'never-made'))).rejects.toThrow(/ENOENT/);
@@ -253,19 +335,36 @@ describe('scheduler export --format osworld-logs', () => {
       await sql`alter table steps_away rename to steps`.execute(services.db);
     }
     expect((await readdir(outDir, { recursive: true })).sort()).toEqual(before);
-    expect((await readdir(path.join(scratchDir, 'nested'))).filter((name) => name !== 'export')).toEqual([]);
+    expect(
+      (await readdir(path.join(scratchDir, 'nested'))).filter((name) => name !== 'export'),
+    ).toEqual([]);
   });
 
   it('refuses a WebShop run, an unknown run and an unknown format in one line, exit code 2', async () => {
     const webshopRunId = 'run-webshop-not-exportable';
     await runsRepository(services.db).createWithTasks({
-      run: { id: webshopRunId, name: 'webshop', benchmark: 'webshop', config: JSON.stringify({ catalog_id: 'demo' }), code_version: 'test' },
+      run: {
+        id: webshopRunId,
+        name: 'webshop',
+        benchmark: 'webshop',
+        config: JSON.stringify({ catalog_id: 'demo' }),
+        code_version: 'test',
+      },
       tasks: [],
     });
     const outDir = path.join(scratchDir, 'refused');
-    const webshop = await scheduler(['export', webshopRunId, '--format', 'osworld-logs', '--out', outDir]);
+    const webshop = await scheduler([
+      'export',
+      webshopRunId,
+      '--format',
+      'osworld-logs',
+      '--out',
+      outDir,
+    ]);
     expect(webshop.code).toBe(2);
-    expect(webshop.stderr.trim()).toBe('scheduler: --format osworld-logs: webshop runs export as webshop-jsonl');
+    expect(webshop.stderr.trim()).toBe(
+      'scheduler: --format osworld-logs: webshop runs export as webshop-jsonl',
+    );
 
     const unknown = await scheduler(['export', 'run-nope', '--out', outDir]);
     expect(unknown.code).toBe(2);
@@ -273,16 +372,30 @@ describe('scheduler export --format osworld-logs', () => {
 
     const format = await scheduler(['export', runId, '--format', 'csv', '--out', outDir]);
     expect(format.code).toBe(2);
-    expect(format.stderr.trim()).toBe('scheduler: --format csv: osworld runs export as osworld-logs');
+    expect(format.stderr.trim()).toBe(
+      'scheduler: --format csv: osworld runs export as osworld-logs',
+    );
     await expect(readdir(outDir)).rejects.toThrow(/ENOENT/);
   });
 
   it('exports only the final attempt of a retried task and leaves unfinished tasks out', async () => {
     const retriedRunId = 'run-retried-osworld';
     await runsRepository(services.db).createWithTasks({
-      run: { id: retriedRunId, name: 'retried', benchmark: 'osworld', config: JSON.stringify({ max_steps: 100, domains: ['vlc'] }), code_version: 'test' },
+      run: {
+        id: retriedRunId,
+        name: 'retried',
+        benchmark: 'osworld',
+        config: JSON.stringify({ max_steps: 100, domains: ['vlc'] }),
+        code_version: 'test',
+      },
       tasks: [
-        { task_id: 'vlc-retried', seq: 0, domain: 'vlc', instruction: 'Play the video', spec: '{}' },
+        {
+          task_id: 'vlc-retried',
+          seq: 0,
+          domain: 'vlc',
+          instruction: 'Play the video',
+          spec: '{}',
+        },
         { task_id: 'vlc-waiting', seq: 1, domain: 'vlc', instruction: 'Mute it', spec: '{}' },
       ],
     });
@@ -302,7 +415,19 @@ describe('scheduler export --format osworld-logs', () => {
     await tasks.openAttempt(retriedRunId, 'vlc-retried', 'stack-a', 1);
     await tasks.setExternalId(retriedRunId, 'vlc-retried', 1, 'bytebot-first');
     await steps.insertMany([step(1, 1, 'm-a1'), step(1, 2, 'm-a2'), step(1, 3, 'm-a3')]);
-    await tasks.settle(retriedRunId, 'vlc-retried', 1, { status: 'error', errorClass: 'infra', totalSteps: 3, durationMs: 5_000, error: 'Bytebot unreachable' }, false);
+    await tasks.settle(
+      retriedRunId,
+      'vlc-retried',
+      1,
+      {
+        status: 'error',
+        errorClass: 'infra',
+        totalSteps: 3,
+        durationMs: 5_000,
+        error: 'Bytebot unreachable',
+      },
+      false,
+    );
     await tasks.openAttempt(retriedRunId, 'vlc-retried', 'stack-b', 2);
     await steps.insertMany([step(2, 1, 'm-b1'), step(2, 2, 'm-b2')]);
     await tasks.settle(retriedRunId, 'vlc-retried', 2, {
@@ -311,15 +436,33 @@ describe('scheduler export --format osworld-logs', () => {
       totalSteps: 2,
       durationMs: 12_300,
       externalId: 'bytebot-second',
-      result: { bytebot_task_id: 'bytebot-second', start_time: '2026-02-08T10:02:00+00:00', end_time: '2026-02-08T10:02:12.300000+00:00' },
+      result: {
+        bytebot_task_id: 'bytebot-second',
+        start_time: '2026-02-08T10:02:00+00:00',
+        end_time: '2026-02-08T10:02:12.300000+00:00',
+      },
     });
 
     const outDir = path.join(scratchDir, 'retried');
-    const report = await exportRun({ db: services.db, registry: benchmarks, artifacts: {} }, retriedRunId, 'osworld-logs', outDir);
+    const report = await exportRun(
+      { db: services.db, registry: benchmarks, artifacts: {} },
+      retriedRunId,
+      'osworld-logs',
+      outDir,
+    );
     expect(report).toMatchObject({ outDir, exported: 1, unfinished: 1, problems: [] });
     expect((await readdir(outDir)).sort()).toEqual(['final.json', 'vlc-retried']);
-    expect((await readdir(path.join(outDir, 'vlc-retried'))).sort()).toEqual(['result.json', 'screenshots', 'step_001.json', 'step_002.json']);
-    expect(await readJson(path.join(outDir, 'vlc-retried', 'step_002.json'))).toMatchObject({ message_id: 'm-b2', text_content: 'attempt 2 step 2', has_screenshot: false });
+    expect((await readdir(path.join(outDir, 'vlc-retried'))).sort()).toEqual([
+      'result.json',
+      'screenshots',
+      'step_001.json',
+      'step_002.json',
+    ]);
+    expect(await readJson(path.join(outDir, 'vlc-retried', 'step_002.json'))).toMatchObject({
+      message_id: 'm-b2',
+      text_content: 'attempt 2 step 2',
+      has_screenshot: false,
+    });
     expect(await readJson(path.join(outDir, 'vlc-retried', 'result.json'))).toMatchObject({
       bytebot_task_id: 'bytebot-second',
       status: 'success',
@@ -329,7 +472,17 @@ describe('scheduler export --format osworld-logs', () => {
       duration_seconds: 12.3,
     });
     const finalJson = await readJson(path.join(outDir, 'final.json'));
-    expect(finalJson.summary).toMatchObject({ total_tasks: 1, completed: 1, avg_steps: 2, avg_duration_seconds: 12.3 });
-    expect(finalJson.benchmark_config).toMatchObject({ max_tasks: 2, max_steps: 100, domain: 'vlc', dataset: null });
+    expect(finalJson.summary).toMatchObject({
+      total_tasks: 1,
+      completed: 1,
+      avg_steps: 2,
+      avg_duration_seconds: 12.3,
+    });
+    expect(finalJson.benchmark_config).toMatchObject({
+      max_tasks: 2,
+      max_steps: 100,
+      domain: 'vlc',
+      dataset: null,
+    });
   });
 });

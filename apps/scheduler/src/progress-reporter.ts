@@ -10,12 +10,18 @@ export interface ProgressReporter {
  * A progress bar on a terminal; elsewhere (CI, pipes) one JSON line now and then, so long work is
  * visible in logs without flooding them.
  */
-export function createProgressReporter(label: string, total: number, options: { quiet?: boolean; format?: string } = {}): ProgressReporter {
-  if (options.quiet) return { update: () => undefined, setTotal: () => undefined, stop: () => undefined };
+export function createProgressReporter(
+  label: string,
+  total: number,
+  options: { quiet?: boolean; format?: string } = {},
+): ProgressReporter {
+  if (options.quiet)
+    return { update: () => undefined, setTotal: () => undefined, stop: () => undefined };
   if (process.stderr.isTTY) {
     const bar = new cliProgress.SingleBar(
       {
-        format: options.format ?? `${label} [{bar}] {value}/{total} {percentage}% | eta {eta_formatted}`,
+        format:
+          options.format ?? `${label} [{bar}] {value}/{total} {percentage}% | eta {eta_formatted}`,
         stream: process.stderr,
         hideCursor: true,
       },
@@ -35,7 +41,9 @@ export function createProgressReporter(label: string, total: number, options: { 
       const now = Date.now();
       if (now - lastLogged < 2_000 && done < currentTotal) return;
       lastLogged = now;
-      process.stderr.write(`${JSON.stringify({ progress: label, done, total: currentTotal, ...extra })}\n`);
+      process.stderr.write(
+        `${JSON.stringify({ progress: label, done, total: currentTotal, ...extra })}\n`,
+      );
     },
     setTotal: (n) => (currentTotal = n),
     stop: () => undefined,

@@ -3,7 +3,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { JobProducer } from '@benchfleet/queue';
-import { killLeftoverProcesses, runCli, startCli, startFakeLlm, useTestServices, waitFor, waitForWorkerReady, type FakeLlm, type StartedProcess } from '@benchfleet/testing';
+import {
+  killLeftoverProcesses,
+  runCli,
+  startCli,
+  startFakeLlm,
+  useTestServices,
+  waitFor,
+  waitForWorkerReady,
+  type FakeLlm,
+  type StartedProcess,
+} from '@benchfleet/testing';
 import { readRunSummary, type RunSummary } from '@benchfleet/benchmark-kit';
 import { tasksRepository } from '@benchfleet/db';
 import { sql } from 'kysely';
@@ -15,18 +25,31 @@ let producer: JobProducer;
 let llm: FakeLlm;
 const processes: StartedProcess[] = [];
 
-function start(name: 'worker-webshop' | 'scheduler', args: string[], env: NodeJS.ProcessEnv = {}): StartedProcess {
+function start(
+  name: 'worker-webshop' | 'scheduler',
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): StartedProcess {
   const started = startCli(name, args, { ...services.env, BENCHFLEET_LOCK_MS: '1000', ...env });
   processes.push(started);
   return started;
 }
 
 async function enqueue(maxTasks: number, flags: Record<string, string>): Promise<string> {
-  return enqueueTestRun({ db: services.db, producer }, { benchmark: 'webshop', maxTasks, flags: { split: 'test', ...flags } } satisfies TestRunInput);
+  return enqueueTestRun({ db: services.db, producer }, {
+    benchmark: 'webshop',
+    maxTasks,
+    flags: { split: 'test', ...flags },
+  } satisfies TestRunInput);
 }
 
 function tasksOf(runId: string) {
-  return services.db.selectFrom('tasks').selectAll().where('run_id', '=', runId).orderBy('seq').execute();
+  return services.db
+    .selectFrom('tasks')
+    .selectAll()
+    .where('run_id', '=', runId)
+    .orderBy('seq')
+    .execute();
 }
 
 async function settled(runId: string, timeoutMs = 90_000) {
@@ -34,7 +57,9 @@ async function settled(runId: string, timeoutMs = 90_000) {
     `run ${runId} to settle`,
     async () => {
       const tasks = await tasksOf(runId);
-      return tasks.every((task) => task.status !== 'queued' && task.status !== 'running') ? tasks : undefined;
+      return tasks.every((task) => task.status !== 'queued' && task.status !== 'running')
+        ? tasks
+        : undefined;
     },
     timeoutMs,
     200,
@@ -43,7 +68,11 @@ async function settled(runId: string, timeoutMs = 90_000) {
 
 async function storedSummary(runId: string): Promise<RunSummary> {
   return waitFor(`the summary of ${runId}`, async () => {
-    const run = await services.db.selectFrom('runs').select(['summary']).where('id', '=', runId).executeTakeFirst();
+    const run = await services.db
+      .selectFrom('runs')
+      .select(['summary'])
+      .where('id', '=', runId)
+      .executeTakeFirst();
     const summary = readRunSummary(run?.summary);
     return summary && summary.pending === 0 ? summary : undefined;
   });
@@ -68,10 +97,26 @@ afterAll(async () => {
 
 describe('a run interrupted by killing every worker', () => {
   it('is finished by `scheduler resume`, and the summary counts every task exactly once', async () => {
-    const runId = await enqueue(40, { agent: 'llm', llmBaseUrl: llm.baseUrl, llmModel: 'fake-model' });
-    const aggregator = start('scheduler', ['worker', '--worker-id', 'aggregator', '--metrics-port', '0'], { LOG_LEVEL: 'info' });
-    const doomed = [start('worker-webshop', ['--worker-id', 'doomed-1', '--concurrency', '3']), start('worker-webshop', ['--worker-id', 'doomed-2', '--concurrency', '3'])];
-    await waitFor('some episodes to finish', async () => (await tasksOf(runId)).filter((t) => t.status === 'success' || t.status === 'failed').length >= 6);
+    const runId = await enqueue(40, {
+      agent: 'llm',
+      llmBaseUrl: llm.baseUrl,
+      llmModel: 'fake-model',
+    });
+    const aggregator = start(
+      'scheduler',
+      ['worker', '--worker-id', 'aggregator', '--metrics-port', '0'],
+      { LOG_LEVEL: 'info' },
+    );
+    const doomed = [
+      start('worker-webshop', ['--worker-id', 'doomed-1', '--concurrency', '3']),
+      start('worker-webshop', ['--worker-id', 'doomed-2', '--concurrency', '3']),
+    ];
+    await waitFor(
+      'some episodes to finish',
+      async () =>
+        (await tasksOf(runId)).filter((t) => t.status === 'success' || t.status === 'failed')
+          .length >= 6,
+    );
     // From here no episode can finish: the workers die with work in hand, however fast they were.
     llm.hold();
     await waitFor('an episode waiting on the model', async () => llm.held() > 0, 60_000, 20);
@@ -92,12 +137,21 @@ describe('a run interrupted by killing every worker', () => {
     expect(tasks).toHaveLength(40);
     const summary = await storedSummary(runId);
     expect(summary.summary.total_tasks).toBe(40);
-    expect(summary.summary.completed + summary.summary.failed + summary.summary.cancelled + summary.summary.errors).toBe(40);
+    expect(
+      summary.summary.completed +
+        summary.summary.failed +
+        summary.summary.cancelled +
+        summary.summary.errors,
+    ).toBe(40);
     expect(summary.summary.completed).toBe(tasks.filter((t) => t.status === 'success').length);
     const perDomainTotal = Object.values(summary.per_domain).reduce((sum, d) => sum + d.total, 0);
     expect(perDomainTotal).toBe(40);
     // Interrupted tasks have a second attempt; no task has more than one outcome.
-    const attempts = await services.db.selectFrom('attempts').selectAll().where('run_id', '=', runId).execute();
+    const attempts = await services.db
+      .selectFrom('attempts')
+      .selectAll()
+      .where('run_id', '=', runId)
+      .execute();
     const successes = attempts.filter((a) => a.status === 'success' || a.status === 'failed');
     expect(new Set(successes.map((a) => a.task_id)).size).toBe(successes.length);
     expect(attempts.some((a) => a.attempt === 2)).toBe(true);
@@ -119,7 +173,11 @@ describe('scheduler cancel', () => {
     // The LLM answers nothing until the test is over: the two active episodes are still running
     // when the cancel arrives, however slow or fast the machine is.
     llm.hold();
-    const runId = await enqueue(20, { agent: 'llm', llmBaseUrl: llm.baseUrl, llmModel: 'fake-model' });
+    const runId = await enqueue(20, {
+      agent: 'llm',
+      llmBaseUrl: llm.baseUrl,
+      llmModel: 'fake-model',
+    });
     const worker = start('worker-webshop', ['--worker-id', 'canceller', '--concurrency', '2']);
     await waitFor('two episodes to wait for the LLM', () => llm.held() === 2, 30_000);
     const result = await runCli('scheduler', ['cancel', runId], services.env);
@@ -130,15 +188,27 @@ describe('scheduler cancel', () => {
     const counts = await producer.counts('webshop');
     expect(counts.wait).toBe(0);
     // The two active episodes saw their signal and closed their attempts as cancelled.
-    const attempts = await waitFor('the active attempts to close', async () => {
-      const rows = await services.db.selectFrom('attempts').selectAll().where('run_id', '=', runId).execute();
-      return rows.length === 2 && rows.every((a) => a.status !== 'running') ? rows : undefined;
-    }, 10_000);
+    const attempts = await waitFor(
+      'the active attempts to close',
+      async () => {
+        const rows = await services.db
+          .selectFrom('attempts')
+          .selectAll()
+          .where('run_id', '=', runId)
+          .execute();
+        return rows.length === 2 && rows.every((a) => a.status !== 'running') ? rows : undefined;
+      },
+      10_000,
+    );
     expect(attempts.map((a) => [a.status, a.error])).toEqual([
       ['cancelled', 'run cancelled'],
       ['cancelled', 'run cancelled'],
     ]);
-    const run = await services.db.selectFrom('runs').selectAll().where('id', '=', runId).executeTakeFirstOrThrow();
+    const run = await services.db
+      .selectFrom('runs')
+      .selectAll()
+      .where('id', '=', runId)
+      .executeTakeFirstOrThrow();
     expect(run.status).toBe('cancelled');
     expect(readRunSummary(run.summary)?.summary.cancelled).toBe(20);
     llm.release();
@@ -155,7 +225,11 @@ describe('scheduler aggregate', () => {
     worker.child.kill('SIGTERM');
     await worker.exited;
     const dir = mkdtempSync(join(tmpdir(), 'aggregate-'));
-    const result = await runCli('scheduler', ['aggregate', runId, '--out', join(dir, 'final.json'), '--markdown', join(dir, 'report.md')], services.env);
+    const result = await runCli(
+      'scheduler',
+      ['aggregate', runId, '--out', join(dir, 'final.json'), '--markdown', join(dir, 'report.md')],
+      services.env,
+    );
     expect(result.code).toBe(0);
     const summary = JSON.parse(readFileSync(join(dir, 'final.json'), 'utf8')) as RunSummary;
     const meanReward = tasks.reduce((sum, t) => sum + (t.reward ?? 0), 0) / tasks.length;
@@ -172,28 +246,59 @@ describe('scheduler aggregate', () => {
     expect(exported.stderr).toContain(`12 task(s) written to ${out}`);
     expect(exported.code).toBe(0);
     expect(readdirSync(out)).toEqual(['trajectories.jsonl']);
-    const lines = readFileSync(join(out, 'trajectories.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Trajectory);
+    const lines = readFileSync(join(out, 'trajectories.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Trajectory);
     expect(lines.map((line) => line.task_id)).toEqual(tasks.map((task) => task.task_id));
-    const steps = await services.db.selectFrom('steps').selectAll().where('run_id', '=', runId).orderBy('task_id').orderBy('step').execute();
+    const steps = await services.db
+      .selectFrom('steps')
+      .selectAll()
+      .where('run_id', '=', runId)
+      .orderBy('task_id')
+      .orderBy('step')
+      .execute();
     for (const [i, line] of lines.entries()) {
       const task = tasks[i]!;
-      const result = task.result as { purchased_asin: string; reward_info: Record<string, unknown> };
-      expect(line).toMatchObject({ instruction: task.instruction, reward: task.reward, status: task.status, stop_reason: 'bought', agent: 'rule' });
+      const result = task.result as {
+        purchased_asin: string;
+        reward_info: Record<string, unknown>;
+      };
+      expect(line).toMatchObject({
+        instruction: task.instruction,
+        reward: task.reward,
+        status: task.status,
+        stop_reason: 'bought',
+        agent: 'rule',
+      });
       expect(line.purchase?.asin).toBe(result.purchased_asin);
       expect(line.reward_info).toEqual(result.reward_info);
       const own = steps.filter((step) => step.task_id === task.task_id);
-      expect(line.steps.map((step) => [step.step, step.action, step.observation, step.reward])).toEqual(
-        own.map((step) => [step.step, (step.action as { action: string }).action, step.observation, step.reward]),
+      expect(
+        line.steps.map((step) => [step.step, step.action, step.observation, step.reward]),
+      ).toEqual(
+        own.map((step) => [
+          step.step,
+          (step.action as { action: string }).action,
+          step.observation,
+          step.reward,
+        ]),
       );
     }
     // Each step has its own time, rising: stamped as it happened (to the microsecond), not when written.
-    const stamps = await sql<{ task_id: string; distinct_at: number; steps: number; rising: boolean }>`
+    const stamps = await sql<{
+      task_id: string;
+      distinct_at: number;
+      steps: number;
+      rising: boolean;
+    }>`
       select task_id, count(distinct at)::int as distinct_at, count(*)::int as steps,
              bool_and(at > coalesce(previous, '-infinity')) as rising
       from (select task_id, at, lag(at) over (partition by task_id order by step) as previous from steps where run_id = ${runId}) s
       group by task_id`.execute(services.db);
     expect(stamps.rows).toHaveLength(12);
-    for (const row of stamps.rows) expect(row).toMatchObject({ distinct_at: row.steps, rising: true });
+    for (const row of stamps.rows)
+      expect(row).toMatchObject({ distinct_at: row.steps, rising: true });
   });
 });
 
@@ -211,25 +316,49 @@ describe('scheduler status, runs and retry', () => {
     const tasks = tasksRepository(services.db);
     for (const taskId of ['goal-00000', 'goal-00001']) {
       const opened = await tasks.openAttempt(runId, taskId, 'gone', 5);
-      await tasks.settle(runId, taskId, opened!.attempt, { status: 'error', errorClass: 'permanent', totalSteps: 0, durationMs: 1, error: 'bad task data' });
+      await tasks.settle(runId, taskId, opened!.attempt, {
+        status: 'error',
+        errorClass: 'permanent',
+        totalSteps: 0,
+        durationMs: 1,
+        error: 'bad task data',
+      });
     }
     await producer.queue('webshop').obliterate({ force: true });
     // Redis lost the jobs and nothing consumes the queue: status says so instead of an eta.
     const lost = await runCli('scheduler', ['status', runId], services.env);
     expect(lost.code).toBe(0);
-    expect(lost.stdout).toContain('  ! no worker is consuming queue webshop: start one, e.g. `npx worker-webshop --concurrency 32`');
-    expect(lost.stdout).toContain(`  ! 4 open task(s) have no job that will run them (Redis lost them, or they failed out): \`scheduler worker\` re-enqueues them, or run \`scheduler resume ${runId}\``);
+    expect(lost.stdout).toContain(
+      '  ! no worker is consuming queue webshop: start one, e.g. `npx worker-webshop --concurrency 32`',
+    );
+    expect(lost.stdout).toContain(
+      `  ! 4 open task(s) have no job that will run them (Redis lost them, or they failed out): \`scheduler worker\` re-enqueues them, or run \`scheduler resume ${runId}\``,
+    );
     expect(lost.stdout).toContain('  ! no `scheduler worker` runs');
     expect(lost.stdout).not.toMatch(/eta/);
     await enqueueRunRemainder(runId);
 
     const status = await runCli('scheduler', ['status', runId, '--json'], services.env);
     expect(status.code).toBe(0);
-    const snapshot = JSON.parse(status.stdout) as { done: number; pending: number; run: { errors: number; total: number } };
-    expect(snapshot).toMatchObject({ done: 2, pending: 4, jobless: 0, run: { errors: 2, total: 6 } });
+    const snapshot = JSON.parse(status.stdout) as {
+      done: number;
+      pending: number;
+      run: { errors: number; total: number };
+    };
+    expect(snapshot).toMatchObject({
+      done: 2,
+      pending: 4,
+      jobless: 0,
+      run: { errors: 2, total: 6 },
+    });
 
     const worker = start('worker-webshop', ['--worker-id', 'retrier']);
-    await waitFor('the other tasks', async () => (await tasksOf(runId)).filter((t) => t.status === 'success' || t.status === 'failed').length === 4);
+    await waitFor(
+      'the other tasks',
+      async () =>
+        (await tasksOf(runId)).filter((t) => t.status === 'success' || t.status === 'failed')
+          .length === 4,
+    );
     const retried = await runCli('scheduler', ['retry', runId, '--status', 'error'], services.env);
     expect(retried.code).toBe(0);
     expect(retried.stderr).toContain('2 task(s) re-enqueued');
@@ -238,7 +367,10 @@ describe('scheduler status, runs and retry', () => {
     expect(finished.find((t) => t.task_id === 'goal-00000')?.attempts).toBe(2);
 
     const runs = await runCli('scheduler', ['runs', '--json'], services.env);
-    const listed = runs.stdout.trim().split('\n').map((line) => JSON.parse(line) as { run_id: string; total: number; errors: number });
+    const listed = runs.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { run_id: string; total: number; errors: number });
     expect(listed.find((r) => r.run_id === runId)).toMatchObject({ total: 6, errors: 0 });
     const bad = await runCli('scheduler', ['retry', runId, '--status', 'broken'], services.env);
     expect(bad.code).toBe(2);

@@ -14,7 +14,22 @@ describe('scheduler CLI', () => {
   it('lists every command in --help without loading them, and loads the one asked for', async () => {
     const top = await runCli('scheduler', ['--help'], process.env);
     expect(top.code).toBe(0);
-    for (const name of ['migrate', 'enqueue', 'runs', 'status', 'aggregate', 'export', 'compare', 'cancel', 'resume', 'retry', 'worker', 'osworld', 'webshop', 'demo']) {
+    for (const name of [
+      'migrate',
+      'enqueue',
+      'runs',
+      'status',
+      'aggregate',
+      'export',
+      'compare',
+      'cancel',
+      'resume',
+      'retry',
+      'worker',
+      'osworld',
+      'webshop',
+      'demo',
+    ]) {
       expect(top.stdout).toMatch(new RegExp(`^  ${name}\\b`, 'm'));
     }
     // The options of a command, and the benchmarks' own, come from its module and the registry.

@@ -15,31 +15,81 @@ interface SchedulerCommand {
 // The list `scheduler --help` prints costs no import: a command's modules (and the benchmarks') load
 // only when it is the one run, so the CLI starts in the time node takes.
 const COMMANDS: readonly SchedulerCommand[] = [
-  { term: 'migrate', description: 'apply pending Postgres migrations (a no-op when the schema is current)', load: async () => (await import('./commands/migrate.js')).configureMigrate },
-  { term: 'enqueue', description: 'turn a benchmark into one job per task: run and task rows in Postgres, then the jobs, all or nothing', load: async () => (await import('./commands/enqueue.js')).configureEnqueue },
-  { term: 'runs', description: 'list runs, newest first', load: async () => (await import('./commands/runs.js')).configureRuns },
-  { term: 'status [run]', description: 'progress of a run (default: the latest): a live bar on a terminal, a snapshot with --json', load: async () => (await import('./commands/status.js')).configureStatus },
-  { term: 'aggregate <run>', description: "compute a run's summary from Postgres now, store it in runs.summary and print it", load: async () => (await import('./commands/aggregate.js')).configureAggregate },
-  { term: 'export <run>', description: "write a run's results in another layout, all or nothing", load: async () => (await import('./commands/export.js')).configureExport },
+  {
+    term: 'migrate',
+    description: 'apply pending Postgres migrations (a no-op when the schema is current)',
+    load: async () => (await import('./commands/migrate.js')).configureMigrate,
+  },
+  {
+    term: 'enqueue',
+    description:
+      'turn a benchmark into one job per task: run and task rows in Postgres, then the jobs, all or nothing',
+    load: async () => (await import('./commands/enqueue.js')).configureEnqueue,
+  },
+  {
+    term: 'runs',
+    description: 'list runs, newest first',
+    load: async () => (await import('./commands/runs.js')).configureRuns,
+  },
+  {
+    term: 'status [run]',
+    description:
+      'progress of a run (default: the latest): a live bar on a terminal, a snapshot with --json',
+    load: async () => (await import('./commands/status.js')).configureStatus,
+  },
+  {
+    term: 'aggregate <run>',
+    description: "compute a run's summary from Postgres now, store it in runs.summary and print it",
+    load: async () => (await import('./commands/aggregate.js')).configureAggregate,
+  },
+  {
+    term: 'export <run>',
+    description: "write a run's results in another layout, all or nothing",
+    load: async () => (await import('./commands/export.js')).configureExport,
+  },
   {
     term: 'compare <runA> <runB>',
-    description: 'compare two runs on the tasks both settled: paired table, success-rate and reward differences with 95% paired bootstrap CIs, McNemar exact p, flipped tasks',
+    description:
+      'compare two runs on the tasks both settled: paired table, success-rate and reward differences with 95% paired bootstrap CIs, McNemar exact p, flipped tasks',
     load: async () => (await import('./commands/compare.js')).configureCompare,
   },
-  { term: 'cancel <run>', description: 'cancel a run: remove its waiting jobs, abort its active ones (OSWorld: cancels the Bytebot task), mark it cancelled', load: async () => (await import('./commands/cancel.js')).configureCancel },
-  { term: 'resume <run>', description: 're-enqueue the tasks with no outcome or whose last attempt ended in an infrastructure error', load: async () => (await import('./commands/resume.js')).configureResume },
-  { term: 'retry <run>', description: 're-run the tasks of a run that ended in the given status', load: async () => (await import('./commands/resume.js')).configureRetry },
+  {
+    term: 'cancel <run>',
+    description:
+      'cancel a run: remove its waiting jobs, abort its active ones (OSWorld: cancels the Bytebot task), mark it cancelled',
+    load: async () => (await import('./commands/cancel.js')).configureCancel,
+  },
+  {
+    term: 'resume <run>',
+    description:
+      're-enqueue the tasks with no outcome or whose last attempt ended in an infrastructure error',
+    load: async () => (await import('./commands/resume.js')).configureResume,
+  },
+  {
+    term: 'retry <run>',
+    description: 're-run the tasks of a run that ended in the given status',
+    load: async () => (await import('./commands/resume.js')).configureRetry,
+  },
   {
     term: 'worker',
     description:
       'the fleet keeper: serves the aggregate queue, gives an outcome to tasks whose jobs BullMQ failed as lost, and reconciles the queues with Postgres (re-enqueues open tasks whose jobs are gone, summarises settled runs); run one or more anywhere',
     load: async () => (await import('./commands/worker.js')).configureWorker,
   },
-  { term: 'osworld', description: 'OSWorld dataset tools', load: async () => (await import('./commands/osworld-extract.js')).configureOsworldCommands },
-  { term: 'webshop', description: 'WebShop catalog and parity tools', load: async () => (await import('./commands/webshop.js')).configureWebshopCommands },
+  {
+    term: 'osworld',
+    description: 'OSWorld dataset tools',
+    load: async () => (await import('./commands/osworld-extract.js')).configureOsworldCommands,
+  },
+  {
+    term: 'webshop',
+    description: 'WebShop catalog and parity tools',
+    load: async () => (await import('./commands/webshop.js')).configureWebshopCommands,
+  },
   {
     term: 'demo',
-    description: 'the whole fleet on one machine: services, schema, demo catalog, workers, a WebShop run with the rule agent, its summary',
+    description:
+      'the whole fleet on one machine: services, schema, demo catalog, workers, a WebShop run with the rule agent, its summary',
     load: async () => (await import('./commands/demo.js')).configureDemo,
   },
 ];
@@ -57,13 +107,22 @@ export function invokedCommand(args: readonly string[]): string | undefined {
  * only by a command that needs it); a fleet with a benchmark of its own runs it with a registry that
  * adds one.
  */
-export async function runSchedulerCli(registry: BenchmarkRegistry | (() => Promise<BenchmarkRegistry>), argv: readonly string[]): Promise<void> {
-  const program = createCliProgram('scheduler', 'benchfleet scheduler: turns benchmarks into queued jobs, watches, resumes, cancels and summarises runs');
+export async function runSchedulerCli(
+  registry: BenchmarkRegistry | (() => Promise<BenchmarkRegistry>),
+  argv: readonly string[],
+): Promise<void> {
+  const program = createCliProgram(
+    'scheduler',
+    'benchfleet scheduler: turns benchmarks into queued jobs, watches, resumes, cancels and summarises runs',
+  );
   const invoked = invokedCommand(argv.slice(2));
   for (const entry of COMMANDS) {
     const command = program.command(entry.term).description(entry.description);
     if (commandName(entry) !== invoked) continue;
-    const [configure, benchmarks] = await Promise.all([entry.load(), typeof registry === 'function' ? registry() : registry]);
+    const [configure, benchmarks] = await Promise.all([
+      entry.load(),
+      typeof registry === 'function' ? registry() : registry,
+    ]);
     configure(command, benchmarks);
   }
   await runCliProgram(program, argv);

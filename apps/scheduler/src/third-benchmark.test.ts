@@ -26,7 +26,11 @@ function echoScheduler(args: string[]) {
 }
 
 async function startEchoWorker(id: string): Promise<StartedProcess> {
-  const worker = startScript(ECHO_ENTRIES.worker, [], { ...services.env, BENCHFLEET_WORKER_ID: id, LOG_LEVEL: 'info' });
+  const worker = startScript(ECHO_ENTRIES.worker, [], {
+    ...services.env,
+    BENCHFLEET_WORKER_ID: id,
+    LOG_LEVEL: 'info',
+  });
   processes.push(worker);
   await waitForWorkerReady(worker);
   return worker;
@@ -40,13 +44,20 @@ async function enqueue(args: string[]): Promise<string> {
 }
 
 function tasksOf(runId: string) {
-  return services.db.selectFrom('tasks').selectAll().where('run_id', '=', runId).orderBy('seq').execute();
+  return services.db
+    .selectFrom('tasks')
+    .selectAll()
+    .where('run_id', '=', runId)
+    .orderBy('seq')
+    .execute();
 }
 
 async function settled(runId: string) {
   return waitFor(`run ${runId} to settle`, async () => {
     const tasks = await tasksOf(runId);
-    return tasks.every((task) => task.status !== 'queued' && task.status !== 'running') ? tasks : undefined;
+    return tasks.every((task) => task.status !== 'queued' && task.status !== 'running')
+      ? tasks
+      : undefined;
   });
 }
 
@@ -64,30 +75,50 @@ afterAll(async () => {
 
 describe('a benchmark registered only in test code', () => {
   it('runs end to end: enqueue (told by its own flag), a worker, steps and outcomes, the aggregate summary, status', async () => {
-    const aggregator = startScript(ECHO_ENTRIES.scheduler, ['worker', '--worker-id', 'echo-aggregator'], { ...services.env, LOG_LEVEL: 'info' });
+    const aggregator = startScript(
+      ECHO_ENTRIES.scheduler,
+      ['worker', '--worker-id', 'echo-aggregator'],
+      { ...services.env, LOG_LEVEL: 'info' },
+    );
     processes.push(aggregator);
     await waitForWorkerReady(aggregator);
     const runId = await enqueue(['--echo-tasks', '6']);
-    const run = await services.db.selectFrom('runs').selectAll().where('id', '=', runId).executeTakeFirstOrThrow();
+    const run = await services.db
+      .selectFrom('runs')
+      .selectAll()
+      .where('id', '=', runId)
+      .executeTakeFirstOrThrow();
     expect(run).toMatchObject({ benchmark: 'echo', config: { step_ms: 20 } });
     await startEchoWorker('echo-1');
 
     const tasks = await settled(runId);
-    expect(tasks.map((task) => [task.task_id, task.domain, task.status, task.total_steps])).toEqual([
-      ['echo-000', 'even', 'success', 1],
-      ['echo-001', 'odd', 'failed', 2],
-      ['echo-002', 'even', 'success', 3],
-      ['echo-003', 'odd', 'failed', 1],
-      ['echo-004', 'even', 'success', 2],
-      ['echo-005', 'odd', 'failed', 3],
-    ]);
+    expect(tasks.map((task) => [task.task_id, task.domain, task.status, task.total_steps])).toEqual(
+      [
+        ['echo-000', 'even', 'success', 1],
+        ['echo-001', 'odd', 'failed', 2],
+        ['echo-002', 'even', 'success', 3],
+        ['echo-003', 'odd', 'failed', 1],
+        ['echo-004', 'even', 'success', 2],
+        ['echo-005', 'odd', 'failed', 3],
+      ],
+    );
     expect(tasks.every((task) => task.worker_id === 'echo-1')).toBe(true);
-    const steps = await services.db.selectFrom('steps').select(['task_id', 'step', 'text']).where('run_id', '=', runId).orderBy('task_id').orderBy('step').execute();
+    const steps = await services.db
+      .selectFrom('steps')
+      .select(['task_id', 'step', 'text'])
+      .where('run_id', '=', runId)
+      .orderBy('task_id')
+      .orderBy('step')
+      .execute();
     expect(steps).toHaveLength(12);
     expect(steps[3]).toEqual({ task_id: 'echo-002', step: 1, text: 'say 2: step 1' });
 
     const summary = await waitFor('the summary', async () => {
-      const row = await services.db.selectFrom('runs').select('summary').where('id', '=', runId).executeTakeFirstOrThrow();
+      const row = await services.db
+        .selectFrom('runs')
+        .select('summary')
+        .where('id', '=', runId)
+        .executeTakeFirstOrThrow();
       const stored = readRunSummary(row.summary);
       return stored?.pending === 0 ? stored : undefined;
     });
@@ -102,21 +133,43 @@ describe('a benchmark registered only in test code', () => {
 
     const status = await echoScheduler(['status', runId, '--json']);
     expect(status.code).toBe(0);
-    expect(JSON.parse(status.stdout)).toMatchObject({ successLabel: 'scripted success', queueName: 'echo', done: 6, pending: 0, run: { succeeded: 3 } });
+    expect(JSON.parse(status.stdout)).toMatchObject({
+      successLabel: 'scripted success',
+      queueName: 'echo',
+      done: 6,
+      pending: 0,
+      run: { succeeded: 3 },
+    });
     const text = await echoScheduler(['status', runId]);
-    expect(text.stdout).toContain('6/6 done, 0 queued, 0 running, 3 success (scripted success), 3 failed');
+    expect(text.stdout).toContain(
+      '6/6 done, 0 queued, 0 running, 3 success (scripted success), 3 failed',
+    );
   });
 
   it('is cancelled and resumed like any other: cancel stops its running tasks, resume re-enqueues what Redis lost', async () => {
     await startEchoWorker('echo-2');
-    const slow = await enqueue(['--benchmark', 'echo', '--echo-tasks', '8', '--echo-step-ms', '60000']);
-    await waitFor('four tasks to run', async () => (await tasksOf(slow)).filter((task) => task.status === 'running').length === 4);
+    const slow = await enqueue([
+      '--benchmark',
+      'echo',
+      '--echo-tasks',
+      '8',
+      '--echo-step-ms',
+      '60000',
+    ]);
+    await waitFor(
+      'four tasks to run',
+      async () => (await tasksOf(slow)).filter((task) => task.status === 'running').length === 4,
+    );
     const cancelled = await echoScheduler(['cancel', slow]);
     expect(cancelled.code).toBe(0);
     expect(cancelled.stderr).toContain('8 task(s) cancelled, 4 waiting job(s) removed');
     expect((await settled(slow)).map((task) => task.status)).toEqual(Array(8).fill('cancelled'));
     await waitFor('the running attempts to close', async () => {
-      const attempts = await services.db.selectFrom('attempts').select('status').where('run_id', '=', slow).execute();
+      const attempts = await services.db
+        .selectFrom('attempts')
+        .select('status')
+        .where('run_id', '=', slow)
+        .execute();
       return attempts.length === 4 && attempts.every((attempt) => attempt.status === 'cancelled');
     });
 
@@ -135,17 +188,26 @@ describe('a benchmark registered only in test code', () => {
     ]);
     // No `scheduler worker` runs now: the worker that settled the last task wrote the summary.
     const summary = await waitFor('the summary', async () => {
-      const row = await services.db.selectFrom('runs').select(['summary', 'status']).where('id', '=', lost).executeTakeFirstOrThrow();
+      const row = await services.db
+        .selectFrom('runs')
+        .select(['summary', 'status'])
+        .where('id', '=', lost)
+        .executeTakeFirstOrThrow();
       const stored = readRunSummary(row.summary);
       return stored?.pending === 0 ? { stored, status: row.status } : undefined;
     });
-    expect(summary).toMatchObject({ status: 'finished', stored: { summary: { total_tasks: 2, completed: 2 } } });
+    expect(summary).toMatchObject({
+      status: 'finished',
+      stored: { summary: { total_tasks: 2, completed: 2 } },
+    });
   });
 
   it('is unknown to a scheduler whose registry does not list it: one line naming it', async () => {
     const runId = await enqueue(['--echo-tasks', '1']);
     const result = await runCli('scheduler', ['status', runId], services.env);
     expect(result.code).toBe(1);
-    expect(result.stderr.trim()).toBe('scheduler: benchmark echo is not known to this build (known: osworld, webshop)');
+    expect(result.stderr.trim()).toBe(
+      'scheduler: benchmark echo is not known to this build (known: osworld, webshop)',
+    );
   });
 });

@@ -54,14 +54,23 @@ describe('scheduler webshop verify', () => {
 describe('scheduler webshop import', () => {
   it('imports the official formats with goals in the original order and split, in one go', async () => {
     const result = await scheduler([
-      'webshop', 'import',
-      '--items', join(synthetic, 'items_shuffle_synthetic.json'),
-      '--attributes', join(synthetic, 'items_ins_v2_synthetic.json'),
-      '--human', join(synthetic, 'items_human_ins_synthetic.json'),
-      '--seed', '1234', '--catalog-id', 'synthetic-human',
+      'webshop',
+      'import',
+      '--items',
+      join(synthetic, 'items_shuffle_synthetic.json'),
+      '--attributes',
+      join(synthetic, 'items_ins_v2_synthetic.json'),
+      '--human',
+      join(synthetic, 'items_human_ins_synthetic.json'),
+      '--seed',
+      '1234',
+      '--catalog-id',
+      'synthetic-human',
     ]);
     expect(result.code).toBe(0);
-    expect(result.stderr).toMatch(/imported catalog synthetic-human: \d+ products, \d+ human goals/);
+    expect(result.stderr).toMatch(
+      /imported catalog synthetic-human: \d+ products, \d+ human goals/,
+    );
     const goals = await webshopCatalogRepository(services.db).goals('synthetic-human');
     expect(goals.length).toBeGreaterThan(0);
     expect(goals.map((g) => g.goal_index)).toEqual(goals.map((_, i) => i));
@@ -72,41 +81,90 @@ describe('scheduler webshop import', () => {
 
   it.each([
     ['broken JSON', '[{"asin": "B01"', /items\.json.*(JSON|Unexpected|Expected)/],
-    ['a product without asin', JSON.stringify([{ name: 'x', product_information: {}, pricing: '$1.00' }]), /items\.json: record #0.*asin/],
-  ])('refuses %s, naming the file and record, and imports nothing', async (_name, items, message) => {
-    const dir = mkdtempSync(join(tmpdir(), 'import-'));
-    writeFileSync(join(dir, 'items.json'), items);
-    const before = await catalogCount();
-    const result = await scheduler(['webshop', 'import', '--items', join(dir, 'items.json'), '--attributes', join(synthetic, 'items_ins_v2_synthetic.json'), '--catalog-id', 'bad']);
-    expect(result.code).not.toBe(0);
-    expect(result.stderr.trim().split('\n')).toHaveLength(1);
-    expect(result.stderr).toMatch(message);
-    expect(await catalogCount()).toBe(before);
-  });
+    [
+      'a product without asin',
+      JSON.stringify([{ name: 'x', product_information: {}, pricing: '$1.00' }]),
+      /items\.json: record #0.*asin/,
+    ],
+  ])(
+    'refuses %s, naming the file and record, and imports nothing',
+    async (_name, items, message) => {
+      const dir = mkdtempSync(join(tmpdir(), 'import-'));
+      writeFileSync(join(dir, 'items.json'), items);
+      const before = await catalogCount();
+      const result = await scheduler([
+        'webshop',
+        'import',
+        '--items',
+        join(dir, 'items.json'),
+        '--attributes',
+        join(synthetic, 'items_ins_v2_synthetic.json'),
+        '--catalog-id',
+        'bad',
+      ]);
+      expect(result.code).not.toBe(0);
+      expect(result.stderr.trim().split('\n')).toHaveLength(1);
+      expect(result.stderr).toMatch(message);
+      expect(await catalogCount()).toBe(before);
+    },
+  );
 });
 
 describe('scheduler webshop import, streaming a large items file', () => {
   it('leaves the earlier catalog of that id untouched when record #2500 is bad, after pages were written', async () => {
     const attributes = join(synthetic, 'items_ins_v2_synthetic.json');
     const human = join(synthetic, 'items_human_ins_synthetic.json');
-    const first = await scheduler(['webshop', 'import', '--items', join(synthetic, 'items_shuffle_synthetic.json'), '--attributes', attributes, '--human', human, '--catalog-id', 'kept']);
+    const first = await scheduler([
+      'webshop',
+      'import',
+      '--items',
+      join(synthetic, 'items_shuffle_synthetic.json'),
+      '--attributes',
+      attributes,
+      '--human',
+      human,
+      '--catalog-id',
+      'kept',
+    ]);
     expect(first.code).toBe(0);
     const before = await webshopCatalogRepository(services.db).get('kept');
 
-    const items = JSON.parse(readFileSync(join(synthetic, 'items_shuffle_search3000.json'), 'utf8')) as Array<Record<string, unknown>>;
+    const items = JSON.parse(
+      readFileSync(join(synthetic, 'items_shuffle_search3000.json'), 'utf8'),
+    ) as Array<Record<string, unknown>>;
     items[2500] = { ...items[2500], asin: 'BBADPRICE1', pricing: '$ask' };
     const dir = mkdtempSync(join(tmpdir(), 'import-'));
     writeFileSync(join(dir, 'items_big.json'), JSON.stringify(items));
-    const result = await scheduler(['webshop', 'import', '--items', join(dir, 'items_big.json'), '--attributes', attributes, '--human', human, '--catalog-id', 'kept']);
+    const result = await scheduler([
+      'webshop',
+      'import',
+      '--items',
+      join(dir, 'items_big.json'),
+      '--attributes',
+      attributes,
+      '--human',
+      human,
+      '--catalog-id',
+      'kept',
+    ]);
     // A bad record is bad input: the user's to fix, exit code 2.
     expect(result.code).toBe(2);
     const lines = result.stderr.trim().split('\n');
     expect(lines.at(-1)).toMatch(/items_big\.json: record #2500, asin BBADPRICE1: pricing "\$ask"/);
     // Progress went by on the way: pages of products had been written before the bad record.
-    expect(lines.slice(0, -1).map((line) => JSON.parse(line) as { products: number }).at(-1)?.products).toBeGreaterThanOrEqual(1000);
+    expect(
+      lines
+        .slice(0, -1)
+        .map((line) => JSON.parse(line) as { products: number })
+        .at(-1)?.products,
+    ).toBeGreaterThanOrEqual(1000);
 
     expect(await webshopCatalogRepository(services.db).get('kept')).toEqual(before);
-    const stored = await services.db.selectFrom('webshop_products').select(({ fn }) => fn.countAll<string>().as('n')).where('catalog_id', '=', 'kept').executeTakeFirstOrThrow();
+    const stored = await services.db
+      .selectFrom('webshop_products')
+      .select(({ fn }) => fn.countAll<string>().as('n'))
+      .where('catalog_id', '=', 'kept')
+      .executeTakeFirstOrThrow();
     expect(Number(stored.n)).toBe(before?.products);
   });
 });
@@ -127,9 +185,17 @@ describe('scheduler webshop serve', () => {
 
   it('serves an imported catalog as the original site, goal by goal', async () => {
     const [goal] = await webshopCatalogRepository(services.db).goals('served');
-    const site = startCli('scheduler', ['webshop', 'serve', '--catalog', 'served', '--port', '0'], services.env);
+    const site = startCli(
+      'scheduler',
+      ['webshop', 'serve', '--catalog', 'served', '--port', '0'],
+      services.env,
+    );
     try {
-      const [, url] = await waitForOutput(site, /serving catalog served .* at (http:\/\/\S+)\/fixed_0/, 'the site to listen');
+      const [, url] = await waitForOutput(
+        site,
+        /serving catalog served .* at (http:\/\/\S+)\/fixed_0/,
+        'the site to listen',
+      );
       const response = await fetch(`${url}/fixed_0`);
       expect(response.status).toBe(200);
       const html = await response.text();
@@ -144,9 +210,18 @@ describe('scheduler webshop serve', () => {
   it('names a busy port and the flag that changes it', async () => {
     const busy = await occupyPort();
     try {
-      const result = await scheduler(['webshop', 'serve', '--catalog', 'served', '--port', String(busy.port)]);
+      const result = await scheduler([
+        'webshop',
+        'serve',
+        '--catalog',
+        'served',
+        '--port',
+        String(busy.port),
+      ]);
       expect(result.code).toBe(2);
-      expect(result.stderr.trim()).toBe(`scheduler: port ${busy.port} on 127.0.0.1 is already in use: pick another with --port (0 lets the system choose)`);
+      expect(result.stderr.trim()).toBe(
+        `scheduler: port ${busy.port} on 127.0.0.1 is already in use: pick another with --port (0 lets the system choose)`,
+      );
     } finally {
       await busy.release();
     }
@@ -179,24 +254,40 @@ describe('scheduler webshop download', () => {
     const dir = mkdtempSync(join(tmpdir(), 'download-'));
     const result = await scheduler(['webshop', 'download', '--dir', dir, '--base-url', baseUrl]);
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/items_shuffle_1000\.json from http:\/\/127\.0\.0\.1:\d+\/.* has sha256 [0-9a-f]{64}, expected 30a4765c/);
+    expect(result.stderr).toMatch(
+      /items_shuffle_1000\.json from http:\/\/127\.0\.0\.1:\d+\/.* has sha256 [0-9a-f]{64}, expected 30a4765c/,
+    );
     expect(readdirSync(dir)).toEqual([]);
     expect(await catalogCount()).toBe(before);
   });
 
   it('downloads, checks and imports files whose checksums match', async () => {
-    const names = ['items_shuffle_synthetic.json', 'items_ins_v2_synthetic.json', 'items_human_ins_synthetic.json'];
+    const names = [
+      'items_shuffle_synthetic.json',
+      'items_ins_v2_synthetic.json',
+      'items_human_ins_synthetic.json',
+    ];
     const files = names.map((name) => {
       const bytes = readFileSync(join(synthetic, name));
       served.set(`/data/${name}`, bytes);
-      return { name, path: `data/${name}`, sha256: createHash('sha256').update(bytes).digest('hex') };
+      return {
+        name,
+        path: `data/${name}`,
+        sha256: createHash('sha256').update(bytes).digest('hex'),
+      };
     });
     const dir = mkdtempSync(join(tmpdir(), 'download-'));
     const paths = await downloadWebshopSmall(dir, { baseUrl, files });
     expect(Object.keys(paths).sort()).toEqual([...names].sort());
     const report = await importWebshopCatalog(
       services.db,
-      fileCatalogRequest({ items: paths[names[0]!]!, attributes: paths[names[1]!]!, human: paths[names[2]!]!, seed: 1234, catalogId: 'downloaded' }),
+      fileCatalogRequest({
+        items: paths[names[0]!]!,
+        attributes: paths[names[1]!]!,
+        human: paths[names[2]!]!,
+        seed: 1234,
+        catalogId: 'downloaded',
+      }),
     );
     expect(report.products).toBeGreaterThan(0);
     // A second download finds the verified copies and fetches nothing.

@@ -2,7 +2,12 @@ import { hostname } from 'node:os';
 import { z } from 'zod';
 import { s3SettingsFromEnv, type ArtifactSettings } from '@benchfleet/artifacts';
 import { parseConfig } from '@benchfleet/core';
-import { WORKER_CONFIG_LABELS, workerConfigInput, workerConfigShape, type WorkerFlags } from '@benchfleet/queue';
+import {
+  WORKER_CONFIG_LABELS,
+  workerConfigInput,
+  workerConfigShape,
+  type WorkerFlags,
+} from '@benchfleet/queue';
 
 export interface OsworldWorkerFlags extends Omit<WorkerFlags, 'workerId'> {
   bytebotUrl?: string;
@@ -23,14 +28,21 @@ const schema = z.object({
 
 export type OsworldWorkerConfig = z.output<typeof schema> & { artifactSettings: ArtifactSettings };
 
-export function loadOsworldWorkerConfig(flags: OsworldWorkerFlags, env: NodeJS.ProcessEnv = process.env): OsworldWorkerConfig {
+export function loadOsworldWorkerConfig(
+  flags: OsworldWorkerFlags,
+  env: NodeJS.ProcessEnv = process.env,
+): OsworldWorkerConfig {
   const s3 = s3SettingsFromEnv(env);
   const parsed = parseConfig(
     schema,
     {
       // The worker id is the stack's: an OSWorld worker owns one stack.
       // A Bytebot task cannot be handed over mid-way: by default an OSWorld worker lets it finish.
-      ...workerConfigInput({ ...flags, workerId: flags.stackId ?? (env.BENCHFLEET_STACK_ID || undefined) }, env, { workerId: `stack-${hostname()}`, graceS: 3 * 3600 }),
+      ...workerConfigInput(
+        { ...flags, workerId: flags.stackId ?? (env.BENCHFLEET_STACK_ID || undefined) },
+        env,
+        { workerId: `stack-${hostname()}`, graceS: 3 * 3600 },
+      ),
       artifactsUri: env.BENCHFLEET_ARTIFACTS || undefined,
       bytebotUrl: flags.bytebotUrl ?? env.BYTEBOT_URL,
       desktopUrl: flags.desktopUrl ?? (env.BYTEBOT_DESKTOP_URL || undefined),

@@ -6,13 +6,34 @@ import { startBenchmarkWorker } from '@benchfleet/runs';
 import { loadOsworldWorkerConfig, type OsworldWorkerFlags } from './config.js';
 import { createOsworldTaskHandler } from './handlers/osworld-task.js';
 
-const program = createCliProgram('worker-osworld', 'runs OSWorld tasks on one Bytebot stack, one at a time, with the original benchmark semantics')
-  .option('--bytebot-url <url>', 'bytebot-agent base URL, e.g. http://127.0.0.1:9991 (or BYTEBOT_URL)')
-  .option('--desktop-url <url>', 'bytebotd base URL, probed before each task (or BYTEBOT_DESKTOP_URL)')
-  .option('--stack-id <name>', 'name of this stack, used as the worker id (default stack-<hostname>)')
-  .option('--grace-s <n>', 'seconds an active task may finish after SIGTERM before it is handed back (default 10800)')
-  .option('--metrics-port <port>', 'serve /metrics and /healthz on this port, 0 for any free one (or BENCHFLEET_METRICS_PORT)')
-  .option('--metrics-host <host>', 'address /metrics and /healthz listen on (default 127.0.0.1; 0.0.0.0 for probes from outside; or BENCHFLEET_METRICS_HOST)')
+const program = createCliProgram(
+  'worker-osworld',
+  'runs OSWorld tasks on one Bytebot stack, one at a time, with the original benchmark semantics',
+)
+  .option(
+    '--bytebot-url <url>',
+    'bytebot-agent base URL, e.g. http://127.0.0.1:9991 (or BYTEBOT_URL)',
+  )
+  .option(
+    '--desktop-url <url>',
+    'bytebotd base URL, probed before each task (or BYTEBOT_DESKTOP_URL)',
+  )
+  .option(
+    '--stack-id <name>',
+    'name of this stack, used as the worker id (default stack-<hostname>)',
+  )
+  .option(
+    '--grace-s <n>',
+    'seconds an active task may finish after SIGTERM before it is handed back (default 10800)',
+  )
+  .option(
+    '--metrics-port <port>',
+    'serve /metrics and /healthz on this port, 0 for any free one (or BENCHFLEET_METRICS_PORT)',
+  )
+  .option(
+    '--metrics-host <host>',
+    'address /metrics and /healthz listen on (default 127.0.0.1; 0.0.0.0 for probes from outside; or BENCHFLEET_METRICS_HOST)',
+  )
   .option('--no-events', 'follow tasks by REST polling only (no Socket.IO)')
   .action(async (flags: OsworldWorkerFlags) => {
     const config = loadOsworldWorkerConfig(flags);
@@ -32,14 +53,21 @@ const program = createCliProgram('worker-osworld', 'runs OSWorld tasks on one By
           if (!desktopUrl) return { ok: true };
           return fetch(desktopUrl, { signal: AbortSignal.timeout(5_000) }).then(
             () => ({ ok: true }) as const,
-            (error: unknown) => ({ ok: false, reason: `the Bytebot desktop at ${desktopUrl} does not answer (${errorMessage(error)})` }) as const,
+            (error: unknown) =>
+              ({
+                ok: false,
+                reason: `the Bytebot desktop at ${desktopUrl} does not answer (${errorMessage(error)})`,
+              }) as const,
           );
         },
       },
       async ({ taskDeps, logger }) => {
         // What an earlier run of this worker left on its stack goes first (and before every task).
         await cancelLeftoverTasks(client, logger).catch((error: unknown) =>
-          logger.warn({ reason: errorMessage(error) }, 'could not look for tasks left on the stack; will before the first task'),
+          logger.warn(
+            { reason: errorMessage(error) },
+            'could not look for tasks left on the stack; will before the first task',
+          ),
         );
         return createOsworldTaskHandler({ taskDeps, client, artifacts, events: config.events });
       },

@@ -40,7 +40,9 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const worker of workers) if (worker.child.exitCode === null && worker.child.signalCode === null) worker.child.kill('SIGKILL');
+  for (const worker of workers)
+    if (worker.child.exitCode === null && worker.child.signalCode === null)
+      worker.child.kill('SIGKILL');
   for (const fake of fakes) await fake.close();
   await producer.close();
   await rm(scratchDir, { recursive: true, force: true });
@@ -49,10 +51,14 @@ afterAll(async () => {
 async function startStack(stackId: string): Promise<{ fake: FakeBytebot; worker: StartedProcess }> {
   const fake = await startFakeBytebot(FAKE_OPTIONS);
   fakes.push(fake);
-  const worker = startCli('worker-osworld', ['--bytebot-url', fake.url, '--stack-id', stackId, '--grace-s', '5'], {
-    ...services.env,
-    BENCHFLEET_ARTIFACTS: path.join(scratchDir, 'artifacts'),
-  });
+  const worker = startCli(
+    'worker-osworld',
+    ['--bytebot-url', fake.url, '--stack-id', stackId, '--grace-s', '5'],
+    {
+      ...services.env,
+      BENCHFLEET_ARTIFACTS: path.join(scratchDir, 'artifacts'),
+    },
+  );
   workers.push(worker);
   return { fake, worker };
 }
@@ -110,13 +116,24 @@ describe('worker-osworld fleet', () => {
       `one stack, 10 tasks: ${single.wallMs} ms; four stacks, 40 tasks: ${four.wallMs} ms; ratio ${ratio.toFixed(2)} (ideal 1.0)`,
     );
 
-    const tasks = await services.db.selectFrom('tasks').selectAll().where('run_id', 'in', [single.runId, four.runId]).execute();
+    const tasks = await services.db
+      .selectFrom('tasks')
+      .selectAll()
+      .where('run_id', 'in', [single.runId, four.runId])
+      .execute();
     expect(tasks).toHaveLength(50);
     for (const task of tasks) {
-      expect(task).toMatchObject({ status: 'success', final_api_status: 'COMPLETED', total_steps: STEADY_STEPS + 1, attempts: 1 });
+      expect(task).toMatchObject({
+        status: 'success',
+        final_api_status: 'COMPLETED',
+        total_steps: STEADY_STEPS + 1,
+        attempts: 1,
+      });
     }
     const fleetTasks = tasks.filter((task) => task.run_id === four.runId);
-    expect(new Set(fleetTasks.map((task) => task.worker_id))).toEqual(new Set(['stack-1', 'stack-2', 'stack-3', 'stack-4']));
+    expect(new Set(fleetTasks.map((task) => task.worker_id))).toEqual(
+      new Set(['stack-1', 'stack-2', 'stack-3', 'stack-4']),
+    );
 
     // Each benchmark task became exactly one Bytebot task, and each stack ran one at a time.
     expect(fakes.reduce((sum, fake) => sum + fake.stats.createdTasks, 0)).toBe(50);
@@ -127,7 +144,8 @@ describe('worker-osworld fleet', () => {
         .filter((task) => task.worker_id === stackId)
         .map((task) => [task.started_at!.getTime(), task.finished_at!.getTime()] as const)
         .sort((a, b) => a[0] - b[0]);
-      for (let i = 1; i < spans.length; i++) expect(spans[i]![0]).toBeGreaterThanOrEqual(spans[i - 1]![1]);
+      for (let i = 1; i < spans.length; i++)
+        expect(spans[i]![0]).toBeGreaterThanOrEqual(spans[i - 1]![1]);
     }
 
     // One stack at a time would take 4x; the bound leaves room for a loaded CI machine.

@@ -41,7 +41,11 @@ beforeAll(async () => {
     AWS_ACCESS_KEY_ID: 'AKIDFLEET',
     AWS_SECRET_ACCESS_KEY: 'not-a-real-secret',
   };
-  worker = startCli('worker-osworld', ['--bytebot-url', bytebot.url, '--stack-id', 'stack-s3', '--grace-s', '5'], env);
+  worker = startCli(
+    'worker-osworld',
+    ['--bytebot-url', bytebot.url, '--stack-id', 'stack-s3', '--grace-s', '5'],
+    env,
+  );
 });
 
 afterAll(async () => {
@@ -57,18 +61,38 @@ afterAll(async () => {
 
 describe('worker-osworld with an S3 artifact store', () => {
   it('stores each screenshot as an object and the export reads them back', async () => {
-    const datasetPath = await writeOsworldTestDataset(scratch, 'dataset', [osworldTestTask('s3-task', withFakeScenario('Open a terminal', 'completes'))]);
-    const runId = await enqueueTestRun({ db: services.db, producer }, { benchmark: 'osworld', flags: { dataset: datasetPath } });
-    await waitFor('the task', async () => {
-      const task = await services.db.selectFrom('tasks').select('status').where('run_id', '=', runId).executeTakeFirstOrThrow();
-      return task.status === 'success';
-    }, 30_000);
+    const datasetPath = await writeOsworldTestDataset(scratch, 'dataset', [
+      osworldTestTask('s3-task', withFakeScenario('Open a terminal', 'completes')),
+    ]);
+    const runId = await enqueueTestRun(
+      { db: services.db, producer },
+      { benchmark: 'osworld', flags: { dataset: datasetPath } },
+    );
+    await waitFor(
+      'the task',
+      async () => {
+        const task = await services.db
+          .selectFrom('tasks')
+          .select('status')
+          .where('run_id', '=', runId)
+          .executeTakeFirstOrThrow();
+        return task.status === 'success';
+      },
+      30_000,
+    );
 
-    const steps = await services.db.selectFrom('steps').select(['step', 'screenshot_uri']).where('run_id', '=', runId).orderBy('step').execute();
+    const steps = await services.db
+      .selectFrom('steps')
+      .select(['step', 'screenshot_uri'])
+      .where('run_id', '=', runId)
+      .orderBy('step')
+      .execute();
     const shots = steps.filter((step) => step.screenshot_uri !== null);
     expect(shots.length).toBeGreaterThan(0);
     for (const step of shots) {
-      expect(step.screenshot_uri).toMatch(new RegExp(`^s3://screens/benchfleet/${runId}/s3-task/attempt-1/step_\\d{3}\\.png$`));
+      expect(step.screenshot_uri).toMatch(
+        new RegExp(`^s3://screens/benchfleet/${runId}/s3-task/attempt-1/step_\\d{3}\\.png$`),
+      );
       const object = s3.objects.get(step.screenshot_uri!.slice('s3://'.length));
       expect(object?.contentType).toBe('image/png');
       expect(object?.body.subarray(1, 4).toString()).toBe('PNG');
@@ -80,7 +104,11 @@ describe('worker-osworld with an S3 artifact store', () => {
     const files = (await readdir(path.join(out, 's3-task', 'screenshots'))).sort();
     expect(files).toHaveLength(shots.length);
     const first = shots[0]!;
-    const written = await readFile(path.join(out, 's3-task', 'screenshots', `step_${String(first.step).padStart(3, '0')}.png`));
-    expect(written.equals(s3.objects.get(first.screenshot_uri!.slice('s3://'.length))!.body)).toBe(true);
+    const written = await readFile(
+      path.join(out, 's3-task', 'screenshots', `step_${String(first.step).padStart(3, '0')}.png`),
+    );
+    expect(written.equals(s3.objects.get(first.screenshot_uri!.slice('s3://'.length))!.body)).toBe(
+      true,
+    );
   });
 });

@@ -32,7 +32,11 @@ let artifactsDir: string;
 const workers: StartedProcess[] = [];
 const fakes: FakeBytebot[] = [];
 
-const FAKE_TIMING = { pendingDelayMs: 10, stepIntervalMs: 20, toolDelayMs: 5 } satisfies FakeBytebotOptions;
+const FAKE_TIMING = {
+  pendingDelayMs: 10,
+  stepIntervalMs: 20,
+  toolDelayMs: 5,
+} satisfies FakeBytebotOptions;
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 beforeAll(async () => {
@@ -42,7 +46,9 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const worker of workers) if (worker.child.exitCode === null && worker.child.signalCode === null) worker.child.kill('SIGKILL');
+  for (const worker of workers)
+    if (worker.child.exitCode === null && worker.child.signalCode === null)
+      worker.child.kill('SIGKILL');
   for (const fake of fakes) await fake.close();
   await producer.close();
   await rm(scratchDir, { recursive: true, force: true });
@@ -54,13 +60,21 @@ async function startFake(options: FakeBytebotOptions = {}): Promise<FakeBytebot>
   return fake;
 }
 
-function startWorker(fake: FakeBytebot, stackId: string, extraEnv: Record<string, string> = {}): StartedProcess {
-  const worker = startCli('worker-osworld', ['--bytebot-url', fake.url, '--stack-id', stackId, '--grace-s', '5'], {
-    ...services.env,
-    BENCHFLEET_ARTIFACTS: artifactsDir,
-    LOG_LEVEL: 'info',
-    ...extraEnv,
-  });
+function startWorker(
+  fake: FakeBytebot,
+  stackId: string,
+  extraEnv: Record<string, string> = {},
+): StartedProcess {
+  const worker = startCli(
+    'worker-osworld',
+    ['--bytebot-url', fake.url, '--stack-id', stackId, '--grace-s', '5'],
+    {
+      ...services.env,
+      BENCHFLEET_ARTIFACTS: artifactsDir,
+      LOG_LEVEL: 'info',
+      ...extraEnv,
+    },
+  );
   workers.push(worker);
   return worker;
 }
@@ -70,18 +84,30 @@ async function workerReady(worker: StartedProcess): Promise<void> {
 }
 
 async function stopWorker(worker: StartedProcess): Promise<number | null> {
-  if (worker.child.exitCode !== null || worker.child.signalCode !== null) return worker.child.exitCode;
+  if (worker.child.exitCode !== null || worker.child.signalCode !== null)
+    return worker.child.exitCode;
   worker.child.kill('SIGTERM');
   return (await worker.exited).code;
 }
 
 /** Writes a small `osworld_dataset.json` and enqueues it the way `scheduler enqueue --dataset` does. */
-async function enqueueTasks(tasks: OsworldTask[], options: { maxSteps?: number; stallTimeoutS?: string } = {}): Promise<string> {
-  const datasetPath = await writeOsworldTestDataset(scratchDir, `dataset-${tasks[0]?.task_id ?? 'empty'}`, tasks);
+async function enqueueTasks(
+  tasks: OsworldTask[],
+  options: { maxSteps?: number; stallTimeoutS?: string } = {},
+): Promise<string> {
+  const datasetPath = await writeOsworldTestDataset(
+    scratchDir,
+    `dataset-${tasks[0]?.task_id ?? 'empty'}`,
+    tasks,
+  );
   const { stallTimeoutS, ...shared } = options;
   return enqueueTestRun(
     { db: services.db, producer },
-    { benchmark: 'osworld', ...shared, flags: { dataset: datasetPath, ...(stallTimeoutS ? { stallTimeoutS } : {}) } },
+    {
+      benchmark: 'osworld',
+      ...shared,
+      flags: { dataset: datasetPath, ...(stallTimeoutS ? { stallTimeoutS } : {}) },
+    },
   );
 }
 
@@ -89,7 +115,12 @@ async function settledTask(runId: string, taskId: string, timeoutMs = 30_000) {
   return waitFor(
     `task ${taskId} of run ${runId} to settle`,
     async () => {
-      const task = await services.db.selectFrom('tasks').selectAll().where('run_id', '=', runId).where('task_id', '=', taskId).executeTakeFirst();
+      const task = await services.db
+        .selectFrom('tasks')
+        .selectAll()
+        .where('run_id', '=', runId)
+        .where('task_id', '=', taskId)
+        .executeTakeFirst();
       return task && task.status !== 'queued' && task.status !== 'running' ? task : undefined;
     },
     timeoutMs,
@@ -98,7 +129,13 @@ async function settledTask(runId: string, taskId: string, timeoutMs = 30_000) {
 }
 
 async function attemptsOf(runId: string, taskId: string) {
-  return services.db.selectFrom('attempts').selectAll().where('run_id', '=', runId).where('task_id', '=', taskId).orderBy('attempt').execute();
+  return services.db
+    .selectFrom('attempts')
+    .selectAll()
+    .where('run_id', '=', runId)
+    .where('task_id', '=', taskId)
+    .orderBy('attempt')
+    .execute();
 }
 
 async function stepsOf(runId: string, taskId: string, attempt: number) {
@@ -133,7 +170,9 @@ describe('worker-osworld on one stack: the scripted trajectories', () => {
   });
 
   it('completes: success, one steps row per ASSISTANT message, screenshots in the artifact store', async () => {
-    const runId = await enqueueTasks([osworldTestTask('os-completes', withFakeScenario('Open the terminal', 'completes'))]);
+    const runId = await enqueueTasks([
+      osworldTestTask('os-completes', withFakeScenario('Open the terminal', 'completes')),
+    ]);
     const task = await settledTask(runId, 'os-completes');
     expect(task).toMatchObject({
       status: 'success',
@@ -146,23 +185,53 @@ describe('worker-osworld on one stack: the scripted trajectories', () => {
       worker_id: 'stack-1',
       error: null,
     });
-    expect(task.result).toMatchObject({ stop_reason: 'end_status', bytebot_task_id: task.external_id });
+    expect(task.result).toMatchObject({
+      stop_reason: 'end_status',
+      bytebot_task_id: task.external_id,
+    });
     expect(task.duration_ms).toBeGreaterThan(0);
 
     const bytebotTask = fake.tasks().find((row) => row.id === task.external_id);
     expect(bytebotTask?.status).toBe('COMPLETED');
     expect(bytebotTask?.description).toBe(task.instruction);
-    const assistantMessages = fake.messagesOf(task.external_id!).filter((message) => message.role === 'ASSISTANT');
+    const assistantMessages = fake
+      .messagesOf(task.external_id!)
+      .filter((message) => message.role === 'ASSISTANT');
 
     const steps = await stepsOf(runId, 'os-completes', 1);
     expect(steps.map((step) => step.step)).toEqual([1, 2, 3, 4]);
-    expect(steps.map((step) => step.external_id)).toEqual(assistantMessages.map((message) => message.id));
-    expect(steps.map((step) => step.at.toISOString())).toEqual(assistantMessages.map((message) => message.createdAt));
+    expect(steps.map((step) => step.external_id)).toEqual(
+      assistantMessages.map((message) => message.id),
+    );
+    expect(steps.map((step) => step.at.toISOString())).toEqual(
+      assistantMessages.map((message) => message.createdAt),
+    );
     expect(steps.map((step) => step.action)).toEqual([
       { tool_calls: [{ name: 'computer_screenshot', input: {} }] },
-      { tool_calls: [{ name: 'computer_click_mouse', input: { coordinates: { x: 102, y: 200 }, button: 'left', clickCount: 1 } }] },
-      { tool_calls: [{ name: 'computer_click_mouse', input: { coordinates: { x: 103, y: 200 }, button: 'left', clickCount: 1 } }] },
-      { tool_calls: [{ name: 'set_task_status', input: { status: 'completed', description: 'The task is done.' } }] },
+      {
+        tool_calls: [
+          {
+            name: 'computer_click_mouse',
+            input: { coordinates: { x: 102, y: 200 }, button: 'left', clickCount: 1 },
+          },
+        ],
+      },
+      {
+        tool_calls: [
+          {
+            name: 'computer_click_mouse',
+            input: { coordinates: { x: 103, y: 200 }, button: 'left', clickCount: 1 },
+          },
+        ],
+      },
+      {
+        tool_calls: [
+          {
+            name: 'set_task_status',
+            input: { status: 'completed', description: 'The task is done.' },
+          },
+        ],
+      },
     ]);
     expect(steps.map((step) => step.text)).toEqual([
       'Let me look at the screen.',
@@ -175,20 +244,28 @@ describe('worker-osworld on one stack: the scripted trajectories', () => {
     expect(steps[3]!.screenshot_uri).toBeNull();
     for (const step of steps.slice(0, 3)) {
       expect(step.screenshot_uri).toMatch(/^file:\/\//);
-      expect(step.screenshot_uri).toContain(`${runId}/os-completes/attempt-1/step_00${step.step}.png`);
+      expect(step.screenshot_uri).toContain(
+        `${runId}/os-completes/attempt-1/step_00${step.step}.png`,
+      );
       const png = await readArtifact(step.screenshot_uri!);
       expect(png.subarray(0, 8)).toEqual(PNG_SIGNATURE);
       expect(png).toEqual(fakeScreenshotPng(step.step));
     }
 
     const attempts = await attemptsOf(runId, 'os-completes');
-    expect(attempts.map((a) => [a.attempt, a.status, a.error_class, a.worker_id, a.external_id])).toEqual([
-      [1, 'success', null, 'stack-1', task.external_id],
-    ]);
+    expect(
+      attempts.map((a) => [a.attempt, a.status, a.error_class, a.worker_id, a.external_id]),
+    ).toEqual([[1, 'success', null, 'stack-1', task.external_id]]);
   });
 
   it('needs help: failed with the agent answer, control handed to a user who never comes', async () => {
-    const runId = await enqueueTasks([osworldTestTask('os-needs-help', withFakeScenario('Log in to the mail client', 'needs-help'), 'thunderbird')]);
+    const runId = await enqueueTasks([
+      osworldTestTask(
+        'os-needs-help',
+        withFakeScenario('Log in to the mail client', 'needs-help'),
+        'thunderbird',
+      ),
+    ]);
     const task = await settledTask(runId, 'os-needs-help');
     expect(task).toMatchObject({
       status: 'failed',
@@ -201,29 +278,57 @@ describe('worker-osworld on one stack: the scripted trajectories', () => {
     });
     const steps = await stepsOf(runId, 'os-needs-help', 1);
     expect(steps).toHaveLength(3);
-    expect(steps[2]!.action).toEqual({ tool_calls: [{ name: 'set_task_status', input: { status: 'needs_help', description: 'I need the password to continue.' } }] });
-    expect((await attemptsOf(runId, 'os-needs-help')).map((a) => [a.status, a.error_class])).toEqual([['failed', null]]);
+    expect(steps[2]!.action).toEqual({
+      tool_calls: [
+        {
+          name: 'set_task_status',
+          input: { status: 'needs_help', description: 'I need the password to continue.' },
+        },
+      ],
+    });
+    expect(
+      (await attemptsOf(runId, 'os-needs-help')).map((a) => [a.status, a.error_class]),
+    ).toEqual([['failed', null]]);
   });
 
   it('never finishes: cancelled at the step limit, with a cancel sent to the agent', async () => {
     const cancelsBefore = fake.stats.cancels;
-    const runId = await enqueueTasks([osworldTestTask('os-endless', withFakeScenario('Keep clicking', 'never-finishes'))], { maxSteps: 3 });
+    const runId = await enqueueTasks(
+      [osworldTestTask('os-endless', withFakeScenario('Keep clicking', 'never-finishes'))],
+      { maxSteps: 3 },
+    );
     const task = await settledTask(runId, 'os-endless');
-    expect(task).toMatchObject({ status: 'cancelled', final_api_status: 'CANCELLED', total_steps: 3, attempts: 1, answer: null });
+    expect(task).toMatchObject({
+      status: 'cancelled',
+      final_api_status: 'CANCELLED',
+      total_steps: 3,
+      attempts: 1,
+      answer: null,
+    });
     expect(task.result).toMatchObject({ stop_reason: 'step_limit' });
     expect(fake.stats.cancels).toBe(cancelsBefore + 1);
     expect(fake.tasks().find((row) => row.id === task.external_id)?.status).toBe('CANCELLED');
     const steps = await stepsOf(runId, 'os-endless', 1);
     expect(steps.map((step) => step.step)).toEqual([1, 2, 3]);
     expect(steps.every((step) => step.screenshot_uri !== null)).toBe(true);
-    expect((await attemptsOf(runId, 'os-endless')).map((a) => [a.status, a.error_class])).toEqual([['cancelled', null]]);
+    expect((await attemptsOf(runId, 'os-endless')).map((a) => [a.status, a.error_class])).toEqual([
+      ['cancelled', null],
+    ]);
   });
 
   it('silent: cancelled after the stall timeout of the run, with a cancel sent to the agent', async () => {
     const cancelsBefore = fake.stats.cancels;
-    const runId = await enqueueTasks([osworldTestTask('os-silent', withFakeScenario('Think about it', 'silent'))], { stallTimeoutS: '1' });
+    const runId = await enqueueTasks(
+      [osworldTestTask('os-silent', withFakeScenario('Think about it', 'silent'))],
+      { stallTimeoutS: '1' },
+    );
     const task = await settledTask(runId, 'os-silent');
-    expect(task).toMatchObject({ status: 'cancelled', final_api_status: 'CANCELLED', total_steps: 0, attempts: 1 });
+    expect(task).toMatchObject({
+      status: 'cancelled',
+      final_api_status: 'CANCELLED',
+      total_steps: 0,
+      attempts: 1,
+    });
     expect(task.result).toMatchObject({ stop_reason: 'stalled' });
     expect(task.duration_ms).toBeGreaterThanOrEqual(1_000);
     expect(fake.stats.cancels).toBe(cancelsBefore + 1);
@@ -233,7 +338,9 @@ describe('worker-osworld on one stack: the scripted trajectories', () => {
 
   it('a create the stack refuses (HTTP 400): a final error with CREATE_FAILED, recorded once as permanent', async () => {
     const createdBefore = fake.stats.createdTasks;
-    const runId = await enqueueTasks([osworldTestTask('os-rejected', withFakeScenario('Store this', 'rejected'))]);
+    const runId = await enqueueTasks([
+      osworldTestTask('os-rejected', withFakeScenario('Store this', 'rejected')),
+    ]);
     const task = await settledTask(runId, 'os-rejected');
     expect(task).toMatchObject({
       status: 'error',
@@ -246,33 +353,62 @@ describe('worker-osworld on one stack: the scripted trajectories', () => {
     expect(task.error).toMatch(/POST \/tasks failed with HTTP 400/);
     expect(task.result).toMatchObject({ stop_reason: 'create_failed', bytebot_task_id: '' });
     expect(fake.stats.createdTasks).toBe(createdBefore);
-    expect((await attemptsOf(runId, 'os-rejected')).map((a) => [a.status, a.error_class])).toEqual([['error', 'permanent']]);
+    expect((await attemptsOf(runId, 'os-rejected')).map((a) => [a.status, a.error_class])).toEqual([
+      ['error', 'permanent'],
+    ]);
     // The outcome is in Postgres before the worker hands the job back to BullMQ: wait for that, then
     // check it was completed, not failed for a retry.
-    const finalState = await waitFor('the job to leave active', async () => {
-      const state = await jobState(runId, 'os-rejected');
-      return state === 'active' ? undefined : state;
-    }, 10_000, 25);
+    const finalState = await waitFor(
+      'the job to leave active',
+      async () => {
+        const state = await jobState(runId, 'os-rejected');
+        return state === 'active' ? undefined : state;
+      },
+      10_000,
+      25,
+    );
     expect(finalState).toBe('completed');
   });
 
   // Once recorded as the agent's final CREATE_FAILED, which resume would never run again.
   it.each([
-    ['fails (HTTP 500)', 'server-error', /could not create the task \(POST \/tasks failed with HTTP 500/],
-    ['answers garbage', 'create-garbage', /could not create the task \(POST \/tasks returned an unexpected body/],
-  ])('a create the stack %s: a transient fault of the stack, retried later', async (_what, scenario, error) => {
-    const runId = await enqueueTasks([osworldTestTask(`os-${scenario}`, withFakeScenario('Store this', scenario))]);
-    const [attempt] = await waitFor('the first attempt to end', async () => {
-      const attempts = await attemptsOf(runId, `os-${scenario}`);
-      return attempts[0]?.status === 'error' ? attempts : undefined;
-    });
-    expect(attempt).toMatchObject({ error_class: 'infra' });
-    expect(attempt!.error).toMatch(error);
-    await waitFor('the job to wait for its retry', async () => (await jobState(runId, `os-${scenario}`)) === 'delayed', 10_000, 50);
-    const task = await services.db.selectFrom('tasks').selectAll().where('run_id', '=', runId).executeTakeFirstOrThrow();
-    expect(task).toMatchObject({ status: 'running', final_api_status: null });
-    await (await producer.queue('osworld').getJob(taskJobId(runId, `os-${scenario}`)))!.remove();
-  });
+    [
+      'fails (HTTP 500)',
+      'server-error',
+      /could not create the task \(POST \/tasks failed with HTTP 500/,
+    ],
+    [
+      'answers garbage',
+      'create-garbage',
+      /could not create the task \(POST \/tasks returned an unexpected body/,
+    ],
+  ])(
+    'a create the stack %s: a transient fault of the stack, retried later',
+    async (_what, scenario, error) => {
+      const runId = await enqueueTasks([
+        osworldTestTask(`os-${scenario}`, withFakeScenario('Store this', scenario)),
+      ]);
+      const [attempt] = await waitFor('the first attempt to end', async () => {
+        const attempts = await attemptsOf(runId, `os-${scenario}`);
+        return attempts[0]?.status === 'error' ? attempts : undefined;
+      });
+      expect(attempt).toMatchObject({ error_class: 'infra' });
+      expect(attempt!.error).toMatch(error);
+      await waitFor(
+        'the job to wait for its retry',
+        async () => (await jobState(runId, `os-${scenario}`)) === 'delayed',
+        10_000,
+        50,
+      );
+      const task = await services.db
+        .selectFrom('tasks')
+        .selectAll()
+        .where('run_id', '=', runId)
+        .executeTakeFirstOrThrow();
+      expect(task).toMatchObject({ status: 'running', final_api_status: null });
+      await (await producer.queue('osworld').getJob(taskJobId(runId, `os-${scenario}`)))!.remove();
+    },
+  );
 });
 
 describe('worker-osworld when the stack or the worker goes away', () => {
@@ -285,11 +421,18 @@ describe('worker-osworld when the stack or the worker goes away', () => {
 
   it('a stack that dies mid-task: an infra error, retried on the stack when it is back', async () => {
     // Two steps, then the agent goes quiet; the test takes the stack away once the worker has read both.
-    const doomed = await startFake({ chooseScenario: () => ({ steps: 2, ending: { kind: 'silent' } }) });
+    const doomed = await startFake({
+      chooseScenario: () => ({ steps: 2, ending: { kind: 'silent' } }),
+    });
     const worker = startWorker(doomed, 'stack-dies');
     stackWorkers.push(worker);
     const runId = await enqueueTasks([osworldTestTask('os-dies', 'Open VLC', 'vlc')]);
-    await waitFor('both steps of the first attempt', async () => (await stepsOf(runId, 'os-dies', 1)).length === 2, 30_000, 50);
+    await waitFor(
+      'both steps of the first attempt',
+      async () => (await stepsOf(runId, 'os-dies', 1)).length === 2,
+      30_000,
+      50,
+    );
     await doomed.kill();
 
     // The client tries 3 more times (2, 4, 8 s) before it calls the stack unavailable.
@@ -303,19 +446,38 @@ describe('worker-osworld when the stack or the worker goes away', () => {
       100,
     );
     const leftoverId = doomed.tasks()[0]!.id;
-    expect(firstAttempt).toMatchObject({ attempt: 1, error_class: 'infra', external_id: leftoverId, worker_id: 'stack-dies' });
+    expect(firstAttempt).toMatchObject({
+      attempt: 1,
+      error_class: 'infra',
+      external_id: leftoverId,
+      worker_id: 'stack-dies',
+    });
     expect(firstAttempt!.error).toMatch(/Bytebot unreachable/);
     // The steps seen before the stack died stay with the attempt that saw them.
     expect(await stepsOf(runId, 'os-dies', 1)).toHaveLength(2);
-    const pending = await services.db.selectFrom('tasks').selectAll().where('run_id', '=', runId).executeTakeFirstOrThrow();
+    const pending = await services.db
+      .selectFrom('tasks')
+      .selectAll()
+      .where('run_id', '=', runId)
+      .executeTakeFirstOrThrow();
     expect(pending).toMatchObject({ status: 'running', attempts: 1, external_id: leftoverId });
-    await waitFor('the job to wait out its backoff', async () => (await jobState(runId, 'os-dies')) === 'delayed', 5_000, 50);
+    await waitFor(
+      'the job to wait out its backoff',
+      async () => (await jobState(runId, 'os-dies')) === 'delayed',
+      5_000,
+      50,
+    );
 
     // The stack comes back on the same address; this time the agent finishes the task.
     const revived = await startFake({ port: doomed.port });
     await (await producer.queue('osworld').getJob(taskJobId(runId, 'os-dies')))!.promote();
     const task = await settledTask(runId, 'os-dies');
-    expect(task).toMatchObject({ status: 'success', final_api_status: 'COMPLETED', attempts: 2, total_steps: 4 });
+    expect(task).toMatchObject({
+      status: 'success',
+      final_api_status: 'COMPLETED',
+      attempts: 2,
+      total_steps: 4,
+    });
     expect(task.external_id).toBe(revived.tasks()[0]!.id);
     const attempts = await attemptsOf(runId, 'os-dies');
     expect(attempts.map((a) => [a.attempt, a.status, a.error_class])).toEqual([
@@ -332,14 +494,23 @@ describe('worker-osworld when the stack or the worker goes away', () => {
   it("a worker killed mid-task: the stack's next worker cancels the Bytebot task it left running, then runs the task again", async () => {
     let creates = 0;
     // The first run of the task never ends; the second completes.
-    const fake = await startFake({ chooseScenario: () => (creates++ === 0 ? 'never-finishes' : undefined) });
+    const fake = await startFake({
+      chooseScenario: () => (creates++ === 0 ? 'never-finishes' : undefined),
+    });
     const fastStall = { BENCHFLEET_LOCK_MS: '1000' };
     const doomed = startWorker(fake, 'stack-doomed', fastStall);
     stackWorkers.push(doomed);
     // A loaded machine may take long to start a process; the waits below are for the task only.
     await workerReady(doomed);
-    const runId = await enqueueTasks([osworldTestTask('os-orphan', withFakeScenario('Rename the file', 'completes'))]);
-    await waitFor('two steps of the first attempt', async () => (await stepsOf(runId, 'os-orphan', 1)).length >= 2, 30_000, 50);
+    const runId = await enqueueTasks([
+      osworldTestTask('os-orphan', withFakeScenario('Rename the file', 'completes')),
+    ]);
+    await waitFor(
+      'two steps of the first attempt',
+      async () => (await stepsOf(runId, 'os-orphan', 1)).length >= 2,
+      30_000,
+      50,
+    );
     doomed.child.kill('SIGKILL');
     await doomed.exited;
     const orphan = fake.tasks()[0]!;
@@ -348,7 +519,12 @@ describe('worker-osworld when the stack or the worker goes away', () => {
     const rescuer = startWorker(fake, 'stack-rescuer', fastStall);
     stackWorkers.push(rescuer);
     const task = await settledTask(runId, 'os-orphan');
-    expect(task).toMatchObject({ status: 'success', attempts: 2, worker_id: 'stack-rescuer', total_steps: 4 });
+    expect(task).toMatchObject({
+      status: 'success',
+      attempts: 2,
+      worker_id: 'stack-rescuer',
+      total_steps: 4,
+    });
     expect(fake.stats.cancels).toBe(1);
     const rows = fake.tasks();
     expect(rows).toHaveLength(2);
@@ -360,7 +536,11 @@ describe('worker-osworld when the stack or the worker goes away', () => {
       ['stack-doomed', 'error', 'infra', orphan.id],
       ['stack-rescuer', 'success', null, task.external_id],
     ]);
-    expect(rescuer.output()).toMatch(new RegExp(`"bytebotTask":"${orphan.id}","status":"RUNNING","outcome":"cancelled".*cancelled a task left on this stack`));
+    expect(rescuer.output()).toMatch(
+      new RegExp(
+        `"bytebotTask":"${orphan.id}","status":"RUNNING","outcome":"cancelled".*cancelled a task left on this stack`,
+      ),
+    );
   }, 60_000);
 
   it('a dead stack pauses the worker: the task stays queued until the stack answers again, then completes', async () => {
@@ -371,22 +551,52 @@ describe('worker-osworld when the stack or the worker goes away', () => {
     await workerReady(worker);
     await stack.kill();
 
-    const runId = await enqueueTasks([osworldTestTask('os-waits', withFakeScenario('Open the calculator', 'completes'))]);
-    await waitForOutput(worker, `paused: the Bytebot agent at http://127.0.0.1:${port} does not answer`, 'the worker to pause', 15_000);
-    const queued = await services.db.selectFrom('tasks').selectAll().where('run_id', '=', runId).executeTakeFirstOrThrow();
+    const runId = await enqueueTasks([
+      osworldTestTask('os-waits', withFakeScenario('Open the calculator', 'completes')),
+    ]);
+    await waitForOutput(
+      worker,
+      `paused: the Bytebot agent at http://127.0.0.1:${port} does not answer`,
+      'the worker to pause',
+      15_000,
+    );
+    const queued = await services.db
+      .selectFrom('tasks')
+      .selectAll()
+      .where('run_id', '=', runId)
+      .executeTakeFirstOrThrow();
     expect(queued).toMatchObject({ status: 'queued', attempts: 0 });
     // `scheduler status` says which worker is paused and why.
     const status = await runCli('scheduler', ['status', runId, '--json'], services.env);
     expect(JSON.parse(status.stdout)).toMatchObject({
-      workers: [{ workerId: 'stack-dead', queue: 'osworld', state: 'paused', reason: expect.stringMatching(new RegExp(`^the Bytebot agent at http://127.0.0.1:${port} does not answer`)) }],
-      notes: expect.arrayContaining([expect.stringMatching(/^worker stack-dead is paused since .*: the Bytebot agent at .* does not answer/), expect.stringMatching(/^no worker is consuming queue osworld/)]),
+      workers: [
+        {
+          workerId: 'stack-dead',
+          queue: 'osworld',
+          state: 'paused',
+          reason: expect.stringMatching(
+            new RegExp(`^the Bytebot agent at http://127.0.0.1:${port} does not answer`),
+          ),
+        },
+      ],
+      notes: expect.arrayContaining([
+        expect.stringMatching(
+          /^worker stack-dead is paused since .*: the Bytebot agent at .* does not answer/,
+        ),
+        expect.stringMatching(/^no worker is consuming queue osworld/),
+      ]),
     });
     expect(await attemptsOf(runId, 'os-waits')).toEqual([]);
     expect(['delayed', 'waiting']).toContain(await jobState(runId, 'os-waits'));
 
     const revived = await startFake({ port });
     const task = await settledTask(runId, 'os-waits', 30_000);
-    expect(task).toMatchObject({ status: 'success', attempts: 1, total_steps: 4, worker_id: 'stack-dead' });
+    expect(task).toMatchObject({
+      status: 'success',
+      attempts: 1,
+      total_steps: 4,
+      worker_id: 'stack-dead',
+    });
     expect(revived.stats.createdTasks).toBe(1);
     expect(worker.output()).toContain('health check passed: resuming');
   }, 60_000);

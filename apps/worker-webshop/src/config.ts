@@ -2,7 +2,12 @@ import { hostname } from 'node:os';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { parseConfig, UsageError } from '@benchfleet/core';
-import { WORKER_CONFIG_LABELS, workerConfigInput, workerConfigShape, type WorkerFlags } from '@benchfleet/queue';
+import {
+  WORKER_CONFIG_LABELS,
+  workerConfigInput,
+  workerConfigShape,
+  type WorkerFlags,
+} from '@benchfleet/queue';
 import { priceTableSchema } from '@benchfleet/webshop-agents';
 
 export interface WebshopWorkerFlags extends WorkerFlags {
@@ -19,7 +24,11 @@ const wholeNumber = z.coerce.number({ error: WHOLE }).int(WHOLE).min(0, WHOLE);
 
 const schema = z.object({
   ...workerConfigShape,
-  concurrency: z.coerce.number({ error: 'expected a whole number from 1 to 1024' }).int('expected a whole number from 1 to 1024').min(1, 'expected a whole number from 1 to 1024').max(1024, 'expected a whole number from 1 to 1024'),
+  concurrency: z.coerce
+    .number({ error: 'expected a whole number from 1 to 1024' })
+    .int('expected a whole number from 1 to 1024')
+    .min(1, 'expected a whole number from 1 to 1024')
+    .max(1024, 'expected a whole number from 1 to 1024'),
   catalog: z.string().min(1).optional(),
   llmApiKey: z.string().min(1).optional(),
   priceTable: priceTableSchema.optional(),
@@ -37,7 +46,9 @@ function readPriceTable(source: string | undefined): unknown {
     try {
       text = readFileSync(source, 'utf8');
     } catch {
-      throw new UsageError(`--price-table ${source}: no such file; give a JSON file or inline JSON like {"gpt-4o":{"inputUsdPerMillion":2.5,"outputUsdPerMillion":10}}`);
+      throw new UsageError(
+        `--price-table ${source}: no such file; give a JSON file or inline JSON like {"gpt-4o":{"inputUsdPerMillion":2.5,"outputUsdPerMillion":10}}`,
+      );
     }
   }
   try {
@@ -47,11 +58,17 @@ function readPriceTable(source: string | undefined): unknown {
   }
 }
 
-export function loadWebshopWorkerConfig(flags: WebshopWorkerFlags, env: NodeJS.ProcessEnv = process.env): WebshopWorkerConfig {
+export function loadWebshopWorkerConfig(
+  flags: WebshopWorkerFlags,
+  env: NodeJS.ProcessEnv = process.env,
+): WebshopWorkerConfig {
   return parseConfig(
     schema,
     {
-      ...workerConfigInput(flags, env, { workerId: `webshop-${hostname()}-${process.pid}`, graceS: 60 }),
+      ...workerConfigInput(flags, env, {
+        workerId: `webshop-${hostname()}-${process.pid}`,
+        graceS: 60,
+      }),
       concurrency: flags.concurrency ?? env.BENCHFLEET_CONCURRENCY ?? 32,
       catalog: flags.catalog ?? (env.WEBSHOP_CATALOG || undefined),
       llmApiKey: env.LLM_API_KEY || undefined,

@@ -6,17 +6,44 @@ import { openStoreFromSnapshot, StoreCache, webshopBenchmark } from '@benchfleet
 import { loadWebshopWorkerConfig, type WebshopWorkerFlags } from './config.js';
 import { createWebshopEpisodeHandler } from './handlers/webshop-episode.js';
 
-const program = createCliProgram('worker-webshop', 'runs WebShop episodes from the queue: stateless, many at once, every step to Postgres')
+const program = createCliProgram(
+  'worker-webshop',
+  'runs WebShop episodes from the queue: stateless, many at once, every step to Postgres',
+)
   .option('--concurrency <n>', 'episodes at once (default 32, or BENCHFLEET_CONCURRENCY)')
-  .option('--catalog <id>', 'catalog to load at start (default: the latest imported; others load on first use)')
+  .option(
+    '--catalog <id>',
+    'catalog to load at start (default: the latest imported; others load on first use)',
+  )
   .option('--worker-id <id>', 'identity of this worker (default webshop-<hostname>-<pid>)')
-  .option('--grace-s <n>', 'seconds active episodes may finish after SIGTERM before they are handed back (default 60)')
-  .option('--metrics-port <port>', 'serve /metrics and /healthz on this port, 0 for any free one (or BENCHFLEET_METRICS_PORT)')
-  .option('--metrics-host <host>', 'address /metrics and /healthz listen on (default 127.0.0.1; 0.0.0.0 for probes from outside; or BENCHFLEET_METRICS_HOST)')
-  .option('--index-cache <dir>', 'where this machine keeps copies of catalog search snapshots (default .benchfleet/index-cache, or BENCHFLEET_INDEX_CACHE)')
-  .option('--product-cache <n>', 'products kept in memory, least recently used dropped first (default 5000, or BENCHFLEET_PRODUCT_CACHE)')
-  .option('--postings-cache-mib <n>', 'MiB of search posting lists kept in memory; the rest is read from the snapshot file (default 256, or BENCHFLEET_POSTINGS_CACHE_MIB)')
-  .option('--price-table <file|json>', 'USD per 1M tokens per model, {"model":{"inputUsdPerMillion":..,"outputUsdPerMillion":..}} (or LLM_PRICE_TABLE)')
+  .option(
+    '--grace-s <n>',
+    'seconds active episodes may finish after SIGTERM before they are handed back (default 60)',
+  )
+  .option(
+    '--metrics-port <port>',
+    'serve /metrics and /healthz on this port, 0 for any free one (or BENCHFLEET_METRICS_PORT)',
+  )
+  .option(
+    '--metrics-host <host>',
+    'address /metrics and /healthz listen on (default 127.0.0.1; 0.0.0.0 for probes from outside; or BENCHFLEET_METRICS_HOST)',
+  )
+  .option(
+    '--index-cache <dir>',
+    'where this machine keeps copies of catalog search snapshots (default .benchfleet/index-cache, or BENCHFLEET_INDEX_CACHE)',
+  )
+  .option(
+    '--product-cache <n>',
+    'products kept in memory, least recently used dropped first (default 5000, or BENCHFLEET_PRODUCT_CACHE)',
+  )
+  .option(
+    '--postings-cache-mib <n>',
+    'MiB of search posting lists kept in memory; the rest is read from the snapshot file (default 256, or BENCHFLEET_POSTINGS_CACHE_MIB)',
+  )
+  .option(
+    '--price-table <file|json>',
+    'USD per 1M tokens per model, {"model":{"inputUsdPerMillion":..,"outputUsdPerMillion":..}} (or LLM_PRICE_TABLE)',
+  )
   .action(async (flags: WebshopWorkerFlags) => {
     const config = loadWebshopWorkerConfig(flags);
     const running = await startBenchmarkWorker(
@@ -36,14 +63,23 @@ const program = createCliProgram('worker-webshop', 'runs WebShop episodes from t
             }),
           (loaded) =>
             logger.info(
-              { catalog: loaded.catalogId, products: loaded.products, goals: loaded.goals, loadMs: loaded.loadMs, snapshot: loaded.snapshot },
+              {
+                catalog: loaded.catalogId,
+                products: loaded.products,
+                goals: loaded.goals,
+                loadMs: loaded.loadMs,
+                snapshot: loaded.snapshot,
+              },
               'catalog opened',
             ),
         );
         // Open the catalog's search snapshot before taking the first job.
         const preload = config.catalog ?? (await webshopCatalogRepository(db).latestId());
         if (preload) await stores.get(preload);
-        else logger.warn('no WebShop catalog imported yet: it will be loaded when the first job names one');
+        else
+          logger.warn(
+            'no WebShop catalog imported yet: it will be loaded when the first job names one',
+          );
         return createWebshopEpisodeHandler({
           taskDeps,
           stores,

@@ -13,14 +13,26 @@ import {
   type StartedProcess,
 } from '@benchfleet/testing';
 import { runWebshopEpisode } from '@benchfleet/webshop';
-import { demoCatalogRequest, importWebshopCatalog, loadStoreFromDatabase } from '@benchfleet/webshop-benchmark';
+import {
+  demoCatalogRequest,
+  importWebshopCatalog,
+  loadStoreFromDatabase,
+} from '@benchfleet/webshop-benchmark';
 
 const services = useTestServices();
 let producer: JobProducer;
 const workers: StartedProcess[] = [];
 
-function startWorker(id: string, extra: Record<string, string> = {}, args: string[] = []): StartedProcess {
-  const worker = startCli('worker-webshop', ['--worker-id', id, '--concurrency', '8', ...args], { ...services.env, LOG_LEVEL: 'info', ...extra });
+function startWorker(
+  id: string,
+  extra: Record<string, string> = {},
+  args: string[] = [],
+): StartedProcess {
+  const worker = startCli('worker-webshop', ['--worker-id', id, '--concurrency', '8', ...args], {
+    ...services.env,
+    LOG_LEVEL: 'info',
+    ...extra,
+  });
   workers.push(worker);
   return worker;
 }
@@ -30,7 +42,10 @@ async function stopWorker(worker: StartedProcess): Promise<number | null> {
   return (await worker.exited).code;
 }
 
-async function enqueue(flags: Record<string, string>, limits: { maxTasks?: number; maxSteps?: number } = {}): Promise<string> {
+async function enqueue(
+  flags: Record<string, string>,
+  limits: { maxTasks?: number; maxSteps?: number } = {},
+): Promise<string> {
   return enqueueTestRun({ db: services.db, producer }, { benchmark: 'webshop', ...limits, flags });
 }
 
@@ -38,8 +53,15 @@ async function settledTasks(runId: string) {
   return waitFor(
     `run ${runId} to settle`,
     async () => {
-      const tasks = await services.db.selectFrom('tasks').selectAll().where('run_id', '=', runId).orderBy('seq').execute();
-      return tasks.every((task) => task.status !== 'queued' && task.status !== 'running') ? tasks : undefined;
+      const tasks = await services.db
+        .selectFrom('tasks')
+        .selectAll()
+        .where('run_id', '=', runId)
+        .orderBy('seq')
+        .execute();
+      return tasks.every((task) => task.status !== 'queued' && task.status !== 'running')
+        ? tasks
+        : undefined;
     },
     90_000,
     200,
@@ -57,7 +79,10 @@ async function recordedSteps(runId: string) {
     .execute();
   const byTask = new Map<string, Array<{ action: string; observation: string | null }>>();
   for (const row of rows) {
-    const step = { action: String((row.action as { action: string }).action), observation: row.observation };
+    const step = {
+      action: String((row.action as { action: string }).action),
+      observation: row.observation,
+    };
     byTask.set(row.task_id, [...(byTask.get(row.task_id) ?? []), step]);
   }
   return byTask;
@@ -85,8 +110,14 @@ describe('worker-webshop', () => {
     const runId = await enqueue({ split: 'test', agent: 'rule' }, { maxTasks: 50 });
     const tasks = await settledTasks(runId);
     expect(tasks).toHaveLength(50);
-    expect(tasks.every((task) => task.reward !== null && (task.status === 'success' || task.status === 'failed'))).toBe(true);
-    expect(new Set(tasks.map((task) => task.worker_id))).toEqual(new Set(['webshop-a', 'webshop-b']));
+    expect(
+      tasks.every(
+        (task) => task.reward !== null && (task.status === 'success' || task.status === 'failed'),
+      ),
+    ).toBe(true);
+    expect(new Set(tasks.map((task) => task.worker_id))).toEqual(
+      new Set(['webshop-a', 'webshop-b']),
+    );
 
     // The same agent on the same goals, in this process, without queue or Postgres in between.
     const { store } = await loadStoreFromDatabase(services.db, 'demo');
@@ -125,7 +156,10 @@ describe('worker-webshop', () => {
 
     it('waits out a burst of 429s without using up an attempt, and records tokens; the key never reaches logs', async () => {
       llm.setFaults({ status429Times: 12, retryAfterSeconds: 0 });
-      const runId = await enqueue({ split: 'test', agent: 'llm', llmBaseUrl: llm.baseUrl, llmModel: 'fake-model' }, { maxTasks: 10 });
+      const runId = await enqueue(
+        { split: 'test', agent: 'llm', llmBaseUrl: llm.baseUrl, llmModel: 'fake-model' },
+        { maxTasks: 10 },
+      );
       const worker = startWorker('webshop-llm', { LLM_API_KEY: 'sk-test-secret-key-123456' });
       const tasks = await settledTasks(runId);
       expect(tasks.every((task) => task.attempts === 1 && task.status !== 'error')).toBe(true);
@@ -145,17 +179,33 @@ describe('worker-webshop', () => {
 
     it('records garbage replies as invalid steps and goes on to the step limit', async () => {
       llm.setFaults({ garbage: true });
-      const runId = await enqueue({ split: 'test', agent: 'llm', llmBaseUrl: llm.baseUrl, llmModel: 'fake-model' }, { maxTasks: 3, maxSteps: 4 });
+      const runId = await enqueue(
+        { split: 'test', agent: 'llm', llmBaseUrl: llm.baseUrl, llmModel: 'fake-model' },
+        { maxTasks: 3, maxSteps: 4 },
+      );
       const worker = startWorker('webshop-garbage');
       const tasks = await settledTasks(runId);
       for (const task of tasks) {
-        expect(task).toMatchObject({ status: 'failed', final_api_status: 'STEP_LIMIT', total_steps: 4, reward: 0 });
+        expect(task).toMatchObject({
+          status: 'failed',
+          final_api_status: 'STEP_LIMIT',
+          total_steps: 4,
+          reward: 0,
+        });
         expect(task.error).toMatch(/step limit of 4/);
       }
-      const steps = await services.db.selectFrom('steps').select(['action']).where('run_id', '=', runId).execute();
+      const steps = await services.db
+        .selectFrom('steps')
+        .select(['action'])
+        .where('run_id', '=', runId)
+        .execute();
       expect(steps).toHaveLength(12);
       expect(steps.every((step) => (step.action as { valid: boolean }).valid === false)).toBe(true);
-      expect(steps.every((step) => typeof (step.action as { invalid_reason?: string }).invalid_reason === 'string')).toBe(true);
+      expect(
+        steps.every(
+          (step) => typeof (step.action as { invalid_reason?: string }).invalid_reason === 'string',
+        ),
+      ).toBe(true);
       llm.setFaults({});
       expect(await stopWorker(worker)).toBe(0);
     });
@@ -163,10 +213,19 @@ describe('worker-webshop', () => {
     it('loses nothing when a worker is SIGKILLed mid-episode: the episode runs again, one outcome', async () => {
       llm.setFaults({});
       llm.setLatency(400);
-      const runId = await enqueue({ agent: 'llm', llmBaseUrl: llm.baseUrl, llmModel: 'fake-model', goals: '3' });
+      const runId = await enqueue({
+        agent: 'llm',
+        llmBaseUrl: llm.baseUrl,
+        llmModel: 'fake-model',
+        goals: '3',
+      });
       const first = startWorker('webshop-doomed', { BENCHFLEET_LOCK_MS: '1000' });
       await waitFor('a first step of the episode', async () => {
-        const row = await services.db.selectFrom('steps').select('step').where('run_id', '=', runId).executeTakeFirst();
+        const row = await services.db
+          .selectFrom('steps')
+          .select('step')
+          .where('run_id', '=', runId)
+          .executeTakeFirst();
         return row !== undefined;
       });
       first.child.kill('SIGKILL');
@@ -174,13 +233,28 @@ describe('worker-webshop', () => {
       llm.setLatency(5);
       const second = startWorker('webshop-rescuer', { BENCHFLEET_LOCK_MS: '1000' });
       const [task] = await settledTasks(runId);
-      expect(task).toMatchObject({ status: expect.stringMatching(/success|failed/), attempts: 2, worker_id: 'webshop-rescuer', final_api_status: 'BOUGHT' });
-      const attempts = await services.db.selectFrom('attempts').selectAll().where('run_id', '=', runId).orderBy('attempt').execute();
+      expect(task).toMatchObject({
+        status: expect.stringMatching(/success|failed/),
+        attempts: 2,
+        worker_id: 'webshop-rescuer',
+        final_api_status: 'BOUGHT',
+      });
+      const attempts = await services.db
+        .selectFrom('attempts')
+        .selectAll()
+        .where('run_id', '=', runId)
+        .orderBy('attempt')
+        .execute();
       expect(attempts.map((a) => [a.worker_id, a.status, a.error_class])).toEqual([
         ['webshop-doomed', 'error', 'infra'],
         ['webshop-rescuer', task!.status, null],
       ]);
-      const steps = await services.db.selectFrom('steps').select(['attempt']).where('run_id', '=', runId).where('attempt', '=', 2).execute();
+      const steps = await services.db
+        .selectFrom('steps')
+        .select(['attempt'])
+        .where('run_id', '=', runId)
+        .where('attempt', '=', 2)
+        .execute();
       expect(steps).toHaveLength(task!.total_steps);
       expect(await stopWorker(second)).toBe(0);
     });

@@ -17,6 +17,8 @@ describe('FileArtifactStore', () => {
   });
 
   it('refuses schemes it cannot write to, naming the variable', () => {
-    expect(() => createArtifactStore('ftp://host/x')).toThrow(/BENCHFLEET_ARTIFACTS=ftp:\/\/host\/x: expected a directory, a file:\/\/ URI or an s3:/);
+    expect(() => createArtifactStore('ftp://host/x')).toThrow(
+      /BENCHFLEET_ARTIFACTS=ftp:\/\/host\/x: expected a directory, a file:\/\/ URI or an s3:/,
+    );
   });
 });

@@ -40,7 +40,8 @@ export class FileArtifactStore implements ArtifactStore {
 
   async get(uri: string): Promise<Buffer> {
     const path = fileURLToPath(uri);
-    if (!resolve(path).startsWith(resolve(this.root))) throw new Error(`artifact ${uri} is outside the store ${this.baseUri}`);
+    if (!resolve(path).startsWith(resolve(this.root)))
+      throw new Error(`artifact ${uri} is outside the store ${this.baseUri}`);
     return readFile(path);
   }
 }
@@ -83,7 +84,8 @@ export class S3ArtifactStore implements ArtifactStore {
       body: bytes,
       headers: { 'content-type': key.endsWith('.png') ? 'image/png' : 'application/octet-stream' },
     });
-    if (!response.ok) throw new Error(`S3 PUT s3://${this.bucket}/${key} failed: HTTP ${response.status}`);
+    if (!response.ok)
+      throw new Error(`S3 PUT s3://${this.bucket}/${key} failed: HTTP ${response.status}`);
     return `s3://${this.bucket}/${key}`;
   }
 
@@ -99,7 +101,11 @@ export class S3ArtifactStore implements ArtifactStore {
  * `file:///abs/dir`, `file://./relative/dir`, a plain path, or `s3://bucket/prefix` (with S3
  * settings, see `s3SettingsFromEnv`).
  */
-export function createArtifactStore(uri: string, settings: ArtifactSettings = {}, cwd: string = process.cwd()): ArtifactStore {
+export function createArtifactStore(
+  uri: string,
+  settings: ArtifactSettings = {},
+  cwd: string = process.cwd(),
+): ArtifactStore {
   if (uri.startsWith('file://')) {
     const rest = uri.slice('file://'.length);
     const path = rest.startsWith('/') ? fileURLToPath(uri) : resolve(cwd, rest);
@@ -107,19 +113,26 @@ export function createArtifactStore(uri: string, settings: ArtifactSettings = {}
   }
   if (uri.startsWith('s3://')) {
     if (!settings.s3) {
-      throw new UsageError(`BENCHFLEET_ARTIFACTS=${uri} needs S3 credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and BENCHFLEET_S3_ENDPOINT for a non-AWS service)`);
+      throw new UsageError(
+        `BENCHFLEET_ARTIFACTS=${uri} needs S3 credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and BENCHFLEET_S3_ENDPOINT for a non-AWS service)`,
+      );
     }
     return new S3ArtifactStore(uri, settings.s3);
   }
   if (!uri.includes('://')) return new FileArtifactStore(isAbsolute(uri) ? uri : resolve(cwd, uri));
-  throw new UsageError(`BENCHFLEET_ARTIFACTS=${uri}: expected a directory, a file:// URI or an s3://bucket/prefix URI`);
+  throw new UsageError(
+    `BENCHFLEET_ARTIFACTS=${uri}: expected a directory, a file:// URI or an s3://bucket/prefix URI`,
+  );
 }
 
 /** Reads an artifact by URI wherever it lives. */
 export async function readArtifact(uri: string, settings: ArtifactSettings = {}): Promise<Buffer> {
   if (uri.startsWith('file://')) return readFile(fileURLToPath(uri));
   if (uri.startsWith('s3://')) {
-    if (!settings.s3) throw new UsageError(`cannot read ${uri}: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and BENCHFLEET_S3_ENDPOINT)`);
+    if (!settings.s3)
+      throw new UsageError(
+        `cannot read ${uri}: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and BENCHFLEET_S3_ENDPOINT)`,
+      );
     return new S3ArtifactStore(uri, settings.s3).get(uri);
   }
   throw new Error(`cannot read artifact ${uri}: unsupported scheme`);
@@ -131,5 +144,10 @@ export function s3SettingsFromEnv(env: NodeJS.ProcessEnv): S3Settings | undefine
   const secretAccessKey = env.AWS_SECRET_ACCESS_KEY;
   if (!accessKeyId || !secretAccessKey) return undefined;
   const region = env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1';
-  return { accessKeyId, secretAccessKey, region, endpoint: env.BENCHFLEET_S3_ENDPOINT || `https://s3.${region}.amazonaws.com` };
+  return {
+    accessKeyId,
+    secretAccessKey,
+    region,
+    endpoint: env.BENCHFLEET_S3_ENDPOINT || `https://s3.${region}.amazonaws.com`,
+  };
 }

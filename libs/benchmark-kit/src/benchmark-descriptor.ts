@@ -93,7 +93,12 @@ export interface BenchmarkDisplayHints {
  * lib and registered once. The scheduler, the job catalog, status, cancel, the reconciler and the
  * aggregation iterate the registry and never ask which benchmark a run is.
  */
-export interface BenchmarkDescriptor<Config = unknown, ConfigInput = unknown, Spec = unknown, Result = unknown> {
+export interface BenchmarkDescriptor<
+  Config = unknown,
+  ConfigInput = unknown,
+  Spec = unknown,
+  Result = unknown,
+> {
   /** Stored in `runs.benchmark`; never renamed. Lower-case letters, digits and `-`. */
   readonly name: string;
   readonly title: string;
@@ -116,14 +121,23 @@ export interface BenchmarkDescriptor<Config = unknown, ConfigInput = unknown, Sp
    * The domains `--domain` may name, and where they come from (WebShop: "catalog demo"); tells the
    * benchmark of a run from `--domain` alone.
    */
-  domains(context: PlanContext): Promise<{ readonly names: readonly string[]; readonly source?: string }>;
+  domains(
+    context: PlanContext,
+  ): Promise<{ readonly names: readonly string[]; readonly source?: string }>;
   /** Turns CLI input into tasks; bad input is a UsageError naming the flag, the value and the fix. */
   plan(input: PlanInput, context: PlanContext): Promise<RunPlan<ConfigInput, Spec>>;
   /**
    * Checks made once at enqueue, before anything is written (an LLM endpoint that answers), on the
    * planned run and the benchmark's own flags; a failure is a UsageError saying what to fix.
    */
-  preflight?(run: { config: Config; agent: Record<string, unknown> | null; flags: Readonly<Record<string, unknown>> }, context: PlanContext): Promise<void>;
+  preflight?(
+    run: {
+      config: Config;
+      agent: Record<string, unknown> | null;
+      flags: Readonly<Record<string, unknown>>;
+    },
+    context: PlanContext,
+  ): Promise<void>;
   /** The benchmark's own numbers for the run summary, from its settled tasks. */
   scores?(tasks: readonly Task[]): Record<string, number>;
   readonly exporters: Readonly<Record<string, RunExporter<Config>>>;

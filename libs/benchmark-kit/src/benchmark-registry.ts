@@ -18,7 +18,12 @@ export interface BenchmarkRegistry {
 
 /** `--llm-base-url <url>` → `--llm-base-url`; `--no-llm-check` → `--llm-check`. */
 export function longFlag(flags: string): string {
-  return flags.split(/[ ,<[]/).find((part) => part.startsWith('--'))?.replace(/^--no-/, '--') ?? flags;
+  return (
+    flags
+      .split(/[ ,<[]/)
+      .find((part) => part.startsWith('--'))
+      ?.replace(/^--no-/, '--') ?? flags
+  );
 }
 
 /** The attribute commander stores a flag's value under: `--llm-base-url` → `llmBaseUrl`. */
@@ -31,12 +36,22 @@ export function flagAttribute(flags: string): string {
 /** Refuses two benchmarks sharing a name, a queue, a job name or a flag. */
 export function createBenchmarkRegistry(benchmarks: readonly AnyBenchmark[]): BenchmarkRegistry {
   const problems: string[] = [];
-  const seen = { name: new Set<string>(), queue: new Set<string>([AGGREGATE_QUEUE]), job: new Set<string>(), flag: new Map<string, string>() };
+  const seen = {
+    name: new Set<string>(),
+    queue: new Set<string>([AGGREGATE_QUEUE]),
+    job: new Set<string>(),
+    flag: new Map<string, string>(),
+  };
   for (const benchmark of benchmarks) {
-    if (!/^[a-z][a-z0-9-]*$/.test(benchmark.name)) problems.push(`benchmark name ${JSON.stringify(benchmark.name)}: lower-case letters, digits and - only`);
+    if (!/^[a-z][a-z0-9-]*$/.test(benchmark.name))
+      problems.push(
+        `benchmark name ${JSON.stringify(benchmark.name)}: lower-case letters, digits and - only`,
+      );
     if (seen.name.has(benchmark.name)) problems.push(`two benchmarks named ${benchmark.name}`);
-    if (seen.queue.has(benchmark.job.queue)) problems.push(`queue ${benchmark.job.queue} of ${benchmark.name} is taken`);
-    if (seen.job.has(benchmark.job.name)) problems.push(`job ${benchmark.job.name} of ${benchmark.name} is taken`);
+    if (seen.queue.has(benchmark.job.queue))
+      problems.push(`queue ${benchmark.job.queue} of ${benchmark.name} is taken`);
+    if (seen.job.has(benchmark.job.name))
+      problems.push(`job ${benchmark.job.name} of ${benchmark.name} is taken`);
     seen.name.add(benchmark.name);
     seen.queue.add(benchmark.job.queue);
     seen.job.add(benchmark.job.name);
@@ -54,7 +69,10 @@ export function createBenchmarkRegistry(benchmarks: readonly AnyBenchmark[]): Be
     find: (name) => byName.get(name),
     get(name) {
       const found = byName.get(name);
-      if (!found) throw new UnknownBenchmarkError(`benchmark ${name} is not known to this build (known: ${[...byName.keys()].join(', ')})`);
+      if (!found)
+        throw new UnknownBenchmarkError(
+          `benchmark ${name} is not known to this build (known: ${[...byName.keys()].join(', ')})`,
+        );
       return found;
     },
     taskQueues: benchmarks.map((benchmark) => benchmark.job.queue),

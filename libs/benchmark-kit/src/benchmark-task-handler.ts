@@ -1,6 +1,13 @@
 import { PermanentError } from '@benchfleet/core';
 import { runsRepository, type Run } from '@benchfleet/db';
-import { createTaskJobHandler, type JobHandler, type TaskContext, type TaskOutcome, type TaskPayload, type TaskProcessorDeps } from '@benchfleet/queue';
+import {
+  createTaskJobHandler,
+  type JobHandler,
+  type TaskContext,
+  type TaskOutcome,
+  type TaskPayload,
+  type TaskProcessorDeps,
+} from '@benchfleet/queue';
 import type { BenchmarkDescriptor } from './benchmark-descriptor.js';
 import { parseOwned } from './owned-json.js';
 
@@ -31,8 +38,16 @@ export function createBenchmarkTaskHandler<Config, ConfigInput, Spec, Result>(
       loading = (async () => {
         const run = await runsRepository(deps.db).get(runId);
         if (!run) throw new PermanentError(`run ${runId} does not exist`);
-        if (run.benchmark !== benchmark.name) throw new PermanentError(`run ${runId} is a ${run.benchmark} run, not ${benchmark.name}`);
-        return { run, config: parseOwned(benchmark.runConfig, run.config, `the ${benchmark.name} config of run ${runId}`) };
+        if (run.benchmark !== benchmark.name)
+          throw new PermanentError(`run ${runId} is a ${run.benchmark} run, not ${benchmark.name}`);
+        return {
+          run,
+          config: parseOwned(
+            benchmark.runConfig,
+            run.config,
+            `the ${benchmark.name} config of run ${runId}`,
+          ),
+        };
       })();
       // A transient failure (Postgres down) is asked again by the next task.
       loading.catch(() => runs.delete(runId));
@@ -42,7 +57,11 @@ export function createBenchmarkTaskHandler<Config, ConfigInput, Spec, Result>(
   };
   return createTaskJobHandler(deps, async (context) => {
     const { run, config } = await runOf(context.job.payload.runId);
-    const spec = parseOwned(benchmark.taskSpec, context.task.spec, `the spec of task ${context.task.task_id}`);
+    const spec = parseOwned(
+      benchmark.taskSpec,
+      context.task.spec,
+      `the spec of task ${context.task.task_id}`,
+    );
     const outcome = await episode({ ...context, run, config, spec });
     return outcome;
   });

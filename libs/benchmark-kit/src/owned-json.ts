@@ -7,6 +7,9 @@ import { PermanentError } from '@benchfleet/core';
  */
 export function parseOwned<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
   const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new PermanentError(`${what} is malformed: ${z.prettifyError(parsed.error).replace(/\n/g, '; ')}`);
+  if (!parsed.success)
+    throw new PermanentError(
+      `${what} is malformed: ${z.prettifyError(parsed.error).replace(/\n/g, '; ')}`,
+    );
   return parsed.data;
 }

@@ -5,7 +5,13 @@ import { computeRunNumbers } from './run-numbers.js';
 const RESULTS = [
   { task_id: 't1', domain: 'chrome', status: 'success', total_steps: 12, duration_seconds: 95.2 },
   { task_id: 't2', domain: 'chrome', status: 'failed', total_steps: 3, duration_seconds: 30.05 },
-  { task_id: 't3', domain: 'gimp', status: 'cancelled', total_steps: 100, duration_seconds: 1245.6 },
+  {
+    task_id: 't3',
+    domain: 'gimp',
+    status: 'cancelled',
+    total_steps: 100,
+    duration_seconds: 1245.6,
+  },
   { task_id: 't4', domain: 'gimp', status: 'error', total_steps: 0, duration_seconds: 0 },
   { task_id: 't5', domain: 'os', status: 'success', total_steps: 2, duration_seconds: 12.25 },
   { task_id: 't6', domain: 'chrome', status: 'success', total_steps: 12, duration_seconds: 95.2 },

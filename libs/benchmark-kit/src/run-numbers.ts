@@ -20,12 +20,14 @@ export interface RunNumbersByDomain {
 }
 
 export function computeRunNumbers(results: readonly TaskForNumbers[]): RunNumbersByDomain {
-  const countOf = (status: string): number => results.filter((result) => result.status === status).length;
+  const countOf = (status: string): number =>
+    results.filter((result) => result.status === status).length;
   const scored = results.filter((result) => result.status !== 'error');
   const completed = countOf('success');
 
   const byDomain = new Map<string, TaskForNumbers[]>();
-  for (const result of results) byDomain.set(result.domain, [...(byDomain.get(result.domain) ?? []), result]);
+  for (const result of results)
+    byDomain.set(result.domain, [...(byDomain.get(result.domain) ?? []), result]);
   const per_domain: Record<string, DomainNumbers> = {};
   for (const domain of [...byDomain.keys()].sort()) {
     const domainResults = byDomain.get(domain) ?? [];
@@ -34,13 +36,29 @@ export function computeRunNumbers(results: readonly TaskForNumbers[]): RunNumber
       total: domainResults.length,
       completed: domainCompleted,
       success_rate: ratio(domainCompleted, domainResults.length, 4),
-      avg_steps: average(domainResults.filter((result) => result.status !== 'error').map((result) => result.total_steps)),
+      avg_steps: average(
+        domainResults
+          .filter((result) => result.status !== 'error')
+          .map((result) => result.total_steps),
+      ),
     };
   }
 
-  const maxSteps = firstBest(results, (result) => result.total_steps, (a, b) => a > b);
-  const minSteps = firstBest(scored, (result) => result.total_steps, (a, b) => a < b);
-  const longest = firstBest(scored, (result) => result.duration_seconds, (a, b) => a > b);
+  const maxSteps = firstBest(
+    results,
+    (result) => result.total_steps,
+    (a, b) => a > b,
+  );
+  const minSteps = firstBest(
+    scored,
+    (result) => result.total_steps,
+    (a, b) => a < b,
+  );
+  const longest = firstBest(
+    scored,
+    (result) => result.duration_seconds,
+    (a, b) => a > b,
+  );
   return {
     summary: {
       total_tasks: results.length,
@@ -53,7 +71,10 @@ export function computeRunNumbers(results: readonly TaskForNumbers[]): RunNumber
       avg_duration_seconds: average(scored.map((result) => result.duration_seconds)),
       max_steps_task: maxSteps && { task_id: maxSteps.task_id, steps: maxSteps.total_steps },
       min_steps_task: minSteps && { task_id: minSteps.task_id, steps: minSteps.total_steps },
-      longest_task: longest && { task_id: longest.task_id, duration_seconds: longest.duration_seconds },
+      longest_task: longest && {
+        task_id: longest.task_id,
+        duration_seconds: longest.duration_seconds,
+      },
     },
     per_domain,
   };
@@ -69,7 +90,11 @@ function average(values: readonly number[]): number {
 }
 
 /** Python's `max`/`min` with a key: the first element that no later one beats. */
-function firstBest<T>(items: readonly T[], key: (item: T) => number, beats: (a: number, b: number) => boolean): T | null {
+function firstBest<T>(
+  items: readonly T[],
+  key: (item: T) => number,
+  beats: (a: number, b: number) => boolean,
+): T | null {
   let best: T | null = null;
   for (const item of items) if (best === null || beats(key(item), key(best))) best = item;
   return best;

@@ -19,9 +19,15 @@ function isPostgresError(error: unknown): error is Error & { code: string } {
 export function oneLineMessage(error: unknown): string {
   let message: string;
   if (error instanceof z.ZodError) message = `invalid data: ${z.prettifyError(error)}`;
-  else if (isPostgresError(error)) message = `Postgres refused the request (SQLSTATE ${error.code}): ${error.message}`;
+  else if (isPostgresError(error))
+    message = `Postgres refused the request (SQLSTATE ${error.code}): ${error.message}`;
   else message = errorMessage(error);
-  return redactSecrets(message.replace(/\s*\n\s*(✖\s*)?/g, '; ').replace(/^(✖\s*)/, '').trim());
+  return redactSecrets(
+    message
+      .replace(/\s*\n\s*(✖\s*)?/g, '; ')
+      .replace(/^(✖\s*)/, '')
+      .trim(),
+  );
 }
 
 /**
@@ -30,6 +36,7 @@ export function oneLineMessage(error: unknown): string {
  */
 export function failAndExit(program: string, error: unknown, debug = false): never {
   process.stderr.write(`${program}: ${oneLineMessage(error)}\n`);
-  if (debug && error instanceof Error && error.stack) process.stderr.write(`${redactSecrets(error.stack)}\n`);
+  if (debug && error instanceof Error && error.stack)
+    process.stderr.write(`${redactSecrets(error.stack)}\n`);
   process.exit(exitCodeFor(error));
 }

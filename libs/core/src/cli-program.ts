@@ -6,7 +6,10 @@ import { failAndExit } from './cli-exit.js';
 export const BENCHFLEET_VERSION: string = (() => {
   for (let dir = new URL('.', import.meta.url); ; dir = new URL('..', dir)) {
     try {
-      const found = JSON.parse(readFileSync(new URL('package.json', dir), 'utf8')) as { name?: string; version?: string };
+      const found = JSON.parse(readFileSync(new URL('package.json', dir), 'utf8')) as {
+        name?: string;
+        version?: string;
+      };
       if (found.name === 'benchfleet' && found.version) return found.version;
     } catch {
       // none here: look one directory up
@@ -27,7 +30,9 @@ export function createCliProgram(name: string, description: string): Command {
     .configureOutput({
       outputError: (text, write) => {
         const problem = text.replace(/^error: /, '').trim();
-        const hint = /^(unknown|too many)/.test(problem) ? `; \`${name} --help\` lists what it takes` : '';
+        const hint = /^(unknown|too many)/.test(problem)
+          ? `; \`${name} --help\` lists what it takes`
+          : '';
         write(`${name}: ${problem}${hint}\n`);
       },
     })

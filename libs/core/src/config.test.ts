@@ -3,11 +3,23 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, databaseUrlSchema, parseConfig, redisUrlSchema } from './config.js';
 
 describe('parseConfig', () => {
-  const schema = z.object({ databaseUrl: databaseUrlSchema, redisUrl: redisUrlSchema, concurrency: z.coerce.number().int().positive() });
-  const labels = { databaseUrl: 'DATABASE_URL', redisUrl: 'REDIS_URL', concurrency: '--concurrency' };
+  const schema = z.object({
+    databaseUrl: databaseUrlSchema,
+    redisUrl: redisUrlSchema,
+    concurrency: z.coerce.number().int().positive(),
+  });
+  const labels = {
+    databaseUrl: 'DATABASE_URL',
+    redisUrl: 'REDIS_URL',
+    concurrency: '--concurrency',
+  };
 
   it('returns typed values', () => {
-    const config = parseConfig(schema, { databaseUrl: 'postgres://h/db', redisUrl: 'rediss://:pw@h:6380', concurrency: '8' }, labels);
+    const config = parseConfig(
+      schema,
+      { databaseUrl: 'postgres://h/db', redisUrl: 'rediss://:pw@h:6380', concurrency: '8' },
+      labels,
+    );
     expect(config.concurrency).toBe(8);
   });
 

@@ -23,7 +23,9 @@ export function parseConfig<S extends z.ZodType>(
     const key = issue.path.map(String).join('.');
     const [first = '', ...rest] = issue.path.map(String);
     // A nested value is named by its setting's label and the path inside it.
-    const label = labels[key] ?? (labels[first] && rest.length ? `${labels[first]}: ${rest.join('.')}` : key || 'input');
+    const label =
+      labels[key] ??
+      (labels[first] && rest.length ? `${labels[first]}: ${rest.join('.')}` : key || 'input');
     return `${label}: ${issue.message}`;
   });
   throw new ConfigError(problems);
@@ -38,16 +40,23 @@ const urlWithProtocols = (protocols: string[], hint: string) =>
         return false;
       }
     },
-    { message: `must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')} (${hint})` },
+    {
+      message: `must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')} (${hint})`,
+    },
   );
 
 export const databaseUrlSchema = urlWithProtocols(
   ['postgres:', 'postgresql:'],
   'e.g. postgres://postgres@127.0.0.1:5432/benchfleet',
 );
-export const redisUrlSchema = urlWithProtocols(['redis:', 'rediss:'], 'e.g. redis://127.0.0.1:6379');
+export const redisUrlSchema = urlWithProtocols(
+  ['redis:', 'rediss:'],
+  'e.g. redis://127.0.0.1:6379',
+);
 
-export const logLevelSchema = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info');
+export const logLevelSchema = z
+  .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+  .default('info');
 
 /** `{bench}` style prefix: braces make every key of a queue hash to one Redis Cluster slot. */
 export const queuePrefixSchema = z

@@ -27,7 +27,14 @@ describe('createLogger', () => {
   it('redacts secret fields, headers and secrets inside messages, also in child loggers', () => {
     const { lines, destination } = capture();
     const logger = createLogger({ level: 'info', destination }).child({ run: 'r1' });
-    logger.info({ apiKey: 'sk-live-1234567890', headers: { Authorization: 'Bearer xyz' }, url: 'postgres://u:pw@h/db' }, 'calling postgres://u:pw@h/db');
+    logger.info(
+      {
+        apiKey: 'sk-live-1234567890',
+        headers: { Authorization: 'Bearer xyz' },
+        url: 'postgres://u:pw@h/db',
+      },
+      'calling postgres://u:pw@h/db',
+    );
     logger.error({ err: new Error('failed with key sk-abcdefghijkl') }, 'boom');
     const text = lines.join('\n');
     expect(text).not.toContain('sk-live-1234567890');

@@ -38,7 +38,11 @@ function redactDeep(value: unknown, depth = 0): unknown {
   if (typeof value === 'string') return redactSecrets(value);
   if (depth > 6 || value === null || typeof value !== 'object') return value;
   if (value instanceof Error) {
-    return { type: value.name, message: redactSecrets(value.message), stack: value.stack && redactSecrets(value.stack) };
+    return {
+      type: value.name,
+      message: redactSecrets(value.message),
+      stack: value.stack && redactSecrets(value.stack),
+    };
   }
   if (Array.isArray(value)) return value.map((item) => redactDeep(item, depth + 1));
   const out: Record<string, unknown> = {};

@@ -8,7 +8,9 @@
 export function roundLikePython(x: number, digits: number): number {
   if (!Number.isFinite(x)) return x;
   const awayFromZero = Number(x.toFixed(digits));
-  const [whole = '0', fraction = ''] = Math.abs(x).toFixed(Math.min(100, digits + 60)).split('.');
+  const [whole = '0', fraction = ''] = Math.abs(x)
+    .toFixed(Math.min(100, digits + 60))
+    .split('.');
   if (!/^50*$/.test(fraction.slice(digits))) return awayFromZero;
   const kept = digits > 0 ? `${whole}.${fraction.slice(0, digits)}` : whole;
   if (Number(kept.slice(-1)) % 2 === 1) return awayFromZero;

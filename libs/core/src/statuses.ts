@@ -1,4 +1,11 @@
-export const TASK_STATUSES = ['queued', 'running', 'success', 'failed', 'cancelled', 'error'] as const;
+export const TASK_STATUSES = [
+  'queued',
+  'running',
+  'success',
+  'failed',
+  'cancelled',
+  'error',
+] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];
 
 /** Statuses a task never leaves once written. */

@@ -11,7 +11,10 @@ const SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
  * copied together), awaiting it before reading on. Returns the number of rows. A value that is
  * null or a row of other than one field is refused.
  */
-export async function readBinaryCopyOfOneColumn(stream: Readable, onBytes: (piece: Buffer) => Promise<void> | void): Promise<number> {
+export async function readBinaryCopyOfOneColumn(
+  stream: Readable,
+  onBytes: (piece: Buffer) => Promise<void> | void,
+): Promise<number> {
   let pending = Buffer.alloc(0);
   let headerDone = false;
   let valueLeft = 0;
@@ -30,7 +33,8 @@ export async function readBinaryCopyOfOneColumn(stream: Readable, onBytes: (piec
       }
       if (!headerDone) {
         if (data.length < SIGNATURE.length + 8) break;
-        if (!data.subarray(0, SIGNATURE.length).equals(SIGNATURE)) throw new Error('COPY output is not in the binary format');
+        if (!data.subarray(0, SIGNATURE.length).equals(SIGNATURE))
+          throw new Error('COPY output is not in the binary format');
         const extension = data.readUInt32BE(SIGNATURE.length + 4);
         if (data.length < SIGNATURE.length + 8 + extension) break;
         data = data.subarray(SIGNATURE.length + 8 + extension);

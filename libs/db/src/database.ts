@@ -44,7 +44,10 @@ const pools = new WeakMap<Database, pg.Pool>();
  * Runs `use` with a client of the database's own pool, for the few things Kysely cannot say (a
  * COPY stream). A client whose work failed is dropped rather than reused.
  */
-export async function withPostgresClient<T>(db: Database, use: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+export async function withPostgresClient<T>(
+  db: Database,
+  use: (client: pg.PoolClient) => Promise<T>,
+): Promise<T> {
   const pool = pools.get(db);
   if (!pool) throw new Error('this Database was not made by createDatabase');
   const client = await pool.connect();
@@ -59,7 +62,11 @@ export async function withPostgresClient<T>(db: Database, use: (client: pg.PoolC
 }
 
 /** Fails fast, in one line naming the variable, when Postgres cannot be reached. */
-export async function checkDatabase(url: string, variable = 'DATABASE_URL', timeoutMs = 5_000): Promise<void> {
+export async function checkDatabase(
+  url: string,
+  variable = 'DATABASE_URL',
+  timeoutMs = 5_000,
+): Promise<void> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: timeoutMs });
   client.on('error', () => undefined);
   try {

@@ -88,12 +88,15 @@ export class GroupCommit<Item, Result> {
     try {
       results = await this.write(batch.map((waiting) => waiting.item));
     } catch (error) {
-      if (batch.length === 1 || !(this.options.retryAlone ?? refusedByPostgres)(error)) for (const waiting of batch) waiting.reject(error);
+      if (batch.length === 1 || !(this.options.retryAlone ?? refusedByPostgres)(error))
+        for (const waiting of batch) waiting.reject(error);
       else for (const waiting of batch) await this.writeBatch([waiting]);
       return;
     }
     if (results.length !== batch.length) {
-      const error = new Error(`a group write returned ${results.length} results for ${batch.length} items`);
+      const error = new Error(
+        `a group write returned ${results.length} results for ${batch.length} items`,
+      );
       for (const waiting of batch) waiting.reject(error);
       return;
     }

@@ -24,14 +24,21 @@ describe('migrations', () => {
     const tables = await sql<{ table_name: string; table_type: string }>`
       select table_name, table_type from information_schema.tables where table_schema = 'public' order by table_name
     `.execute(services.db);
-    const byType = (type: string) => tables.rows.filter((row) => row.table_type === type).map((row) => row.table_name);
-    expect(byType('BASE TABLE')).toEqual(expect.arrayContaining(['runs', 'tasks', 'attempts', 'steps']));
+    const byType = (type: string) =>
+      tables.rows.filter((row) => row.table_type === type).map((row) => row.table_name);
+    expect(byType('BASE TABLE')).toEqual(
+      expect.arrayContaining(['runs', 'tasks', 'attempts', 'steps']),
+    );
     expect(byType('VIEW')).toEqual(expect.arrayContaining(['run_summary', 'domain_summary']));
 
-    const before = await sql<{ n: number }>`select count(*)::int as n from benchfleet_migrations`.execute(services.db);
+    const before = await sql<{
+      n: number;
+    }>`select count(*)::int as n from benchfleet_migrations`.execute(services.db);
     const report = await migrateToLatest(services.db, migrations);
     expect(report.applied).toEqual([]);
-    const after = await sql<{ n: number }>`select count(*)::int as n from benchfleet_migrations`.execute(services.db);
+    const after = await sql<{
+      n: number;
+    }>`select count(*)::int as n from benchfleet_migrations`.execute(services.db);
     expect(after.rows[0]?.n).toBe(before.rows[0]?.n);
   });
 
@@ -40,12 +47,23 @@ describe('migrations', () => {
     try {
       const broken = {
         ...migrations,
-        '29990101000000_broken': { up: async (trx: Kysely<any>) => void (await sql`create table runs (id int)`.execute(trx)) },
-        '29990102000000_after': { up: async (trx: Kysely<any>) => void (await sql`create table never_created (id int)`.execute(trx)) },
+        '29990101000000_broken': {
+          up: async (trx: Kysely<any>) => void (await sql`create table runs (id int)`.execute(trx)),
+        },
+        '29990102000000_after': {
+          up: async (trx: Kysely<any>) =>
+            void (await sql`create table never_created (id int)`.execute(trx)),
+        },
       };
       await expect(migrateToLatest(db, broken)).rejects.toThrow(MigrationFailedError);
-      await expect(migrateToLatest(db, broken)).rejects.toThrow(/migration 29990101000000_broken failed: .*already exists/);
-      const exists = await sql<{ n: number }>`select count(*)::int as n from information_schema.tables where table_name = 'never_created'`.execute(db);
+      await expect(migrateToLatest(db, broken)).rejects.toThrow(
+        /migration 29990101000000_broken failed: .*already exists/,
+      );
+      const exists = await sql<{
+        n: number;
+      }>`select count(*)::int as n from information_schema.tables where table_name = 'never_created'`.execute(
+        db,
+      );
       expect(exists.rows[0]?.n).toBe(0);
     } finally {
       await db.destroy();

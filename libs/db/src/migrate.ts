@@ -8,7 +8,10 @@ export class MigrationFailedError extends Error {
     readonly migration: string,
     cause: unknown,
   ) {
-    super(`migration ${migration} failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    super(
+      `migration ${migration} failed: ${cause instanceof Error ? cause.message : String(cause)}`,
+      { cause },
+    );
   }
 }
 
@@ -26,23 +29,37 @@ function migratorOf(db: Database, migrations: Record<string, Migration>): Migrat
 }
 
 /** Applies every pending migration in order; a no-op when the schema is current. */
-export async function migrateToLatest(db: Database, migrations: Record<string, Migration>): Promise<MigrateReport> {
+export async function migrateToLatest(
+  db: Database,
+  migrations: Record<string, Migration>,
+): Promise<MigrateReport> {
   const migrator = migratorOf(db, migrations);
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((result: MigrationResult) => result.status === 'Error');
   if (failed) throw new MigrationFailedError(failed.migrationName, error);
   if (error) throw new MigrationFailedError('(setup)', error);
-  return { applied: (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName) };
+  return {
+    applied: (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName),
+  };
 }
 
 /**
  * Refuses, in one line that says to run `scheduler migrate`, a database whose schema is not the
  * one this build expects: every command and worker checks it before using a table.
  */
-export async function checkSchema(db: Database, migrations: Record<string, Migration>, variable = 'DATABASE_URL'): Promise<void> {
+export async function checkSchema(
+  db: Database,
+  migrations: Record<string, Migration>,
+  variable = 'DATABASE_URL',
+): Promise<void> {
   const known = await migratorOf(db, migrations).getMigrations();
-  const pending = known.filter((migration) => migration.executedAt === undefined).map((migration) => migration.name);
+  const pending = known
+    .filter((migration) => migration.executedAt === undefined)
+    .map((migration) => migration.name);
   if (pending.length === 0) return;
-  const state = pending.length === known.length ? 'has no benchfleet schema yet' : `lacks ${pending.length} of ${known.length} migrations (${pending.join(', ')})`;
+  const state =
+    pending.length === known.length
+      ? 'has no benchfleet schema yet'
+      : `lacks ${pending.length} of ${known.length} migrations (${pending.join(', ')})`;
   throw new UsageError(`the database at ${variable} ${state}: run \`scheduler migrate\` first`);
 }

@@ -24,13 +24,18 @@ export function defineQuery<const P extends string>(query: NamedQuery<P>): Named
   const undeclared = [...used].filter((name) => name !== undefined && !declared.has(name));
   const unused = [...declared].filter((name) => !used.has(name));
   if (undeclared.length || unused.length) {
-    throw new Error(`query ${query.name}: variables ${undeclared.join(', ') || '(none)'} are not declared; ${unused.join(', ') || '(none)'} are unused`);
+    throw new Error(
+      `query ${query.name}: variables ${undeclared.join(', ') || '(none)'} are not declared; ${unused.join(', ') || '(none)'} are unused`,
+    );
   }
   return query;
 }
 
 /** The text with `$1…$n` placeholders and their values, as sent to Postgres. */
-export function compileNamedQuery<P extends string>(query: NamedQuery<P>, values: QueryValues<P>): { text: string; values: QueryValue[] } {
+export function compileNamedQuery<P extends string>(
+  query: NamedQuery<P>,
+  values: QueryValues<P>,
+): { text: string; values: QueryValue[] } {
   const order: P[] = [];
   const text = query.sql.replace(VARIABLE, (_, name: P) => {
     let index = order.indexOf(name);
@@ -52,16 +57,28 @@ export function sqlLiteral(value: QueryValue): string {
 }
 
 /** The text with each variable replaced by its literal: runnable in psql as it stands. */
-export function inlineNamedQuery<P extends string>(query: NamedQuery<P>, values: QueryValues<P>): string {
+export function inlineNamedQuery<P extends string>(
+  query: NamedQuery<P>,
+  values: QueryValues<P>,
+): string {
   return query.sql.replace(VARIABLE, (_, name: P) => sqlLiteral(values[name])).trim();
 }
 
 /** `psql -v run="'…'"` flags that make the `:name` text itself runnable with `psql -f`. */
-export function psqlVariableFlags<P extends string>(query: NamedQuery<P>, values: QueryValues<P>): string {
-  return query.params.map((name) => `-v ${name}="${sqlLiteral(values[name]).replace(/["\\$`]/g, (c) => `\\${c}`)}"`).join(' ');
+export function psqlVariableFlags<P extends string>(
+  query: NamedQuery<P>,
+  values: QueryValues<P>,
+): string {
+  return query.params
+    .map((name) => `-v ${name}="${sqlLiteral(values[name]).replace(/["\\$`]/g, (c) => `\\${c}`)}"`)
+    .join(' ');
 }
 
-export async function runNamedQuery<R, P extends string>(db: Database, query: NamedQuery<P>, values: QueryValues<P>): Promise<R[]> {
+export async function runNamedQuery<R, P extends string>(
+  db: Database,
+  query: NamedQuery<P>,
+  values: QueryValues<P>,
+): Promise<R[]> {
   const { text, values: parameters } = compileNamedQuery(query, values);
   const result = await db.executeQuery<R>(CompiledQuery.raw(text, parameters));
   return result.rows;

@@ -18,18 +18,42 @@ describe('prepared hot statements', () => {
   it('prepares the statements every episode runs once per connection, with one generic plan, and nothing else', async () => {
     single = createDatabase(services.databaseUrl, { max: 1 });
     await runsRepository(single).createWithTasks({
-      run: { id: 'run-p', name: 'run-p', benchmark: 'echo', config: JSON.stringify({}), code_version: 'test' },
-      tasks: ['a', 'b'].map((task_id, seq) => ({ task_id, seq, domain: 'd', instruction: 'i', spec: JSON.stringify({}) })),
+      run: {
+        id: 'run-p',
+        name: 'run-p',
+        benchmark: 'echo',
+        config: JSON.stringify({}),
+        code_version: 'test',
+      },
+      tasks: ['a', 'b'].map((task_id, seq) => ({
+        task_id,
+        seq,
+        domain: 'd',
+        instruction: 'i',
+        spec: JSON.stringify({}),
+      })),
     });
     const tasks = tasksRepository(single);
     const steps = stepsRepository(single);
     const episode = async (taskId: string) => {
       const opened = await tasks.openAttempt('run-p', taskId, 'w', 1);
-      await steps.insertMany([{ run_id: 'run-p', task_id: taskId, attempt: opened!.attempt, step: 1, observation: 'o' }]);
-      return tasks.settle('run-p', taskId, opened!.attempt, { status: 'success', totalSteps: 1, durationMs: 1 });
+      await steps.insertMany([
+        { run_id: 'run-p', task_id: taskId, attempt: opened!.attempt, step: 1, observation: 'o' },
+      ]);
+      return tasks.settle('run-p', taskId, opened!.attempt, {
+        status: 'success',
+        totalSteps: 1,
+        durationMs: 1,
+      });
     };
     const preparedNow = async () =>
-      (await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(single!)).rows.map((row) => row.statement.replace(/\s+/g, ' ').slice(0, 84)).sort();
+      (
+        await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(
+          single!,
+        )
+      ).rows
+        .map((row) => row.statement.replace(/\s+/g, ' ').slice(0, 84))
+        .sort();
 
     expect(await episode('a')).toEqual({ recorded: true, runSettled: false });
     const afterOne = await preparedNow();
@@ -44,6 +68,9 @@ describe('prepared hot statements', () => {
     expect(await episode('b')).toEqual({ recorded: true, runSettled: true });
     expect(await preparedNow()).toEqual(afterOne);
     expect((await steps.listByTask('run-p', 'b')).map((step) => step.observation)).toEqual(['o']);
-    expect((await sql<{ plan_cache_mode: string }>`show plan_cache_mode`.execute(single)).rows[0]?.plan_cache_mode).toBe('force_generic_plan');
+    expect(
+      (await sql<{ plan_cache_mode: string }>`show plan_cache_mode`.execute(single)).rows[0]
+        ?.plan_cache_mode,
+    ).toBe('force_generic_plan');
   });
 });

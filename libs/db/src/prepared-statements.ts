@@ -22,9 +22,20 @@ export class PreparingClient extends pg.Client {
   // pg's `query` has a dozen overloads; the one Kysely calls is (text, values).
   override query(...args: unknown[]): never {
     const [config, values, callback] = args;
-    if (typeof config === 'string' && config.startsWith(MARK) && (values === undefined || Array.isArray(values))) {
-      const named: pg.QueryConfig = { name: statementName(config), text: config, values: values as unknown[] | undefined };
-      return (super.query as (...rest: unknown[]) => never)(named, ...(callback === undefined ? [] : [callback]));
+    if (
+      typeof config === 'string' &&
+      config.startsWith(MARK) &&
+      (values === undefined || Array.isArray(values))
+    ) {
+      const named: pg.QueryConfig = {
+        name: statementName(config),
+        text: config,
+        values: values as unknown[] | undefined,
+      };
+      return (super.query as (...rest: unknown[]) => never)(
+        named,
+        ...(callback === undefined ? [] : [callback]),
+      );
     }
     return (super.query as (...rest: unknown[]) => never)(...args);
   }

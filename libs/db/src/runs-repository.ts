@@ -35,7 +35,9 @@ export function runsRepository(db: Database) {
     },
 
     /** Runs neither finished nor cancelled, older than `graceMs`, with how many of their tasks are open. */
-    async goingOn(graceMs: number): Promise<Array<{ id: string; benchmark: string; open: number }>> {
+    async goingOn(
+      graceMs: number,
+    ): Promise<Array<{ id: string; benchmark: string; open: number }>> {
       const result = await sql<{ id: string; benchmark: string; open: number }>`
         select r.id, r.benchmark, count(t.task_id) filter (where t.status in ('queued', 'running'))::int as open
         from runs r left join tasks t on t.run_id = r.id
@@ -51,11 +53,20 @@ export function runsRepository(db: Database) {
     },
 
     async list(limit = 50): Promise<RunSummaryRow[]> {
-      return db.selectFrom('run_summary').selectAll().orderBy('created_at', 'desc').limit(limit).execute();
+      return db
+        .selectFrom('run_summary')
+        .selectAll()
+        .orderBy('created_at', 'desc')
+        .limit(limit)
+        .execute();
     },
 
     async summary(runId: string): Promise<RunSummaryRow | undefined> {
-      return db.selectFrom('run_summary').selectAll().where('run_id', '=', runId).executeTakeFirst();
+      return db
+        .selectFrom('run_summary')
+        .selectAll()
+        .where('run_id', '=', runId)
+        .executeTakeFirst();
     },
 
     async markQueued(runId: string): Promise<void> {
@@ -69,7 +80,12 @@ export function runsRepository(db: Database) {
 
     /** Records the model a run's tasks used when the run did not name one (the first that resolves it wins). */
     async recordModelIfUnset(runId: string, model: Record<string, unknown>): Promise<void> {
-      await db.updateTable('runs').set({ model: JSON.stringify(model) }).where('id', '=', runId).where('model', 'is', null).execute();
+      await db
+        .updateTable('runs')
+        .set({ model: JSON.stringify(model) })
+        .where('id', '=', runId)
+        .where('model', 'is', null)
+        .execute();
     },
 
     /**
@@ -78,7 +94,10 @@ export function runsRepository(db: Database) {
      * no attempt opens on a task with an outcome, a settle needs a running attempt, and a step is
      * written only for a running attempt.
      */
-    async cancel(runId: string): Promise<{ outcome: 'cancelled' | 'already_cancelled' | 'finished' | 'not_found'; tasks: number }> {
+    async cancel(runId: string): Promise<{
+      outcome: 'cancelled' | 'already_cancelled' | 'finished' | 'not_found';
+      tasks: number;
+    }> {
       return db.transaction().execute(async (trx) => {
         const cancelled = await trx
           .updateTable('runs')
@@ -88,8 +107,19 @@ export function runsRepository(db: Database) {
           .returning('status')
           .executeTakeFirst();
         if (!cancelled) {
-          const run = await trx.selectFrom('runs').select('status').where('id', '=', runId).executeTakeFirst();
-          return { outcome: !run ? 'not_found' : run.status === 'cancelled' ? 'already_cancelled' : 'finished', tasks: 0 };
+          const run = await trx
+            .selectFrom('runs')
+            .select('status')
+            .where('id', '=', runId)
+            .executeTakeFirst();
+          return {
+            outcome: !run
+              ? 'not_found'
+              : run.status === 'cancelled'
+                ? 'already_cancelled'
+                : 'finished',
+            tasks: 0,
+          };
         }
         const tasks = await sql<{ n: number }>`
           with cancelled_tasks as (
@@ -116,7 +146,8 @@ export function runsRepository(db: Database) {
         .set({
           summary: JSON.stringify(summary),
           finished_at: finishedAt,
-          status: sql`case when status = 'cancelled' or ${finishedAt === null} then status else 'finished' end` as never,
+          status:
+            sql`case when status = 'cancelled' or ${finishedAt === null} then status else 'finished' end` as never,
         })
         .where('id', '=', runId)
         .execute();

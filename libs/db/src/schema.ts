@@ -1,10 +1,25 @@
-import type { ColumnType, Generated, Insertable, JSONColumnType, Selectable, Updateable } from 'kysely';
+import type {
+  ColumnType,
+  Generated,
+  Insertable,
+  JSONColumnType,
+  Selectable,
+  Updateable,
+} from 'kysely';
 import type { AttemptStatus, ErrorClass, RunStatus, TaskStatus } from '@benchfleet/core';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
-type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+type NullableTimestamp = ColumnType<
+  Date | null,
+  Date | string | null | undefined,
+  Date | string | null
+>;
 type Json = JSONColumnType<Record<string, unknown>, string, string>;
-type NullableJson = ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
+type NullableJson = ColumnType<
+  Record<string, unknown> | null,
+  string | null | undefined,
+  string | null
+>;
 /**
  * A jsonb column one schema owns (a benchmark's run config, task spec or result; the run summary):
  * read as `unknown`, so that only that schema's parse gives it a type.

@@ -13,8 +13,20 @@ const services = useTestServices();
 async function openRun(runId: string, count: number): Promise<string[]> {
   const taskIds = Array.from({ length: count }, (_, i) => `t${i}`);
   await runsRepository(services.db).createWithTasks({
-    run: { id: runId, name: runId, benchmark: 'echo', config: JSON.stringify({}), code_version: 'test' },
-    tasks: taskIds.map((task_id, seq) => ({ task_id, seq, domain: 'd', instruction: 'i', spec: JSON.stringify({}) })),
+    run: {
+      id: runId,
+      name: runId,
+      benchmark: 'echo',
+      config: JSON.stringify({}),
+      code_version: 'test',
+    },
+    tasks: taskIds.map((task_id, seq) => ({
+      task_id,
+      seq,
+      domain: 'd',
+      instruction: 'i',
+      spec: JSON.stringify({}),
+    })),
   });
   const tasks = tasksRepository(services.db);
   for (const taskId of taskIds) await tasks.openAttempt(runId, taskId, 'w', 1);
@@ -37,7 +49,12 @@ function countingTasks(db = services.db): { tasks: TasksRepository; batches: num
   };
 }
 
-const request = (runId: string, taskId: string, status: FinalTaskStatus, extra: Partial<SettleRequest['outcome']> = {}): SettleRequest => ({
+const request = (
+  runId: string,
+  taskId: string,
+  status: FinalTaskStatus,
+  extra: Partial<SettleRequest['outcome']> = {},
+): SettleRequest => ({
   runId,
   taskId,
   attempt: 1,
@@ -52,7 +69,14 @@ describe('SettleBatcher', () => {
     const sut = new SettleBatcher(tasks, new StepWriter(stepsRepository(services.db)), 8);
     const results = await Promise.all(
       taskIds.map((taskId, i) =>
-        sut.settle(request('group', taskId, i % 3 === 0 ? 'failed' : 'success', { reward: i / 100, tokensIn: i, result: { goal: i }, costUsd: i % 2 ? null : 0.5 })),
+        sut.settle(
+          request('group', taskId, i % 3 === 0 ? 'failed' : 'success', {
+            reward: i / 100,
+            tokensIn: i,
+            result: { goal: i },
+            costUsd: i % 2 ? null : 0.5,
+          }),
+        ),
       ),
     );
     // Thirty outcomes, eight a statement at most: four statements, not thirty.
@@ -60,8 +84,29 @@ describe('SettleBatcher', () => {
     expect(results.every((result) => result.recorded)).toBe(true);
     // The last batch's question is asked after the last commit, for its first outcome only: the
     // run is summarised once, not once per outcome of that batch.
-    expect(results.slice(24).map((result) => result.runSettled)).toEqual([true, false, false, false, false, false]);
-    const rows = await services.db.selectFrom('tasks').select(['task_id', 'status', 'reward', 'tokens_in', 'result', 'cost_usd', 'duration_ms', 'success']).where('run_id', '=', 'group').orderBy('seq').execute();
+    expect(results.slice(24).map((result) => result.runSettled)).toEqual([
+      true,
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
+    const rows = await services.db
+      .selectFrom('tasks')
+      .select([
+        'task_id',
+        'status',
+        'reward',
+        'tokens_in',
+        'result',
+        'cost_usd',
+        'duration_ms',
+        'success',
+      ])
+      .where('run_id', '=', 'group')
+      .orderBy('seq')
+      .execute();
     rows.forEach((row, i) => {
       expect(row).toEqual({
         task_id: `t${i}`,
@@ -74,7 +119,12 @@ describe('SettleBatcher', () => {
         success: i % 3 !== 0,
       });
     });
-    const attempts = await services.db.selectFrom('attempts').select('status').where('run_id', '=', 'group').where('status', '=', 'running').execute();
+    const attempts = await services.db
+      .selectFrom('attempts')
+      .select('status')
+      .where('run_id', '=', 'group')
+      .where('status', '=', 'running')
+      .execute();
     expect(attempts).toEqual([]);
   });
 
@@ -84,11 +134,18 @@ describe('SettleBatcher', () => {
     steps.add({ run_id: 'twice', task_id: first!, attempt: 1, step: 1, observation: 'seen' });
     const { tasks, batches } = countingTasks();
     const sut = new SettleBatcher(tasks, steps);
-    const [a, b] = await Promise.all([sut.settle(request('twice', first!, 'success')), sut.settle(request('twice', first!, 'failed'))]);
+    const [a, b] = await Promise.all([
+      sut.settle(request('twice', first!, 'success')),
+      sut.settle(request('twice', first!, 'failed')),
+    ]);
     expect([a?.recorded, b?.recorded]).toEqual([true, false]);
     expect(batches).toEqual([1, 1]);
     expect((await tasksRepository(services.db).get('twice', first!))?.status).toBe('success');
-    const written = await services.db.selectFrom('steps').select(['task_id', 'observation']).where('run_id', '=', 'twice').execute();
+    const written = await services.db
+      .selectFrom('steps')
+      .select(['task_id', 'observation'])
+      .where('run_id', '=', 'twice')
+      .execute();
     expect(written).toEqual([{ task_id: first, observation: 'seen' }]);
   });
 
@@ -96,30 +153,55 @@ describe('SettleBatcher', () => {
     const taskIds = await openRun('refused', 4);
     const { tasks, batches } = countingTasks();
     const sut = new SettleBatcher(tasks, new StepWriter(stepsRepository(services.db)));
-    const settled = taskIds.map((taskId, i) => sut.settle(request('refused', taskId, i === 2 ? ('bogus' as FinalTaskStatus) : 'success')));
+    const settled = taskIds.map((taskId, i) =>
+      sut.settle(request('refused', taskId, i === 2 ? ('bogus' as FinalTaskStatus) : 'success')),
+    );
     const results = await Promise.allSettled(settled);
-    expect(results.map((result) => result.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    expect(results.map((result) => result.status)).toEqual([
+      'fulfilled',
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+    ]);
     expect(String((results[2] as PromiseRejectedResult).reason)).toMatch(/check constraint/);
     // The batch of four was refused; each was then written alone.
     expect(batches).toEqual([4, 1, 1, 1, 1]);
-    const statuses = await services.db.selectFrom('tasks').select('status').where('run_id', '=', 'refused').orderBy('seq').execute();
+    const statuses = await services.db
+      .selectFrom('tasks')
+      .select('status')
+      .where('run_id', '=', 'refused')
+      .orderBy('seq')
+      .execute();
     expect(statuses.map((row) => row.status)).toEqual(['success', 'success', 'running', 'success']);
   });
 
   it('does not record an outcome for an attempt that is no longer the task’s current one', async () => {
     const [taskId] = await openRun('stale', 1);
     await tasksRepository(services.db).openAttempt('stale', taskId!, 'w2', 2);
-    const sut = new SettleBatcher(tasksRepository(services.db), new StepWriter(stepsRepository(services.db)));
-    expect(await sut.settle(request('stale', taskId!, 'success'))).toEqual({ recorded: false, runSettled: false });
-    expect(await sut.settle({ ...request('stale', taskId!, 'failed'), attempt: 2 })).toEqual({ recorded: true, runSettled: true });
+    const sut = new SettleBatcher(
+      tasksRepository(services.db),
+      new StepWriter(stepsRepository(services.db)),
+    );
+    expect(await sut.settle(request('stale', taskId!, 'success'))).toEqual({
+      recorded: false,
+      runSettled: false,
+    });
+    expect(await sut.settle({ ...request('stale', taskId!, 'failed'), attempt: 2 })).toEqual({
+      recorded: true,
+      runSettled: true,
+    });
   });
 
   it('gives every outcome of a batch the error at once when Postgres cannot be reached, without trying them one by one', async () => {
-    const unreachable = createDatabase('postgres://postgres@127.0.0.1:1/none', { connectTimeoutMs: 1_000 });
+    const unreachable = createDatabase('postgres://postgres@127.0.0.1:1/none', {
+      connectTimeoutMs: 1_000,
+    });
     try {
       const { tasks, batches } = countingTasks(unreachable);
       const sut = new SettleBatcher(tasks, new StepWriter(stepsRepository(unreachable)));
-      const results = await Promise.allSettled(['a', 'b', 'c'].map((taskId) => sut.settle(request('nowhere', taskId, 'success'))));
+      const results = await Promise.allSettled(
+        ['a', 'b', 'c'].map((taskId) => sut.settle(request('nowhere', taskId, 'success'))),
+      );
       expect(results.map((result) => result.status)).toEqual(['rejected', 'rejected', 'rejected']);
       expect(batches).toEqual([3]);
     } finally {

@@ -22,11 +22,16 @@ export class SettleBatcher {
           if (!recorded[i]) return { recorded: false, runSettled: false };
           if (asked.has(request.runId)) return { recorded: true, runSettled: false };
           asked.add(request.runId);
-          return tasks.runHasNoOpenTask(request.runId).then((runSettled) => ({ recorded: true, runSettled }));
+          return tasks
+            .runHasNoOpenTask(request.runId)
+            .then((runSettled) => ({ recorded: true, runSettled }));
         });
       },
       // Two settles of one attempt never share a statement: the first decides.
-      { maxBatch, key: (request) => `${request.runId}\u0000${request.taskId}\u0000${request.attempt}` },
+      {
+        maxBatch,
+        key: (request) => `${request.runId}\u0000${request.taskId}\u0000${request.attempt}`,
+      },
     );
   }
 

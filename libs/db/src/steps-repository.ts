@@ -5,7 +5,8 @@ import type { NewStep, Step } from './schema.js';
 
 const STEP_INSERT_PAGE = 500;
 
-const stepAt = (step: NewStep) => (step.at === undefined ? null : step.at instanceof Date ? step.at.toISOString() : step.at);
+const stepAt = (step: NewStep) =>
+  step.at === undefined ? null : step.at instanceof Date ? step.at.toISOString() : step.at;
 
 /**
  * `insert into steps …` for `steps`, one array parameter per column so its text never changes
@@ -38,25 +39,40 @@ export function stepsRepository(db: Database) {
     /** Writes steps (see `insertStepsStatement`), a page of them per statement. */
     async insertMany(steps: readonly NewStep[]): Promise<void> {
       for (let i = 0; i < steps.length; i += STEP_INSERT_PAGE) {
-        await sql`${prepared}${insertStepsStatement(steps.slice(i, i + STEP_INSERT_PAGE))}`.execute(db);
+        await sql`${prepared}${insertStepsStatement(steps.slice(i, i + STEP_INSERT_PAGE))}`.execute(
+          db,
+        );
       }
     },
 
     /** The steps of one attempt of each of `tasks` (its final one, for an export), in task and step order. */
-    async listOfAttempts(runId: string, tasks: readonly { taskId: string; attempt: number }[]): Promise<Step[]> {
+    async listOfAttempts(
+      runId: string,
+      tasks: readonly { taskId: string; attempt: number }[],
+    ): Promise<Step[]> {
       if (tasks.length === 0) return [];
       return db
         .selectFrom('steps')
         .selectAll()
         .where('run_id', '=', runId)
-        .where((eb) => eb.or(tasks.map((task) => eb.and([eb('task_id', '=', task.taskId), eb('attempt', '=', task.attempt)]))))
+        .where((eb) =>
+          eb.or(
+            tasks.map((task) =>
+              eb.and([eb('task_id', '=', task.taskId), eb('attempt', '=', task.attempt)]),
+            ),
+          ),
+        )
         .orderBy('task_id')
         .orderBy('step')
         .execute();
     },
 
     async listByTask(runId: string, taskId: string, attempt?: number): Promise<Step[]> {
-      let query = db.selectFrom('steps').selectAll().where('run_id', '=', runId).where('task_id', '=', taskId);
+      let query = db
+        .selectFrom('steps')
+        .selectAll()
+        .where('run_id', '=', runId)
+        .where('task_id', '=', taskId);
       if (attempt !== undefined) query = query.where('attempt', '=', attempt);
       return query.orderBy('attempt').orderBy('step').execute();
     },
@@ -84,8 +100,13 @@ export class StepWriter {
 
   add(step: NewStep): void {
     this.pending.push(step);
-    if (this.pending.length >= (this.options.maxBatch ?? 200)) void this.write().catch(() => undefined);
-    else this.timer ??= setTimeout(() => void this.write().catch(() => undefined), this.options.maxDelayMs ?? 25);
+    if (this.pending.length >= (this.options.maxBatch ?? 200))
+      void this.write().catch(() => undefined);
+    else
+      this.timer ??= setTimeout(
+        () => void this.write().catch(() => undefined),
+        this.options.maxDelayMs ?? 25,
+      );
   }
 
   /** Resolves once everything added so far is written; rejects if that write failed (the steps stay pending). */

@@ -9,8 +9,20 @@ const services = useTestServices();
 
 async function createRun(runId: string, taskIds: string[]): Promise<void> {
   await runsRepository(services.db).createWithTasks({
-    run: { id: runId, name: runId, benchmark: 'echo', config: JSON.stringify({}), code_version: 'test' },
-    tasks: taskIds.map((task_id, seq) => ({ task_id, seq, domain: 'd', instruction: 'i', spec: JSON.stringify({}) })),
+    run: {
+      id: runId,
+      name: runId,
+      benchmark: 'echo',
+      config: JSON.stringify({}),
+      code_version: 'test',
+    },
+    tasks: taskIds.map((task_id, seq) => ({
+      task_id,
+      seq,
+      domain: 'd',
+      instruction: 'i',
+      spec: JSON.stringify({}),
+    })),
   });
 }
 
@@ -22,9 +34,18 @@ describe('tasksRepository.reopen (resume and retry)', () => {
   beforeAll(async () => {
     await createRun('run-r', ['queued', 'infra', 'agent-error', 'permanent', 'failed', 'success']);
     const tasks = tasksRepository(services.db);
-    const settle = async (taskId: string, status: 'error' | 'failed' | 'success', errorClass: 'infra' | 'agent' | 'permanent' | null) => {
+    const settle = async (
+      taskId: string,
+      status: 'error' | 'failed' | 'success',
+      errorClass: 'infra' | 'agent' | 'permanent' | null,
+    ) => {
       const opened = await tasks.openAttempt('run-r', taskId, 'w', 1);
-      await tasks.settle('run-r', taskId, opened!.attempt, { status, errorClass, totalSteps: 1, durationMs: 1 });
+      await tasks.settle('run-r', taskId, opened!.attempt, {
+        status,
+        errorClass,
+        totalSteps: 1,
+        durationMs: 1,
+      });
     };
     await settle('infra', 'error', 'infra');
     await settle('agent-error', 'error', 'agent');
@@ -61,12 +82,21 @@ describe('tasksRepository.reopen (resume and retry)', () => {
     await settler.connect();
     try {
       await settler.query('begin');
-      await settler.query(`update tasks set status = 'success', finished_at = now() where run_id = 'run-c' and task_id = 'racing'`);
+      await settler.query(
+        `update tasks set status = 'success', finished_at = now() where run_id = 'run-c' and task_id = 'racing'`,
+      );
       // The resume starts while the outcome is being written, and waits for its row.
       const reopening = tasks.reopen('run-c');
       let done = false;
       void reopening.then(() => (done = true));
-      await waitFor('the resume to wait for the locked row', async () => (await settler.query('select count(*)::int as n from pg_locks where not granted')).rows[0].n > 0, 10_000, 20);
+      await waitFor(
+        'the resume to wait for the locked row',
+        async () =>
+          (await settler.query('select count(*)::int as n from pg_locks where not granted')).rows[0]
+            .n > 0,
+        10_000,
+        20,
+      );
       expect(done).toBe(false);
       await settler.query('commit');
       expect(await reopening).toEqual([{ taskId: 'other', was: 'queued' }]);
@@ -83,32 +113,66 @@ describe('a cancelled run is fenced', () => {
     const tasks = tasksRepository(services.db);
     const steps = stepsRepository(services.db);
     const opened = await tasks.openAttempt('run-x', 'running', 'w', 1);
-    const step = (n: number) => ({ run_id: 'run-x', task_id: 'running', attempt: opened!.attempt, step: n, action: JSON.stringify({ n }) });
+    const step = (n: number) => ({
+      run_id: 'run-x',
+      task_id: 'running',
+      attempt: opened!.attempt,
+      step: n,
+      action: JSON.stringify({ n }),
+    });
     await steps.insertMany([step(1), step(2)]);
 
-    expect(await runsRepository(services.db).cancel('run-x')).toEqual({ outcome: 'cancelled', tasks: 2 });
-    expect(await tasks.get('run-x', 'running')).toMatchObject({ status: 'cancelled', total_steps: 2, error: 'run cancelled' });
+    expect(await runsRepository(services.db).cancel('run-x')).toEqual({
+      outcome: 'cancelled',
+      tasks: 2,
+    });
+    expect(await tasks.get('run-x', 'running')).toMatchObject({
+      status: 'cancelled',
+      total_steps: 2,
+      error: 'run cancelled',
+    });
 
     // The episode goes on a moment before it sees the signal: none of it lands.
     await steps.insertMany([step(3)]);
-    const settled = await tasks.settle('run-x', 'running', opened!.attempt, { status: 'failed', totalSteps: 3, durationMs: 5 });
+    const settled = await tasks.settle('run-x', 'running', opened!.attempt, {
+      status: 'failed',
+      totalSteps: 3,
+      durationMs: 5,
+    });
     expect(settled.recorded).toBe(false);
     expect(await tasks.openAttempt('run-x', 'waiting', 'w', 1)).toBeUndefined();
     expect((await steps.listByTask('run-x', 'running')).map((row) => row.step)).toEqual([1, 2]);
-    const attempts = await services.db.selectFrom('attempts').select(['task_id', 'status', 'error']).where('run_id', '=', 'run-x').execute();
+    const attempts = await services.db
+      .selectFrom('attempts')
+      .select(['task_id', 'status', 'error'])
+      .where('run_id', '=', 'run-x')
+      .execute();
     expect(attempts).toEqual([{ task_id: 'running', status: 'cancelled', error: 'run cancelled' }]);
-    expect(await tasks.get('run-x', 'running')).toMatchObject({ status: 'cancelled', total_steps: 2 });
+    expect(await tasks.get('run-x', 'running')).toMatchObject({
+      status: 'cancelled',
+      total_steps: 2,
+    });
 
-    expect(await runsRepository(services.db).cancel('run-x')).toEqual({ outcome: 'already_cancelled', tasks: 0 });
+    expect(await runsRepository(services.db).cancel('run-x')).toEqual({
+      outcome: 'already_cancelled',
+      tasks: 0,
+    });
   });
 
   it('refuses to cancel a finished run', async () => {
     await createRun('run-f', ['only']);
     const tasks = tasksRepository(services.db);
     const opened = await tasks.openAttempt('run-f', 'only', 'w', 1);
-    await tasks.settle('run-f', 'only', opened!.attempt, { status: 'success', totalSteps: 1, durationMs: 1 });
+    await tasks.settle('run-f', 'only', opened!.attempt, {
+      status: 'success',
+      totalSteps: 1,
+      durationMs: 1,
+    });
     await runsRepository(services.db).saveSummary('run-f', {}, new Date());
-    expect(await runsRepository(services.db).cancel('run-f')).toEqual({ outcome: 'finished', tasks: 0 });
+    expect(await runsRepository(services.db).cancel('run-f')).toEqual({
+      outcome: 'finished',
+      tasks: 0,
+    });
     expect((await runsRepository(services.db).get('run-f'))?.status).toBe('finished');
   });
 });
@@ -118,10 +182,18 @@ describe('tasksRepository.openAttempts (a batch of episodes starting)', () => {
     await createRun('run-o', ['fresh', 'lost', 'done', 'second']);
     const tasks = tasksRepository(services.db);
     const done = await tasks.openAttempt('run-o', 'done', 'w0', 1);
-    await tasks.settle('run-o', 'done', done!.attempt, { status: 'success', totalSteps: 1, durationMs: 1 });
+    await tasks.settle('run-o', 'done', done!.attempt, {
+      status: 'success',
+      totalSteps: 1,
+      durationMs: 1,
+    });
     const lost = await tasks.openAttempt('run-o', 'lost', 'w0', 1);
     await tasks.setExternalId('run-o', 'lost', lost!.attempt, 'bytebot-7');
-    await services.db.updateTable('runs').set({ status: 'queued', started_at: null }).where('id', '=', 'run-o').execute();
+    await services.db
+      .updateTable('runs')
+      .set({ status: 'queued', started_at: null })
+      .where('id', '=', 'run-o')
+      .execute();
 
     const opened = await tasks.openAttempts([
       { runId: 'run-o', taskId: 'fresh', workerId: 'w1', jobAttempt: 1 },
@@ -129,13 +201,30 @@ describe('tasksRepository.openAttempts (a batch of episodes starting)', () => {
       { runId: 'run-o', taskId: 'lost', workerId: 'w1', jobAttempt: 2 },
       { runId: 'run-o', taskId: 'nowhere', workerId: 'w1', jobAttempt: 1 },
     ]);
-    expect(opened.map((attempt) => attempt && { attempt: attempt.attempt, task: attempt.task.task_id, status: attempt.task.status, worker: attempt.task.worker_id, previous: attempt.previousExternalId })).toEqual([
+    expect(
+      opened.map(
+        (attempt) =>
+          attempt && {
+            attempt: attempt.attempt,
+            task: attempt.task.task_id,
+            status: attempt.task.status,
+            worker: attempt.task.worker_id,
+            previous: attempt.previousExternalId,
+          },
+      ),
+    ).toEqual([
       { attempt: 1, task: 'fresh', status: 'running', worker: 'w1', previous: null },
       undefined,
       { attempt: 2, task: 'lost', status: 'running', worker: 'w1', previous: 'bytebot-7' },
       undefined,
     ]);
-    const attempts = await services.db.selectFrom('attempts').select(['task_id', 'attempt', 'status', 'error_class', 'job_attempt']).where('run_id', '=', 'run-o').orderBy('task_id').orderBy('attempt').execute();
+    const attempts = await services.db
+      .selectFrom('attempts')
+      .select(['task_id', 'attempt', 'status', 'error_class', 'job_attempt'])
+      .where('run_id', '=', 'run-o')
+      .orderBy('task_id')
+      .orderBy('attempt')
+      .execute();
     expect(attempts).toEqual([
       { task_id: 'done', attempt: 1, status: 'success', error_class: null, job_attempt: 1 },
       { task_id: 'fresh', attempt: 1, status: 'running', error_class: null, job_attempt: 1 },

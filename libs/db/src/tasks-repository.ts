@@ -57,7 +57,10 @@ export interface SettleResult {
 export function tasksRepository(db: Database) {
   // Asked after an outcome is committed, so that of two settlers at least the later one sees it.
   const runHasNoOpenTask = async (runId: string): Promise<boolean> => {
-    const open = await sql`${prepared}select 1 from tasks where run_id = ${runId} and status in ('queued', 'running') limit 1`.execute(db);
+    const open =
+      await sql`${prepared}select 1 from tasks where run_id = ${runId} and status in ('queued', 'running') limit 1`.execute(
+        db,
+      );
     return open.rows.length === 0;
   };
 
@@ -74,7 +77,9 @@ export function tasksRepository(db: Database) {
    * A still-running earlier attempt is closed as an infrastructure error (its worker is gone). The
    * first attempt to open starts the run. At most one request per task in a call.
    */
-  const openAttempts = async (requests: readonly OpenAttemptRequest[]): Promise<Array<OpenedAttempt | undefined>> => {
+  const openAttempts = async (
+    requests: readonly OpenAttemptRequest[],
+  ): Promise<Array<OpenedAttempt | undefined>> => {
     const column = <T>(pick: (request: OpenAttemptRequest) => T) => requests.map(pick);
     const result = await sql<Task & { n: number; previous_external_id: string | null }>`${prepared}
       with input as (
@@ -145,9 +150,15 @@ export function tasksRepository(db: Database) {
    * whether each outcome was recorded on its task; the caller asks whether runs have settled once
    * this is committed (`runHasNoOpenTask`). At most one settle per task and attempt in a call.
    */
-const settleMany = async (settles: readonly SettleRequest[], steps: readonly NewStep[] = []): Promise<boolean[]> => {
+  const settleMany = async (
+    settles: readonly SettleRequest[],
+    steps: readonly NewStep[] = [],
+  ): Promise<boolean[]> => {
     const column = <T>(pick: (settle: SettleRequest) => T) => settles.map(pick);
-    const result = (outcome: TaskOutcomeRecord) => (outcome.result === undefined || outcome.result === null ? null : JSON.stringify(outcome.result));
+    const result = (outcome: TaskOutcomeRecord) =>
+      outcome.result === undefined || outcome.result === null
+        ? null
+        : JSON.stringify(outcome.result);
     // The steps are written from the statement's snapshot, where these attempts are still running.
     const written = await sql<{ n: number; recorded: boolean }>`${prepared}
       with input as (
@@ -213,26 +224,47 @@ const settleMany = async (settles: readonly SettleRequest[], steps: readonly New
 
     /** The tasks of a run without an outcome (queued or running). */
     async openTaskIds(runId: string): Promise<string[]> {
-      const rows = await db.selectFrom('tasks').select('task_id').where('run_id', '=', runId).where('status', 'in', ['queued', 'running']).orderBy('seq').execute();
+      const rows = await db
+        .selectFrom('tasks')
+        .select('task_id')
+        .where('run_id', '=', runId)
+        .where('status', 'in', ['queued', 'running'])
+        .orderBy('seq')
+        .execute();
       return rows.map((row) => row.task_id);
     },
 
     async listByRun(runId: string): Promise<Task[]> {
-      return db.selectFrom('tasks').selectAll().where('run_id', '=', runId).orderBy('seq').execute();
+      return db
+        .selectFrom('tasks')
+        .selectAll()
+        .where('run_id', '=', runId)
+        .orderBy('seq')
+        .execute();
     },
 
     /**
      * Opens the next attempt of a task, or returns undefined when the task already has an outcome
      * (see `openAttempts`).
      */
-    async openAttempt(runId: string, taskId: string, workerId: string, jobAttempt: number): Promise<OpenedAttempt | undefined> {
+    async openAttempt(
+      runId: string,
+      taskId: string,
+      workerId: string,
+      jobAttempt: number,
+    ): Promise<OpenedAttempt | undefined> {
       const [opened] = await openAttempts([{ runId, taskId, workerId, jobAttempt }]);
       return opened;
     },
 
     openAttempts,
 
-    async setExternalId(runId: string, taskId: string, attempt: number, externalId: string): Promise<void> {
+    async setExternalId(
+      runId: string,
+      taskId: string,
+      attempt: number,
+      externalId: string,
+    ): Promise<void> {
       await db.transaction().execute(async (trx) => {
         await trx
           .updateTable('attempts')
@@ -255,7 +287,14 @@ const settleMany = async (settles: readonly SettleRequest[], steps: readonly New
      * Whether the run has settled is asked after the write: of two settlers finishing together at
      * least the later one sees the run settled (both may; the aggregate job is idempotent).
      */
-    async settle(runId: string, taskId: string, attempt: number, outcome: TaskOutcomeRecord, taskFinal = true, steps: readonly NewStep[] = []): Promise<SettleResult> {
+    async settle(
+      runId: string,
+      taskId: string,
+      attempt: number,
+      outcome: TaskOutcomeRecord,
+      taskFinal = true,
+      steps: readonly NewStep[] = [],
+    ): Promise<SettleResult> {
       const [recorded] = await settleMany([{ runId, taskId, attempt, outcome, taskFinal }], steps);
       return settleResult(recorded === true, runId);
     },
@@ -276,8 +315,17 @@ const settleMany = async (settles: readonly SettleRequest[], steps: readonly New
      * transient (infrastructure) fault; with `includeFailed` also agent failures and cancellations.
      * `statuses` selects exactly those statuses (retry).
      */
-    async reopen(runId: string, selection: { includeFailed?: boolean; statuses?: Task['status'][] } = {}): Promise<Array<{ taskId: string; was: Task['status'] }>> {
-      const statuses = selection.statuses ?? (['queued', 'running', ...(selection.includeFailed ? ['failed', 'cancelled'] : [])] as Task['status'][]);
+    async reopen(
+      runId: string,
+      selection: { includeFailed?: boolean; statuses?: Task['status'][] } = {},
+    ): Promise<Array<{ taskId: string; was: Task['status'] }>> {
+      const statuses =
+        selection.statuses ??
+        ([
+          'queued',
+          'running',
+          ...(selection.includeFailed ? ['failed', 'cancelled'] : []),
+        ] as Task['status'][]);
       const resumableErrors = selection.statuses === undefined;
       const result = await sql<{ task_id: string; was: Task['status'] }>`
         with chosen as (

@@ -23,33 +23,78 @@ export interface SearchSnapshotUpload {
   chunks(): AsyncIterable<Buffer>;
 }
 
-export type StoredSearchSnapshot = { catalogId: string; version: string; format: number; bytes: number; sha256: string; chunks: number };
+export type StoredSearchSnapshot = {
+  catalogId: string;
+  version: string;
+  format: number;
+  bytes: number;
+  sha256: string;
+  chunks: number;
+};
 
 /** Products a debug query (`<a>`, `<c>`, `<q>`) selects. */
 export type CatalogProductFilter = { attribute: string } | { category: string } | { query: string };
 
 /** The processed-product keys that only repeat others or that nothing after the import reads. */
-const KEYS_NOT_SERVED = ['full_description', 'small_description', 'images', 'customization_options', 'instructions', 'instruction_text', 'instruction_attributes', 'pricing', 'Reviews', 'Rating'];
+const KEYS_NOT_SERVED = [
+  'full_description',
+  'small_description',
+  'images',
+  'customization_options',
+  'instructions',
+  'instruction_text',
+  'instruction_attributes',
+  'pricing',
+  'Reviews',
+  'Rating',
+];
 
 type Executor = Pick<Database, 'insertInto' | 'deleteFrom'>;
 
-async function writeSearchSnapshot(executor: Executor, catalogId: string, upload: SearchSnapshotUpload): Promise<void> {
-  await executor.deleteFrom('webshop_search_snapshots').where('catalog_id', '=', catalogId).execute();
+async function writeSearchSnapshot(
+  executor: Executor,
+  catalogId: string,
+  upload: SearchSnapshotUpload,
+): Promise<void> {
+  await executor
+    .deleteFrom('webshop_search_snapshots')
+    .where('catalog_id', '=', catalogId)
+    .execute();
   await executor
     .insertInto('webshop_search_snapshots')
-    .values({ catalog_id: catalogId, version: upload.version, format: upload.format, bytes: upload.bytes, sha256: upload.sha256, chunks: 0 })
+    .values({
+      catalog_id: catalogId,
+      version: upload.version,
+      format: upload.format,
+      bytes: upload.bytes,
+      sha256: upload.sha256,
+      chunks: 0,
+    })
     .execute();
   let chunk = 0;
   for await (const data of upload.chunks()) {
-    await executor.insertInto('webshop_search_snapshot_chunks').values({ catalog_id: catalogId, chunk, data }).execute();
+    await executor
+      .insertInto('webshop_search_snapshot_chunks')
+      .values({ catalog_id: catalogId, chunk, data })
+      .execute();
     chunk += 1;
   }
-  await (executor as Database).updateTable('webshop_search_snapshots').set({ chunks: chunk }).where('catalog_id', '=', catalogId).execute();
+  await (executor as Database)
+    .updateTable('webshop_search_snapshots')
+    .set({ chunks: chunk })
+    .where('catalog_id', '=', catalogId)
+    .execute();
 }
 
 export type CatalogProductRow = { asin: string; price: number; product: Record<string, unknown> };
 
-export type CatalogGoalRow = { goalIndex: number; split: 'test' | 'eval' | 'train'; asin: string; instruction: string; goal: Record<string, unknown> };
+export type CatalogGoalRow = {
+  goalIndex: number;
+  split: 'test' | 'eval' | 'train';
+  asin: string;
+  instruction: string;
+  goal: Record<string, unknown>;
+};
 
 export interface StoredGoal {
   goal_index: number;
@@ -76,7 +121,14 @@ export function webshopCatalogRepository(db: Database) {
         await trx.deleteFrom('webshop_catalogs').where('id', '=', header.id).execute();
         await trx
           .insertInto('webshop_catalogs')
-          .values({ id: header.id, version: header.version, source: JSON.stringify(header.source), goal_seed: header.goalSeed, products: 0, goals: 0 })
+          .values({
+            id: header.id,
+            version: header.version,
+            source: JSON.stringify(header.source),
+            goal_seed: header.goalSeed,
+            products: 0,
+            goals: 0,
+          })
           .execute();
         let products = 0;
         const { goals, searchSnapshot } = await fill(async (page) => {
@@ -102,9 +154,16 @@ export function webshopCatalogRepository(db: Database) {
           }));
           await trx.insertInto('webshop_goals').values(rows).execute();
         }
-        if (searchSnapshot.version !== header.version) throw new Error(`search snapshot of version ${searchSnapshot.version} offered for catalog version ${header.version}`);
+        if (searchSnapshot.version !== header.version)
+          throw new Error(
+            `search snapshot of version ${searchSnapshot.version} offered for catalog version ${header.version}`,
+          );
         await writeSearchSnapshot(trx, header.id, searchSnapshot);
-        await trx.updateTable('webshop_catalogs').set({ products, goals: goals.length }).where('id', '=', header.id).execute();
+        await trx
+          .updateTable('webshop_catalogs')
+          .set({ products, goals: goals.length })
+          .where('id', '=', header.id)
+          .execute();
         return { products, goals: goals.length };
       });
     },
@@ -112,16 +171,37 @@ export function webshopCatalogRepository(db: Database) {
     /** Stores (or replaces) the search snapshot of the catalog's current version, in one transaction. */
     async replaceSearchSnapshot(catalogId: string, upload: SearchSnapshotUpload): Promise<void> {
       await db.transaction().execute(async (trx) => {
-        const catalog = await trx.selectFrom('webshop_catalogs').select('version').where('id', '=', catalogId).forUpdate().executeTakeFirst();
+        const catalog = await trx
+          .selectFrom('webshop_catalogs')
+          .select('version')
+          .where('id', '=', catalogId)
+          .forUpdate()
+          .executeTakeFirst();
         if (!catalog) throw new Error(`WebShop catalog ${catalogId} does not exist`);
-        if (catalog.version !== upload.version) throw new Error(`WebShop catalog ${catalogId} is now version ${catalog.version}, not ${upload.version}: it was re-imported meanwhile`);
+        if (catalog.version !== upload.version)
+          throw new Error(
+            `WebShop catalog ${catalogId} is now version ${catalog.version}, not ${upload.version}: it was re-imported meanwhile`,
+          );
         await writeSearchSnapshot(trx, catalogId, upload);
       });
     },
 
     async searchSnapshot(catalogId: string): Promise<StoredSearchSnapshot | undefined> {
-      const row = await db.selectFrom('webshop_search_snapshots').selectAll().where('catalog_id', '=', catalogId).executeTakeFirst();
-      return row && { catalogId: row.catalog_id, version: row.version, format: row.format, bytes: row.bytes, sha256: row.sha256, chunks: row.chunks };
+      const row = await db
+        .selectFrom('webshop_search_snapshots')
+        .selectAll()
+        .where('catalog_id', '=', catalogId)
+        .executeTakeFirst();
+      return (
+        row && {
+          catalogId: row.catalog_id,
+          version: row.version,
+          format: row.format,
+          bytes: row.bytes,
+          sha256: row.sha256,
+          chunks: row.chunks,
+        }
+      );
     },
 
     /**
@@ -129,10 +209,15 @@ export function webshopCatalogRepository(db: Database) {
      * they arrive: one binary COPY, raw bytes (a query per chunk returned each as hex text that
      * cost four times the CPU to decode). Returns how many chunks were read.
      */
-    async readSearchSnapshot(catalogId: string, onBytes: (piece: Buffer) => Promise<void> | void): Promise<number> {
+    async readSearchSnapshot(
+      catalogId: string,
+      onBytes: (piece: Buffer) => Promise<void> | void,
+    ): Promise<number> {
       return withPostgresClient(db, async (client) => {
         const stream = client.query(
-          copyTo(`copy (select data from webshop_search_snapshot_chunks where catalog_id = ${client.escapeLiteral(catalogId)} order by chunk) to stdout (format binary)`),
+          copyTo(
+            `copy (select data from webshop_search_snapshot_chunks where catalog_id = ${client.escapeLiteral(catalogId)} order by chunk) to stdout (format binary)`,
+          ),
         );
         return readBinaryCopyOfOneColumn(stream, onBytes);
       });
@@ -143,10 +228,15 @@ export function webshopCatalogRepository(db: Database) {
      * reads. Products are json, not jsonb, so their keys keep the file's order: it is dropped here,
      * not in SQL, where it would go through jsonb.
      */
-    async productsByAsin(catalogId: string, asins: readonly string[]): Promise<CatalogProductRow[]> {
+    async productsByAsin(
+      catalogId: string,
+      asins: readonly string[],
+    ): Promise<CatalogProductRow[]> {
       if (asins.length === 0) return [];
       const { rows } = await sql<{ asin: string; price: number; product: unknown }>`${prepared}
-        select asin, price, product from webshop_products where catalog_id = ${catalogId} and asin = any(${[...asins]}::text[])`.execute(db);
+        select asin, price, product from webshop_products where catalog_id = ${catalogId} and asin = any(${[...asins]}::text[])`.execute(
+        db,
+      );
       return rows.map((row) => {
         const product = row.product as Record<string, unknown>;
         for (const key of KEYS_NOT_SERVED) delete product[key];
@@ -156,16 +246,25 @@ export function webshopCatalogRepository(db: Database) {
 
     /** Asins of the products a debug query selects, in catalog order. */
     async asinsMatching(catalogId: string, filter: CatalogProductFilter): Promise<string[]> {
-      let query = db.selectFrom('webshop_products').select('asin').where('catalog_id', '=', catalogId);
-      if ('attribute' in filter) query = query.where(sql<boolean>`(product -> 'Attributes')::jsonb ? ${filter.attribute}`);
-      else if ('category' in filter) query = query.where(sql<string>`product ->> 'category'`, '=', filter.category);
+      let query = db
+        .selectFrom('webshop_products')
+        .select('asin')
+        .where('catalog_id', '=', catalogId);
+      if ('attribute' in filter)
+        query = query.where(sql<boolean>`(product -> 'Attributes')::jsonb ? ${filter.attribute}`);
+      else if ('category' in filter)
+        query = query.where(sql<string>`product ->> 'category'`, '=', filter.category);
       else query = query.where(sql<string>`product ->> 'query'`, '=', filter.query);
       const rows = await query.orderBy('seq').execute();
       return rows.map((row) => row.asin);
     },
 
     /** The fields search documents are built from, for products after `afterSeq`, in catalog order. */
-    async searchFieldsPage(catalogId: string, afterSeq: number, limit: number): Promise<Array<{ seq: number; asin: string; fields: Record<string, unknown> }>> {
+    async searchFieldsPage(
+      catalogId: string,
+      afterSeq: number,
+      limit: number,
+    ): Promise<Array<{ seq: number; asin: string; fields: Record<string, unknown> }>> {
       const result = await sql<{ seq: number; asin: string; fields: Record<string, unknown> }>`
         select seq, asin, json_build_object('Title', product -> 'Title', 'Description', product -> 'Description',
           'BulletPoints', product -> 'BulletPoints', 'options', product -> 'options') as fields
@@ -178,12 +277,21 @@ export function webshopCatalogRepository(db: Database) {
     },
 
     async latestId(): Promise<string | undefined> {
-      const row = await db.selectFrom('webshop_catalogs').select('id').orderBy('imported_at', 'desc').limit(1).executeTakeFirst();
+      const row = await db
+        .selectFrom('webshop_catalogs')
+        .select('id')
+        .orderBy('imported_at', 'desc')
+        .limit(1)
+        .executeTakeFirst();
       return row?.id;
     },
 
     async get(catalogId: string) {
-      return db.selectFrom('webshop_catalogs').selectAll().where('id', '=', catalogId).executeTakeFirst();
+      return db
+        .selectFrom('webshop_catalogs')
+        .selectAll()
+        .where('id', '=', catalogId)
+        .executeTakeFirst();
     },
 
     async list() {
@@ -191,8 +299,15 @@ export function webshopCatalogRepository(db: Database) {
     },
 
     /** Products in import order (the order the original catalog file had). */
-    async products(catalogId: string): Promise<Array<{ asin: string; price: number; product: Record<string, unknown> }>> {
-      return db.selectFrom('webshop_products').select(['asin', 'price', 'product']).where('catalog_id', '=', catalogId).orderBy('seq').execute();
+    async products(
+      catalogId: string,
+    ): Promise<Array<{ asin: string; price: number; product: Record<string, unknown> }>> {
+      return db
+        .selectFrom('webshop_products')
+        .select(['asin', 'price', 'product'])
+        .where('catalog_id', '=', catalogId)
+        .orderBy('seq')
+        .execute();
     },
 
     /** The goals' categories (WebShop's domains), sorted. */
@@ -208,10 +323,15 @@ export function webshopCatalogRepository(db: Database) {
     },
 
     /** The goals at these indices (those that exist), for a worker fetching goals on demand. */
-    async goalsByIndex(catalogId: string, indices: readonly number[]): Promise<Array<{ goal_index: number; goal: Record<string, unknown> }>> {
+    async goalsByIndex(
+      catalogId: string,
+      indices: readonly number[],
+    ): Promise<Array<{ goal_index: number; goal: Record<string, unknown> }>> {
       if (indices.length === 0) return [];
       const { rows } = await sql<{ goal_index: number; goal: Record<string, unknown> }>`${prepared}
-        select goal_index, goal from webshop_goals where catalog_id = ${catalogId} and goal_index = any(${[...indices]}::int[])`.execute(db);
+        select goal_index, goal from webshop_goals where catalog_id = ${catalogId} and goal_index = any(${[...indices]}::int[])`.execute(
+        db,
+      );
       return rows;
     },
 

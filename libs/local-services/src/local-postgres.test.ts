@@ -26,7 +26,9 @@ describe('LocalPostgres', () => {
     cleanups.push(() => sut.destroy());
     const client = new pg.Client({ connectionString: sut.url });
     const errors: string[] = [];
-    client.on('error', (error: Error & { code?: string }) => errors.push(error.code ?? error.message));
+    client.on('error', (error: Error & { code?: string }) =>
+      errors.push(error.code ?? error.message),
+    );
     await client.connect();
     await client.query('create table kept (n int); insert into kept values (1), (2)');
     await sut.restart();

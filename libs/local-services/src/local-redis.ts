@@ -2,9 +2,18 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { checkRedis } from '@benchfleet/queue';
-import { freePort, startServerProcess, stopServerProcess, waitUntilServing, type ServerProcess } from './local-process.js';
+import {
+  freePort,
+  startServerProcess,
+  stopServerProcess,
+  waitUntilServing,
+  type ServerProcess,
+} from './local-process.js';
 
-export function findOnPath(binary: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+export function findOnPath(
+  binary: string,
+  env: NodeJS.ProcessEnv = process.env,
+): string | undefined {
   for (const dir of (env.PATH ?? '').split(delimiter)) {
     const candidate = join(dir, binary);
     if (dir && existsSync(candidate)) return candidate;
@@ -36,7 +45,12 @@ export class LocalRedis {
     if (!binary) throw new Error('redis-server is not on PATH (apt-get install redis-server)');
     const dir = mkdtempSync(join(tmpdir(), 'benchfleet-redis-'));
     for (let tries = 0; ; tries += 1) {
-      const redis = new LocalRedis(binary, dir, options.port ?? (await freePort()), options.appendOnly === true);
+      const redis = new LocalRedis(
+        binary,
+        dir,
+        options.port ?? (await freePort()),
+        options.appendOnly === true,
+      );
       try {
         await redis.start();
         return redis;
@@ -54,16 +68,41 @@ export class LocalRedis {
   }
 
   get running(): boolean {
-    return this.server !== undefined && this.server.child.exitCode === null && this.server.child.signalCode === null;
+    return (
+      this.server !== undefined &&
+      this.server.child.exitCode === null &&
+      this.server.child.signalCode === null
+    );
   }
 
   async start(): Promise<void> {
     if (this.running) return;
-    const args = ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--dir', this.dir, '--maxmemory-policy', 'noeviction'];
+    const args = [
+      '--port',
+      String(this.port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--dir',
+      this.dir,
+      '--maxmemory-policy',
+      'noeviction',
+    ];
     args.push('--appendonly', this.appendOnly ? 'yes' : 'no');
-    const server = await startServerProcess({ command: this.binary, args, logFile: join(this.dir, 'redis.log'), stopSignal: 'SIGTERM' });
+    const server = await startServerProcess({
+      command: this.binary,
+      args,
+      logFile: join(this.dir, 'redis.log'),
+      stopSignal: 'SIGTERM',
+    });
     this.server = server;
-    await waitUntilServing(server, `redis-server on port ${this.port}`, () => checkRedis(this.url, 'redis-server', 500), 20_000).catch(async (error: unknown) => {
+    await waitUntilServing(
+      server,
+      `redis-server on port ${this.port}`,
+      () => checkRedis(this.url, 'redis-server', 500),
+      20_000,
+    ).catch(async (error: unknown) => {
       await stopServerProcess(server, 'SIGKILL');
       this.server = undefined;
       throw error;

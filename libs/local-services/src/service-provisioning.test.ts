@@ -13,7 +13,13 @@ describe('provisionServices', () => {
     const testRedisUrl = inject('redisUrl');
     const services = await provisionServices({
       preferTestVariables: true,
-      env: { ...bareEnv, TEST_DATABASE_URL: testDatabaseUrl, TEST_REDIS_URL: testRedisUrl, DATABASE_URL: 'postgres://nobody@127.0.0.1:1/x', REDIS_URL: 'redis://127.0.0.1:1' },
+      env: {
+        ...bareEnv,
+        TEST_DATABASE_URL: testDatabaseUrl,
+        TEST_REDIS_URL: testRedisUrl,
+        DATABASE_URL: 'postgres://nobody@127.0.0.1:1/x',
+        REDIS_URL: 'redis://127.0.0.1:1',
+      },
     });
     try {
       expect(services.source.postgres).toBe('environment');
@@ -26,7 +32,9 @@ describe('provisionServices', () => {
   });
 
   it('names the variable when a given URL is unreachable', async () => {
-    await expect(provisionServices({ env: { ...bareEnv, DATABASE_URL: 'postgres://postgres@127.0.0.1:1/x' } })).rejects.toThrow(/DATABASE_URL: cannot reach Postgres/);
+    await expect(
+      provisionServices({ env: { ...bareEnv, DATABASE_URL: 'postgres://postgres@127.0.0.1:1/x' } }),
+    ).rejects.toThrow(/DATABASE_URL: cannot reach Postgres/);
   });
 
   it('falls back to embedded Postgres and a redis-server from PATH', async () => {
@@ -43,7 +51,13 @@ describe('provisionServices', () => {
   }, 120_000);
 
   it('says how to provide Redis when nothing provides it', async () => {
-    const error = await provisionServices({ env: { HOME: process.env.HOME, PATH: '/nonexistent', DATABASE_URL: process.env.TEST_DATABASE_URL ?? '' } }).catch((e: unknown) => e);
+    const error = await provisionServices({
+      env: {
+        HOME: process.env.HOME,
+        PATH: '/nonexistent',
+        DATABASE_URL: process.env.TEST_DATABASE_URL ?? '',
+      },
+    }).catch((e: unknown) => e);
     if (!process.env.TEST_DATABASE_URL) return expect(error).toBeInstanceOf(Error);
     expect(error).toBeInstanceOf(ServicesUnavailableError);
     expect(String(error)).toMatch(/set REDIS_URL .* install redis-server/);

@@ -43,14 +43,24 @@ type Service = { url: string; source: string; stop(): Promise<void> };
 
 async function postgresFromContainer(): Promise<Service> {
   const { PostgreSqlContainer } = await import('@testcontainers/postgresql');
-  const container = await new PostgreSqlContainer('postgres:16-alpine').withDatabase('postgres').start();
-  return { url: container.getConnectionUri(), source: 'testcontainers', stop: async () => void (await container.stop()) };
+  const container = await new PostgreSqlContainer('postgres:16-alpine')
+    .withDatabase('postgres')
+    .start();
+  return {
+    url: container.getConnectionUri(),
+    source: 'testcontainers',
+    stop: async () => void (await container.stop()),
+  };
 }
 
 async function redisFromContainer(): Promise<Service> {
   const { RedisContainer } = await import('@testcontainers/redis');
   const container = await new RedisContainer('redis:7-alpine').start();
-  return { url: container.getConnectionUrl(), source: 'testcontainers', stop: async () => void (await container.stop()) };
+  return {
+    url: container.getConnectionUrl(),
+    source: 'testcontainers',
+    stop: async () => void (await container.stop()),
+  };
 }
 
 /**
@@ -58,11 +68,15 @@ async function redisFromContainer(): Promise<Service> {
  * DATABASE_URL / REDIS_URL; testcontainers where a Docker engine answers; embedded Postgres from
  * npm and `redis-server` on PATH; otherwise one error that says how to provide them.
  */
-export async function provisionServices(options: ProvisionOptions = {}): Promise<ProvisionedServices> {
+export async function provisionServices(
+  options: ProvisionOptions = {},
+): Promise<ProvisionedServices> {
   const env = options.env ?? process.env;
   const log = options.log ?? (() => undefined);
   const pick = (name: string) =>
-    options.preferTestVariables ? (env[`TEST_${name}`] ?? env[name]) : (env[name] ?? env[`TEST_${name}`]);
+    options.preferTestVariables
+      ? (env[`TEST_${name}`] ?? env[name])
+      : (env[name] ?? env[`TEST_${name}`]);
   const stops: Array<() => Promise<void>> = [];
   const stopAll = async () => {
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
@@ -75,7 +89,10 @@ export async function provisionServices(options: ProvisionOptions = {}): Promise
     let postgres: Service;
     const pgUrl = pick('DATABASE_URL');
     if (pgUrl) {
-      await checkDatabase(pgUrl, options.preferTestVariables && env.TEST_DATABASE_URL ? 'TEST_DATABASE_URL' : 'DATABASE_URL');
+      await checkDatabase(
+        pgUrl,
+        options.preferTestVariables && env.TEST_DATABASE_URL ? 'TEST_DATABASE_URL' : 'DATABASE_URL',
+      );
       postgres = { url: pgUrl, source: 'environment', stop: async () => undefined };
     } else if (await viaDocker()) {
       postgres = await postgresFromContainer();
@@ -83,7 +100,11 @@ export async function provisionServices(options: ProvisionOptions = {}): Promise
       try {
         log('starting an embedded Postgres in a temp directory…');
         const local = await LocalPostgres.create();
-        postgres = { url: local.url, source: `embedded Postgres on port ${local.port}`, stop: () => local.destroy() };
+        postgres = {
+          url: local.url,
+          source: `embedded Postgres on port ${local.port}`,
+          stop: () => local.destroy(),
+        };
       } catch (error) {
         throw new ServicesUnavailableError(
           `no Postgres: set DATABASE_URL (or TEST_DATABASE_URL) to a server, or start a Docker engine (embedded Postgres failed: ${errorMessage(error)})`,
@@ -96,20 +117,32 @@ export async function provisionServices(options: ProvisionOptions = {}): Promise
     const redisUrl = pick('REDIS_URL');
     const redisBinary = findOnPath('redis-server', env);
     if (redisUrl) {
-      await checkRedis(redisUrl, options.preferTestVariables && env.TEST_REDIS_URL ? 'TEST_REDIS_URL' : 'REDIS_URL');
+      await checkRedis(
+        redisUrl,
+        options.preferTestVariables && env.TEST_REDIS_URL ? 'TEST_REDIS_URL' : 'REDIS_URL',
+      );
       redis = { url: redisUrl, source: 'environment', stop: async () => undefined };
     } else if (await viaDocker()) {
       redis = await redisFromContainer();
     } else if (redisBinary) {
       const local = await LocalRedis.create({ binary: redisBinary });
-      redis = { url: local.url, source: `redis-server on port ${local.port}`, stop: () => local.destroy() };
+      redis = {
+        url: local.url,
+        source: `redis-server on port ${local.port}`,
+        stop: () => local.destroy(),
+      };
     } else {
       throw new ServicesUnavailableError(
         'no Redis: set REDIS_URL (or TEST_REDIS_URL) to a server, start a Docker engine, or install redis-server (apt-get install redis-server)',
       );
     }
     stops.push(redis.stop);
-    return { databaseUrl: postgres.url, redisUrl: redis.url, source: { postgres: postgres.source, redis: redis.source }, stop: stopAll };
+    return {
+      databaseUrl: postgres.url,
+      redisUrl: redis.url,
+      source: { postgres: postgres.source, redis: redis.source },
+      stop: stopAll,
+    };
   } catch (error) {
     await stopAll();
     throw error;

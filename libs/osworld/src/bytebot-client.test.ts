@@ -1,5 +1,9 @@
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
-import { createServer as createTcpServer, type AddressInfo, type Server as TcpServer } from 'node:net';
+import {
+  createServer as createTcpServer,
+  type AddressInfo,
+  type Server as TcpServer,
+} from 'node:net';
 import { Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
@@ -51,7 +55,9 @@ describe('BytebotClient', () => {
     expect(error).toBeInstanceOf(BytebotUnavailableError);
     expect(error).toMatchObject({ method: 'GET', path: '/tasks/abc', attempts: 4 });
     expect(dropper.connectionTimes).toHaveLength(4);
-    const gaps = dropper.connectionTimes.slice(1).map((time, index) => time - (dropper.connectionTimes[index] ?? 0));
+    const gaps = dropper.connectionTimes
+      .slice(1)
+      .map((time, index) => time - (dropper.connectionTimes[index] ?? 0));
     expect(gaps[0]).toBeGreaterThanOrEqual(38);
     expect(gaps[1]).toBeGreaterThanOrEqual(78);
     expect(gaps[2]).toBeGreaterThanOrEqual(158);
@@ -81,7 +87,11 @@ describe('BytebotClient', () => {
     expect(fake.stats.requests).toBe(1);
 
     const dropper = await startConnectionDropper();
-    const unreachable = new BytebotClient({ baseUrl: dropper.url.replace('http://', 'http://bench:s3cret-token@'), retryDelaysMs: [5], logger });
+    const unreachable = new BytebotClient({
+      baseUrl: dropper.url.replace('http://', 'http://bench:s3cret-token@'),
+      retryDelaysMs: [5],
+      logger,
+    });
     const unavailable = await unreachable.listModels().catch((caught: unknown) => caught);
     expect(unavailable).toBeInstanceOf(BytebotUnavailableError);
     expect(lines.join('')).toContain('retrying');
@@ -100,13 +110,18 @@ describe('BytebotClient', () => {
     expect(fake.stats.requestsByRoute['GET /tasks/:id/messages']).toBe(before + 3);
     const tail = await sut.getMessagesFrom(task.id, 6);
     expect(tail.startIndex).toBe(4);
-    expect(tail.messages.map((message) => message.id)).toEqual(all.slice(4).map((message) => message.id));
+    expect(tail.messages.map((message) => message.id)).toEqual(
+      all.slice(4).map((message) => message.id),
+    );
   });
 
   it('treats a cancel of an ended task as no error', async () => {
     const fake = await startFake();
     const sut = new BytebotClient({ baseUrl: fake.url });
-    const task = await sut.createTask({ description: withFakeScenario('endless', 'never-finishes'), model });
+    const task = await sut.createTask({
+      description: withFakeScenario('endless', 'never-finishes'),
+      model,
+    });
     const first = await sut.cancelTask(task.id);
     expect(first.outcome).toBe('cancelled');
     expect(first.outcome === 'cancelled' && first.task.status).toBe('CANCELLED');
@@ -130,7 +145,9 @@ describe('BytebotClient', () => {
     expect((await sut.resolveModel()).name).toBe('fake-model');
     expect(await sut.resolveModel(model)).toBe(model);
     expect(await sut.isHealthy()).toBe(true);
-    expect(await new BytebotClient({ baseUrl: (await startConnectionDropper()).url }).isHealthy()).toBe(false);
+    expect(
+      await new BytebotClient({ baseUrl: (await startConnectionDropper()).url }).isHealthy(),
+    ).toBe(false);
   });
 
   it('adopts the task a lost create answer had created, even one that has ended, instead of creating a twin', async () => {
@@ -143,11 +160,14 @@ describe('BytebotClient', () => {
       req.on('end', () => {
         void (async () => {
           // The lost create's task has ended before the retry looks for it (a fast task, or a slow retry).
-          if (dropped && req.method === 'GET') await waitFor(() => fake.tasks().every((task) => task.status === 'COMPLETED'));
+          if (dropped && req.method === 'GET')
+            await waitFor(() => fake.tasks().every((task) => task.status === 'COMPLETED'));
           const hasBody = req.method === 'POST' && chunks.length > 0;
           const answer = await fetch(`${fake.url}${req.url ?? '/'}`, {
             method: req.method ?? 'GET',
-            ...(hasBody ? { body: Buffer.concat(chunks), headers: { 'content-type': 'application/json' } } : {}),
+            ...(hasBody
+              ? { body: Buffer.concat(chunks), headers: { 'content-type': 'application/json' } }
+              : {}),
           });
           const body = await answer.text();
           if (req.method === 'POST' && req.url === '/tasks' && !dropped) {
@@ -164,7 +184,10 @@ describe('BytebotClient', () => {
       proxy.closeAllConnections();
       await new Promise<void>((resolve) => proxy.close(() => resolve()));
     });
-    const sut = new BytebotClient({ baseUrl: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, retryDelaysMs: [10, 20, 40] });
+    const sut = new BytebotClient({
+      baseUrl: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+      retryDelaysMs: [10, 20, 40],
+    });
     const task = await sut.createTask({ description: 'created once', model });
     expect(dropped).toBe(true);
     expect(fake.stats.createdTasks).toBe(1);

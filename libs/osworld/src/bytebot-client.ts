@@ -163,7 +163,14 @@ export class BytebotClient {
   /** Why the agent is not usable now (its address and the cause), or null when it answers. */
   async healthProblem(options: BytebotRequestOptions = {}): Promise<string | null> {
     try {
-      await this.request({ ...options, method: 'GET', path: '/tasks', params: { limit: 1 }, schema: bytebotTaskPageSchema, retries: false });
+      await this.request({
+        ...options,
+        method: 'GET',
+        path: '/tasks',
+        params: { limit: 1 },
+        schema: bytebotTaskPageSchema,
+        retries: false,
+      });
       return null;
     } catch (error) {
       return `the Bytebot agent at ${this.origin} does not answer (${error instanceof Error ? error.message : String(error)})`;
@@ -171,15 +178,28 @@ export class BytebotClient {
   }
 
   listModels(options: BytebotRequestOptions = {}): Promise<BytebotModel[]> {
-    return this.request({ ...options, method: 'GET', path: '/tasks/models', schema: z.array(bytebotModelSchema) });
+    return this.request({
+      ...options,
+      method: 'GET',
+      path: '/tasks/models',
+      schema: z.array(bytebotModelSchema),
+    });
   }
 
   /** The given model, or else the first the stack offers (what the Bytebot UI and the original do). */
-  async resolveModel(model?: BytebotModel, options: BytebotRequestOptions = {}): Promise<BytebotModel> {
+  async resolveModel(
+    model?: BytebotModel,
+    options: BytebotRequestOptions = {},
+  ): Promise<BytebotModel> {
     if (model) return model;
     const models = await this.listModels(options);
     const first = models[0];
-    if (!first) throw new BytebotResponseError('GET', '/tasks/models', 'the stack offers no model; configure one explicitly');
+    if (!first)
+      throw new BytebotResponseError(
+        'GET',
+        '/tasks/models',
+        'the stack offers no model; configure one explicitly',
+      );
     return first;
   }
 
@@ -188,9 +208,16 @@ export class BytebotClient {
    * retry the stack's newest tasks are searched for one with this description that was not there
    * before the first try (it may have ended already), so the single stack never gets a twin.
    */
-  async createTask(input: CreateBytebotTaskInput, options: BytebotRequestOptions = {}): Promise<BytebotTask> {
-    const sameDescription = (page: BytebotTaskPage) => page.tasks.filter((task) => task.description === input.description);
-    const earlier = await this.listTasks({ limit: RECENT_TASKS }, { ...options, retries: false }).then(
+  async createTask(
+    input: CreateBytebotTaskInput,
+    options: BytebotRequestOptions = {},
+  ): Promise<BytebotTask> {
+    const sameDescription = (page: BytebotTaskPage) =>
+      page.tasks.filter((task) => task.description === input.description);
+    const earlier = await this.listTasks(
+      { limit: RECENT_TASKS },
+      { ...options, retries: false },
+    ).then(
       (page) => new Set(sameDescription(page).map((task) => task.id)),
       () => undefined,
     );
@@ -203,20 +230,34 @@ export class BytebotClient {
       recoverBeforeRetry: async () => {
         if (!earlier) {
           // The stack did not answer before the create either: only an active twin can be told apart.
-          const active = await this.listTasks({ statuses: ACTIVE_STATUSES, limit: RECENT_TASKS }, { ...options, retries: false });
+          const active = await this.listTasks(
+            { statuses: ACTIVE_STATUSES, limit: RECENT_TASKS },
+            { ...options, retries: false },
+          );
           return sameDescription(active)[0];
         }
-        const recent = await this.listTasks({ limit: RECENT_TASKS }, { ...options, retries: false });
+        const recent = await this.listTasks(
+          { limit: RECENT_TASKS },
+          { ...options, retries: false },
+        );
         return sameDescription(recent).find((task) => !earlier.has(task.id));
       },
     });
   }
 
   getTask(taskId: string, options: BytebotRequestOptions = {}): Promise<BytebotTask> {
-    return this.request({ ...options, method: 'GET', path: `/tasks/${encodeURIComponent(taskId)}`, schema: bytebotTaskSchema });
+    return this.request({
+      ...options,
+      method: 'GET',
+      path: `/tasks/${encodeURIComponent(taskId)}`,
+      schema: bytebotTaskSchema,
+    });
   }
 
-  async getMessages(taskId: string, options: BytebotRequestOptions = {}): Promise<BytebotMessage[]> {
+  async getMessages(
+    taskId: string,
+    options: BytebotRequestOptions = {},
+  ): Promise<BytebotMessage[]> {
     return (await this.getMessagesFrom(taskId, 0, options)).messages;
   }
 
@@ -224,7 +265,11 @@ export class BytebotClient {
    * The messages from index `fromIndex` on (oldest first), paging until a short page. The slice may
    * start a little before `fromIndex`: pages are aligned to the page size.
    */
-  async getMessagesFrom(taskId: string, fromIndex: number, options: BytebotRequestOptions = {}): Promise<BytebotMessageSlice> {
+  async getMessagesFrom(
+    taskId: string,
+    fromIndex: number,
+    options: BytebotRequestOptions = {},
+  ): Promise<BytebotMessageSlice> {
     const limit = this.messagesPageSize;
     const firstPage = Math.floor(Math.max(0, fromIndex) / limit) + 1;
     const messages: BytebotMessage[] = [];
@@ -256,7 +301,8 @@ export class BytebotClient {
       });
       return { outcome: 'cancelled', task };
     } catch (error) {
-      if (error instanceof BytebotHttpError && error.status === 400) return { outcome: 'already_ended' };
+      if (error instanceof BytebotHttpError && error.status === 400)
+        return { outcome: 'already_ended' };
       throw error;
     }
   }
@@ -269,7 +315,13 @@ export class BytebotClient {
     if (query.statuses && query.statuses.length > 0) params['statuses'] = query.statuses.join(',');
     if (query.page !== undefined) params['page'] = query.page;
     if (query.limit !== undefined) params['limit'] = query.limit;
-    return this.request({ ...options, method: 'GET', path: '/tasks', params, schema: bytebotTaskPageSchema });
+    return this.request({
+      ...options,
+      method: 'GET',
+      path: '/tasks',
+      params,
+      schema: bytebotTaskPageSchema,
+    });
   }
 
   /** Tasks RUNNING or PENDING; the agent exposes no busy flag, so zero means idle. */
@@ -322,15 +374,19 @@ export class BytebotClient {
         }, this.socketReconnectDelayMs);
       }
     });
-    socket.on('connect_error', (error) => this.logger.debug({ reason: error.message }, 'socket connect failed'));
+    socket.on('connect_error', (error) =>
+      this.logger.debug({ reason: error.message }, 'socket connect failed'),
+    );
     socket.on('task_updated', (payload: unknown) => {
       const parsed = bytebotTaskSchema.safeParse(payload);
-      if (!parsed.success) return this.logger.warn({ taskId }, 'ignored a malformed task_updated event');
+      if (!parsed.success)
+        return this.logger.warn({ taskId }, 'ignored a malformed task_updated event');
       if (parsed.data.id === taskId) handlers.onTaskUpdated(parsed.data);
     });
     socket.on('new_message', (payload: unknown) => {
       const parsed = bytebotMessageSchema.safeParse(payload);
-      if (!parsed.success) return this.logger.warn({ taskId }, 'ignored a malformed new_message event');
+      if (!parsed.success)
+        return this.logger.warn({ taskId }, 'ignored a malformed new_message event');
       if (parsed.data.taskId === taskId) handlers.onNewMessage(parsed.data);
     });
     return {
@@ -365,9 +421,16 @@ export class BytebotClient {
         if (!axios.isAxiosError(error) || error.response) throw error;
         lastReason = error.code ?? error.message;
         const delay = delays[attempt];
-        if (delay === undefined) throw new BytebotUnavailableError(spec.method, spec.path, attempt + 1, lastReason);
+        if (delay === undefined)
+          throw new BytebotUnavailableError(spec.method, spec.path, attempt + 1, lastReason);
         this.logger.warn(
-          { method: spec.method, path: spec.path, attempt: attempt + 1, reason: lastReason, retryInMs: delay },
+          {
+            method: spec.method,
+            path: spec.path,
+            attempt: attempt + 1,
+            reason: lastReason,
+            retryInMs: delay,
+          },
           'bytebot request got no answer; retrying',
         );
         await sleepFor(delay, undefined, signalOption);
@@ -378,10 +441,16 @@ export class BytebotClient {
         continue;
       }
       if (response.status < 200 || response.status >= 300) {
-        throw new BytebotHttpError(spec.method, spec.path, response.status, serverMessageOf(response.data));
+        throw new BytebotHttpError(
+          spec.method,
+          spec.path,
+          response.status,
+          serverMessageOf(response.data),
+        );
       }
       const parsed = spec.schema.safeParse(response.data);
-      if (!parsed.success) throw new BytebotResponseError(spec.method, spec.path, z.prettifyError(parsed.error));
+      if (!parsed.success)
+        throw new BytebotResponseError(spec.method, spec.path, z.prettifyError(parsed.error));
       return parsed.data;
     }
   }

@@ -11,7 +11,10 @@ export interface BytebotToolCall {
 export function toolCallsOf(message: BytebotMessage): BytebotToolCall[] {
   return message.content
     .filter((block) => block.type === 'tool_use')
-    .map((block) => ({ name: typeof block['name'] === 'string' ? block['name'] : '', input: block['input'] ?? {} }));
+    .map((block) => ({
+      name: typeof block['name'] === 'string' ? block['name'] : '',
+      input: block['input'] ?? {},
+    }));
 }
 
 /** The text blocks joined with newlines. */
@@ -29,7 +32,12 @@ export function lastImageOf(blocks: readonly unknown[]): string | null {
     if (!isBlock(block)) continue;
     if (block.type === 'image') {
       const source = block['source'];
-      if (isRecord(source) && source['type'] === 'base64' && typeof source['data'] === 'string' && source['data'] !== '') {
+      if (
+        isRecord(source) &&
+        source['type'] === 'base64' &&
+        typeof source['data'] === 'string' &&
+        source['data'] !== ''
+      ) {
         last = source['data'];
       }
     }
@@ -46,7 +54,11 @@ export function finalStatusDescriptionOf(messages: readonly BytebotMessage[]): s
   for (const message of messages) {
     if (message.role !== 'ASSISTANT') continue;
     for (const call of toolCallsOf(message)) {
-      if (call.name === 'set_task_status' && isRecord(call.input) && typeof call.input['description'] === 'string') {
+      if (
+        call.name === 'set_task_status' &&
+        isRecord(call.input) &&
+        typeof call.input['description'] === 'string'
+      ) {
         answer = call.input['description'];
       }
     }

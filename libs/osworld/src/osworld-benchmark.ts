@@ -46,7 +46,8 @@ function parseModelFlag(text: string): z.output<typeof modelFlagSchema> {
     const problems = parsed.error.issues.map((issue) => {
       const field = issue.path.join('.');
       if (issue.code === 'invalid_type' && field === '') return 'expected a JSON object';
-      if (issue.code === 'invalid_type' && issue.input === undefined) return `missing field "${field}"`;
+      if (issue.code === 'invalid_type' && issue.input === undefined)
+        return `missing field "${field}"`;
       if (issue.code === 'unrecognized_keys') return `unknown field(s) ${issue.keys.join(', ')}`;
       return `${field}: ${issue.message}`;
     });
@@ -56,9 +57,15 @@ function parseModelFlag(text: string): z.output<typeof modelFlagSchema> {
 }
 
 function defaultSource(env: NodeJS.ProcessEnv): string {
-  const found = [env.OSWORLD_DIR, '../shared/osworld/evaluation_examples', './osworld/evaluation_examples'].find((candidate) => candidate && existsSync(candidate));
+  const found = [
+    env.OSWORLD_DIR,
+    '../shared/osworld/evaluation_examples',
+    './osworld/evaluation_examples',
+  ].find((candidate) => candidate && existsSync(candidate));
   if (!found) {
-    throw new UsageError('no OSWorld tasks found: pass --dataset FILE (from `scheduler osworld extract`) or --osworld-dir DIR, or set OSWORLD_DIR');
+    throw new UsageError(
+      'no OSWorld tasks found: pass --dataset FILE (from `scheduler osworld extract`) or --osworld-dir DIR, or set OSWORLD_DIR',
+    );
   }
   return found;
 }
@@ -72,13 +79,20 @@ export const osworldBenchmark = defineBenchmark({
   name: 'osworld',
   title: 'OSWorld (Bytebot)',
   // Infra faults (a dead stack, Postgres down) are retried slowly: a stack restart takes minutes.
-  job: defineTaskJob({ name: 'osworld-task', queue: 'osworld', attempts: 4, backoff: { type: 'exponential', delay: 30_000 }, deadlineMs: 3 * 60 * 60 * 1000 }),
+  job: defineTaskJob({
+    name: 'osworld-task',
+    queue: 'osworld',
+    attempts: 4,
+    backoff: { type: 'exponential', delay: 30_000 },
+    deadlineMs: 3 * 60 * 60 * 1000,
+  }),
   runConfig: osworldRunConfigSchema,
   taskSpec: osworldTaskSchema,
   taskResult: osworldTaskResultSchema,
   success: {
     label: 'agent-reported success',
-    meaning: "the Bytebot agent reported the task COMPLETED; OSWorld's graded evaluation of the desktop is not run",
+    meaning:
+      "the Bytebot agent reported the task COMPLETED; OSWorld's graded evaluation of the desktop is not run",
   },
   rewardIsPartial: false,
   display: {
@@ -101,9 +115,22 @@ export const osworldBenchmark = defineBenchmark({
   },
   domains: async () => ({ names: OSWORLD_DOMAINS }),
   enqueueFlags: [
-    { flags: '--dataset <path>', description: 'OSWorld: an extracted dataset JSON (scheduler osworld extract) or an OSWorld directory' },
-    { flags: '--osworld-dir <dir>', description: 'OSWorld: a checkout or its evaluation_examples directory', env: 'OSWORLD_DIR' },
-    { flags: '--stall-timeout-s <n>', description: 'OSWorld: cancel a task after this many seconds without a new message (default 300)', parse: positiveInteger },
+    {
+      flags: '--dataset <path>',
+      description:
+        'OSWorld: an extracted dataset JSON (scheduler osworld extract) or an OSWorld directory',
+    },
+    {
+      flags: '--osworld-dir <dir>',
+      description: 'OSWorld: a checkout or its evaluation_examples directory',
+      env: 'OSWORLD_DIR',
+    },
+    {
+      flags: '--stall-timeout-s <n>',
+      description:
+        'OSWorld: cancel a task after this many seconds without a new message (default 300)',
+      parse: positiveInteger,
+    },
     {
       flags: '--model <json>',
       description: `OSWorld: the Bytebot model, e.g. ${MODEL_EXAMPLE} (default: the first the stack offers)`,
@@ -111,23 +138,41 @@ export const osworldBenchmark = defineBenchmark({
     },
   ],
   async plan(input, context) {
-    const flags = input.flags as { dataset?: string; osworldDir?: string; stallTimeoutS?: number; model?: z.output<typeof modelFlagSchema> };
+    const flags = input.flags as {
+      dataset?: string;
+      osworldDir?: string;
+      stallTimeoutS?: number;
+      model?: z.output<typeof modelFlagSchema>;
+    };
     const source = flags.dataset ?? flags.osworldDir ?? defaultSource(context.env);
-    const { dataset } = await loadOsworldDataset(source, input.domains.length ? { domains: input.domains } : {});
+    const { dataset } = await loadOsworldDataset(
+      source,
+      input.domains.length ? { domains: input.domains } : {},
+    );
     let tasks = dataset.tasks;
     if (input.maxTasks !== undefined) tasks = tasks.slice(0, input.maxTasks);
-    if (tasks.length === 0) throw new UsageError(`no OSWorld task matches (source ${source}, domains ${input.domains.join(',') || 'all'})`);
+    if (tasks.length === 0)
+      throw new UsageError(
+        `no OSWorld task matches (source ${source}, domains ${input.domains.join(',') || 'all'})`,
+      );
     return {
       name: input.runName ?? `osworld-${input.domains.join('+') || 'all'}`,
       config: {
         source,
         domains: input.domains.length ? [...input.domains] : Object.keys(dataset.metadata.domains),
         ...(input.maxSteps !== undefined ? { max_steps: input.maxSteps } : {}),
-        ...(flags.stallTimeoutS !== undefined ? { stall_timeout_seconds: flags.stallTimeoutS } : {}),
+        ...(flags.stallTimeoutS !== undefined
+          ? { stall_timeout_seconds: flags.stallTimeoutS }
+          : {}),
       },
       model: flags.model ?? null,
       agent: { kind: 'bytebot' },
-      tasks: tasks.map((task) => ({ taskId: task.task_id, domain: task.domain, instruction: task.instruction, spec: task })),
+      tasks: tasks.map((task) => ({
+        taskId: task.task_id,
+        domain: task.domain,
+        instruction: task.instruction,
+        spec: task,
+      })),
     };
   },
   exporters: { 'osworld-logs': osworldLogsExporter },

@@ -77,13 +77,17 @@ describe('extractOsworldDataset on the real OSWorld data', () => {
       ['vlc', 17],
       ['vs_code', 23],
     ]);
-    expect(extracted.metadata.extracted_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{6})?\+00:00$/);
+    expect(extracted.metadata.extracted_at).toMatch(
+      /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{6})?\+00:00$/,
+    );
   });
 
   it('keeps the task list order inside each domain, as the seed does', () => {
     const seedOrder = seed.tasks.map((task) => `${task.domain}/${task.task_id}`);
     const ours = extracted.tasks.map((task) => `${task.domain}/${task.task_id}`);
-    expect(ours.filter((key) => key !== 'vs_code/982d12a5-beab-424f-8d38-d2a48429e511')).toEqual(seedOrder);
+    expect(ours.filter((key) => key !== 'vs_code/982d12a5-beab-424f-8d38-d2a48429e511')).toEqual(
+      seedOrder,
+    );
   });
 
   it('fills a missing config with [] (os/c288e301 has none)', () => {
@@ -99,9 +103,13 @@ describe('extractOsworldDataset on the real OSWorld data', () => {
     const changed: Record<string, string[]> = {};
     for (const seedTask of seed.tasks) {
       const key = `${seedTask.domain}/${seedTask.task_id}`;
-      const raw = JSON.parse(await readFile(path.join(EVALUATION_EXAMPLES, 'examples', `${key}.json`), 'utf8')) as Record<string, unknown>;
+      const raw = JSON.parse(
+        await readFile(path.join(EVALUATION_EXAMPLES, 'examples', `${key}.json`), 'utf8'),
+      ) as Record<string, unknown>;
       const differing = CONTENT_FIELDS.filter(
-        (field) => JSON.stringify(raw[field] ?? (field === 'config' ? [] : undefined)) !== JSON.stringify(seedTask[field]),
+        (field) =>
+          JSON.stringify(raw[field] ?? (field === 'config' ? [] : undefined)) !==
+          JSON.stringify(seedTask[field]),
       );
       if (differing.length > 0) changed[key] = differing;
     }
@@ -120,7 +128,9 @@ describe('extractOsworldDataset on the real OSWorld data', () => {
       } else {
         const unchangedFields = Object.keys(seedTask).filter((field) => !differing.includes(field));
         for (const field of unchangedFields) {
-          expect(task?.[field as keyof OsworldTask], `${key} ${field}`).toEqual(seedTask[field as keyof OsworldTask]);
+          expect(task?.[field as keyof OsworldTask], `${key} ${field}`).toEqual(
+            seedTask[field as keyof OsworldTask],
+          );
         }
       }
     }
@@ -133,25 +143,41 @@ describe('extractOsworldDataset on the real OSWorld data', () => {
   });
 
   it('extracts only the requested domains, sorted', async () => {
-    const { dataset } = await extractOsworldDataset({ osworldDir: '/work/shared/osworld', domains: ['vlc', 'gimp'] });
+    const { dataset } = await extractOsworldDataset({
+      osworldDir: '/work/shared/osworld',
+      domains: ['vlc', 'gimp'],
+    });
     expect(dataset.metadata.domains).toEqual({ gimp: 26, vlc: 17 });
     expect(dataset.tasks[0]?.domain).toBe('gimp');
   });
 
   it('reads another task list, from the working directory or else inside evaluation_examples', async () => {
-    const { dataset } = await extractOsworldDataset({ osworldDir: EVALUATION_EXAMPLES, testAllFile: 'test_small.json' });
+    const { dataset } = await extractOsworldDataset({
+      osworldDir: EVALUATION_EXAMPLES,
+      testAllFile: 'test_small.json',
+    });
     expect(dataset.metadata.total_tasks).toBe(39);
     const ownList = path.join(scratch, 'two-tasks.json');
-    await writeFile(ownList, JSON.stringify({ os: ['c288e301-e626-4b98-a1ab-159dcb162af5'], vlc: ['59f21cfb-0120-4326-b255-a5b827b38967'] }));
+    await writeFile(
+      ownList,
+      JSON.stringify({
+        os: ['c288e301-e626-4b98-a1ab-159dcb162af5'],
+        vlc: ['59f21cfb-0120-4326-b255-a5b827b38967'],
+      }),
+    );
     const relative = path.relative(process.cwd(), ownList);
-    const own = await extractOsworldDataset({ osworldDir: EVALUATION_EXAMPLES, testAllFile: relative });
+    const own = await extractOsworldDataset({
+      osworldDir: EVALUATION_EXAMPLES,
+      testAllFile: relative,
+    });
     expect(own.dataset.metadata.domains).toEqual({ os: 1, vlc: 1 });
   });
 
   it('rejects an unknown domain, listing the available ones', async () => {
-    const error = await extractOsworldDataset({ osworldDir: EVALUATION_EXAMPLES, domains: ['chrome', 'excel'] }).catch(
-      (caught: unknown) => caught,
-    );
+    const error = await extractOsworldDataset({
+      osworldDir: EVALUATION_EXAMPLES,
+      domains: ['chrome', 'excel'],
+    }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(UnknownOsworldDomainError);
     expect((error as Error).message).toContain(`'excel'`);
     expect((error as Error).message).toContain(
@@ -161,14 +187,26 @@ describe('extractOsworldDataset on the real OSWorld data', () => {
 });
 
 describe('extractOsworldDataset on irregular data', () => {
-  async function makeOsworldCopy(name: string, testAll: unknown, files: Record<string, unknown>): Promise<string> {
+  async function makeOsworldCopy(
+    name: string,
+    testAll: unknown,
+    files: Record<string, unknown>,
+  ): Promise<string> {
     const root = path.join(scratch, name);
     for (const [file, content] of Object.entries(files)) {
-      await mkdir(path.dirname(path.join(root, 'evaluation_examples', 'examples', file)), { recursive: true });
-      await writeFile(path.join(root, 'evaluation_examples', 'examples', file), JSON.stringify(content));
+      await mkdir(path.dirname(path.join(root, 'evaluation_examples', 'examples', file)), {
+        recursive: true,
+      });
+      await writeFile(
+        path.join(root, 'evaluation_examples', 'examples', file),
+        JSON.stringify(content),
+      );
     }
     await mkdir(path.join(root, 'evaluation_examples', 'examples'), { recursive: true });
-    await writeFile(path.join(root, 'evaluation_examples', 'test_all.json'), JSON.stringify(testAll));
+    await writeFile(
+      path.join(root, 'evaluation_examples', 'test_all.json'),
+      JSON.stringify(testAll),
+    );
     return root;
   }
 
@@ -176,12 +214,24 @@ describe('extractOsworldDataset on irregular data', () => {
     const root = await makeOsworldCopy(
       'missing',
       { os: ['t1', 'gone'], chrome: ['t2'] },
-      { 'os/t1.json': { id: 't1', instruction: 'Do it', proxy: true }, 'chrome/t2.json': { instruction: 'Browse', source: ['a', 'b'] } },
+      {
+        'os/t1.json': { id: 't1', instruction: 'Do it', proxy: true },
+        'chrome/t2.json': { instruction: 'Browse', source: ['a', 'b'] },
+      },
     );
-    const { dataset, warnings } = await extractOsworldDataset({ osworldDir: root, now: () => new Date(Date.UTC(2026, 0, 2)) });
-    expect(warnings).toEqual([`Task file not found: ${path.join(root, 'evaluation_examples', 'examples', 'os', 'gone.json')}`]);
+    const { dataset, warnings } = await extractOsworldDataset({
+      osworldDir: root,
+      now: () => new Date(Date.UTC(2026, 0, 2)),
+    });
+    expect(warnings).toEqual([
+      `Task file not found: ${path.join(root, 'evaluation_examples', 'examples', 'os', 'gone.json')}`,
+    ]);
     expect(dataset).toEqual({
-      metadata: { total_tasks: 2, domains: { chrome: 1, os: 1 }, extracted_at: '2026-01-02T00:00:00+00:00' },
+      metadata: {
+        total_tasks: 2,
+        domains: { chrome: 1, os: 1 },
+        extracted_at: '2026-01-02T00:00:00+00:00',
+      },
       tasks: [
         {
           task_id: 't2',
@@ -219,16 +269,30 @@ describe('extractOsworldDataset on irregular data', () => {
     const root = await makeOsworldCopy(
       'reused',
       { chrome: ['same'], thunderbird: ['same'] },
-      { 'chrome/same.json': { id: 'same', instruction: 'a' }, 'thunderbird/same.json': { id: 'same', instruction: 'b' } },
+      {
+        'chrome/same.json': { id: 'same', instruction: 'a' },
+        'thunderbird/same.json': { id: 'same', instruction: 'b' },
+      },
     );
     const { dataset, warnings } = await extractOsworldDataset({ osworldDir: root });
-    expect(dataset.tasks.map((task) => `${task.domain}/${task.task_id}`)).toEqual(['chrome/same', 'thunderbird/same']);
-    expect(warnings).toEqual([`Task id same appears in domains 'chrome' and 'thunderbird'; key tasks by (domain, id)`]);
+    expect(dataset.tasks.map((task) => `${task.domain}/${task.task_id}`)).toEqual([
+      'chrome/same',
+      'thunderbird/same',
+    ]);
+    expect(warnings).toEqual([
+      `Task id same appears in domains 'chrome' and 'thunderbird'; key tasks by (domain, id)`,
+    ]);
   });
 
   it('names the file when a task file is not valid', async () => {
-    const root = await makeOsworldCopy('invalid', { os: ['bad'] }, { 'os/bad.json': { id: 'bad', instruction: 42 } });
-    const error = await extractOsworldDataset({ osworldDir: root }).catch((caught: unknown) => caught);
+    const root = await makeOsworldCopy(
+      'invalid',
+      { os: ['bad'] },
+      { 'os/bad.json': { id: 'bad', instruction: 42 } },
+    );
+    const error = await extractOsworldDataset({ osworldDir: root }).catch(
+      (caught: unknown) => caught,
+    );
     expect(error).toBeInstanceOf(OsworldDatasetError);
     expect((error as Error).message).toContain(path.join('os', 'bad.json'));
     expect((error as Error).message).toContain('instruction');
@@ -252,19 +316,32 @@ describe('loadOsworldDataset', () => {
     await writeOsworldDataset(file, extracted);
     expect((await loadOsworldDataset(file)).dataset).toEqual(extracted);
     const { dataset } = await loadOsworldDataset(file, { domains: ['vs_code'] });
-    expect(dataset.metadata).toEqual({ ...extracted.metadata, total_tasks: 23, domains: { vs_code: 23 } });
-    await expect(loadOsworldDataset(file, { domains: ['excel'] })).rejects.toBeInstanceOf(UnknownOsworldDomainError);
+    expect(dataset.metadata).toEqual({
+      ...extracted.metadata,
+      total_tasks: 23,
+      domains: { vs_code: 23 },
+    });
+    await expect(loadOsworldDataset(file, { domains: ['excel'] })).rejects.toBeInstanceOf(
+      UnknownOsworldDomainError,
+    );
   });
 
   it('names the file and the problem for a file that is not a dataset', async () => {
     const file = path.join(scratch, 'not-a-dataset.json');
-    await writeFile(file, JSON.stringify({ metadata: { total_tasks: 1 }, tasks: [{ task_id: 'x' }] }));
+    await writeFile(
+      file,
+      JSON.stringify({ metadata: { total_tasks: 1 }, tasks: [{ task_id: 'x' }] }),
+    );
     const error = await loadOsworldDataset(file).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(OsworldDatasetError);
     expect((error as Error).message).toContain(file);
     expect((error as Error).message).toMatch(/tasks\[0\]\.domain|metadata\.domains/);
-    await expect(loadOsworldDataset(path.join(scratch, 'nothing-here.json'))).rejects.toThrow(/nothing-here\.json: no such file/);
+    await expect(loadOsworldDataset(path.join(scratch, 'nothing-here.json'))).rejects.toThrow(
+      /nothing-here\.json: no such file/,
+    );
     await writeFile(path.join(scratch, 'broken.json'), '{"metadata": ');
-    await expect(loadOsworldDataset(path.join(scratch, 'broken.json'))).rejects.toThrow(/broken\.json: invalid JSON/);
+    await expect(loadOsworldDataset(path.join(scratch, 'broken.json'))).rejects.toThrow(
+      /broken\.json: invalid JSON/,
+    );
   });
 });

@@ -58,15 +58,21 @@ export interface OsworldDatasetExtraction {
  * list in sorted order, each domain's ids in list order, absent fields filled with the original's
  * defaults, missing task files skipped with a warning.
  */
-export async function extractOsworldDataset(options: ExtractOsworldDatasetOptions): Promise<OsworldDatasetExtraction> {
+export async function extractOsworldDataset(
+  options: ExtractOsworldDatasetOptions,
+): Promise<OsworldDatasetExtraction> {
   const examplesRoot = await findEvaluationExamplesDir(options.osworldDir);
-  const testAllFile = await resolveTaskListFile(examplesRoot, options.testAllFile ?? 'test_all.json');
+  const testAllFile = await resolveTaskListFile(
+    examplesRoot,
+    options.testAllFile ?? 'test_all.json',
+  );
   const taskList = await readValidatedJsonFile(testAllFile, osworldTaskListSchema);
   const availableDomains = Object.keys(taskList);
 
   const requested = options.domains ?? availableDomains;
   const unknown = requested.filter((domain) => !Object.hasOwn(taskList, domain));
-  if (unknown.length > 0) throw new UnknownOsworldDomainError(unknown, availableDomains, testAllFile);
+  if (unknown.length > 0)
+    throw new UnknownOsworldDomainError(unknown, availableDomains, testAllFile);
 
   const warnings: string[] = [];
   const tasks: OsworldTask[] = [];
@@ -75,25 +81,35 @@ export async function extractOsworldDataset(options: ExtractOsworldDatasetOption
     const ids = taskIdsOf(taskList, domain);
     const seenInDomain = new Set<string>();
     const loaded = await Promise.all(
-      ids.map((id) => loadTaskFile(path.join(examplesRoot, 'examples', domain, `${id}.json`), domain, id)),
+      ids.map((id) =>
+        loadTaskFile(path.join(examplesRoot, 'examples', domain, `${id}.json`), domain, id),
+      ),
     );
     for (const [index, entry] of loaded.entries()) {
       const listedId = ids[index] ?? '';
       if (entry === null) {
-        warnings.push(`Task file not found: ${path.join(examplesRoot, 'examples', domain, `${listedId}.json`)}`);
+        warnings.push(
+          `Task file not found: ${path.join(examplesRoot, 'examples', domain, `${listedId}.json`)}`,
+        );
         continue;
       }
       if (seenInDomain.has(listedId)) {
-        warnings.push(`Task ${listedId} is listed twice in domain '${domain}'; the second entry is skipped`);
+        warnings.push(
+          `Task ${listedId} is listed twice in domain '${domain}'; the second entry is skipped`,
+        );
         continue;
       }
       seenInDomain.add(listedId);
       if (entry.task_id !== listedId) {
-        warnings.push(`Task file ${domain}/${listedId}.json has id '${entry.task_id}'; the dataset uses the file's id`);
+        warnings.push(
+          `Task file ${domain}/${listedId}.json has id '${entry.task_id}'; the dataset uses the file's id`,
+        );
       }
       const otherDomain = domainsById.get(entry.task_id);
       if (otherDomain !== undefined) {
-        warnings.push(`Task id ${entry.task_id} appears in domains '${otherDomain}' and '${domain}'; key tasks by (domain, id)`);
+        warnings.push(
+          `Task id ${entry.task_id} appears in domains '${otherDomain}' and '${domain}'; key tasks by (domain, id)`,
+        );
       }
       domainsById.set(entry.task_id, domain);
       tasks.push(entry);
@@ -105,7 +121,11 @@ export async function extractOsworldDataset(options: ExtractOsworldDatasetOption
   const now = options.now?.() ?? new Date();
   return {
     dataset: {
-      metadata: { total_tasks: tasks.length, domains: domainCounts, extracted_at: formatPythonUtcTimestamp(now.getTime()) },
+      metadata: {
+        total_tasks: tasks.length,
+        domains: domainCounts,
+        extracted_at: formatPythonUtcTimestamp(now.getTime()),
+      },
       tasks,
     },
     warnings,
@@ -124,7 +144,10 @@ export async function findEvaluationExamplesDir(osworldDir: string): Promise<str
   if (await isDirectory(path.join(nested, 'examples'))) return nested;
   const direct = path.resolve(osworldDir);
   if (await isDirectory(path.join(direct, 'examples'))) return direct;
-  throw new OsworldDatasetError(direct, 'not an OSWorld directory (no evaluation_examples/examples or examples/ inside)');
+  throw new OsworldDatasetError(
+    direct,
+    'not an OSWorld directory (no evaluation_examples/examples or examples/ inside)',
+  );
 }
 
 async function resolveTaskListFile(examplesRoot: string, testAllFile: string): Promise<string> {
@@ -137,7 +160,11 @@ function taskIdsOf(taskList: OsworldTaskList, domain: string): string[] {
   return taskList[domain] ?? [];
 }
 
-async function loadTaskFile(file: string, domain: string, listedId: string): Promise<OsworldTask | null> {
+async function loadTaskFile(
+  file: string,
+  domain: string,
+  listedId: string,
+): Promise<OsworldTask | null> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -150,7 +177,8 @@ async function loadTaskFile(file: string, domain: string, listedId: string): Pro
     throw new OsworldDatasetError(file, 'a task file must hold a JSON object');
   }
   const fields = raw as Record<string, unknown>;
-  const valueOr = (key: string, fallback: unknown): unknown => (Object.hasOwn(fields, key) ? fields[key] : fallback);
+  const valueOr = (key: string, fallback: unknown): unknown =>
+    Object.hasOwn(fields, key) ? fields[key] : fallback;
   // Same keys, order and defaults as the original's normalisation (dict.get with a default).
   const task = {
     task_id: valueOr('id', listedId),
@@ -176,7 +204,9 @@ export async function readValidatedJsonFile<T>(file: string, schema: z.ZodType<T
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    const problem = isFileNotFound(error) ? 'file not found' : `cannot be read: ${(error as Error).message}`;
+    const problem = isFileNotFound(error)
+      ? 'file not found'
+      : `cannot be read: ${(error as Error).message}`;
     throw new OsworldDatasetError(file, problem);
   }
   const value = parseJson(file, text);

@@ -46,7 +46,9 @@ export async function loadOsworldDataset(
     seen.add(key);
   }
   if (dataset.metadata.total_tasks !== dataset.tasks.length) {
-    warnings.push(`${resolved}: metadata.total_tasks is ${dataset.metadata.total_tasks} but the file holds ${dataset.tasks.length} tasks`);
+    warnings.push(
+      `${resolved}: metadata.total_tasks is ${dataset.metadata.total_tasks} but the file holds ${dataset.tasks.length} tasks`,
+    );
   }
   if (options.domains === undefined) return { dataset, warnings };
 

@@ -25,12 +25,22 @@ afterEach(async () => {
 });
 
 async function startFake(options: FakeBytebotOptions = {}): Promise<FakeBytebot> {
-  fake = await startFakeBytebot({ pendingDelayMs: 10, stepIntervalMs: 10, toolDelayMs: 3, ...options });
+  fake = await startFakeBytebot({
+    pendingDelayMs: 10,
+    stepIntervalMs: 10,
+    toolDelayMs: 3,
+    ...options,
+  });
   return fake;
 }
 
 function clientOf(server: FakeBytebot): BytebotClient {
-  return new BytebotClient({ baseUrl: server.url, retryDelaysMs: [5, 10, 20], requestTimeoutMs: 300, socketReconnectDelayMs: 20 });
+  return new BytebotClient({
+    baseUrl: server.url,
+    retryDelaysMs: [5, 10, 20],
+    requestTimeoutMs: 300,
+    socketReconnectDelayMs: 20,
+  });
 }
 
 function recordingSink(onStep?: (step: OsworldEpisodeStep) => void): OsworldEpisodeSink & {
@@ -57,7 +67,10 @@ function episode(
 ): Omit<RunOsworldEpisodeOptions, 'sink'> & { sink: ReturnType<typeof recordingSink> } {
   return {
     client: clientOf(server),
-    task: { task_id: `osworld-${scenario}`, instruction: withFakeScenario(`Try the ${scenario} scenario`, scenario) },
+    task: {
+      task_id: `osworld-${scenario}`,
+      instruction: withFakeScenario(`Try the ${scenario} scenario`, scenario),
+    },
     model,
     signal: new AbortController().signal,
     pollIntervalMs: 20,
@@ -72,7 +85,11 @@ function episode(
 
 describe('runOsworldEpisode against the fake Bytebot agent', () => {
   it('completes: success, one step per ASSISTANT message, screenshots from the following USER message', async () => {
-    const server = await startFake({ scenarios: { long: { steps: 10, ending: { kind: 'completed', answer: 'Saved as report.pdf' } } } });
+    const server = await startFake({
+      scenarios: {
+        long: { steps: 10, ending: { kind: 'completed', answer: 'Saved as report.pdf' } },
+      },
+    });
     const options = episode(server, 'long');
     const outcome = await runOsworldEpisode(options);
     const returnedAt = Date.now();
@@ -93,16 +110,26 @@ describe('runOsworldEpisode against the fake Bytebot agent', () => {
 
     const steps = options.sink.steps;
     expect(steps.map((step) => step.step_number)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
-    const assistantMessages = server.messagesOf(outcome.bytebot_task_id).filter((message) => message.role === 'ASSISTANT');
-    expect(steps.map((step) => step.message_id)).toEqual(assistantMessages.map((message) => message.id));
-    expect(steps.map((step) => step.timestamp)).toEqual(assistantMessages.map((message) => message.createdAt));
-    for (const step of steps.slice(0, 10)) expect(step.screenshot).toEqual(fakeScreenshotPng(step.step_number));
+    const assistantMessages = server
+      .messagesOf(outcome.bytebot_task_id)
+      .filter((message) => message.role === 'ASSISTANT');
+    expect(steps.map((step) => step.message_id)).toEqual(
+      assistantMessages.map((message) => message.id),
+    );
+    expect(steps.map((step) => step.timestamp)).toEqual(
+      assistantMessages.map((message) => message.createdAt),
+    );
+    for (const step of steps.slice(0, 10))
+      expect(step.screenshot).toEqual(fakeScreenshotPng(step.step_number));
     expect(steps[10]?.screenshot).toBeNull(); // the set_task_status result carries only text
     expect(steps[0]?.tool_calls).toEqual([{ name: 'computer_screenshot', input: {} }]);
     expect(steps[1]?.tool_calls[0]?.name).toBe('computer_click_mouse');
     expect(steps[1]?.text_content).toBe('Clicking the next control (step 2).');
     expect(steps[10]?.tool_calls).toEqual([
-      { name: 'set_task_status', input: { status: 'completed', description: 'Saved as report.pdf' } },
+      {
+        name: 'set_task_status',
+        input: { status: 'completed', description: 'Saved as report.pdf' },
+      },
     ]);
 
     expect(server.stats.cancels).toBe(0);
@@ -128,7 +155,8 @@ describe('runOsworldEpisode against the fake Bytebot agent', () => {
     const outcome = await runOsworldEpisode(options);
     expect(outcome).toMatchObject({ status: 'success', total_steps: 7 });
     expect(options.sink.steps.map((step) => step.step_number)).toEqual([1, 2, 3, 4, 5, 6, 7]);
-    for (const step of options.sink.steps.slice(0, 6)) expect(step.screenshot).toEqual(fakeScreenshotPng(step.step_number));
+    for (const step of options.sink.steps.slice(0, 6))
+      expect(step.screenshot).toEqual(fakeScreenshotPng(step.step_number));
     expect(server.stats.socketConnections).toBeGreaterThanOrEqual(2);
   });
 
@@ -136,7 +164,12 @@ describe('runOsworldEpisode against the fake Bytebot agent', () => {
     const server = await startFake({ socketIo: false });
     const options = episode(server, 'completes');
     const outcome = await runOsworldEpisode(options);
-    expect(outcome).toMatchObject({ status: 'success', final_api_status: 'COMPLETED', total_steps: 4, answer: 'The task is done.' });
+    expect(outcome).toMatchObject({
+      status: 'success',
+      final_api_status: 'COMPLETED',
+      total_steps: 4,
+      answer: 'The task is done.',
+    });
     expect(options.sink.steps.map((step) => step.screenshot)).toEqual([
       fakeScreenshotPng(1),
       fakeScreenshotPng(2),
@@ -171,15 +204,27 @@ describe('runOsworldEpisode against the fake Bytebot agent', () => {
   it('fails: failed with FAILED', async () => {
     const server = await startFake();
     const outcome = await runOsworldEpisode(episode(server, 'fails'));
-    expect(outcome).toMatchObject({ status: 'failed', final_api_status: 'FAILED', total_steps: 1, answer: null });
+    expect(outcome).toMatchObject({
+      status: 'failed',
+      final_api_status: 'FAILED',
+      total_steps: 1,
+      answer: null,
+    });
   });
 
   it('never finishes: cancelled at the step limit, with every step and its screenshot', async () => {
     const server = await startFake();
     const options = episode(server, 'never-finishes', { maxSteps: 5 });
     const outcome = await runOsworldEpisode(options);
-    expect(outcome).toMatchObject({ status: 'cancelled', final_api_status: 'CANCELLED', total_steps: 5, stop_reason: 'step_limit' });
-    expect(options.sink.steps.map((step) => step.screenshot)).toEqual([1, 2, 3, 4, 5].map((n) => fakeScreenshotPng(n)));
+    expect(outcome).toMatchObject({
+      status: 'cancelled',
+      final_api_status: 'CANCELLED',
+      total_steps: 5,
+      stop_reason: 'step_limit',
+    });
+    expect(options.sink.steps.map((step) => step.screenshot)).toEqual(
+      [1, 2, 3, 4, 5].map((n) => fakeScreenshotPng(n)),
+    );
     expect(server.stats.cancels).toBe(1);
     expect(server.tasks()[0]?.status).toBe('CANCELLED');
   });
@@ -188,7 +233,11 @@ describe('runOsworldEpisode against the fake Bytebot agent', () => {
     const server = await startFake();
     const options = episode(server, 'text-only', { maxSteps: 3 });
     const outcome = await runOsworldEpisode(options);
-    expect(outcome).toMatchObject({ status: 'cancelled', total_steps: 3, stop_reason: 'step_limit' });
+    expect(outcome).toMatchObject({
+      status: 'cancelled',
+      total_steps: 3,
+      stop_reason: 'step_limit',
+    });
     expect(options.sink.steps.map((step) => [step.screenshot, step.tool_calls])).toEqual([
       [null, []],
       [null, []],
@@ -201,7 +250,12 @@ describe('runOsworldEpisode against the fake Bytebot agent', () => {
     const startedAt = Date.now();
     const outcome = await runOsworldEpisode(episode(server, 'silent', { stallTimeoutMs: 150 }));
     expect(Date.now() - startedAt).toBeGreaterThanOrEqual(150);
-    expect(outcome).toMatchObject({ status: 'cancelled', final_api_status: 'CANCELLED', total_steps: 0, stop_reason: 'stalled' });
+    expect(outcome).toMatchObject({
+      status: 'cancelled',
+      final_api_status: 'CANCELLED',
+      total_steps: 0,
+      stop_reason: 'stalled',
+    });
     expect(server.stats.cancels).toBe(1);
   });
 
@@ -262,14 +316,19 @@ describe('runOsworldEpisode against the fake Bytebot agent', () => {
   it('cancels what an earlier attempt left running on its stack, then creates its task on the idle stack', async () => {
     const server = await startFake();
     const client = clientOf(server);
-    const leftover = await client.createTask({ description: withFakeScenario('left over', 'silent'), model });
+    const leftover = await client.createTask({
+      description: withFakeScenario('left over', 'silent'),
+      model,
+    });
     const outcome = await runOsworldEpisode(episode(server, 'completes'));
     expect(outcome.status).toBe('success');
     const rows = server.tasks();
     const leftoverRow = rows.find((row) => row.id === leftover.id);
     const ours = rows.find((row) => row.id === outcome.bytebot_task_id);
     expect(leftoverRow?.status).toBe('CANCELLED');
-    expect(Date.parse(ours?.createdAt ?? '')).toBeGreaterThanOrEqual(Date.parse(leftoverRow?.updatedAt ?? ''));
+    expect(Date.parse(ours?.createdAt ?? '')).toBeGreaterThanOrEqual(
+      Date.parse(leftoverRow?.updatedAt ?? ''),
+    );
     expect(server.stats.maxConcurrentRunning).toBe(1);
   });
 
@@ -278,7 +337,12 @@ describe('runOsworldEpisode against the fake Bytebot agent', () => {
     const options = episode(server, 'completes');
     delete options.model;
     await runOsworldEpisode(options);
-    expect(server.tasks()[0]?.model).toEqual({ provider: 'proxy', name: 'fake-model', title: 'Fake Model', contextWindow: 128_000 });
+    expect(server.tasks()[0]?.model).toEqual({
+      provider: 'proxy',
+      name: 'fake-model',
+      title: 'Fake Model',
+      contextWindow: 128_000,
+    });
   });
 
   it('treats a failing model list (LLM proxy down) as an unavailable stack', async () => {
@@ -318,10 +382,15 @@ describe('cancelLeftoverTask', () => {
   it('cancels a running task, tolerates an ended one and an unknown id', async () => {
     const server = await startFake();
     const client = clientOf(server);
-    const task = await client.createTask({ description: withFakeScenario('left over', 'never-finishes'), model });
+    const task = await client.createTask({
+      description: withFakeScenario('left over', 'never-finishes'),
+      model,
+    });
     expect(await cancelLeftoverTask(client, task.id)).toBe('cancelled');
     expect(await cancelLeftoverTask(client, task.id)).toBe('already_ended');
-    expect(await cancelLeftoverTask(client, '00000000-0000-0000-0000-000000000000')).toBe('not_found');
+    expect(await cancelLeftoverTask(client, '00000000-0000-0000-0000-000000000000')).toBe(
+      'not_found',
+    );
     expect(await client.countActiveTasks()).toBe(0);
   });
 });

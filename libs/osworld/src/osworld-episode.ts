@@ -1,5 +1,10 @@
 import { pino, type Logger } from 'pino';
-import { isBytebotEndStatus, type BytebotMessage, type BytebotModel, type BytebotTaskStatus } from './bytebot-api.js';
+import {
+  isBytebotEndStatus,
+  type BytebotMessage,
+  type BytebotModel,
+  type BytebotTaskStatus,
+} from './bytebot-api.js';
 import {
   BytebotHttpError,
   BytebotResponseError,
@@ -121,7 +126,9 @@ const systemClock: OsworldEpisodeClock = { now: () => Date.now() };
  * `cancelLeftoverTask`), `OsworldEpisodeAbortedError` when `signal` aborts, and whatever the sink
  * throws (after cancelling the task).
  */
-export async function runOsworldEpisode(options: RunOsworldEpisodeOptions): Promise<OsworldEpisodeOutcome> {
+export async function runOsworldEpisode(
+  options: RunOsworldEpisodeOptions,
+): Promise<OsworldEpisodeOutcome> {
   const { client, task, signal } = options;
   const clock = options.clock ?? systemClock;
   const logger = (options.logger ?? pino({ level: 'silent' })).child({ osworldTask: task.task_id });
@@ -137,17 +144,31 @@ export async function runOsworldEpisode(options: RunOsworldEpisodeOptions): Prom
       pollIntervalMs: options.idlePollIntervalMs ?? 3_000,
       timeoutMs: options.idleTimeoutMs ?? 60_000,
     });
-    if (!idle) throw new BytebotUnavailableError('GET', '/tasks', 1, 'the stack is still busy after its leftover tasks were cancelled');
+    if (!idle)
+      throw new BytebotUnavailableError(
+        'GET',
+        '/tasks',
+        1,
+        'the stack is still busy after its leftover tasks were cancelled',
+      );
 
     const startMs = clock.now();
     let bytebotTaskId: string;
     try {
-      bytebotTaskId = (await client.createTask({ description: task.instruction, model }, requestOptions)).id;
+      bytebotTaskId = (
+        await client.createTask({ description: task.instruction, model }, requestOptions)
+      ).id;
     } catch (error) {
-      if (!(error instanceof BytebotHttpError || error instanceof BytebotResponseError)) throw error;
+      if (!(error instanceof BytebotHttpError || error instanceof BytebotResponseError))
+        throw error;
       // A stack that fails (5xx) or answers garbage could not start the task: its fault, retried.
       if (error instanceof BytebotResponseError || error.status >= 500) {
-        throw new BytebotUnavailableError('POST', '/tasks', 1, `the stack could not create the task (${error.message})`);
+        throw new BytebotUnavailableError(
+          'POST',
+          '/tasks',
+          1,
+          `the stack could not create the task (${error.message})`,
+        );
       }
       // A refused request (4xx) is refused again on every try: recorded once, as the original's CREATE_FAILED.
       logger.error({ reason: error.message }, 'the stack refused to create the Bytebot task');
@@ -167,7 +188,13 @@ export async function runOsworldEpisode(options: RunOsworldEpisodeOptions): Prom
       };
     }
     logger.info({ bytebotTaskId }, 'created the Bytebot task');
-    const follower = new EpisodeFollower(options, clock, logger.child({ bytebotTaskId }), bytebotTaskId, startMs);
+    const follower = new EpisodeFollower(
+      options,
+      clock,
+      logger.child({ bytebotTaskId }),
+      bytebotTaskId,
+      startMs,
+    );
     return await follower.run();
   } catch (error) {
     if (signal.aborted && !(error instanceof OsworldEpisodeAbortedError)) {
@@ -187,7 +214,12 @@ async function resolveModelOrUnavailable(
     return await client.resolveModel(model, { signal });
   } catch (error) {
     if (error instanceof BytebotHttpError && error.status >= 500) {
-      throw new BytebotUnavailableError(error.method, error.path, 1, `HTTP ${error.status}: ${error.serverMessage}`);
+      throw new BytebotUnavailableError(
+        error.method,
+        error.path,
+        1,
+        `HTTP ${error.status}: ${error.serverMessage}`,
+      );
     }
     throw error;
   }
@@ -199,12 +231,22 @@ export type LeftoverTaskOutcome = 'cancelled' | 'already_ended' | 'not_found';
  * Cancels every task RUNNING or PENDING on a stack: its worker calls this at start and before each
  * task, since a task it did not just create there was left by an attempt that is gone.
  */
-export async function cancelLeftoverTasks(client: BytebotClient, logger: Logger, signal?: AbortSignal): Promise<string[]> {
+export async function cancelLeftoverTasks(
+  client: BytebotClient,
+  logger: Logger,
+  signal?: AbortSignal,
+): Promise<string[]> {
   const options = signal ? { signal } : {};
-  const leftovers = await client.listTasks({ statuses: ['RUNNING', 'PENDING'], limit: 50 }, options);
+  const leftovers = await client.listTasks(
+    { statuses: ['RUNNING', 'PENDING'], limit: 50 },
+    options,
+  );
   for (const leftover of leftovers.tasks) {
     const outcome = await cancelLeftoverTask(client, leftover.id, options);
-    logger.warn({ bytebotTask: leftover.id, status: leftover.status, outcome }, 'cancelled a task left on this stack by an attempt that is gone');
+    logger.warn(
+      { bytebotTask: leftover.id, status: leftover.status, outcome },
+      'cancelled a task left on this stack by an attempt that is gone',
+    );
   }
   return leftovers.tasks.map((task) => task.id);
 }
@@ -285,7 +327,10 @@ class EpisodeFollower {
         if (isBytebotEndStatus(this.status)) return await this.finishOnEndStatus();
         if (this.stepLimitReachedAt !== null) {
           const lastStepRecorded = this.recorded.length >= this.maxSteps;
-          if (lastStepRecorded || this.clock.now() >= this.stepLimitReachedAt + this.lastStepGraceMs) {
+          if (
+            lastStepRecorded ||
+            this.clock.now() >= this.stepLimitReachedAt + this.lastStepGraceMs
+          ) {
             this.logger.info({ maxSteps: this.maxSteps }, 'step limit reached; cancelling');
             return await this.stopByCancelling('step_limit');
           }
@@ -298,7 +343,12 @@ class EpisodeFollower {
           if (this.assistantCount === before && !isBytebotEndStatus(this.status)) {
             if (this.status === 'PENDING' && this.recorded.length === 0) {
               await this.cancelQuietly();
-              throw new BytebotUnavailableError('GET', `/tasks/${this.bytebotTaskId}`, 1, `the stack never started the task within ${this.stallTimeoutMs / 1000} s`);
+              throw new BytebotUnavailableError(
+                'GET',
+                `/tasks/${this.bytebotTaskId}`,
+                1,
+                `the stack never started the task within ${this.stallTimeoutMs / 1000} s`,
+              );
             }
             this.logger.info({ stallTimeoutMs: this.stallTimeoutMs }, 'no new step; cancelling');
             return await this.stopByCancelling('stalled');
@@ -310,7 +360,9 @@ class EpisodeFollower {
     } catch (error) {
       if (!(error instanceof BytebotUnavailableError)) await this.cancelQuietly();
       if (this.signal.aborted) {
-        throw new OsworldEpisodeAbortedError(this.bytebotTaskId, this.recorded.length, { cause: this.signal.reason });
+        throw new OsworldEpisodeAbortedError(this.bytebotTaskId, this.recorded.length, {
+          cause: this.signal.reason,
+        });
       }
       throw error;
     } finally {
@@ -349,7 +401,8 @@ class EpisodeFollower {
 
   private nextWakeAt(): number {
     let at = Math.min(this.nextRestAt, this.lastProgressAt + this.stallTimeoutMs);
-    if (this.stepLimitReachedAt !== null) at = Math.min(at, this.stepLimitReachedAt + this.lastStepGraceMs);
+    if (this.stepLimitReachedAt !== null)
+      at = Math.min(at, this.stepLimitReachedAt + this.lastStepGraceMs);
     return at;
   }
 
@@ -364,13 +417,18 @@ class EpisodeFollower {
     const task = await this.client.getTask(this.bytebotTaskId, { signal: this.signal });
     this.applyStatus(task.status);
     if (kind === 'full' || wasSyncNeeded) {
-      this.addSlice(await this.client.getMessagesFrom(this.bytebotTaskId, this.knownPrefixCount(), { signal: this.signal }));
+      this.addSlice(
+        await this.client.getMessagesFrom(this.bytebotTaskId, this.knownPrefixCount(), {
+          signal: this.signal,
+        }),
+      );
     }
     if (wasSyncNeeded && connection === this.connection) {
       this.syncNeeded = false;
       this.eventsTrusted = connected && (this.subscription?.connected ?? false);
     }
-    this.nextRestAt = this.clock.now() + (this.eventsTrusted ? this.heartbeatIntervalMs : this.pollIntervalMs);
+    this.nextRestAt =
+      this.clock.now() + (this.eventsTrusted ? this.heartbeatIntervalMs : this.pollIntervalMs);
   }
 
   /** A read the stall decision rests on: an error answer makes it the stack's fault (retried), not a stall. */
@@ -378,8 +436,14 @@ class EpisodeFollower {
     try {
       await this.readRest('full');
     } catch (error) {
-      if (!(error instanceof BytebotHttpError || error instanceof BytebotResponseError)) throw error;
-      throw new BytebotUnavailableError('GET', `/tasks/${this.bytebotTaskId}`, 1, `the stack answers errors instead of the task's state (${error.message})`);
+      if (!(error instanceof BytebotHttpError || error instanceof BytebotResponseError))
+        throw error;
+      throw new BytebotUnavailableError(
+        'GET',
+        `/tasks/${this.bytebotTaskId}`,
+        1,
+        `the stack answers errors instead of the task's state (${error.message})`,
+      );
     }
   }
 
@@ -388,7 +452,8 @@ class EpisodeFollower {
     try {
       await this.readRest(kind);
     } catch (error) {
-      if (!(error instanceof BytebotHttpError || error instanceof BytebotResponseError)) throw error;
+      if (!(error instanceof BytebotHttpError || error instanceof BytebotResponseError))
+        throw error;
       this.logger.warn({ reason: error.message }, 'reading the task failed; trying again later');
       this.nextRestAt = this.clock.now() + this.pollIntervalMs;
     }
@@ -433,7 +498,8 @@ class EpisodeFollower {
    */
   private async recordSettledSteps(final: boolean): Promise<void> {
     const ordered = this.orderedMessages();
-    const trusted = final || this.eventsTrusted ? ordered.length : Math.min(this.gapFreeCount, ordered.length);
+    const trusted =
+      final || this.eventsTrusted ? ordered.length : Math.min(this.gapFreeCount, ordered.length);
     for (const [index, message] of ordered.entries()) {
       if (this.recorded.length >= this.maxSteps) return;
       if (message.role !== 'ASSISTANT' || this.recordedIds.has(message.id)) continue;
@@ -458,13 +524,19 @@ class EpisodeFollower {
     try {
       const [task, slice] = await Promise.all([
         this.client.getTask(this.bytebotTaskId, { signal: this.signal }),
-        this.client.getMessagesFrom(this.bytebotTaskId, this.knownPrefixCount(), { signal: this.signal }),
+        this.client.getMessagesFrom(this.bytebotTaskId, this.knownPrefixCount(), {
+          signal: this.signal,
+        }),
       ]);
       if (isBytebotEndStatus(task.status)) this.status = task.status;
       this.addSlice(slice);
     } catch (error) {
-      if (!(error instanceof BytebotHttpError || error instanceof BytebotResponseError)) throw error;
-      this.logger.warn({ reason: error.message }, 'the final read failed; keeping what the events delivered');
+      if (!(error instanceof BytebotHttpError || error instanceof BytebotResponseError))
+        throw error;
+      this.logger.warn(
+        { reason: error.message },
+        'the final read failed; keeping what the events delivered',
+      );
     }
     await this.recordSettledSteps(true);
     return this.outcome('end_status');
@@ -482,8 +554,12 @@ class EpisodeFollower {
         stopReason = 'end_status';
       }
     } catch (error) {
-      if (!(error instanceof BytebotHttpError || error instanceof BytebotResponseError)) throw error;
-      this.logger.warn({ reason: error.message }, 'cancelling failed; counting the task as cancelled, as the original does');
+      if (!(error instanceof BytebotHttpError || error instanceof BytebotResponseError))
+        throw error;
+      this.logger.warn(
+        { reason: error.message },
+        'cancelling failed; counting the task as cancelled, as the original does',
+      );
       this.status = 'CANCELLED';
     }
     await this.readMessagesTolerantly();
@@ -493,16 +569,27 @@ class EpisodeFollower {
 
   private async readMessagesTolerantly(): Promise<void> {
     try {
-      this.addSlice(await this.client.getMessagesFrom(this.bytebotTaskId, this.knownPrefixCount(), { signal: this.signal }));
+      this.addSlice(
+        await this.client.getMessagesFrom(this.bytebotTaskId, this.knownPrefixCount(), {
+          signal: this.signal,
+        }),
+      );
     } catch (error) {
-      if (!(error instanceof BytebotHttpError || error instanceof BytebotResponseError)) throw error;
-      this.logger.warn({ reason: error.message }, 'the final read failed; keeping what was read before');
+      if (!(error instanceof BytebotHttpError || error instanceof BytebotResponseError))
+        throw error;
+      this.logger.warn(
+        { reason: error.message },
+        'the final read failed; keeping what was read before',
+      );
     }
   }
 
   private async cancelQuietly(): Promise<void> {
     try {
-      await this.client.cancelTask(this.bytebotTaskId, { retries: false, signal: AbortSignal.timeout(5_000) });
+      await this.client.cancelTask(this.bytebotTaskId, {
+        retries: false,
+        signal: AbortSignal.timeout(5_000),
+      });
     } catch (error) {
       this.logger.warn({ reason: (error as Error).message }, 'could not cancel the Bytebot task');
     }
@@ -512,7 +599,12 @@ class EpisodeFollower {
     const endMs = this.clock.now();
     const finalStatus = this.status;
     return {
-      status: finalStatus === 'COMPLETED' ? 'success' : finalStatus === 'CANCELLED' ? 'cancelled' : 'failed',
+      status:
+        finalStatus === 'COMPLETED'
+          ? 'success'
+          : finalStatus === 'CANCELLED'
+            ? 'cancelled'
+            : 'failed',
       final_api_status: finalStatus,
       total_steps: this.recorded.length,
       bytebot_task_id: this.bytebotTaskId,

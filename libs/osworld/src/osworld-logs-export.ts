@@ -3,9 +3,24 @@ import path from 'node:path';
 import { readArtifact, type ArtifactSettings } from '@benchfleet/artifacts';
 import { errorMessage, roundLikePython } from '@benchfleet/core';
 import type { ExportContext, RunExporter } from '@benchfleet/benchmark-kit';
-import { stepsRepository, tasksRepository, type Database, type Run, type Step, type Task } from '@benchfleet/db';
-import { osworldStepActionSchema, osworldTaskResultSchema, type OsworldRunConfig } from './osworld-run-config.js';
-import { writeOsworldLogs, type OsworldLogStep, type OsworldLogTask } from './osworld-logs-exporter.js';
+import {
+  stepsRepository,
+  tasksRepository,
+  type Database,
+  type Run,
+  type Step,
+  type Task,
+} from '@benchfleet/db';
+import {
+  osworldStepActionSchema,
+  osworldTaskResultSchema,
+  type OsworldRunConfig,
+} from './osworld-run-config.js';
+import {
+  writeOsworldLogs,
+  type OsworldLogStep,
+  type OsworldLogTask,
+} from './osworld-logs-exporter.js';
 import { formatPythonJson, formatPythonUtcTimestamp } from './python-compatible-format.js';
 
 // `scheduler export RUN --format osworld-logs`: the original benchmark's osworld-logs directory,
@@ -24,11 +39,16 @@ export const osworldLogsExporter: RunExporter<OsworldRunConfig> = {
     let done = 0;
     await writeOsworldLogs(context.dir, {
       benchmark_config: benchmarkConfigOf(context, tasks.length),
-      started_at: formatPythonUtcTimestamp((context.run.started_at ?? context.run.created_at).getTime()),
+      started_at: formatPythonUtcTimestamp(
+        (context.run.started_at ?? context.run.created_at).getTime(),
+      ),
       finished_at: formatPythonUtcTimestamp(runFinishedAt(context.run, settled).getTime()),
-      tasks: logTasks(context.db, settled, context.artifacts, problems, () => context.progress(++done, settled.length)),
+      tasks: logTasks(context.db, settled, context.artifacts, problems, () =>
+        context.progress(++done, settled.length),
+      ),
     });
-    if (problems.length > 0) await writeFile(path.join(context.dir, EXPORT_PROBLEMS_FILE), formatPythonJson({ problems }));
+    if (problems.length > 0)
+      await writeFile(path.join(context.dir, EXPORT_PROBLEMS_FILE), formatPythonJson({ problems }));
     return { exported: settled.length, unfinished: tasks.length - settled.length, problems };
   },
 };
@@ -37,7 +57,10 @@ export const osworldLogsExporter: RunExporter<OsworldRunConfig> = {
  * The original's keys (max_tasks, max_steps, model, dataset, domain) where a run has their meaning;
  * no poll_interval or api_url, since a run is followed by events on many stacks.
  */
-function benchmarkConfigOf(context: ExportContext<OsworldRunConfig>, taskCount: number): Record<string, unknown> {
+function benchmarkConfigOf(
+  context: ExportContext<OsworldRunConfig>,
+  taskCount: number,
+): Record<string, unknown> {
   const { run, config } = context;
   return {
     max_tasks: taskCount,
@@ -55,7 +78,9 @@ function benchmarkConfigOf(context: ExportContext<OsworldRunConfig>, taskCount: 
 
 function runFinishedAt(run: Run, settled: readonly Task[]): Date {
   if (run.finished_at) return run.finished_at;
-  const ends = settled.map((task) => task.finished_at?.getTime()).filter((at): at is number => at !== undefined);
+  const ends = settled
+    .map((task) => task.finished_at?.getTime())
+    .filter((at): at is number => at !== undefined);
   return ends.length > 0 ? new Date(Math.max(...ends)) : new Date();
 }
 
@@ -74,14 +99,16 @@ async function* logTasks(
     const startMs = (task.started_at ?? task.finished_at ?? new Date(0)).getTime();
     const endMs = (task.finished_at ?? task.started_at ?? new Date(0)).getTime();
     // Only the final attempt's steps: an earlier attempt was a run that did not count.
-    const rows = task.attempts > 0 ? await steps.listByTask(task.run_id, task.task_id, task.attempts) : [];
+    const rows =
+      task.attempts > 0 ? await steps.listByTask(task.run_id, task.task_id, task.attempts) : [];
     yield {
       task_id: task.task_id,
       domain: task.domain,
       instruction: task.instruction,
       bytebot_task_id: result.bytebot_task_id ?? task.external_id ?? '',
       status: task.status,
-      final_api_status: task.final_api_status ?? (task.status === 'cancelled' ? 'CANCELLED' : 'UNKNOWN'),
+      final_api_status:
+        task.final_api_status ?? (task.status === 'cancelled' ? 'CANCELLED' : 'UNKNOWN'),
       total_steps: task.total_steps,
       start_time: result.start_time ?? formatPythonUtcTimestamp(startMs),
       end_time: result.end_time ?? formatPythonUtcTimestamp(endMs),
@@ -94,14 +121,21 @@ async function* logTasks(
   }
 }
 
-function logStep(task: Task, row: Step, artifacts: ArtifactSettings, problems: string[]): OsworldLogStep {
+function logStep(
+  task: Task,
+  row: Step,
+  artifacts: ArtifactSettings,
+  problems: string[],
+): OsworldLogStep {
   const action = osworldStepActionSchema.safeParse(row.action);
   const uri = row.screenshot_uri;
   return {
     step_number: row.step,
     timestamp: row.at.toISOString(),
     message_id: row.external_id ?? '',
-    tool_calls: action.success ? action.data.tool_calls.map((call) => ({ name: call.name, input: call.input ?? {} })) : [],
+    tool_calls: action.success
+      ? action.data.tool_calls.map((call) => ({ name: call.name, input: call.input ?? {} }))
+      : [],
     text_content: row.text ?? '',
     // A screenshot the store cannot give is reported, not fatal: the step is written without it.
     screenshot:
@@ -109,7 +143,9 @@ function logStep(task: Task, row: Step, artifacts: ArtifactSettings, problems: s
         ? null
         : () =>
             readArtifact(uri, artifacts).catch((error: unknown) => {
-              problems.push(`task ${task.task_id} step ${row.step}: screenshot ${uri} cannot be read (${errorMessage(error)})`);
+              problems.push(
+                `task ${task.task_id} step ${row.step}: screenshot ${uri} cannot be read (${errorMessage(error)})`,
+              );
               return null;
             }),
   };

@@ -2,7 +2,11 @@ import { mkdtemp, readdir, readFile, rm, writeFile, mkdir } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { writeOsworldLogs, type OsworldLogStep, type OsworldLogTask } from './osworld-logs-exporter.js';
+import {
+  writeOsworldLogs,
+  type OsworldLogStep,
+  type OsworldLogTask,
+} from './osworld-logs-exporter.js';
 
 describe('writeOsworldLogs', () => {
   let outDir: string;
@@ -27,7 +31,9 @@ describe('writeOsworldLogs', () => {
       step_number: 2,
       timestamp: '2026-02-08T10:00:09.000Z',
       message_id: 'm-2',
-      tool_calls: [{ name: 'set_task_status', input: { status: 'completed', description: 'Done' } }],
+      tool_calls: [
+        { name: 'set_task_status', input: { status: 'completed', description: 'Done' } },
+      ],
       text_content: '',
       screenshot: null,
     },
@@ -70,14 +76,22 @@ describe('writeOsworldLogs', () => {
       yield createFailedTask;
     }
     const finalJson = await writeOsworldLogs(outDir, {
-      benchmark_config: { max_steps: 100, model: { provider: 'proxy', name: 'fake-model', title: 'Fake' } },
+      benchmark_config: {
+        max_steps: 100,
+        model: { provider: 'proxy', name: 'fake-model', title: 'Fake' },
+      },
       started_at: '2026-02-08T10:00:00+00:00',
       finished_at: '2026-02-08T10:31:35.250000+00:00',
       tasks: tasks(),
     });
 
     const taskDir = path.join(outDir, successTask.task_id);
-    expect((await readdir(taskDir)).sort()).toEqual(['result.json', 'screenshots', 'step_001.json', 'step_002.json']);
+    expect((await readdir(taskDir)).sort()).toEqual([
+      'result.json',
+      'screenshots',
+      'step_001.json',
+      'step_002.json',
+    ]);
     expect(await readdir(path.join(taskDir, 'screenshots'))).toEqual(['step_001.png']);
     expect(await readFile(path.join(taskDir, 'screenshots', 'step_001.png'))).toEqual(png);
     expect(JSON.parse(await readFile(path.join(taskDir, 'step_001.json'), 'utf8'))).toEqual({
@@ -109,8 +123,14 @@ describe('writeOsworldLogs', () => {
       ['duration_seconds', 95.2],
       ['error_message', null],
     ]);
-    const failedResult = JSON.parse(await readFile(path.join(outDir, createFailedTask.task_id, 'result.json'), 'utf8'));
-    expect(failedResult).toMatchObject({ duration_seconds: 0, bytebot_task_id: '', error_message: createFailedTask.error_message });
+    const failedResult = JSON.parse(
+      await readFile(path.join(outDir, createFailedTask.task_id, 'result.json'), 'utf8'),
+    );
+    expect(failedResult).toMatchObject({
+      duration_seconds: 0,
+      bytebot_task_id: '',
+      error_message: createFailedTask.error_message,
+    });
     expect(await readdir(path.join(outDir, createFailedTask.task_id, 'screenshots'))).toEqual([]);
 
     const written = JSON.parse(await readFile(path.join(outDir, 'final.json'), 'utf8'));
@@ -141,8 +161,20 @@ describe('writeOsworldLogs', () => {
       per_domain: { chrome: { total: 2, completed: 1, success_rate: 0.5, avg_steps: 2 } },
       total_duration_seconds: 1895.2,
       tasks: [
-        { task_id: successTask.task_id, domain: 'chrome', status: 'success', total_steps: 2, duration_seconds: 95.2 },
-        { task_id: createFailedTask.task_id, domain: 'chrome', status: 'error', total_steps: 0, duration_seconds: 0 },
+        {
+          task_id: successTask.task_id,
+          domain: 'chrome',
+          status: 'success',
+          total_steps: 2,
+          duration_seconds: 95.2,
+        },
+        {
+          task_id: createFailedTask.task_id,
+          domain: 'chrome',
+          status: 'error',
+          total_steps: 0,
+          duration_seconds: 0,
+        },
       ],
     });
   });
@@ -158,7 +190,11 @@ describe('writeOsworldLogs', () => {
       finished_at: '2026-02-08T10:00:00+00:00',
       tasks: [{ ...successTask, steps: [{ ...successSteps[0]!, screenshot: async () => png }] }],
     });
-    expect((await readdir(taskDir)).sort()).toEqual(['result.json', 'screenshots', 'step_001.json']);
+    expect((await readdir(taskDir)).sort()).toEqual([
+      'result.json',
+      'screenshots',
+      'step_001.json',
+    ]);
     expect(await readdir(path.join(taskDir, 'screenshots'))).toEqual(['step_001.png']);
   });
 

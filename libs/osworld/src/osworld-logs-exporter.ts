@@ -47,13 +47,18 @@ const SAFE_TASK_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 const STEP_FILE = /^step_\d+\.(json|png)$/;
 
 /** Writes the run's osworld-logs directory and returns the final.json content. */
-export async function writeOsworldLogs(outDir: string, run: OsworldLogRun): Promise<OsworldFinalJson> {
+export async function writeOsworldLogs(
+  outDir: string,
+  run: OsworldLogRun,
+): Promise<OsworldFinalJson> {
   await mkdir(outDir, { recursive: true });
   const results: TaskForNumbers[] = [];
   const written = new Set<string>();
   for await (const task of run.tasks) {
-    if (!SAFE_TASK_ID.test(task.task_id)) throw new Error(`Task id ${JSON.stringify(task.task_id)} cannot name a directory`);
-    if (written.has(task.task_id)) throw new Error(`Task ${task.task_id} appears twice; osworld-logs is keyed by task id`);
+    if (!SAFE_TASK_ID.test(task.task_id))
+      throw new Error(`Task id ${JSON.stringify(task.task_id)} cannot name a directory`);
+    if (written.has(task.task_id))
+      throw new Error(`Task ${task.task_id} appears twice; osworld-logs is keyed by task id`);
     written.add(task.task_id);
     const taskDir = path.join(outDir, task.task_id);
     const screenshotsDir = path.join(taskDir, 'screenshots');

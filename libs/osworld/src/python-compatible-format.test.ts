@@ -22,8 +22,12 @@ describe('roundLikePython', () => {
 
 describe('formatPythonUtcTimestamp', () => {
   it('writes isoformat() with microseconds and +00:00', () => {
-    expect(formatPythonUtcTimestamp(Date.UTC(2026, 1, 8, 19, 9, 47, 129))).toBe('2026-02-08T19:09:47.129000+00:00');
-    expect(formatPythonUtcTimestamp(Date.UTC(2026, 1, 8, 19, 9, 47, 0))).toBe('2026-02-08T19:09:47+00:00');
+    expect(formatPythonUtcTimestamp(Date.UTC(2026, 1, 8, 19, 9, 47, 129))).toBe(
+      '2026-02-08T19:09:47.129000+00:00',
+    );
+    expect(formatPythonUtcTimestamp(Date.UTC(2026, 1, 8, 19, 9, 47, 0))).toBe(
+      '2026-02-08T19:09:47+00:00',
+    );
   });
 });
 

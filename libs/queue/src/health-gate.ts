@@ -9,7 +9,10 @@ export type HealthCheck = () => Promise<HealthReport>;
 export function allHealthy(checks: readonly HealthCheck[]): HealthCheck {
   return async () => {
     for (const check of checks) {
-      const report = await check().catch((error: unknown): HealthReport => ({ ok: false, reason: errorMessage(error) }));
+      const report = await check().catch((error: unknown): HealthReport => ({
+        ok: false,
+        reason: errorMessage(error),
+      }));
       if (!report.ok) return report;
     }
     return { ok: true };
@@ -34,7 +37,10 @@ export class HealthGate {
   }
 
   async recheck(): Promise<HealthReport> {
-    const report = await this.check().catch((error: unknown): HealthReport => ({ ok: false, reason: errorMessage(error) }));
+    const report = await this.check().catch((error: unknown): HealthReport => ({
+      ok: false,
+      reason: errorMessage(error),
+    }));
     this.last = { report, at: Date.now() };
     return report;
   }

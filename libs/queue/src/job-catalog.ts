@@ -6,7 +6,11 @@ import type { JobsOptions } from 'bullmq';
 /** The queue of the aggregate worker; each benchmark's task queue is named by its descriptor. */
 export const AGGREGATE_QUEUE = 'aggregate';
 
-const id = z.string().min(1).max(200).regex(/^[^:]+$/, 'must not contain ":"');
+const id = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[^:]+$/, 'must not contain ":"');
 
 /** What a job carries: ids and small scalars only, never a secret; checked on both sides. */
 export interface JobDefinition<P = unknown> {
@@ -37,9 +41,13 @@ export function defineTaskJob(definition: {
     ['job', definition.name],
     ['queue', definition.queue],
   ] as const) {
-    if (!NAME.test(value)) throw new Error(`${what} name ${JSON.stringify(value)}: lower-case letters, digits and - only`);
+    if (!NAME.test(value))
+      throw new Error(
+        `${what} name ${JSON.stringify(value)}: lower-case letters, digits and - only`,
+      );
   }
-  if (definition.queue === AGGREGATE_QUEUE) throw new Error(`queue name ${AGGREGATE_QUEUE} is the aggregate worker's`);
+  if (definition.queue === AGGREGATE_QUEUE)
+    throw new Error(`queue name ${AGGREGATE_QUEUE} is the aggregate worker's`);
   return {
     name: definition.name,
     queue: definition.queue,
@@ -54,7 +62,12 @@ export const aggregateRunJob: JobDefinition<{ runId: string }> = {
   queue: AGGREGATE_QUEUE,
   payload: z.object({ runId: id }).strict(),
   // Removed when done so that the same deterministic id can run again after a resume.
-  options: { attempts: 5, backoff: { type: 'exponential', delay: 1_000 }, removeOnComplete: true, removeOnFail: true },
+  options: {
+    attempts: 5,
+    backoff: { type: 'exponential', delay: 1_000 },
+    removeOnComplete: true,
+    removeOnFail: true,
+  },
   deadlineMs: 5 * 60 * 1000,
 };
 

@@ -61,10 +61,18 @@ export class JobProducer {
   }
 
   /** Adds jobs with addBulk in pages, a few pages in flight at once; `onPage` reports progress. */
-  async enqueueBulk<P>(job: JobDefinition<P>, items: readonly EnqueueItem<P>[], onPage?: (done: number) => void): Promise<void> {
+  async enqueueBulk<P>(
+    job: JobDefinition<P>,
+    items: readonly EnqueueItem<P>[],
+    onPage?: (done: number) => void,
+  ): Promise<void> {
     const queue = this.queue(job.queue);
     // Validate everything before the first job reaches Redis.
-    const jobs = items.map((item) => ({ name: job.name, data: job.payload.parse(item.payload), opts: this.jobOptions(job, item) }));
+    const jobs = items.map((item) => ({
+      name: job.name,
+      data: job.payload.parse(item.payload),
+      opts: this.jobOptions(job, item),
+    }));
     let next = 0;
     let done = 0;
     const lane = async () => {
@@ -88,7 +96,11 @@ export class JobProducer {
     const queue = this.queue(queueName);
     let removed = 0;
     for (let i = 0; i < jobIds.length; i += REMOVE_PAGE) {
-      const codes = await Promise.all(jobIds.slice(i, i + REMOVE_PAGE).map((jobId) => queue.remove(jobId, { removeChildren: false }).catch(notRemoved)));
+      const codes = await Promise.all(
+        jobIds
+          .slice(i, i + REMOVE_PAGE)
+          .map((jobId) => queue.remove(jobId, { removeChildren: false }).catch(notRemoved)),
+      );
       removed += codes.filter((code) => code === 1).length;
     }
     return removed;
@@ -101,11 +113,22 @@ export class JobProducer {
   /** The ids (BullMQ worker names) of the workers connected to a queue now. */
   async connectedWorkers(queueName: string): Promise<ReadonlySet<string>> {
     const clients = await this.queue(queueName).getWorkers();
-    return new Set(clients.map((client) => (client['rawname'] ?? client['name'] ?? '').split(':w:')[1]).filter((name): name is string => Boolean(name)));
+    return new Set(
+      clients
+        .map((client) => (client['rawname'] ?? client['name'] ?? '').split(':w:')[1])
+        .filter((name): name is string => Boolean(name)),
+    );
   }
 
   async counts(queueName: string): Promise<Record<string, number>> {
-    return this.queue(queueName).getJobCounts('wait', 'active', 'delayed', 'prioritized', 'completed', 'failed');
+    return this.queue(queueName).getJobCounts(
+      'wait',
+      'active',
+      'delayed',
+      'prioritized',
+      'completed',
+      'failed',
+    );
   }
 
   async close(): Promise<void> {

@@ -35,8 +35,14 @@ export async function watchLostJobs(options: {
     options.queues.map(async (queueName) => {
       const eventsConnection = connection.duplicate();
       eventsConnection.on('error', () => undefined);
-      const events = new QueueEvents(queueName, { connection: eventsConnection, prefix: options.prefix });
-      const queue = new Queue(queueName, { connection: producerConnection, prefix: options.prefix });
+      const events = new QueueEvents(queueName, {
+        connection: eventsConnection,
+        prefix: options.prefix,
+      });
+      const queue = new Queue(queueName, {
+        connection: producerConnection,
+        prefix: options.prefix,
+      });
       events.on('error', () => undefined);
       queue.on('error', () => undefined);
       events.on('failed', ({ jobId, failedReason }) => {
@@ -45,8 +51,16 @@ export async function watchLostJobs(options: {
           const job = await queue.getJob(jobId);
           const payload = taskPayloadSchema.safeParse(job?.data);
           if (!payload.success) return;
-          await options.onLost({ queue: queueName, jobId, runId: payload.data.runId, taskId: payload.data.taskId, reason: `lost: ${failedReason}` });
-        })().catch((error: unknown) => options.logger.error({ err: error, job: jobId }, 'could not record a lost job'));
+          await options.onLost({
+            queue: queueName,
+            jobId,
+            runId: payload.data.runId,
+            taskId: payload.data.taskId,
+            reason: `lost: ${failedReason}`,
+          });
+        })().catch((error: unknown) =>
+          options.logger.error({ err: error, job: jobId }, 'could not record a lost job'),
+        );
       });
       await events.waitUntilReady();
       return { events, eventsConnection, queue };

@@ -8,12 +8,21 @@ export type RedisRole = 'worker' | 'producer';
  * fail fast so a CLI reports a dead Redis instead of queueing commands forever.
  * `rediss://` URLs get TLS and passwords in the URL are honoured by ioredis itself.
  */
-export function createRedisConnection(url: string, role: RedisRole, extra: RedisOptions = {}): Redis {
+export function createRedisConnection(
+  url: string,
+  role: RedisRole,
+  extra: RedisOptions = {},
+): Redis {
   const common: RedisOptions = { connectTimeout: 5_000, ...extra };
   const options: RedisOptions =
     role === 'worker'
       ? { ...common, maxRetriesPerRequest: null, enableReadyCheck: true }
-      : { ...common, maxRetriesPerRequest: 2, enableOfflineQueue: true, retryStrategy: (times) => (times > 3 ? null : 200 * times) };
+      : {
+          ...common,
+          maxRetriesPerRequest: 2,
+          enableOfflineQueue: true,
+          retryStrategy: (times) => (times > 3 ? null : 200 * times),
+        };
   const redis = new Redis(url, options);
   // Reconnects are ioredis's job; an unhandled 'error' event would kill the process.
   redis.on('error', () => undefined);
@@ -21,7 +30,11 @@ export function createRedisConnection(url: string, role: RedisRole, extra: Redis
 }
 
 /** Fails fast, in one line naming the variable, when Redis cannot be reached. */
-export async function checkRedis(url: string, variable = 'REDIS_URL', timeoutMs = 5_000): Promise<void> {
+export async function checkRedis(
+  url: string,
+  variable = 'REDIS_URL',
+  timeoutMs = 5_000,
+): Promise<void> {
   const redis = new Redis(url, {
     lazyConnect: true,
     connectTimeout: timeoutMs,

@@ -13,7 +13,12 @@ import {
   type TaskOutcomeRecord,
 } from '@benchfleet/db';
 import type { TaskPayload } from './job-catalog.js';
-import { ABORT_REASONS, abortReasonOf, type JobContext, type JobHandler } from './worker-runtime.js';
+import {
+  ABORT_REASONS,
+  abortReasonOf,
+  type JobContext,
+  type JobHandler,
+} from './worker-runtime.js';
 
 export type StepRecord = Omit<NewStep, 'run_id' | 'task_id' | 'attempt'>;
 
@@ -33,7 +38,10 @@ export interface TaskContext {
  * What an episode returns. An `error` outcome is the episode's own verdict: `agent` by default, or
  * `permanent` for an input the outside refuses every time (resume leaves both; retry takes them).
  */
-export type TaskOutcome = Omit<TaskOutcomeRecord, 'durationMs' | 'errorClass'> & { durationMs?: number; errorClass?: 'agent' | 'permanent' };
+export type TaskOutcome = Omit<TaskOutcomeRecord, 'durationMs' | 'errorClass'> & {
+  durationMs?: number;
+  errorClass?: 'agent' | 'permanent';
+};
 
 export type TaskHandler = (context: TaskContext) => Promise<TaskOutcome>;
 
@@ -53,7 +61,12 @@ export interface TaskProcessorDeps {
   steps: StepWriter;
   /** Called once, by the settler that saw the run's last task settle. */
   onRunSettled(runId: string): Promise<void>;
-  onOutcome?(outcome: { status: string; totalSteps: number; tokensIn: number; tokensOut: number }): void;
+  onOutcome?(outcome: {
+    status: string;
+    totalSteps: number;
+    tokensIn: number;
+    tokensOut: number;
+  }): void;
 }
 
 /**
@@ -61,18 +74,32 @@ export interface TaskProcessorDeps {
  * per attempt, the outcome of task and attempt in one statement, and the fault taxonomy of
  * `@benchfleet/core` deciding between retrying (transient) and recording once (permanent).
  */
-export function createTaskJobHandler(deps: TaskProcessorDeps, handler: TaskHandler): JobHandler<TaskPayload> {
+export function createTaskJobHandler(
+  deps: TaskProcessorDeps,
+  handler: TaskHandler,
+): JobHandler<TaskPayload> {
   const tasks = tasksRepository(deps.db);
   // Episodes start and end many at a time: their attempts open, and their outcomes are written, a batch per statement.
-  const opener = new GroupCommit<OpenAttemptRequest, OpenedAttempt | undefined>((requests) => tasks.openAttempts(requests), {
-    key: (request) => `${request.runId}\u0000${request.taskId}`,
-  });
+  const opener = new GroupCommit<OpenAttemptRequest, OpenedAttempt | undefined>(
+    (requests) => tasks.openAttempts(requests),
+    {
+      key: (request) => `${request.runId}\u0000${request.taskId}`,
+    },
+  );
   const settler = new SettleBatcher(tasks, deps.steps);
   return async (job) => {
     const { runId, taskId } = job.payload;
-    const opened = await opener.submit({ runId, taskId, workerId: job.workerId, jobAttempt: job.job.attemptsMade + 1 });
+    const opened = await opener.submit({
+      runId,
+      taskId,
+      workerId: job.workerId,
+      jobAttempt: job.job.attemptsMade + 1,
+    });
     if (!opened) {
-      job.logger.info({ task: taskId }, 'task already has an outcome (or no longer exists): nothing to do');
+      job.logger.info(
+        { task: taskId },
+        'task already has an outcome (or no longer exists): nothing to do',
+      );
       return { skipped: true };
     }
     const { attempt } = opened;
@@ -82,7 +109,12 @@ export function createTaskJobHandler(deps: TaskProcessorDeps, handler: TaskHandl
       // The outcome and the steps still pending go in one statement, with other episodes' outcomes.
       const result = await settler.settle({ runId, taskId, attempt, outcome, taskFinal: final });
       if (result.recorded) {
-        deps.onOutcome?.({ status: outcome.status, totalSteps: outcome.totalSteps, tokensIn: outcome.tokensIn ?? 0, tokensOut: outcome.tokensOut ?? 0 });
+        deps.onOutcome?.({
+          status: outcome.status,
+          totalSteps: outcome.totalSteps,
+          tokensIn: outcome.tokensIn ?? 0,
+          tokensOut: outcome.tokensOut ?? 0,
+        });
       }
       if (result.runSettled) await deps.onRunSettled(runId);
       return result;
@@ -100,7 +132,13 @@ export function createTaskJobHandler(deps: TaskProcessorDeps, handler: TaskHandl
         stepsSeen = Math.max(stepsSeen, step.step);
         // Stamped now, not when a batch of steps reaches Postgres, to the microsecond and rising.
         lastStepAt = Math.max(nowMicros(), lastStepAt + 1);
-        deps.steps.add({ at: microsToIso(lastStepAt), ...step, run_id: runId, task_id: taskId, attempt });
+        deps.steps.add({
+          at: microsToIso(lastStepAt),
+          ...step,
+          run_id: runId,
+          task_id: taskId,
+          attempt,
+        });
       },
       async setExternalId(externalId) {
         await tasks.setExternalId(runId, taskId, attempt, externalId);
@@ -115,26 +153,54 @@ export function createTaskJobHandler(deps: TaskProcessorDeps, handler: TaskHandl
       const message = redactSecrets(errorMessage(error));
       const durationMs = Date.now() - started;
       if (reason === ABORT_REASONS.cancelled) {
-        await settle({ status: 'cancelled', totalSteps: stepsSeen, durationMs, error: 'run cancelled' }, true);
+        await settle(
+          { status: 'cancelled', totalSteps: stepsSeen, durationMs, error: 'run cancelled' },
+          true,
+        );
         return { cancelled: true };
       }
       if (reason === ABORT_REASONS.shutdown) {
-        await settle({ status: 'error', errorClass: 'infra', totalSteps: stepsSeen, durationMs, error: 'handed back at worker shutdown' }, false);
+        await settle(
+          {
+            status: 'error',
+            errorClass: 'infra',
+            totalSteps: stepsSeen,
+            durationMs,
+            error: 'handed back at worker shutdown',
+          },
+          false,
+        );
         throw error;
       }
       if (error instanceof UnrecoverableError || faultKindOf(error) === 'permanent') {
-        await settle({ status: 'error', errorClass: 'permanent', totalSteps: stepsSeen, durationMs, error: message }, true);
+        await settle(
+          {
+            status: 'error',
+            errorClass: 'permanent',
+            totalSteps: stepsSeen,
+            durationMs,
+            error: message,
+          },
+          true,
+        );
         throw error instanceof UnrecoverableError ? error : new UnrecoverableError(message);
       }
       const lastAttempt = job.job.attemptsMade + 1 >= (job.job.opts.attempts ?? 1);
       const detail = reason === ABORT_REASONS.deadline ? `deadline exceeded: ${message}` : message;
-      await settle({ status: 'error', errorClass: 'infra', totalSteps: stepsSeen, durationMs, error: detail }, lastAttempt).catch(
-        (settleError: unknown) => logger.error({ err: settleError }, 'could not record the failed attempt'),
+      await settle(
+        { status: 'error', errorClass: 'infra', totalSteps: stepsSeen, durationMs, error: detail },
+        lastAttempt,
+      ).catch((settleError: unknown) =>
+        logger.error({ err: settleError }, 'could not record the failed attempt'),
       );
       throw error;
     }
     const errorClass = outcome.status === 'error' ? (outcome.errorClass ?? 'agent') : null;
-    const record: TaskOutcomeRecord = { ...outcome, errorClass, durationMs: outcome.durationMs ?? Date.now() - started };
+    const record: TaskOutcomeRecord = {
+      ...outcome,
+      errorClass,
+      durationMs: outcome.durationMs ?? Date.now() - started,
+    };
     const { recorded } = await settle(record, true);
     logger.debug({ status: outcome.status, steps: outcome.totalSteps, recorded }, 'task settled');
     return { status: outcome.status, recorded };

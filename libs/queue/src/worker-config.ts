@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { databaseUrlSchema, logLevelSchema, queuePrefixSchema, redisUrlSchema, SERVICE_ENV_LABELS, serviceEnvInput } from '@benchfleet/core';
+import {
+  databaseUrlSchema,
+  logLevelSchema,
+  queuePrefixSchema,
+  redisUrlSchema,
+  SERVICE_ENV_LABELS,
+  serviceEnvInput,
+} from '@benchfleet/core';
 
 /** The flags every worker app takes (each app adds its own). */
 export interface WorkerFlags {
@@ -9,7 +16,10 @@ export interface WorkerFlags {
   metricsHost?: string;
 }
 
-const wholeNumber = (what: string) => z.coerce.number({ error: `expected a whole number ${what}` }).int(`expected a whole number ${what}`);
+const wholeNumber = (what: string) =>
+  z.coerce
+    .number({ error: `expected a whole number ${what}` })
+    .int(`expected a whole number ${what}`);
 
 /** What a worker process needs, as an app's config schema spreads it: `z.object({ ...workerConfigShape, … })`. */
 export const workerConfigShape = {
@@ -17,12 +27,21 @@ export const workerConfigShape = {
   redisUrl: redisUrlSchema,
   prefix: queuePrefixSchema,
   logLevel: logLevelSchema,
-  workerId: z.string().regex(/^[A-Za-z0-9_.-]{1,100}$/, 'use letters, digits, _ . - only (at most 100)'),
-  graceS: wholeNumber('of seconds, 0 or more').nonnegative('expected a whole number of seconds, 0 or more'),
-  metricsPort: wholeNumber('from 0 to 65535 (0: any free port)').min(0).max(65535, 'expected a port from 0 to 65535').optional(),
+  workerId: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]{1,100}$/, 'use letters, digits, _ . - only (at most 100)'),
+  graceS: wholeNumber('of seconds, 0 or more').nonnegative(
+    'expected a whole number of seconds, 0 or more',
+  ),
+  metricsPort: wholeNumber('from 0 to 65535 (0: any free port)')
+    .min(0)
+    .max(65535, 'expected a port from 0 to 65535')
+    .optional(),
   /** Where /metrics and /healthz listen; only this machine by default, 0.0.0.0 for probes from outside (containers). */
   metricsHost: z.string().min(1).default('127.0.0.1'),
-  lockDurationMs: wholeNumber('of milliseconds').positive('expected a positive whole number of milliseconds').optional(),
+  lockDurationMs: wholeNumber('of milliseconds')
+    .positive('expected a positive whole number of milliseconds')
+    .optional(),
 };
 
 export const WORKER_CONFIG_LABELS = {
@@ -35,7 +54,11 @@ export const WORKER_CONFIG_LABELS = {
 } as const;
 
 /** The raw values of those settings: flags first, then their environment variables, then the app's defaults. */
-export function workerConfigInput(flags: WorkerFlags, env: NodeJS.ProcessEnv, defaults: { workerId: string; graceS: number }) {
+export function workerConfigInput(
+  flags: WorkerFlags,
+  env: NodeJS.ProcessEnv,
+  defaults: { workerId: string; graceS: number },
+) {
   return {
     ...serviceEnvInput(env),
     workerId: flags.workerId ?? (env.BENCHFLEET_WORKER_ID || defaults.workerId),
@@ -59,6 +82,8 @@ export function workerProcessSettings(config: WorkerConfig) {
     graceMs: config.graceS * 1000,
     metricsHost: config.metricsHost,
     ...(config.metricsPort !== undefined ? { metricsPort: config.metricsPort } : {}),
-    ...(config.lockDurationMs !== undefined ? { lockDurationMs: config.lockDurationMs, stalledIntervalMs: config.lockDurationMs } : {}),
+    ...(config.lockDurationMs !== undefined
+      ? { lockDurationMs: config.lockDurationMs, stalledIntervalMs: config.lockDurationMs }
+      : {}),
   };
 }

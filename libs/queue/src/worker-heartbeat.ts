@@ -33,7 +33,15 @@ export class WorkerHeartbeat {
     workerId: string,
     queue: string,
   ) {
-    this.beat = { workerId, queue, state: 'serving', reason: null, host: hostname(), pid: process.pid, since: new Date().toISOString() };
+    this.beat = {
+      workerId,
+      queue,
+      state: 'serving',
+      reason: null,
+      host: hostname(),
+      pid: process.pid,
+      since: new Date().toISOString(),
+    };
     this.timer = setInterval(() => void this.write(), BEAT_MS);
     this.timer.unref();
     void this.write();
@@ -47,7 +55,9 @@ export class WorkerHeartbeat {
 
   private async write(): Promise<void> {
     const entry: WorkerBeat = { ...this.beat, at: new Date().toISOString() };
-    await this.redis.hset(workersKey(this.prefix), entry.workerId, JSON.stringify(entry)).catch(() => undefined);
+    await this.redis
+      .hset(workersKey(this.prefix), entry.workerId, JSON.stringify(entry))
+      .catch(() => undefined);
   }
 
   async stop(): Promise<void> {
@@ -60,7 +70,12 @@ export class WorkerHeartbeat {
  * The workers heard from recently whose BullMQ connection is still there (a worker killed with
  * SIGKILL leaves its entry behind, but its connection goes with it), sorted by queue and id.
  */
-export async function readWorkerBeats(redis: Redis, prefix: string, connectedOn: (queue: string) => Promise<ReadonlySet<string>>, now = Date.now()): Promise<WorkerBeat[]> {
+export async function readWorkerBeats(
+  redis: Redis,
+  prefix: string,
+  connectedOn: (queue: string) => Promise<ReadonlySet<string>>,
+  now = Date.now(),
+): Promise<WorkerBeat[]> {
   const entries = await redis.hgetall(workersKey(prefix));
   const beats: WorkerBeat[] = [];
   const stale: string[] = [];
@@ -75,7 +90,8 @@ export async function readWorkerBeats(redis: Redis, prefix: string, connectedOn:
   }
   if (stale.length) await redis.hdel(workersKey(prefix), ...stale).catch(() => undefined);
   const connected = new Map<string, ReadonlySet<string>>();
-  for (const queue of new Set(beats.map((beat) => beat.queue))) connected.set(queue, await connectedOn(queue));
+  for (const queue of new Set(beats.map((beat) => beat.queue)))
+    connected.set(queue, await connectedOn(queue));
   return beats
     .filter((beat) => connected.get(beat.queue)?.has(beat.workerId))
     .sort((a, b) => a.queue.localeCompare(b.queue) || a.workerId.localeCompare(b.workerId));

@@ -35,7 +35,9 @@ describe('the metrics server', () => {
     try {
       const attempt = startMetricsServer(new WorkerMetrics('webshop'), taken.port, () => null);
       await expect(attempt).rejects.toBeInstanceOf(UsageError);
-      await expect(attempt).rejects.toThrow(`metrics port ${taken.port} on 127.0.0.1 is already in use: pick another with --metrics-port or BENCHFLEET_METRICS_PORT`);
+      await expect(attempt).rejects.toThrow(
+        `metrics port ${taken.port} on 127.0.0.1 is already in use: pick another with --metrics-port or BENCHFLEET_METRICS_PORT`,
+      );
     } finally {
       await taken.release();
     }

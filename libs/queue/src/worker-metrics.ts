@@ -21,8 +21,18 @@ export class WorkerMetrics {
     this.registry.setDefaultLabels(labels);
     collectDefaultMetrics({ register: this.registry });
     const registers = [this.registry];
-    this.jobsCompleted = new Counter({ name: 'benchfleet_jobs_completed_total', help: 'Jobs that completed', labelNames: ['queue', 'job'], registers });
-    this.jobsFailed = new Counter({ name: 'benchfleet_jobs_failed_total', help: 'Jobs that threw (retried or failed)', labelNames: ['queue', 'job'], registers });
+    this.jobsCompleted = new Counter({
+      name: 'benchfleet_jobs_completed_total',
+      help: 'Jobs that completed',
+      labelNames: ['queue', 'job'],
+      registers,
+    });
+    this.jobsFailed = new Counter({
+      name: 'benchfleet_jobs_failed_total',
+      help: 'Jobs that threw (retried or failed)',
+      labelNames: ['queue', 'job'],
+      registers,
+    });
     this.jobDuration = new Histogram({
       name: 'benchfleet_job_duration_seconds',
       help: 'Wall time of a job',
@@ -30,10 +40,30 @@ export class WorkerMetrics {
       buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60, 300, 900, 3600],
       registers,
     });
-    this.taskOutcomes = new Counter({ name: 'benchfleet_task_outcomes_total', help: 'Recorded task outcomes by status', labelNames: ['queue', 'status'], registers });
-    this.steps = new Counter({ name: 'benchfleet_steps_total', help: 'Steps of recorded task outcomes', labelNames: ['queue'], registers });
-    this.tokens = new Counter({ name: 'benchfleet_tokens_total', help: 'LLM tokens of recorded outcomes', labelNames: ['queue', 'direction'], registers });
-    this.queueDepth = new Gauge({ name: 'benchfleet_queue_jobs', help: 'Jobs in the queue by state', labelNames: ['queue', 'state'], registers });
+    this.taskOutcomes = new Counter({
+      name: 'benchfleet_task_outcomes_total',
+      help: 'Recorded task outcomes by status',
+      labelNames: ['queue', 'status'],
+      registers,
+    });
+    this.steps = new Counter({
+      name: 'benchfleet_steps_total',
+      help: 'Steps of recorded task outcomes',
+      labelNames: ['queue'],
+      registers,
+    });
+    this.tokens = new Counter({
+      name: 'benchfleet_tokens_total',
+      help: 'LLM tokens of recorded outcomes',
+      labelNames: ['queue', 'direction'],
+      registers,
+    });
+    this.queueDepth = new Gauge({
+      name: 'benchfleet_queue_jobs',
+      help: 'Jobs in the queue by state',
+      labelNames: ['queue', 'state'],
+      registers,
+    });
   }
 
   jobFinished(event: { name: string; ok: boolean; durationMs: number }): void {
@@ -42,7 +72,12 @@ export class WorkerMetrics {
     this.jobDuration.observe(labels, event.durationMs / 1000);
   }
 
-  outcome(event: { status: string; totalSteps: number; tokensIn: number; tokensOut: number }): void {
+  outcome(event: {
+    status: string;
+    totalSteps: number;
+    tokensIn: number;
+    tokensOut: number;
+  }): void {
     this.taskOutcomes.inc({ queue: this.queueName, status: event.status });
     this.steps.inc({ queue: this.queueName }, event.totalSteps);
     this.tokens.inc({ queue: this.queueName, direction: 'in' }, event.tokensIn);
@@ -57,9 +92,12 @@ export class WorkerMetrics {
       labelNames: ['queue'],
       registers: [this.registry],
       collect: async () => {
-        const counts = await queue.getJobCounts('wait', 'active', 'delayed', 'prioritized').catch(() => undefined);
+        const counts = await queue
+          .getJobCounts('wait', 'active', 'delayed', 'prioritized')
+          .catch(() => undefined);
         if (!counts) return;
-        for (const [state, n] of Object.entries(counts)) this.queueDepth.set({ queue: this.queueName, state }, n);
+        for (const [state, n] of Object.entries(counts))
+          this.queueDepth.set({ queue: this.queueName, state }, n);
       },
     }).set({ queue: this.queueName }, 0);
   }
@@ -76,7 +114,12 @@ export interface MetricsServer {
  * `/metrics` (Prometheus text) and `/healthz`: 200 while `unhealthy()` is null, else 503 with its
  * reason (shutting down, or paused because a service it needs does not answer).
  */
-export async function startMetricsServer(metrics: WorkerMetrics, port: number, unhealthy: () => string | null, host = '127.0.0.1'): Promise<MetricsServer> {
+export async function startMetricsServer(
+  metrics: WorkerMetrics,
+  port: number,
+  unhealthy: () => string | null,
+  host = '127.0.0.1',
+): Promise<MetricsServer> {
   const server: Server = createServer((request, response) => {
     if (request.url === '/metrics') {
       metrics.registry

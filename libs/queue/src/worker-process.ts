@@ -1,5 +1,12 @@
 import { createLogger, type Logger } from '@benchfleet/core';
-import { checkDatabase, checkSchema, createDatabase, StepWriter, stepsRepository, type Database } from '@benchfleet/db';
+import {
+  checkDatabase,
+  checkSchema,
+  createDatabase,
+  StepWriter,
+  stepsRepository,
+  type Database,
+} from '@benchfleet/db';
 import { migrations } from '@benchfleet/migrations';
 import { aggregateJobId, aggregateRunJob } from './job-catalog.js';
 import { checkRedis } from './redis-connection.js';
@@ -64,9 +71,14 @@ export async function startWorkerProcess(
   settings: WorkerProcessSettings,
   buildJobs: (services: WorkerServices) => Promise<readonly ServedJob[]>,
 ): Promise<RunningWorker> {
-  await Promise.all([checkDatabase(settings.databaseUrl, 'DATABASE_URL'), checkRedis(settings.redisUrl, 'REDIS_URL')]);
+  await Promise.all([
+    checkDatabase(settings.databaseUrl, 'DATABASE_URL'),
+    checkRedis(settings.redisUrl, 'REDIS_URL'),
+  ]);
   const logger = createLogger({ level: settings.logLevel, name: settings.app });
-  const db = createDatabase(settings.databaseUrl, { max: Math.min(20, Math.max(4, Math.ceil(settings.concurrency / 4))) });
+  const db = createDatabase(settings.databaseUrl, {
+    max: Math.min(20, Math.max(4, Math.ceil(settings.concurrency / 4))),
+  });
   await checkSchema(db, migrations).catch(async (error: unknown) => {
     await db.destroy();
     throw error;
@@ -86,7 +98,10 @@ export async function startWorkerProcess(
           logger.info({ run: runId }, 'run settled and summarised');
           return;
         } catch (error) {
-          logger.warn({ run: runId, err: error }, 'run settled but could not be summarised here: leaving it to the aggregate job');
+          logger.warn(
+            { run: runId, err: error },
+            'run settled but could not be summarised here: leaving it to the aggregate job',
+          );
         }
       }
       await producer.enqueue(aggregateRunJob, { payload: { runId }, jobId: aggregateJobId(runId) });
@@ -107,16 +122,29 @@ export async function startWorkerProcess(
     logger,
     graceMs: settings.graceMs,
     ...(settings.lockDurationMs !== undefined ? { lockDurationMs: settings.lockDurationMs } : {}),
-    ...(settings.stalledIntervalMs !== undefined ? { stalledIntervalMs: settings.stalledIntervalMs } : {}),
-    healthCheck: allHealthy([postgresHealth(db, settings.databaseUrl), ...(settings.healthCheck ? [settings.healthCheck] : [])]),
+    ...(settings.stalledIntervalMs !== undefined
+      ? { stalledIntervalMs: settings.stalledIntervalMs }
+      : {}),
+    healthCheck: allHealthy([
+      postgresHealth(db, settings.databaseUrl),
+      ...(settings.healthCheck ? [settings.healthCheck] : []),
+    ]),
     onPause: (reason) => (pausedBecause = reason),
     onJobFinished: (event) => metrics.jobFinished(event),
   });
   const metricsServer =
     settings.metricsPort === undefined
       ? undefined
-      : await startMetricsServer(metrics, settings.metricsPort, () => (stopping ? 'shutting down' : pausedBecause ? `paused: ${pausedBecause}` : null), settings.metricsHost ?? '127.0.0.1');
-  logger.info({ queue: settings.queue, concurrency: settings.concurrency, metricsPort: metricsServer?.port }, 'worker ready');
+      : await startMetricsServer(
+          metrics,
+          settings.metricsPort,
+          () => (stopping ? 'shutting down' : pausedBecause ? `paused: ${pausedBecause}` : null),
+          settings.metricsHost ?? '127.0.0.1',
+        );
+  logger.info(
+    { queue: settings.queue, concurrency: settings.concurrency, metricsPort: metricsServer?.port },
+    'worker ready',
+  );
 
   let stopped: Promise<void> | undefined;
   let markFinished!: () => void;
@@ -125,7 +153,9 @@ export async function startWorkerProcess(
     (stopped ??= (async () => {
       stopping = true;
       await runtime.shutdown();
-      await steps.flush().catch((error: unknown) => logger.error({ err: error }, 'could not write the last steps'));
+      await steps
+        .flush()
+        .catch((error: unknown) => logger.error({ err: error }, 'could not write the last steps'));
       await producer.close();
       await metricsServer?.close();
       await db.destroy();
@@ -147,7 +177,10 @@ function postgresHealth(db: Database, url: string): HealthCheck {
       await sql`select 1`.execute(db);
       return { ok: true };
     } catch (error) {
-      return { ok: false, reason: `Postgres at ${redactSecrets(url)} does not answer (${errorMessage(error) || 'connection failed'})` };
+      return {
+        ok: false,
+        reason: `Postgres at ${redactSecrets(url)} does not answer (${errorMessage(error) || 'connection failed'})`,
+      };
     }
   };
 }

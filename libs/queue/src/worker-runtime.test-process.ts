@@ -15,7 +15,7 @@ const episode = createTaskJobHandler(
   { db, steps, onRunSettled: async () => undefined },
   async ({ signal, recordStep }) => {
     let step = 0;
-    for (const end = Date.now() + jobMs; Date.now() < end; ) {
+    for (const end = Date.now() + jobMs; Date.now() < end;) {
       await new Promise((resolve) => setTimeout(resolve, 100));
       signal.throwIfAborted();
       step += 1;

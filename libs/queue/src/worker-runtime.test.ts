@@ -3,7 +3,14 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runsRepository } from '@benchfleet/db';
 import { useTestServices } from '@benchfleet/testing';
-import { checkServedJobs, defineTaskJob, HandlerCatalogError, JobProducer, serve, taskJobId } from './index.js';
+import {
+  checkServedJobs,
+  defineTaskJob,
+  HandlerCatalogError,
+  JobProducer,
+  serve,
+  taskJobId,
+} from './index.js';
 import { RUNTIME_TEST_JOB } from './worker-runtime.test-job.js';
 
 const services = useTestServices();
@@ -27,12 +34,17 @@ function startWorker(workerId: string, extraEnv: Record<string, string>): Promis
 
 function exitOf(child: ChildProcess): Promise<{ code: number | null; signal: string | null }> {
   return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) resolve({ code: child.exitCode, signal: child.signalCode });
+    if (child.exitCode !== null || child.signalCode !== null)
+      resolve({ code: child.exitCode, signal: child.signalCode });
     else child.once('exit', (code, signal) => resolve({ code, signal }));
   });
 }
 
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
+async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | undefined | false>,
+  timeoutMs = 20_000,
+): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -44,8 +56,22 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined | fal
 
 async function createRunWithOneTask(runId: string): Promise<void> {
   await runsRepository(services.db).createWithTasks({
-    run: { id: runId, name: runId, benchmark: 'webshop', config: JSON.stringify({}), code_version: 'test' },
-    tasks: [{ task_id: 'goal-0', seq: 0, domain: 'webshop', instruction: 'buy a thing', spec: JSON.stringify({}) }],
+    run: {
+      id: runId,
+      name: runId,
+      benchmark: 'webshop',
+      config: JSON.stringify({}),
+      code_version: 'test',
+    },
+    tasks: [
+      {
+        task_id: 'goal-0',
+        seq: 0,
+        domain: 'webshop',
+        instruction: 'buy a thing',
+        spec: JSON.stringify({}),
+      },
+    ],
   });
   await producer.enqueue(RUNTIME_TEST_JOB, {
     payload: { runId, taskId: 'goal-0' },
@@ -54,11 +80,20 @@ async function createRunWithOneTask(runId: string): Promise<void> {
 }
 
 function taskRow(runId: string) {
-  return services.db.selectFrom('tasks').selectAll().where('run_id', '=', runId).executeTakeFirstOrThrow();
+  return services.db
+    .selectFrom('tasks')
+    .selectAll()
+    .where('run_id', '=', runId)
+    .executeTakeFirstOrThrow();
 }
 
 function attemptRows(runId: string) {
-  return services.db.selectFrom('attempts').selectAll().where('run_id', '=', runId).orderBy('attempt').execute();
+  return services.db
+    .selectFrom('attempts')
+    .selectAll()
+    .where('run_id', '=', runId)
+    .orderBy('attempt')
+    .execute();
 }
 
 /** Starts a worker on a one-task run, sends SIGTERM once the task runs, and waits for the exit. */
@@ -82,19 +117,35 @@ afterAll(async () => {
 });
 
 describe('checkServedJobs', () => {
-  const other = defineTaskJob({ name: 'other-task', queue: 'other-queue', attempts: 1, backoff: { type: 'fixed', delay: 1 }, deadlineMs: 1_000 });
+  const other = defineTaskJob({
+    name: 'other-task',
+    queue: 'other-queue',
+    attempts: 1,
+    backoff: { type: 'fixed', delay: 1 },
+    deadlineMs: 1_000,
+  });
   const handler = async () => undefined;
 
   it('accepts exactly one handler per job of the queue', () => {
-    expect([...checkServedJobs(RUNTIME_TEST_JOB.queue, [serve(RUNTIME_TEST_JOB, handler)]).keys()]).toEqual([RUNTIME_TEST_JOB.name]);
+    expect([
+      ...checkServedJobs(RUNTIME_TEST_JOB.queue, [serve(RUNTIME_TEST_JOB, handler)]).keys(),
+    ]).toEqual([RUNTIME_TEST_JOB.name]);
   });
 
   it('names a missing handler, a second one and a job of another queue', () => {
     expect(() => checkServedJobs(RUNTIME_TEST_JOB.queue, [])).toThrow(/no job to serve/);
-    expect(() => checkServedJobs(RUNTIME_TEST_JOB.queue, [serve(RUNTIME_TEST_JOB, handler), serve(RUNTIME_TEST_JOB, handler)])).toThrow(
-      /two handlers for job runtime-test-task/,
-    );
-    expect(() => checkServedJobs(RUNTIME_TEST_JOB.queue, [serve(RUNTIME_TEST_JOB, handler), serve(other, handler)])).toThrow(HandlerCatalogError);
+    expect(() =>
+      checkServedJobs(RUNTIME_TEST_JOB.queue, [
+        serve(RUNTIME_TEST_JOB, handler),
+        serve(RUNTIME_TEST_JOB, handler),
+      ]),
+    ).toThrow(/two handlers for job runtime-test-task/);
+    expect(() =>
+      checkServedJobs(RUNTIME_TEST_JOB.queue, [
+        serve(RUNTIME_TEST_JOB, handler),
+        serve(other, handler),
+      ]),
+    ).toThrow(HandlerCatalogError);
   });
 });
 
@@ -104,7 +155,11 @@ describe('worker runtime with real worker processes', () => {
     const first = await startWorker('worker-a', { JOB_MS: '60000' });
     await createRunWithOneTask(runId);
     await waitFor('the first attempt to record a step', async () => {
-      const steps = await services.db.selectFrom('steps').select('step').where('run_id', '=', runId).execute();
+      const steps = await services.db
+        .selectFrom('steps')
+        .select('step')
+        .where('run_id', '=', runId)
+        .execute();
       return steps.length > 0;
     });
     first.kill('SIGKILL');
@@ -130,7 +185,10 @@ describe('worker runtime with real worker processes', () => {
 
   it('SIGTERM lets an active job finish within the grace period and exits 0', async () => {
     const runId = 'run-sigterm-finish';
-    const { exit, exitMs } = await sigtermWhileRunning(runId, 'worker-c', { JOB_MS: '1500', GRACE_MS: '10000' });
+    const { exit, exitMs } = await sigtermWhileRunning(runId, 'worker-c', {
+      JOB_MS: '1500',
+      GRACE_MS: '10000',
+    });
     expect(exit.code).toBe(0);
     expect(exitMs).toBeLessThan(10_000);
     const task = await taskRow(runId);
@@ -140,17 +198,25 @@ describe('worker runtime with real worker processes', () => {
 
   it('SIGTERM hands a job that outlives the grace period back to the queue, where another worker finishes it', async () => {
     const runId = 'run-sigterm-handback';
-    const { exit, exitMs } = await sigtermWhileRunning(runId, 'worker-d', { JOB_MS: '60000', GRACE_MS: '300' });
+    const { exit, exitMs } = await sigtermWhileRunning(runId, 'worker-d', {
+      JOB_MS: '60000',
+      GRACE_MS: '300',
+    });
     expect(exit.code).toBe(0);
     expect(exitMs).toBeLessThan(5_000);
     const job = await producer.queue(RUNTIME_TEST_JOB.queue).getJob(taskJobId(runId, 'goal-0'));
     expect(await job?.getState()).toBe('waiting');
     expect(job?.attemptsMade).toBe(0);
     expect((await taskRow(runId)).status).toBe('running');
-    expect((await attemptRows(runId)).map((a) => [a.status, a.error])).toEqual([['error', 'handed back at worker shutdown']]);
+    expect((await attemptRows(runId)).map((a) => [a.status, a.error])).toEqual([
+      ['error', 'handed back at worker shutdown'],
+    ]);
 
     const next = await startWorker('worker-e', { JOB_MS: '200' });
-    await waitFor('the handed-back task to succeed', async () => (await taskRow(runId)).status === 'success');
+    await waitFor(
+      'the handed-back task to succeed',
+      async () => (await taskRow(runId)).status === 'success',
+    );
     expect((await attemptRows(runId)).map((a) => a.status)).toEqual(['error', 'success']);
     next.kill('SIGTERM');
     await exitOf(next);

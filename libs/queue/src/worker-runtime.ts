@@ -94,9 +94,11 @@ export function checkServedJobs(queue: string, jobs: readonly ServedJob[]): Map<
   const problems: string[] = [];
   if (jobs.length === 0) problems.push('no job to serve');
   for (const served of jobs) {
-    if (served.job.queue !== queue) problems.push(`job ${served.job.name} belongs to queue ${served.job.queue}`);
+    if (served.job.queue !== queue)
+      problems.push(`job ${served.job.name} belongs to queue ${served.job.queue}`);
     if (byName.has(served.job.name)) problems.push(`two handlers for job ${served.job.name}`);
-    if (typeof served.handler !== 'function') problems.push(`no handler for job ${served.job.name}`);
+    if (typeof served.handler !== 'function')
+      problems.push(`no handler for job ${served.job.name}`);
     byName.set(served.job.name, served);
   }
   if (problems.length) throw new HandlerCatalogError(`queue ${queue}: ${problems.join('; ')}`);
@@ -113,11 +115,20 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
   let healthPause: Promise<void> | undefined;
   let pauseReason: string | null = null;
   const gate = options.healthCheck ? new HealthGate(options.healthCheck) : undefined;
-  const heartbeat = new WorkerHeartbeat(connection, options.prefix, options.workerId, options.queue);
+  const heartbeat = new WorkerHeartbeat(
+    connection,
+    options.prefix,
+    options.workerId,
+    options.queue,
+  );
   const retryMs = options.healthRetryMs ?? 5_000;
 
   /** Hands a job back for later (no attempt used up) when the world around the fleet is down now. */
-  async function handBackIfUnhealthy(job: Job, token: string | undefined, fresh: boolean): Promise<void> {
+  async function handBackIfUnhealthy(
+    job: Job,
+    token: string | undefined,
+    fresh: boolean,
+  ): Promise<void> {
     if (!gate || !token) return;
     const health = fresh ? await gate.recheck() : await gate.current();
     if (health.ok) return;
@@ -130,11 +141,14 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
     options.queue,
     async (job: Job, token?: string, bullSignal?: AbortSignal) => {
       const entry = served.get(job.name);
-      if (!entry) throw new UnrecoverableError(`job ${job.name} is not served by queue ${options.queue}`);
+      if (!entry)
+        throw new UnrecoverableError(`job ${job.name} is not served by queue ${options.queue}`);
       const definition = entry.job;
       const parsed = definition.payload.safeParse(job.data);
       if (!parsed.success) {
-        throw new UnrecoverableError(`invalid payload for ${job.name}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+        throw new UnrecoverableError(
+          `invalid payload for ${job.name}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+        );
       }
       await handBackIfUnhealthy(job, token, false);
       const signals = [AbortSignal.timeout(definition.deadlineMs)];
@@ -146,7 +160,14 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
       const jobLogger = logger.child({ job: job.id, run: runId });
       const name = job.name;
       try {
-        const result = await entry.handler({ job, definition, payload: parsed.data, signal, logger: jobLogger, workerId: options.workerId });
+        const result = await entry.handler({
+          job,
+          definition,
+          payload: parsed.data,
+          signal,
+          logger: jobLogger,
+          workerId: options.workerId,
+        });
         options.onJobFinished?.({ name, ok: true, durationMs: Date.now() - started });
         return result;
       } catch (error) {
@@ -158,7 +179,10 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
         }
         // A job that failed while a service it needs is down is not the job's fault: it waits.
         if (!(error instanceof UnrecoverableError)) await handBackIfUnhealthy(job, token, true);
-        jobLogger.warn({ err: error, attempt: job.attemptsMade + 1 }, `job failed: ${errorMessage(error)}`);
+        jobLogger.warn(
+          { err: error, attempt: job.attemptsMade + 1 },
+          `job failed: ${errorMessage(error)}`,
+        );
         throw error;
       } finally {
         activeRuns.delete(job.id ?? '');
@@ -180,7 +204,10 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
   function pauseUntilHealthy(reason: string): void {
     if (healthPause || !gate) return;
     pauseReason = reason;
-    logger.warn({ reason, retryMs }, `paused: ${reason}; jobs wait in the queue until it answers again`);
+    logger.warn(
+      { reason, retryMs },
+      `paused: ${reason}; jobs wait in the queue until it answers again`,
+    );
     heartbeat.set('paused', reason);
     options.onPause?.(reason);
     worker.pause(true);
@@ -220,9 +247,13 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
     shutdownPromise ??= (async () => {
       shuttingDown = true;
       heartbeat.set('stopping');
-      logger.info({ active: activeRuns.size, graceMs: options.graceMs }, 'shutting down: no new jobs');
+      logger.info(
+        { active: activeRuns.size, graceMs: options.graceMs },
+        'shutting down: no new jobs',
+      );
       const graceTimer = setTimeout(() => {
-        if (activeRuns.size > 0) logger.warn({ active: activeRuns.size }, 'grace period over: handing active jobs back');
+        if (activeRuns.size > 0)
+          logger.warn({ active: activeRuns.size }, 'grace period over: handing active jobs back');
         worker.cancelAllJobs(ABORT_REASONS.shutdown);
       }, options.graceMs);
       try {
@@ -241,5 +272,11 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
 
   void worker.run().catch((error: unknown) => logger.error({ err: error }, 'worker stopped'));
   await worker.waitUntilReady();
-  return { worker, shutdown, closed, activeJobs: () => activeRuns.size, pausedBecause: () => pauseReason };
+  return {
+    worker,
+    shutdown,
+    closed,
+    activeJobs: () => activeRuns.size,
+    pausedBecause: () => pauseReason,
+  };
 }

@@ -32,11 +32,15 @@ export function quantileOfSorted(sorted: ArrayLike<number>, p: number): number {
  * resamples: every resample draws n task indices with replacement and uses them for all series,
  * so the intervals keep the pairing (a task's A and B stay together) and their joint structure.
  */
-export function pairedBootstrapIntervals(series: readonly (readonly number[])[], options: BootstrapOptions = {}): Interval[] {
+export function pairedBootstrapIntervals(
+  series: readonly (readonly number[])[],
+  options: BootstrapOptions = {},
+): Interval[] {
   const resamples = options.resamples ?? DEFAULT_BOOTSTRAP.resamples;
   const level = options.level ?? DEFAULT_BOOTSTRAP.level;
   const n = series[0]?.length ?? 0;
-  if (series.some((values) => values.length !== n)) throw new RangeError('every series needs one value per task');
+  if (series.some((values) => values.length !== n))
+    throw new RangeError('every series needs one value per task');
   if (n === 0) return series.map(() => ({ low: Number.NaN, high: Number.NaN }));
   const random = seededRandom(options.seed ?? DEFAULT_BOOTSTRAP.seed);
   const columns = series.map((values) => Float64Array.from(values));
@@ -46,7 +50,8 @@ export function pairedBootstrapIntervals(series: readonly (readonly number[])[],
     sums.fill(0);
     for (let i = 0; i < n; i += 1) {
       const pick = Math.floor(random() * n);
-      for (let s = 0; s < columns.length; s += 1) sums[s] = (sums[s] ?? 0) + (columns[s]?.[pick] ?? 0);
+      for (let s = 0; s < columns.length; s += 1)
+        sums[s] = (sums[s] ?? 0) + (columns[s]?.[pick] ?? 0);
     }
     for (let s = 0; s < columns.length; s += 1) (means[s] as Float64Array)[r] = (sums[s] ?? 0) / n;
   }

@@ -54,7 +54,12 @@ export interface LoadedComparison {
 }
 
 /** Reads the paired rows of two runs and compares them; missing runs are reported by `coverage`. */
-export async function loadRunComparison(db: Database, runA: string, runB: string, options: BootstrapOptions = {}): Promise<LoadedComparison> {
+export async function loadRunComparison(
+  db: Database,
+  runA: string,
+  runB: string,
+  options: BootstrapOptions = {},
+): Promise<LoadedComparison> {
   const values = { run_a: runA, run_b: runB };
   const [pairs, coverage] = await Promise.all([
     runNamedQuery<PairedTaskOutcome, 'run_a' | 'run_b'>(db, pairedTasksQuery, values),

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { compareRuns, mcnemarExactPValue, pairedBootstrapIntervals, pairedTable, seededRandom, type PairedTaskOutcome } from './index.js';
+import {
+  compareRuns,
+  mcnemarExactPValue,
+  pairedBootstrapIntervals,
+  pairedTable,
+  seededRandom,
+  type PairedTaskOutcome,
+} from './index.js';
 
 // Every expected value here is computed independently of the code under test: by hand, by exact
 // binomial sums in BigInt, or by enumerating every bootstrap resample of a tiny sample.
@@ -21,7 +28,13 @@ function exactMcnemar(b: number, c: number): number {
   return Math.min(1, p);
 }
 
-function pair(taskId: string, successA: boolean, successB: boolean, rewardA = successA ? 1 : 0, rewardB = successB ? 1 : 0): PairedTaskOutcome {
+function pair(
+  taskId: string,
+  successA: boolean,
+  successB: boolean,
+  rewardA = successA ? 1 : 0,
+  rewardB = successB ? 1 : 0,
+): PairedTaskOutcome {
   return {
     task_id: taskId,
     domain: 'd',
@@ -100,9 +113,12 @@ describe('paired bootstrap', () => {
 
   it('agrees with the normal approximation on a large sample', () => {
     const random = seededRandom(99);
-    const differences = Array.from({ length: 2_000 }, (): number => (random() < 0.3 ? 1 : random() < 0.2 ? -1 : 0));
+    const differences = Array.from({ length: 2_000 }, (): number =>
+      random() < 0.3 ? 1 : random() < 0.2 ? -1 : 0,
+    );
     const mean = differences.reduce((sum, value) => sum + value, 0) / differences.length;
-    const variance = differences.reduce((sum, value) => sum + (value - mean) ** 2, 0) / (differences.length - 1);
+    const variance =
+      differences.reduce((sum, value) => sum + (value - mean) ** 2, 0) / (differences.length - 1);
     const halfWidth = 1.959964 * Math.sqrt(variance / differences.length);
     const [interval] = pairedBootstrapIntervals([differences], { resamples: 4_000, seed: 3 });
     expect(interval?.low).toBeCloseTo(mean - halfWidth, 2);
@@ -113,8 +129,12 @@ describe('paired bootstrap', () => {
     const differences = [1, 0, 1, 1, 0, -1, 0, 1];
     const first = pairedBootstrapIntervals([differences], { resamples: 500, seed: 42 });
     expect(pairedBootstrapIntervals([differences], { resamples: 500, seed: 42 })).toEqual(first);
-    expect(pairedBootstrapIntervals([differences], { resamples: 500, seed: 43 })).not.toEqual(first);
-    expect(pairedBootstrapIntervals([[0.5, 0.5, 0.5]], { resamples: 200 })).toEqual([{ low: 0.5, high: 0.5 }]);
+    expect(pairedBootstrapIntervals([differences], { resamples: 500, seed: 43 })).not.toEqual(
+      first,
+    );
+    expect(pairedBootstrapIntervals([[0.5, 0.5, 0.5]], { resamples: 200 })).toEqual([
+      { low: 0.5, high: 0.5 },
+    ]);
   });
 });
 

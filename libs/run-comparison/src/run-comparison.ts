@@ -1,5 +1,10 @@
 import { mcnemarExactPValue } from './mcnemar-exact.js';
-import { DEFAULT_BOOTSTRAP, pairedBootstrapIntervals, type BootstrapOptions, type Interval } from './paired-bootstrap.js';
+import {
+  DEFAULT_BOOTSTRAP,
+  pairedBootstrapIntervals,
+  type BootstrapOptions,
+  type Interval,
+} from './paired-bootstrap.js';
 
 /** One task settled in both runs. Unsettled tasks are not paired; a task without a reward counts 0. */
 export interface PairedTaskOutcome {
@@ -70,7 +75,12 @@ export function pairedTable(pairs: readonly PairedTaskOutcome[]): PairedTable {
 }
 
 /** Everything `scheduler compare` and the dashboard's comparison page report, from the paired rows. */
-export function compareRuns(runA: string, runB: string, pairs: readonly PairedTaskOutcome[], options: BootstrapOptions = {}): RunComparison {
+export function compareRuns(
+  runA: string,
+  runB: string,
+  pairs: readonly PairedTaskOutcome[],
+  options: BootstrapOptions = {},
+): RunComparison {
   const bootstrap = {
     resamples: options.resamples ?? DEFAULT_BOOTSTRAP.resamples,
     seed: options.seed ?? DEFAULT_BOOTSTRAP.seed,
@@ -81,7 +91,10 @@ export function compareRuns(runA: string, runB: string, pairs: readonly PairedTa
   const rewardA = pairs.map((pair) => pair.reward_a);
   const rewardB = pairs.map((pair) => pair.reward_b);
   const [successInterval, rewardInterval] = pairedBootstrapIntervals(
-    [successB.map((value, i) => value - (successA[i] ?? 0)), rewardB.map((value, i) => value - (rewardA[i] ?? 0))],
+    [
+      successB.map((value, i) => value - (successA[i] ?? 0)),
+      rewardB.map((value, i) => value - (rewardA[i] ?? 0)),
+    ],
     bootstrap,
   );
   const table = pairedTable(pairs);
@@ -99,7 +112,10 @@ export function compareRuns(runA: string, runB: string, pairs: readonly PairedTa
     success_rate: difference(successA, successB, successInterval),
     mean_reward: difference(rewardA, rewardB, rewardInterval),
     mcnemar_p: mcnemarExactPValue(table.only_a, table.only_b),
-    bootstrap: { ...bootstrap, method: 'paired percentile bootstrap over tasks (mulberry32 PRNG, type-7 quantiles)' },
+    bootstrap: {
+      ...bootstrap,
+      method: 'paired percentile bootstrap over tasks (mulberry32 PRNG, type-7 quantiles)',
+    },
     flipped: pairs
       .filter((pair) => pair.success_a !== pair.success_b)
       .map((pair) => ({

@@ -1,5 +1,13 @@
 import { createBenchmarkRegistry, type AnyBenchmark } from '@benchfleet/benchmark-kit';
-import { serve, startWorkerProcess, type JobHandler, type RunningWorker, type TaskPayload, type WorkerProcessSettings, type WorkerServices } from '@benchfleet/queue';
+import {
+  serve,
+  startWorkerProcess,
+  type JobHandler,
+  type RunningWorker,
+  type TaskPayload,
+  type WorkerProcessSettings,
+  type WorkerServices,
+} from '@benchfleet/queue';
 import { aggregateRun } from './run-summary.js';
 
 /**

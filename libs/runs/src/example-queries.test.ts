@@ -8,20 +8,52 @@ import { EXAMPLE_QUERIES } from './example-queries.js';
 
 const services = useTestServices();
 
-type Row = { task_id: string; domain: string; status: 'success' | 'failed' | 'cancelled' | 'error'; steps: number; reward: number; ms: number; cost: number };
+type Row = {
+  task_id: string;
+  domain: string;
+  status: 'success' | 'failed' | 'cancelled' | 'error';
+  steps: number;
+  reward: number;
+  ms: number;
+  cost: number;
+};
 
 const runA: Row[] = [
-  { task_id: 't1', domain: 'chrome', status: 'success', steps: 5, reward: 1, ms: 40_000, cost: 0.02 },
-  { task_id: 't2', domain: 'chrome', status: 'failed', steps: 9, reward: 0, ms: 90_000, cost: 0.05 },
+  {
+    task_id: 't1',
+    domain: 'chrome',
+    status: 'success',
+    steps: 5,
+    reward: 1,
+    ms: 40_000,
+    cost: 0.02,
+  },
+  {
+    task_id: 't2',
+    domain: 'chrome',
+    status: 'failed',
+    steps: 9,
+    reward: 0,
+    ms: 90_000,
+    cost: 0.05,
+  },
   { task_id: 't3', domain: 'gimp', status: 'success', steps: 5, reward: 1, ms: 20_000, cost: 0.01 },
   { task_id: 't4', domain: 'gimp', status: 'error', steps: 0, reward: 0, ms: 1_000, cost: 0 },
 ];
-const runB: Row[] = runA.map((row) => (row.task_id === 't2' ? { ...row, status: 'success', reward: 1 } : row));
+const runB: Row[] = runA.map((row) =>
+  row.task_id === 't2' ? { ...row, status: 'success', reward: 1 } : row,
+);
 
 async function seedRun(id: string, rows: Row[]): Promise<void> {
   await runsRepository(services.db).createWithTasks({
     run: { id, name: id, benchmark: 'osworld', config: JSON.stringify({}), code_version: 'test' },
-    tasks: rows.map((row, seq) => ({ task_id: row.task_id, seq, domain: row.domain, instruction: row.task_id, spec: JSON.stringify({}) })),
+    tasks: rows.map((row, seq) => ({
+      task_id: row.task_id,
+      seq,
+      domain: row.domain,
+      instruction: row.task_id,
+      spec: JSON.stringify({}),
+    })),
   });
   const tasks = tasksRepository(services.db);
   for (const row of rows) {
@@ -42,8 +74,12 @@ async function seedRun(id: string, rows: Row[]): Promise<void> {
 
 function run(query: string, params: Record<string, string>) {
   let text = query;
-  for (const [name, value] of Object.entries(params)) text = text.replaceAll(`:'${name}'`, `'${value}'`);
-  return sql.raw<Record<string, unknown>>(text).execute(services.db).then((result) => result.rows);
+  for (const [name, value] of Object.entries(params))
+    text = text.replaceAll(`:'${name}'`, `'${value}'`);
+  return sql
+    .raw<Record<string, unknown>>(text)
+    .execute(services.db)
+    .then((result) => result.rows);
 }
 
 const byTitle = (title: string) => {
@@ -64,10 +100,25 @@ describe('the example queries in README.md', () => {
   });
 
   it('run in psql as README shows: run ids given with -v, unquoted', () => {
-    const psql = spawnSync('psql', [services.databaseUrl, '-X', '-A', '-t', '-v', 'ON_ERROR_STOP=1', '-v', 'run=run-a', '-v', 'other_run=run-b'], {
-      input: byTitle('Two runs compared task by task'),
-      encoding: 'utf8',
-    });
+    const psql = spawnSync(
+      'psql',
+      [
+        services.databaseUrl,
+        '-X',
+        '-A',
+        '-t',
+        '-v',
+        'ON_ERROR_STOP=1',
+        '-v',
+        'run=run-a',
+        '-v',
+        'other_run=run-b',
+      ],
+      {
+        input: byTitle('Two runs compared task by task'),
+        encoding: 'utf8',
+      },
+    );
     expect(psql.error).toBeUndefined();
     expect(psql.stderr).toBe('');
     expect(psql.stdout.trim()).toBe('t2|chrome|failed|success|0|1');
@@ -96,8 +147,20 @@ describe('the example queries in README.md', () => {
   });
 
   it('two runs compared task by task', async () => {
-    const rows = await run(byTitle('Two runs compared task by task'), { run: 'run-a', other_run: 'run-b' });
-    expect(rows).toEqual([{ task_id: 't2', domain: 'chrome', status_a: 'failed', status_b: 'success', reward_a: 0, reward_b: 1 }]);
+    const rows = await run(byTitle('Two runs compared task by task'), {
+      run: 'run-a',
+      other_run: 'run-b',
+    });
+    expect(rows).toEqual([
+      {
+        task_id: 't2',
+        domain: 'chrome',
+        status_a: 'failed',
+        status_b: 'success',
+        reward_a: 0,
+        reward_b: 1,
+      },
+    ]);
   });
 
   it('token cost per success', async () => {

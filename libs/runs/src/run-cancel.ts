@@ -15,13 +15,19 @@ export interface CancelReport {
  * then on nothing is written for it), then its waiting jobs go, all at once, and its active ones are
  * told to stop. A finished run is refused; cancelling a cancelled run again changes nothing.
  */
-export async function cancelRun(db: Database, producer: JobProducer, registry: BenchmarkRegistry, runId: string): Promise<CancelReport> {
+export async function cancelRun(
+  db: Database,
+  producer: JobProducer,
+  registry: BenchmarkRegistry,
+  runId: string,
+): Promise<CancelReport> {
   const run = await runsRepository(db).get(runId);
   if (!run) throw new UsageError(`run ${runId} not found; \`scheduler runs\` lists the runs`);
   const benchmark = registry.get(run.benchmark);
   const open = await tasksRepository(db).openTaskIds(runId);
   const { outcome, tasks } = await runsRepository(db).cancel(runId);
-  if (outcome === 'finished') throw new UsageError(`run ${runId} has finished: there is nothing to cancel`);
+  if (outcome === 'finished')
+    throw new UsageError(`run ${runId} has finished: there is nothing to cancel`);
   const removedJobs = await producer.removeJobs(
     benchmark.job.queue,
     open.map((taskId) => taskJobId(runId, taskId)),

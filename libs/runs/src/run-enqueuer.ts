@@ -17,7 +17,11 @@ export interface EnqueueDeps {
 export function codeVersion(configured?: string): string {
   if (configured) return configured;
   try {
-    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    })
+      .toString()
+      .trim();
   } catch {
     return 'unknown';
   }
@@ -31,7 +35,11 @@ function jobItems(runId: string, taskIds: readonly string[]) {
  * Postgres first (run and task rows in one transaction), then the jobs. If adding jobs fails, the
  * jobs already added and the rows are removed again: a failed enqueue leaves nothing behind.
  */
-export async function enqueueRun(deps: EnqueueDeps, planned: PlannedRun, runId = newRunId()): Promise<string> {
+export async function enqueueRun(
+  deps: EnqueueDeps,
+  planned: PlannedRun,
+  runId = newRunId(),
+): Promise<string> {
   const runs = runsRepository(deps.db);
   const { benchmark } = planned;
   await runs.createWithTasks({
@@ -57,7 +65,9 @@ export async function enqueueRun(deps: EnqueueDeps, planned: PlannedRun, runId =
     planned.tasks.map((task) => task.taskId),
   );
   try {
-    await deps.producer.enqueueBulk(benchmark.job, items, (done) => deps.onProgress?.(done, items.length));
+    await deps.producer.enqueueBulk(benchmark.job, items, (done) =>
+      deps.onProgress?.(done, items.length),
+    );
   } catch (error) {
     await deps.producer
       .removeJobs(
@@ -89,12 +99,19 @@ const PAGE = 500;
  * A task that gets its outcome meanwhile may get a job too: its attempt finds the outcome and does
  * nothing, so no task runs twice.
  */
-export async function ensureJobs(producer: JobProducer, benchmark: AnyBenchmark, runId: string, taskIds: readonly string[]): Promise<RequeueReport> {
+export async function ensureJobs(
+  producer: JobProducer,
+  benchmark: AnyBenchmark,
+  runId: string,
+  taskIds: readonly string[],
+): Promise<RequeueReport> {
   const queue = producer.queue(benchmark.job.queue);
   const report: RequeueReport = { requeued: [], alreadyQueued: [], active: [] };
   for (let i = 0; i < taskIds.length; i += PAGE) {
     const page = taskIds.slice(i, i + PAGE);
-    const states = await Promise.all(page.map((taskId) => queue.getJobState(taskJobId(runId, taskId))));
+    const states = await Promise.all(
+      page.map((taskId) => queue.getJobState(taskJobId(runId, taskId))),
+    );
     const toAdd: string[] = [];
     await Promise.all(
       page.map(async (taskId, index) => {
@@ -102,7 +119,8 @@ export async function ensureJobs(producer: JobProducer, benchmark: AnyBenchmark,
         if (state === 'active') report.active.push(taskId);
         else if (WAITING_STATES.has(state)) report.alreadyQueued.push(taskId);
         else {
-          if (state !== 'unknown') await queue.remove(taskJobId(runId, taskId), { removeChildren: false }).catch(() => 0);
+          if (state !== 'unknown')
+            await queue.remove(taskJobId(runId, taskId), { removeChildren: false }).catch(() => 0);
           toAdd.push(taskId);
         }
       }),
@@ -124,7 +142,8 @@ export async function requeueRun(
   selection: Parameters<ReturnType<typeof tasksRepository>['reopen']>[1],
 ): Promise<RequeueReport> {
   const reopened = await tasksRepository(deps.db).reopen(runId, selection);
-  if (reopened.some((task) => task.was !== 'queued' && task.was !== 'running')) await runsRepository(deps.db).markQueued(runId);
+  if (reopened.some((task) => task.was !== 'queued' && task.was !== 'running'))
+    await runsRepository(deps.db).markQueued(runId);
   return ensureJobs(
     deps.producer,
     benchmark,

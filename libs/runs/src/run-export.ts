@@ -15,7 +15,9 @@ export interface RunExport extends ExportReport {
 
 /** The export formats of every registered benchmark, for help texts: `osworld-logs (osworld)`. */
 export function exportFormats(registry: BenchmarkRegistry): string[] {
-  return registry.all.flatMap((benchmark) => Object.keys(benchmark.exporters).map((format) => `${format} (${benchmark.name})`));
+  return registry.all.flatMap((benchmark) =>
+    Object.keys(benchmark.exporters).map((format) => `${format} (${benchmark.name})`),
+  );
 }
 
 /** The first missing ancestor of `dir` (what creating it would add), or undefined when it exists. */
@@ -46,7 +48,9 @@ export async function exportRun(
   const chosen = format ?? formats[0];
   const exporter = chosen === undefined ? undefined : benchmark.exporters[chosen];
   if (!exporter || chosen === undefined) {
-    throw new UsageError(`--format ${format ?? ''}: ${benchmark.name} runs export as ${formats.length ? formats.join(' or ') : 'nothing'}`);
+    throw new UsageError(
+      `--format ${format ?? ''}: ${benchmark.name} runs export as ${formats.length ? formats.join(' or ') : 'nothing'}`,
+    );
   }
   const tasks = await tasksRepository(deps.db).listByRun(runId);
   // Ids that cannot name a file are refused before anything is written (runs enqueued before ids were checked).
@@ -54,15 +58,29 @@ export async function exportRun(
     tasks.map((task) => task.task_id),
     `run ${runId}`,
   );
-  const config = parseOwned(benchmark.runConfig, run.config, `the ${benchmark.name} config of run ${runId}`);
+  const config = parseOwned(
+    benchmark.runConfig,
+    run.config,
+    `the ${benchmark.name} config of run ${runId}`,
+  );
   const summary = await computeRunSummary(deps.db, deps.registry, runId);
 
   const target = path.resolve(outDir ?? chosen);
   const createdParent = firstMissing(path.dirname(target));
   await mkdir(path.dirname(target), { recursive: true });
-  const staging = await mkdtemp(path.join(path.dirname(target), `.${path.basename(target)}.partial-`));
+  const staging = await mkdtemp(
+    path.join(path.dirname(target), `.${path.basename(target)}.partial-`),
+  );
   try {
-    const report = await exporter.write({ db: deps.db, run, config, summary, dir: staging, artifacts: deps.artifacts, progress });
+    const report = await exporter.write({
+      db: deps.db,
+      run,
+      config,
+      summary,
+      dir: staging,
+      artifacts: deps.artifacts,
+      progress,
+    });
     if (existsSync(target)) {
       const previous = `${target}.previous-${randomBytes(3).toString('hex')}`;
       await rename(target, previous);

@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import { UsageError, errorMessage } from '@benchfleet/core';
-import { flagAttribute, longFlag, type AnyBenchmark, type BenchmarkRegistry, type PlanContext, type PlannedTask } from '@benchfleet/benchmark-kit';
+import {
+  flagAttribute,
+  longFlag,
+  type AnyBenchmark,
+  type BenchmarkRegistry,
+  type PlanContext,
+  type PlannedTask,
+} from '@benchfleet/benchmark-kit';
 import { checkTaskIds } from './task-ids.js';
 
 /** What `scheduler enqueue` was given. */
@@ -29,16 +36,23 @@ export interface PlannedRun {
 
 /** `a,b` `c` → `a`, `b`, `c`. */
 export function splitList(values: readonly string[]): string[] {
-  return values.flatMap((value) => value.split(',')).map((value) => value.trim()).filter(Boolean);
+  return values
+    .flatMap((value) => value.split(','))
+    .map((value) => value.trim())
+    .filter(Boolean);
 }
 
 function ownerOf(registry: BenchmarkRegistry, attribute: string): AnyBenchmark | undefined {
-  return registry.all.find((benchmark) => benchmark.enqueueFlags.some((flag) => flagAttribute(flag.flags) === attribute));
+  return registry.all.find((benchmark) =>
+    benchmark.enqueueFlags.some((flag) => flagAttribute(flag.flags) === attribute),
+  );
 }
 
 function flagName(registry: BenchmarkRegistry, attribute: string): string {
   for (const benchmark of registry.all) {
-    const flag = benchmark.enqueueFlags.find((candidate) => flagAttribute(candidate.flags) === attribute);
+    const flag = benchmark.enqueueFlags.find(
+      (candidate) => flagAttribute(candidate.flags) === attribute,
+    );
     if (flag) return longFlag(flag.flags);
   }
   return attribute;
@@ -48,11 +62,16 @@ function flagName(registry: BenchmarkRegistry, attribute: string): string {
  * The benchmark a run is for: `--benchmark`, else the one whose flags were given, else the one
  * whose domains hold every `--domain`; an unknown domain lists every benchmark's domains.
  */
-export async function chooseBenchmark(registry: BenchmarkRegistry, input: EnqueueInput, context: PlanContext): Promise<AnyBenchmark> {
+export async function chooseBenchmark(
+  registry: BenchmarkRegistry,
+  input: EnqueueInput,
+  context: PlanContext,
+): Promise<AnyBenchmark> {
   const names = registry.all.map((benchmark) => benchmark.name);
   if (input.benchmark !== undefined) {
     const chosen = registry.find(input.benchmark);
-    if (!chosen) throw new UsageError(`--benchmark ${input.benchmark}: expected one of ${names.join(', ')}`);
+    if (!chosen)
+      throw new UsageError(`--benchmark ${input.benchmark}: expected one of ${names.join(', ')}`);
     return chosen;
   }
   const owners = new Map<string, string>();
@@ -62,24 +81,40 @@ export async function chooseBenchmark(registry: BenchmarkRegistry, input: Enqueu
   }
   if (owners.size > 1) {
     const [[a, flagA], [b, flagB]] = [...owners.entries()] as [[string, string], [string, string]];
-    throw new UsageError(`${flagA} is a ${a} flag and ${flagB} a ${b} flag: a run is of one benchmark; drop one of them`);
+    throw new UsageError(
+      `${flagA} is a ${a} flag and ${flagB} a ${b} flag: a run is of one benchmark; drop one of them`,
+    );
   }
   const byFlag = [...owners.keys()][0];
   if (byFlag) return registry.get(byFlag);
-  if (input.domains.length === 0) throw new UsageError(`say which benchmark to run: --benchmark ${names.join('|')}, or --domain D (e.g. --domain chrome)`);
+  if (input.domains.length === 0)
+    throw new UsageError(
+      `say which benchmark to run: --benchmark ${names.join('|')}, or --domain D (e.g. --domain chrome)`,
+    );
   const known = await Promise.all(
     registry.all.map(async (benchmark) => ({
       benchmark,
-      ...(await benchmark.domains(context).catch((error: unknown) => ({ names: [] as string[], source: errorMessage(error) }))),
+      ...(await benchmark
+        .domains(context)
+        .catch((error: unknown) => ({ names: [] as string[], source: errorMessage(error) }))),
     })),
   );
-  const holding = known.filter(({ names: domains }) => input.domains.every((domain) => domains.includes(domain)));
+  const holding = known.filter(({ names: domains }) =>
+    input.domains.every((domain) => domains.includes(domain)),
+  );
   if (holding.length === 1) return holding[0]!.benchmark;
   if (holding.length > 1) {
-    throw new UsageError(`--domain ${input.domains.join(',')} is a domain of ${holding.map((h) => h.benchmark.name).join(' and ')}: add --benchmark`);
+    throw new UsageError(
+      `--domain ${input.domains.join(',')} is a domain of ${holding.map((h) => h.benchmark.name).join(' and ')}: add --benchmark`,
+    );
   }
-  const unknown = input.domains.filter((domain) => !known.some(({ names: domains }) => domains.includes(domain)));
-  const listed = known.map(({ benchmark, names: domains, source }) => `${benchmark.title}${source ? ` (${source})` : ''}: ${domains.join(', ') || 'none'}`);
+  const unknown = input.domains.filter(
+    (domain) => !known.some(({ names: domains }) => domains.includes(domain)),
+  );
+  const listed = known.map(
+    ({ benchmark, names: domains, source }) =>
+      `${benchmark.title}${source ? ` (${source})` : ''}: ${domains.join(', ') || 'none'}`,
+  );
   throw new UsageError(
     unknown.length
       ? `unknown domain ${unknown.map((d) => `'${d}'`).join(', ')}; valid: ${listed.join('; ')}`
@@ -88,14 +123,18 @@ export async function chooseBenchmark(registry: BenchmarkRegistry, input: Enqueu
 }
 
 /** The benchmark's flags, each checked against its choices and parsed, or a UsageError naming flag, value and fix. */
-function parseFlags(benchmark: AnyBenchmark, given: Readonly<Record<string, string>>): Record<string, unknown> {
+function parseFlags(
+  benchmark: AnyBenchmark,
+  given: Readonly<Record<string, string>>,
+): Record<string, unknown> {
   const parsed: Record<string, unknown> = {};
   for (const flag of benchmark.enqueueFlags) {
     const attribute = flagAttribute(flag.flags);
     const text = given[attribute];
     if (text === undefined) continue;
     const name = longFlag(flag.flags);
-    if (flag.choices && !flag.choices.includes(text)) throw new UsageError(`${name} ${text}: expected one of ${flag.choices.join(', ')}`);
+    if (flag.choices && !flag.choices.includes(text))
+      throw new UsageError(`${name} ${text}: expected one of ${flag.choices.join(', ')}`);
     try {
       parsed[attribute] = flag.parse ? flag.parse(text) : text;
     } catch (error) {
@@ -110,12 +149,18 @@ function parseFlags(benchmark: AnyBenchmark, given: Readonly<Record<string, stri
  * ids, the config through its schema, each spec through its schema, the benchmark's preflight).
  * Nothing is written: a UsageError here leaves no trace.
  */
-export async function planRun(registry: BenchmarkRegistry, input: EnqueueInput, context: PlanContext): Promise<PlannedRun> {
+export async function planRun(
+  registry: BenchmarkRegistry,
+  input: EnqueueInput,
+  context: PlanContext,
+): Promise<PlannedRun> {
   const benchmark = await chooseBenchmark(registry, input, context);
   for (const attribute of Object.keys(input.flags)) {
     const owner = ownerOf(registry, attribute);
     if (owner && owner !== benchmark) {
-      throw new UsageError(`${flagName(registry, attribute)} is a ${owner.name} flag; this is a ${benchmark.name} run`);
+      throw new UsageError(
+        `${flagName(registry, attribute)} is a ${owner.name} flag; this is a ${benchmark.name} run`,
+      );
     }
   }
   const flags = parseFlags(benchmark, input.flags);
@@ -129,17 +174,31 @@ export async function planRun(registry: BenchmarkRegistry, input: EnqueueInput, 
     },
     context,
   );
-  if (plan.tasks.length === 0) throw new UsageError(`no ${benchmark.name} task matches the given input`);
+  if (plan.tasks.length === 0)
+    throw new UsageError(`no ${benchmark.name} task matches the given input`);
   checkTaskIds(
     plan.tasks.map((task) => task.taskId),
     `the ${benchmark.name} tasks`,
   );
   const config = benchmark.runConfig.safeParse(plan.config);
-  if (!config.success) throw new UsageError(`${benchmark.name} run settings: ${z.prettifyError(config.error).replace(/\n/g, '; ')}`);
+  if (!config.success)
+    throw new UsageError(
+      `${benchmark.name} run settings: ${z.prettifyError(config.error).replace(/\n/g, '; ')}`,
+    );
   for (const task of plan.tasks) {
     const spec = benchmark.taskSpec.safeParse(task.spec);
-    if (!spec.success) throw new UsageError(`task ${task.taskId}: ${z.prettifyError(spec.error).replace(/\n/g, '; ')}`);
+    if (!spec.success)
+      throw new UsageError(
+        `task ${task.taskId}: ${z.prettifyError(spec.error).replace(/\n/g, '; ')}`,
+      );
   }
   await benchmark.preflight?.({ config: config.data, agent: plan.agent, flags }, context);
-  return { benchmark, name: plan.name, config: config.data, model: plan.model, agent: plan.agent, tasks: plan.tasks };
+  return {
+    benchmark,
+    name: plan.name,
+    config: config.data,
+    model: plan.model,
+    agent: plan.agent,
+    tasks: plan.tasks,
+  };
 }

@@ -20,7 +20,12 @@ export interface JoblessTask {
 }
 
 /** The open tasks of a run that no live job (waiting, delayed, active) will run. */
-export async function joblessTasks(db: Database, producer: JobProducer, queueName: string, runId: string): Promise<JoblessTask[]> {
+export async function joblessTasks(
+  db: Database,
+  producer: JobProducer,
+  queueName: string,
+  runId: string,
+): Promise<JoblessTask[]> {
   const open = await db
     .selectFrom('tasks')
     .select(['task_id', 'status'])
@@ -32,12 +37,20 @@ export async function joblessTasks(db: Database, producer: JobProducer, queueNam
   const jobless: JoblessTask[] = [];
   for (let i = 0; i < open.length; i += PAGE) {
     const page = open.slice(i, i + PAGE);
-    const states = await Promise.all(page.map((task) => queue.getJobState(taskJobId(runId, task.task_id))));
+    const states = await Promise.all(
+      page.map((task) => queue.getJobState(taskJobId(runId, task.task_id))),
+    );
     for (const [index, task] of page.entries()) {
       const state = states[index] ?? 'unknown';
       if (ALIVE_STATES.has(state)) continue;
-      const entry: JoblessTask = { taskId: task.task_id, status: task.status as 'queued' | 'running', jobState: state === 'unknown' ? 'missing' : state };
-      if (state === 'failed') entry.failedReason = (await queue.getJob(taskJobId(runId, task.task_id)))?.failedReason ?? '';
+      const entry: JoblessTask = {
+        taskId: task.task_id,
+        status: task.status as 'queued' | 'running',
+        jobState: state === 'unknown' ? 'missing' : state,
+      };
+      if (state === 'failed')
+        entry.failedReason =
+          (await queue.getJob(taskJobId(runId, task.task_id)))?.failedReason ?? '';
       jobless.push(entry);
     }
   }
@@ -79,18 +92,30 @@ export async function reconcileRuns(
       const toRequeue: string[] = [];
       let lost = 0;
       for (const task of jobless) {
-        if (task.status === 'running' && task.jobState === 'failed' && LOST_REASONS.test(task.failedReason ?? '')) {
-          if ((await tasks.failLost(run.id, task.taskId, `lost: ${task.failedReason}`)).recorded) lost += 1;
+        if (
+          task.status === 'running' &&
+          task.jobState === 'failed' &&
+          LOST_REASONS.test(task.failedReason ?? '')
+        ) {
+          if ((await tasks.failLost(run.id, task.taskId, `lost: ${task.failedReason}`)).recorded)
+            lost += 1;
         } else {
           toRequeue.push(task.taskId);
         }
       }
       report.lost += lost;
-      if (lost > 0) deps.logger.warn({ run: run.id, lost }, 'tasks whose jobs BullMQ failed as lost got their outcome');
+      if (lost > 0)
+        deps.logger.warn(
+          { run: run.id, lost },
+          'tasks whose jobs BullMQ failed as lost got their outcome',
+        );
       if (toRequeue.length > 0) {
         const requeued = await ensureJobs(deps.producer, benchmark, run.id, toRequeue);
         report.requeued += requeued.requeued.length;
-        deps.logger.warn({ run: run.id, tasks: requeued.requeued.length, sample: requeued.requeued.slice(0, 5) }, 'open tasks had no job that would run them: re-enqueued');
+        deps.logger.warn(
+          { run: run.id, tasks: requeued.requeued.length, sample: requeued.requeued.slice(0, 5) },
+          'open tasks had no job that would run them: re-enqueued',
+        );
       }
     }
     const stillOpen = await tasks.openTaskIds(run.id);
@@ -114,9 +139,12 @@ export function startReconciler(
   const tick = () => {
     round = reconcileRuns(deps, options.graceMs !== undefined ? { graceMs: options.graceMs } : {})
       .then((report) => {
-        if (report.requeued || report.lost || report.summarised.length) deps.logger.info(report, 'reconciled the queues with Postgres');
+        if (report.requeued || report.lost || report.summarised.length)
+          deps.logger.info(report, 'reconciled the queues with Postgres');
       })
-      .catch((error: unknown) => deps.logger.warn({ err: error }, 'reconciling failed; trying again at the next round'))
+      .catch((error: unknown) =>
+        deps.logger.warn({ err: error }, 'reconciling failed; trying again at the next round'),
+      )
       .finally(() => {
         if (!stopped) timer = setTimeout(tick, options.intervalMs);
       });

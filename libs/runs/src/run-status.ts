@@ -1,7 +1,12 @@
 import { UsageError } from '@benchfleet/core';
 import type { BenchmarkRegistry } from '@benchfleet/benchmark-kit';
 import { runsRepository, type Database, type RunSummaryRow } from '@benchfleet/db';
-import { AGGREGATE_QUEUE, readWorkerBeats, type JobProducer, type WorkerBeat } from '@benchfleet/queue';
+import {
+  AGGREGATE_QUEUE,
+  readWorkerBeats,
+  type JobProducer,
+  type WorkerBeat,
+} from '@benchfleet/queue';
 import { joblessTasks } from './run-reconciler.js';
 
 export interface RunStatus {
@@ -34,7 +39,13 @@ export async function latestRunId(db: Database): Promise<string> {
  * Where a run stands, from Postgres, with what the fleet says of it (workers' heartbeats). `quick`
  * skips asking Redis about every open task's job (a live progress bar refreshes often).
  */
-export async function readRunStatus(db: Database, producer: JobProducer, registry: BenchmarkRegistry, runId: string, options: { quick?: boolean } = {}): Promise<RunStatus> {
+export async function readRunStatus(
+  db: Database,
+  producer: JobProducer,
+  registry: BenchmarkRegistry,
+  runId: string,
+  options: { quick?: boolean } = {},
+): Promise<RunStatus> {
   const runs = runsRepository(db);
   const run = await runs.summary(runId);
   if (!run) throw new UsageError(`run ${runId} not found; \`scheduler runs\` lists the runs`);
@@ -48,21 +59,38 @@ export async function readRunStatus(db: Database, producer: JobProducer, registr
     etaSeconds = Math.round((run.total - done) / rate);
   }
   const pending = run.total - done;
-  const jobless = pending > 0 && !options.quick ? (await joblessTasks(db, producer, benchmark.job.queue, runId)).length : 0;
-  const beats = await readWorkerBeats(producer.connection, producer.prefix, (name) => producer.connectedWorkers(name));
-  const workers = beats.filter((beat) => beat.queue === benchmark.job.queue || beat.queue === AGGREGATE_QUEUE);
+  const jobless =
+    pending > 0 && !options.quick
+      ? (await joblessTasks(db, producer, benchmark.job.queue, runId)).length
+      : 0;
+  const beats = await readWorkerBeats(producer.connection, producer.prefix, (name) =>
+    producer.connectedWorkers(name),
+  );
+  const workers = beats.filter(
+    (beat) => beat.queue === benchmark.job.queue || beat.queue === AGGREGATE_QUEUE,
+  );
   const notes: string[] = [];
   if (pending > 0) {
-    const serving = workers.filter((beat) => beat.queue === benchmark.job.queue && beat.state === 'serving');
-    if (serving.length === 0) notes.push(`no worker is consuming queue ${benchmark.job.queue}: start one, e.g. \`${benchmark.display.workerCommand}\``);
-    for (const beat of workers.filter((w) => w.state === 'paused')) notes.push(`worker ${beat.workerId} is paused since ${beat.since}: ${beat.reason ?? 'no reason given'}`);
+    const serving = workers.filter(
+      (beat) => beat.queue === benchmark.job.queue && beat.state === 'serving',
+    );
+    if (serving.length === 0)
+      notes.push(
+        `no worker is consuming queue ${benchmark.job.queue}: start one, e.g. \`${benchmark.display.workerCommand}\``,
+      );
+    for (const beat of workers.filter((w) => w.state === 'paused'))
+      notes.push(
+        `worker ${beat.workerId} is paused since ${beat.since}: ${beat.reason ?? 'no reason given'}`,
+      );
     if (jobless > 0) {
       notes.push(
         `${jobless} open task(s) have no job that will run them (Redis lost them, or they failed out): \`scheduler worker\` re-enqueues them, or run \`scheduler resume ${runId}\``,
       );
     }
     if (!workers.some((beat) => beat.queue === AGGREGATE_QUEUE)) {
-      notes.push('no `scheduler worker` runs: what a fault leaves behind (lost jobs, a Redis that lost its data) is not repaired until one does');
+      notes.push(
+        'no `scheduler worker` runs: what a fault leaves behind (lost jobs, a Redis that lost its data) is not repaired until one does',
+      );
     }
   }
   return {
@@ -72,7 +100,8 @@ export async function readRunStatus(db: Database, producer: JobProducer, registr
     queueName: benchmark.job.queue,
     done,
     pending,
-    etaSeconds: jobless > 0 || notes.some((note) => note.startsWith('no worker')) ? null : etaSeconds,
+    etaSeconds:
+      jobless > 0 || notes.some((note) => note.startsWith('no worker')) ? null : etaSeconds,
     queue,
     jobless,
     workers,

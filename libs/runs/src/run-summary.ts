@@ -1,5 +1,9 @@
 import { roundLikePython } from '@benchfleet/core';
-import { computeRunNumbers, type BenchmarkRegistry, type RunSummary } from '@benchfleet/benchmark-kit';
+import {
+  computeRunNumbers,
+  type BenchmarkRegistry,
+  type RunSummary,
+} from '@benchfleet/benchmark-kit';
 import { runsRepository, tasksRepository, type Database, type Task } from '@benchfleet/db';
 
 const SETTLED = new Set(['success', 'failed', 'cancelled', 'error']);
@@ -9,7 +13,11 @@ function durationSeconds(task: Task): number {
 }
 
 /** The run's summary from its Postgres rows only, so retries and resumes cannot skew it. */
-export async function computeRunSummary(db: Database, registry: BenchmarkRegistry, runId: string): Promise<RunSummary> {
+export async function computeRunSummary(
+  db: Database,
+  registry: BenchmarkRegistry,
+  runId: string,
+): Promise<RunSummary> {
   const run = await runsRepository(db).get(runId);
   if (!run) throw new Error(`run ${runId} not found`);
   const benchmark = registry.get(run.benchmark);
@@ -30,8 +38,12 @@ export async function computeRunSummary(db: Database, registry: BenchmarkRegistr
   const costKnown = settled.every((task) => task.cost_usd !== null);
   const cost = settled.reduce((sum, task) => sum + (task.cost_usd ?? 0), 0);
   const successes = settled.filter((task) => task.status === 'success').length;
-  const starts = tasks.map((task) => task.started_at?.getTime()).filter((t): t is number => t !== undefined);
-  const ends = settled.map((task) => task.finished_at?.getTime()).filter((t): t is number => t !== undefined);
+  const starts = tasks
+    .map((task) => task.started_at?.getTime())
+    .filter((t): t is number => t !== undefined);
+  const ends = settled
+    .map((task) => task.finished_at?.getTime())
+    .filter((t): t is number => t !== undefined);
   const startedAt = starts.length ? new Date(Math.min(...starts)) : null;
   const finishedAt = ends.length ? new Date(Math.max(...ends)) : null;
   return {
@@ -47,14 +59,25 @@ export async function computeRunSummary(db: Database, registry: BenchmarkRegistr
     scores: benchmark.scores?.(settled) ?? null,
     started_at: startedAt?.toISOString() ?? null,
     finished_at: finishedAt?.toISOString() ?? null,
-    total_duration_seconds: startedAt && finishedAt ? roundLikePython((finishedAt.getTime() - startedAt.getTime()) / 1000, 1) : null,
+    total_duration_seconds:
+      startedAt && finishedAt
+        ? roundLikePython((finishedAt.getTime() - startedAt.getTime()) / 1000, 1)
+        : null,
   };
 }
 
 /** Computes and stores the summary; the run counts as finished once nothing is pending. */
-export async function aggregateRun(db: Database, registry: BenchmarkRegistry, runId: string): Promise<RunSummary> {
+export async function aggregateRun(
+  db: Database,
+  registry: BenchmarkRegistry,
+  runId: string,
+): Promise<RunSummary> {
   const summary = await computeRunSummary(db, registry, runId);
-  await runsRepository(db).saveSummary(runId, summary, summary.pending === 0 && summary.finished_at ? new Date(summary.finished_at) : null);
+  await runsRepository(db).saveSummary(
+    runId,
+    summary,
+    summary.pending === 0 && summary.finished_at ? new Date(summary.finished_at) : null,
+  );
   return summary;
 }
 
@@ -80,9 +103,16 @@ export function summaryMarkdown(summary: RunSummary, runName: string): string {
     lines.push(`| ${names.join(' | ')} |`, `|${names.map(() => '---:').join('|')}|`);
     lines.push(`| ${names.map((name) => String(summary.scores?.[name])).join(' | ')} |`, '');
   }
-  lines.push('| domain | total | success | success rate | avg steps |', '|---|---:|---:|---:|---:|');
-  for (const [domain, d] of Object.entries(summary.per_domain).sort(([a], [b]) => a.localeCompare(b))) {
-    lines.push(`| ${domain} | ${d.total} | ${d.completed} | ${percent(d.success_rate)} | ${d.avg_steps} |`);
+  lines.push(
+    '| domain | total | success | success rate | avg steps |',
+    '|---|---:|---:|---:|---:|',
+  );
+  for (const [domain, d] of Object.entries(summary.per_domain).sort(([a], [b]) =>
+    a.localeCompare(b),
+  )) {
+    lines.push(
+      `| ${domain} | ${d.total} | ${d.completed} | ${percent(d.success_rate)} | ${d.avg_steps} |`,
+    );
   }
   const cost = summary.cost_usd === null ? 'unknown (no price table)' : `$${summary.cost_usd}`;
   lines.push('', `Tokens: ${summary.tokens_in} in, ${summary.tokens_out} out; cost ${cost}.`, '');

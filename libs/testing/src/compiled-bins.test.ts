@@ -20,7 +20,9 @@ describe('compiled CLIs', () => {
   it('a rebuild never takes away a file a CLI that is starting may still load', async () => {
     const before = filesUnder(DIST);
     expect(before.some((file) => file.includes('/chunks/'))).toBe(true);
-    const build = spawn(process.execPath, [join(REPO_DIR, 'build-bins.mjs'), 'scheduler'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const build = spawn(process.execPath, [join(REPO_DIR, 'build-bins.mjs'), 'scheduler'], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let errors = '';
     build.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => build.once('exit', resolve));
@@ -38,7 +40,10 @@ describe('compiled CLIs', () => {
     expect([...missing]).toEqual([]);
     // Same sources, same content-hashed chunk names: the CLI still starts and is current.
     expect(filesUnder(DIST).sort()).toEqual(before.sort());
-    const help = spawnSync(process.execPath, [cliBin('scheduler'), '--help'], { encoding: 'utf8', env: { ...process.env, BENCHFLEET_RUN_SOURCES: '' } });
+    const help = spawnSync(process.execPath, [cliBin('scheduler'), '--help'], {
+      encoding: 'utf8',
+      env: { ...process.env, BENCHFLEET_RUN_SOURCES: '' },
+    });
     expect(help.status, help.stderr).toBe(0);
     expect(help.stdout).toMatch(/enqueue/);
   }, 60_000);
@@ -46,7 +51,9 @@ describe('compiled CLIs', () => {
   it('--if-stale leaves current bundles alone', () => {
     const manifest = join(DIST, 'build.json');
     const builtAt = statSync(manifest).mtimeMs;
-    const result = spawnSync(process.execPath, [join(REPO_DIR, 'build-bins.mjs'), '--if-stale'], { encoding: 'utf8' });
+    const result = spawnSync(process.execPath, [join(REPO_DIR, 'build-bins.mjs'), '--if-stale'], {
+      encoding: 'utf8',
+    });
     expect(result.status, result.stderr).toBe(0);
     expect(result.stderr).toBe('');
     expect(statSync(manifest).mtimeMs).toBe(builtAt);

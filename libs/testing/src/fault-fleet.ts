@@ -9,7 +9,16 @@ import { LocalPostgres, LocalRedis } from '@benchfleet/local-services';
 import { migrations } from '@benchfleet/migrations';
 import { demoCatalogRequest, importWebshopCatalog } from '@benchfleet/webshop-benchmark';
 import { startFakeLlm, type FakeLlm } from './fake-llm/index.js';
-import { runCli, runScript, startCli, startScript, waitFor, waitForWorkerReady, type CliName, type StartedProcess } from './process-harness.js';
+import {
+  runCli,
+  runScript,
+  startCli,
+  startScript,
+  waitFor,
+  waitForWorkerReady,
+  type CliName,
+  type StartedProcess,
+} from './process-harness.js';
 import { withDatabase } from './test-database.js';
 
 // A fleet of real processes on a Postgres and a Redis of its own, for the fault suite and
@@ -29,7 +38,13 @@ export interface RunVerdict {
   status: string;
 }
 
-type RunVerdictNumbers = { total_tasks: number; completed: number; failed: number; cancelled: number; errors: number };
+type RunVerdictNumbers = {
+  total_tasks: number;
+  completed: number;
+  failed: number;
+  cancelled: number;
+  errors: number;
+};
 
 export interface FaultFleetOptions {
   /**
@@ -68,10 +83,22 @@ export class FaultFleet {
     const databaseUrl = withDatabase(postgres.url, 'benchfleet');
     const db = createDatabase(databaseUrl, { max: 4 });
     await migrateToLatest(db, migrations);
-    await importWebshopCatalog(db, demoCatalogRequest({ seed: 0, products: options.products ?? 1_000 }));
+    await importWebshopCatalog(
+      db,
+      demoCatalogRequest({ seed: 0, products: options.products ?? 1_000 }),
+    );
     const llm = await startFakeLlm({ latencyMs: options.llmLatencyMs ?? 50 });
     const scratch = await mkdtemp(path.join(tmpdir(), 'fault-fleet-'));
-    return new FaultFleet(options.codeDir, postgres, redis, db, databaseUrl, llm, scratch, '{faults}');
+    return new FaultFleet(
+      options.codeDir,
+      postgres,
+      redis,
+      db,
+      databaseUrl,
+      llm,
+      scratch,
+      '{faults}',
+    );
   }
 
   /** The environment of every process of the fleet: its own services, fast stall detection. */
@@ -88,19 +115,44 @@ export class FaultFleet {
   }
 
   private start(name: CliName, args: string[]): StartedProcess {
-    const started = this.codeDir ? startScript(path.join(this.codeDir, 'apps', name, 'bin', `${name}.js`), args, this.env, false) : startCli(name, args, this.env);
+    const started = this.codeDir
+      ? startScript(
+          path.join(this.codeDir, 'apps', name, 'bin', `${name}.js`),
+          args,
+          this.env,
+          false,
+        )
+      : startCli(name, args, this.env);
     this.processes.push(started);
     return started;
   }
 
   async startWebshopWorker(id: string, concurrency = 8): Promise<StartedProcess> {
-    const worker = this.start('worker-webshop', ['--worker-id', id, '--concurrency', String(concurrency), '--metrics-port', '0', '--grace-s', '5']);
+    const worker = this.start('worker-webshop', [
+      '--worker-id',
+      id,
+      '--concurrency',
+      String(concurrency),
+      '--metrics-port',
+      '0',
+      '--grace-s',
+      '5',
+    ]);
     await waitForWorkerReady(worker);
     return worker;
   }
 
   async startOsworldWorker(stackId: string, bytebotUrl: string): Promise<StartedProcess> {
-    const worker = this.start('worker-osworld', ['--stack-id', stackId, '--bytebot-url', bytebotUrl, '--metrics-port', '0', '--grace-s', '5']);
+    const worker = this.start('worker-osworld', [
+      '--stack-id',
+      stackId,
+      '--bytebot-url',
+      bytebotUrl,
+      '--metrics-port',
+      '0',
+      '--grace-s',
+      '5',
+    ]);
     await waitForWorkerReady(worker);
     return worker;
   }
@@ -108,13 +160,27 @@ export class FaultFleet {
   /** The fleet keeper (`scheduler worker`): lost jobs, and a reconciliation every second. */
   async startKeeper(id = 'keeper'): Promise<StartedProcess> {
     const reconcile = this.codeDir ? [] : ['--reconcile-every-s', '1', '--reconcile-grace-s', '0'];
-    const keeper = this.start('scheduler', ['worker', '--worker-id', id, '--metrics-port', '0', ...reconcile]);
+    const keeper = this.start('scheduler', [
+      'worker',
+      '--worker-id',
+      id,
+      '--metrics-port',
+      '0',
+      ...reconcile,
+    ]);
     await waitForWorkerReady(keeper);
     return keeper;
   }
 
   async scheduler(args: string[]) {
-    if (this.codeDir) return runScript(path.join(this.codeDir, 'apps', 'scheduler', 'bin', 'scheduler.js'), args, this.env, 60_000, false);
+    if (this.codeDir)
+      return runScript(
+        path.join(this.codeDir, 'apps', 'scheduler', 'bin', 'scheduler.js'),
+        args,
+        this.env,
+        60_000,
+        false,
+      );
     return runCli('scheduler', args, this.env, 60_000);
   }
 
@@ -148,7 +214,12 @@ export class FaultFleet {
   }
 
   async waitForSettled(runId: string, atLeast: number, timeoutMs = 120_000): Promise<void> {
-    await waitFor(`${atLeast} task(s) of ${runId} to settle`, async () => (await this.taskCounts(runId)).settled >= atLeast, timeoutMs, 100);
+    await waitFor(
+      `${atLeast} task(s) of ${runId} to settle`,
+      async () => (await this.taskCounts(runId)).settled >= atLeast,
+      timeoutMs,
+      100,
+    );
   }
 
   /** Waits until every task has an outcome and the run its summary; returns the seconds it took. */
@@ -157,8 +228,15 @@ export class FaultFleet {
     await waitFor(
       `run ${runId} to settle and be summarised`,
       async () => {
-        const run = await this.db.selectFrom('runs').select(['summary', 'status']).where('id', '=', runId).executeTakeFirst().catch(() => undefined);
-        const pending = readRunSummary(run?.summary)?.pending ?? (run?.summary as { pending?: number } | null | undefined)?.pending;
+        const run = await this.db
+          .selectFrom('runs')
+          .select(['summary', 'status'])
+          .where('id', '=', runId)
+          .executeTakeFirst()
+          .catch(() => undefined);
+        const pending =
+          readRunSummary(run?.summary)?.pending ??
+          (run?.summary as { pending?: number } | null | undefined)?.pending;
         return run && pending === 0 && run.status !== 'running' && run.status !== 'queued';
       },
       timeoutMs,
@@ -168,18 +246,30 @@ export class FaultFleet {
   }
 
   async verdict(runId: string): Promise<RunVerdict> {
-    const tasks = await this.db.selectFrom('tasks').selectAll().where('run_id', '=', runId).execute();
+    const tasks = await this.db
+      .selectFrom('tasks')
+      .selectAll()
+      .where('run_id', '=', runId)
+      .execute();
     const outcomes = await sql<{ task_id: string; n: number }>`
       select task_id, count(*)::int as n from attempts
       where run_id = ${runId} and status in ('success', 'failed')
       group by task_id having count(*) > 1`.execute(this.db);
     const infra = await sql<{ n: number }>`
       select count(*)::int as n from tasks t join attempts a on a.run_id = t.run_id and a.task_id = t.task_id and a.attempt = t.attempts
-      where t.run_id = ${runId} and t.status = 'error' and a.error_class = 'infra'`.execute(this.db);
-    const run = await this.db.selectFrom('runs').select(['summary', 'status']).where('id', '=', runId).executeTakeFirstOrThrow();
+      where t.run_id = ${runId} and t.status = 'error' and a.error_class = 'infra'`.execute(
+      this.db,
+    );
+    const run = await this.db
+      .selectFrom('runs')
+      .select(['summary', 'status'])
+      .where('id', '=', runId)
+      .executeTakeFirstOrThrow();
     const summary = readRunSummary(run.summary);
     // A summary another build wrote (a baseline's) is read by its numbers alone.
-    const numbers = summary?.summary ?? (run.summary as { summary?: RunVerdictNumbers; pending?: number } | null)?.summary;
+    const numbers =
+      summary?.summary ??
+      (run.summary as { summary?: RunVerdictNumbers; pending?: number } | null)?.summary;
     const pending = summary?.pending ?? (run.summary as { pending?: number } | null)?.pending;
     const count = (status: string) => tasks.filter((task) => task.status === status).length;
     const summaryMatches =

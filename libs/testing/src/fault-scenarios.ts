@@ -18,7 +18,9 @@ export interface FaultResult extends RunVerdict {
   checks: Record<string, unknown>;
 }
 
-const RUNTIME_TEST_WORKER = fileURLToPath(new URL('../../queue/src/worker-runtime.test-process.ts', import.meta.url));
+const RUNTIME_TEST_WORKER = fileURLToPath(
+  new URL('../../queue/src/worker-runtime.test-process.ts', import.meta.url),
+);
 
 /** Where the scenarios run: this checkout by default, or another's CLIs (`codeDir`) for a baseline. */
 export interface ScenarioOptions {
@@ -35,18 +37,34 @@ export function useScenarioOptions(options: ScenarioOptions): void {
 }
 
 /** The verdict once the fleet has converged, or when it has not within the time allowed (seconds NaN). */
-async function finish(fleet: FaultFleet, fault: string, runId: string, checks: Record<string, unknown> = {}): Promise<FaultResult> {
+async function finish(
+  fleet: FaultFleet,
+  fault: string,
+  runId: string,
+  checks: Record<string, unknown> = {},
+): Promise<FaultResult> {
   let seconds = Number.NaN;
   try {
     seconds = await fleet.converge(runId, scenarioOptions.convergeTimeoutMs ?? 180_000);
   } catch {
     // Not converged: the verdict says what is stuck.
   }
-  return { fault, seconds, ...(await fleet.verdict(runId)), checks: { ...checks, processesAlive: fleet.alive().length } };
+  return {
+    fault,
+    seconds,
+    ...(await fleet.verdict(runId)),
+    checks: { ...checks, processesAlive: fleet.alive().length },
+  };
 }
 
-async function withFleet<T>(options: Parameters<typeof FaultFleet.start>[0], body: (fleet: FaultFleet) => Promise<T>): Promise<T> {
-  const fleet = await FaultFleet.start({ ...options, ...(scenarioOptions.codeDir ? { codeDir: scenarioOptions.codeDir } : {}) });
+async function withFleet<T>(
+  options: Parameters<typeof FaultFleet.start>[0],
+  body: (fleet: FaultFleet) => Promise<T>,
+): Promise<T> {
+  const fleet = await FaultFleet.start({
+    ...options,
+    ...(scenarioOptions.codeDir ? { codeDir: scenarioOptions.codeDir } : {}),
+  });
   try {
     return await body(fleet);
   } finally {
@@ -58,7 +76,10 @@ async function withFleet<T>(options: Parameters<typeof FaultFleet.start>[0], bod
 export function killWebshopWorker(): Promise<FaultResult> {
   return withFleet({}, async (fleet) => {
     await fleet.startKeeper();
-    const [doomed] = await Promise.all([fleet.startWebshopWorker('webshop-doomed'), fleet.startWebshopWorker('webshop-survivor')]);
+    const [doomed] = await Promise.all([
+      fleet.startWebshopWorker('webshop-doomed'),
+      fleet.startWebshopWorker('webshop-survivor'),
+    ]);
     const runId = await fleet.enqueueWebshop('0-199');
     await fleet.waitForSettled(runId, 40);
     doomed!.child.kill('SIGKILL');
@@ -71,14 +92,22 @@ export function killWebshopWorker(): Promise<FaultResult> {
 export function restartPostgres(outageMs: number): Promise<FaultResult> {
   return withFleet({}, async (fleet) => {
     await fleet.startKeeper();
-    const workers = await Promise.all([fleet.startWebshopWorker('webshop-a'), fleet.startWebshopWorker('webshop-b')]);
+    const workers = await Promise.all([
+      fleet.startWebshopWorker('webshop-a'),
+      fleet.startWebshopWorker('webshop-b'),
+    ]);
     const runId = await fleet.enqueueWebshop('0-399');
     await fleet.waitForSettled(runId, 50);
     await fleet.postgres.stop();
     await new Promise((resolve) => setTimeout(resolve, outageMs));
     await fleet.postgres.start();
-    const paused = workers.filter((worker) => /paused: Postgres at .* does not answer/.test(worker.output())).length;
-    return finish(fleet, `restart Postgres (${Math.round(outageMs / 1000)} s down)`, runId, { workersThatPaused: paused, workersAlive: workers.filter((w) => w.child.exitCode === null).length });
+    const paused = workers.filter((worker) =>
+      /paused: Postgres at .* does not answer/.test(worker.output()),
+    ).length;
+    return finish(fleet, `restart Postgres (${Math.round(outageMs / 1000)} s down)`, runId, {
+      workersThatPaused: paused,
+      workersAlive: workers.filter((w) => w.child.exitCode === null).length,
+    });
   });
 }
 
@@ -86,24 +115,49 @@ export function restartPostgres(outageMs: number): Promise<FaultResult> {
 export function restartRedis(appendOnly: boolean): Promise<FaultResult> {
   return withFleet({ redisAppendOnly: appendOnly }, async (fleet) => {
     await fleet.startKeeper();
-    const workers = await Promise.all([fleet.startWebshopWorker('webshop-a'), fleet.startWebshopWorker('webshop-b')]);
+    const workers = await Promise.all([
+      fleet.startWebshopWorker('webshop-a'),
+      fleet.startWebshopWorker('webshop-b'),
+    ]);
     const runId = await fleet.enqueueWebshop('0-299');
     await fleet.waitForSettled(runId, 40);
     await fleet.redis.restart();
-    return finish(fleet, `restart Redis (${appendOnly ? 'append-only: data kept' : 'no persistence: all queue data lost'})`, runId, {
-      workersAlive: workers.filter((w) => w.child.exitCode === null).length,
-    });
+    return finish(
+      fleet,
+      `restart Redis (${appendOnly ? 'append-only: data kept' : 'no persistence: all queue data lost'})`,
+      runId,
+      {
+        workersAlive: workers.filter((w) => w.child.exitCode === null).length,
+      },
+    );
   });
 }
 
-function startRuntimeTestWorker(fleet: FaultFleet, workerId: string, jobMs: number): Promise<ChildProcess> {
+function startRuntimeTestWorker(
+  fleet: FaultFleet,
+  workerId: string,
+  jobMs: number,
+): Promise<ChildProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', RUNTIME_TEST_WORKER], {
-    env: { ...fleet.env, WORKER_ID: workerId, JOB_MS: String(jobMs), MAX_STALLED: '0', QUEUE: 'webshop', JOB_NAME: 'webshop-episode', LOG_LEVEL: 'warn' },
+    env: {
+      ...fleet.env,
+      WORKER_ID: workerId,
+      JOB_MS: String(jobMs),
+      MAX_STALLED: '0',
+      QUEUE: 'webshop',
+      JOB_NAME: 'webshop-episode',
+      LOG_LEVEL: 'warn',
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   return new Promise((resolve, reject) => {
-    child.stdout?.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve(child));
-    child.once('exit', (code) => reject(new Error(`runtime test worker exited early with ${code}`)));
+    child.stdout?.on(
+      'data',
+      (chunk: Buffer) => chunk.toString().includes('ready') && resolve(child),
+    );
+    child.once('exit', (code) =>
+      reject(new Error(`runtime test worker exited early with ${code}`)),
+    );
   });
 }
 
@@ -115,19 +169,34 @@ export function keeperDownWhileAJobIsLost(): Promise<FaultResult> {
   return withFleet({}, async (fleet) => {
     const runId = await fleet.enqueueWebshop('0');
     const doomed = await startRuntimeTestWorker(fleet, 'doomed', 60_000);
-    await waitFor('the episode to start', async () => (await fleet.db.selectFrom('steps').select('step').where('run_id', '=', runId).executeTakeFirst()) !== undefined, 30_000);
+    await waitFor(
+      'the episode to start',
+      async () =>
+        (await fleet.db
+          .selectFrom('steps')
+          .select('step')
+          .where('run_id', '=', runId)
+          .executeTakeFirst()) !== undefined,
+      30_000,
+    );
     doomed.kill('SIGKILL');
     const checker = await startRuntimeTestWorker(fleet, 'checker', 100);
     try {
       await waitFor(
         'BullMQ to fail the job as lost',
-        async () => (await fleet.taskCounts(runId)).open === 1 && (await jobFailedReason(fleet, runId)).includes('stalled more than allowable limit'),
+        async () =>
+          (await fleet.taskCounts(runId)).open === 1 &&
+          (await jobFailedReason(fleet, runId)).includes('stalled more than allowable limit'),
         30_000,
         100,
       );
       await fleet.startKeeper();
       const result = await finish(fleet, 'keeper down while a job fails as lost', runId);
-      const task = await fleet.db.selectFrom('tasks').select(['status', 'error']).where('run_id', '=', runId).executeTakeFirstOrThrow();
+      const task = await fleet.db
+        .selectFrom('tasks')
+        .select(['status', 'error'])
+        .where('run_id', '=', runId)
+        .executeTakeFirstOrThrow();
       return { ...result, checks: { ...result.checks, task } };
     } finally {
       checker.kill('SIGKILL');
@@ -152,7 +221,10 @@ async function jobFailedReason(fleet: FaultFleet, runId: string): Promise<string
 export function resumesDuringARun(): Promise<FaultResult> {
   return withFleet({ llmLatencyMs: 100 }, async (fleet) => {
     await fleet.startKeeper();
-    await Promise.all([fleet.startWebshopWorker('webshop-a'), fleet.startWebshopWorker('webshop-b')]);
+    await Promise.all([
+      fleet.startWebshopWorker('webshop-a'),
+      fleet.startWebshopWorker('webshop-b'),
+    ]);
     const runId = await fleet.enqueueWebshop('0-399');
     const resumes: number[] = [];
     for (const settled of [40, 100, 160]) {
@@ -169,30 +241,60 @@ export function resumesDuringARun(): Promise<FaultResult> {
 export function cancelDuringARun(): Promise<FaultResult> {
   return withFleet({ llmLatencyMs: 80 }, async (fleet) => {
     await fleet.startKeeper();
-    await Promise.all([fleet.startWebshopWorker('webshop-a'), fleet.startWebshopWorker('webshop-b')]);
+    await Promise.all([
+      fleet.startWebshopWorker('webshop-a'),
+      fleet.startWebshopWorker('webshop-b'),
+    ]);
     const runId = await fleet.enqueueWebshop('0-299');
     await fleet.waitForSettled(runId, 40);
     const cancel = await fleet.scheduler(['cancel', runId]);
     if (cancel.code !== 0) throw new Error(`cancel failed: ${cancel.stderr}`);
     const atCancel = await writtenFor(fleet, runId);
     // Nothing can be written once no job of the run is active and the LLM holds no request.
-    await waitFor('the aborted episodes to end', async () => fleet.llm.stats.inFlight === 0 && (await activeJobs(fleet)) === 0, 30_000, 50);
+    await waitFor(
+      'the aborted episodes to end',
+      async () => fleet.llm.stats.inFlight === 0 && (await activeJobs(fleet)) === 0,
+      30_000,
+      50,
+    );
     const later = await writtenFor(fleet, runId);
     const result = await finish(fleet, 'cancel during a run', runId);
-    return { ...result, checks: { ...result.checks, stepsAfterCancel: later.steps - atCancel.steps, attemptsAfterCancel: later.attempts - atCancel.attempts, runningAttempts: later.running } };
+    return {
+      ...result,
+      checks: {
+        ...result.checks,
+        stepsAfterCancel: later.steps - atCancel.steps,
+        attemptsAfterCancel: later.attempts - atCancel.attempts,
+        runningAttempts: later.running,
+      },
+    };
   });
 }
 
-async function writtenFor(fleet: FaultFleet, runId: string): Promise<{ steps: number; attempts: number; running: number }> {
+async function writtenFor(
+  fleet: FaultFleet,
+  runId: string,
+): Promise<{ steps: number; attempts: number; running: number }> {
   const [steps, attempts] = await Promise.all([
-    fleet.db.selectFrom('steps').select((eb) => eb.fn.countAll<number>().as('n')).where('run_id', '=', runId).executeTakeFirstOrThrow(),
+    fleet.db
+      .selectFrom('steps')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('run_id', '=', runId)
+      .executeTakeFirstOrThrow(),
     fleet.db
       .selectFrom('attempts')
-      .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.count<number>('attempt').filterWhere('status', '=', 'running').as('running')])
+      .select((eb) => [
+        eb.fn.countAll<number>().as('n'),
+        eb.fn.count<number>('attempt').filterWhere('status', '=', 'running').as('running'),
+      ])
       .where('run_id', '=', runId)
       .executeTakeFirstOrThrow(),
   ]);
-  return { steps: Number(steps.n), attempts: Number(attempts.n), running: Number(attempts.running) };
+  return {
+    steps: Number(steps.n),
+    attempts: Number(attempts.n),
+    running: Number(attempts.running),
+  };
 }
 
 async function activeJobs(fleet: FaultFleet): Promise<number> {
@@ -216,38 +318,76 @@ async function activeJobs(fleet: FaultFleet): Promise<number> {
  */
 export function killOsworldWorker(): Promise<FaultResult> {
   return withFleet({}, async (fleet) => {
-    const options = { pendingDelayMs: 10, stepIntervalMs: 150, toolDelayMs: 5, scenarios: { steady: { steps: 6, ending: { kind: 'completed' as const, answer: 'Done.' } } } };
+    const options = {
+      pendingDelayMs: 10,
+      stepIntervalMs: 150,
+      toolDelayMs: 5,
+      scenarios: { steady: { steps: 6, ending: { kind: 'completed' as const, answer: 'Done.' } } },
+    };
     // On stack A the first task never ends: left behind, it would run for ever.
     let createdOnA = 0;
     const stacks: FakeBytebot[] = [
-      await startFakeBytebot({ ...options, chooseScenario: () => (createdOnA++ === 0 ? 'never-finishes' : undefined) }),
+      await startFakeBytebot({
+        ...options,
+        chooseScenario: () => (createdOnA++ === 0 ? 'never-finishes' : undefined),
+      }),
       await startFakeBytebot(options),
     ];
     const enqueue = async (name: string, count: number) => {
-      const tasks = Array.from({ length: count }, (_, i) => osworldTestTask(`${name}-${i}`, withFakeScenario(`Fault task ${name} ${i}`, 'steady')));
-      const enqueued = await fleet.scheduler(['enqueue', '--dataset', await writeOsworldTestDataset(fleet.scratch, name, tasks), '--json']);
+      const tasks = Array.from({ length: count }, (_, i) =>
+        osworldTestTask(`${name}-${i}`, withFakeScenario(`Fault task ${name} ${i}`, 'steady')),
+      );
+      const enqueued = await fleet.scheduler([
+        'enqueue',
+        '--dataset',
+        await writeOsworldTestDataset(fleet.scratch, name, tasks),
+        '--json',
+      ]);
       if (enqueued.code !== 0) throw new Error(`enqueue failed: ${enqueued.stderr}`);
       return (JSON.parse(enqueued.stdout) as { runId: string }).runId;
     };
     try {
       await fleet.startKeeper();
-      const [workerA, workerB] = await Promise.all([fleet.startOsworldWorker('stack-a', stacks[0]!.url), fleet.startOsworldWorker('stack-b', stacks[1]!.url)]);
+      const [workerA, workerB] = await Promise.all([
+        fleet.startOsworldWorker('stack-a', stacks[0]!.url),
+        fleet.startOsworldWorker('stack-b', stacks[1]!.url),
+      ]);
       const runId = await enqueue('fault', 6);
       const orphan = await waitFor('stack A to be two steps into a task', async () => {
         const running = stacks[0]!.tasks().find((task) => task.status === 'RUNNING');
         if (!running) return undefined;
-        const steps = await fleet.db.selectFrom('steps').select('step').where('run_id', '=', runId).where('external_id', 'is not', null).execute();
+        const steps = await fleet.db
+          .selectFrom('steps')
+          .select('step')
+          .where('run_id', '=', runId)
+          .where('external_id', 'is not', null)
+          .execute();
         return steps.length >= 2 ? running : undefined;
       });
-      const orphanTask = await fleet.db.selectFrom('tasks').select('task_id').where('run_id', '=', runId).where('external_id', '=', orphan.id).executeTakeFirstOrThrow();
+      const orphanTask = await fleet.db
+        .selectFrom('tasks')
+        .select('task_id')
+        .where('run_id', '=', runId)
+        .where('external_id', '=', orphan.id)
+        .executeTakeFirstOrThrow();
       workerA!.child.kill('SIGKILL');
       await workerA!.exited;
       // Its task runs again on stack B while stack A's worker is gone.
-      await waitFor('the task to settle on stack B', async () => {
-        const task = await fleet.db.selectFrom('tasks').select(['status', 'worker_id']).where('run_id', '=', runId).where('task_id', '=', orphanTask.task_id).executeTakeFirstOrThrow();
-        return task.status !== 'running' && task.status !== 'queued' ? task : undefined;
-      }, 60_000);
-      const orphanStillRunning = stacks[0]!.tasks().find((task) => task.id === orphan.id)?.status === 'RUNNING';
+      await waitFor(
+        'the task to settle on stack B',
+        async () => {
+          const task = await fleet.db
+            .selectFrom('tasks')
+            .select(['status', 'worker_id'])
+            .where('run_id', '=', runId)
+            .where('task_id', '=', orphanTask.task_id)
+            .executeTakeFirstOrThrow();
+          return task.status !== 'running' && task.status !== 'queued' ? task : undefined;
+        },
+        60_000,
+      );
+      const orphanStillRunning =
+        stacks[0]!.tasks().find((task) => task.id === orphan.id)?.status === 'RUNNING';
       const result = await finish(fleet, 'kill -9 an OSWorld worker mid-task', runId);
       // Stack A's worker back, stack B's stopped: the next tasks run on stack A, after the leftover.
       workerB!.child.kill('SIGTERM');
@@ -255,16 +395,29 @@ export function killOsworldWorker(): Promise<FaultResult> {
       await fleet.startOsworldWorker('stack-a', stacks[0]!.url);
       const nextRun = await enqueue('next', 2);
       await fleet.converge(nextRun);
-      const next = await fleet.db.selectFrom('tasks').select(['status', 'worker_id', 'total_steps']).where('run_id', '=', nextRun).execute();
+      const next = await fleet.db
+        .selectFrom('tasks')
+        .select(['status', 'worker_id', 'total_steps'])
+        .where('run_id', '=', nextRun)
+        .execute();
       return {
         ...result,
         checks: {
           ...result.checks,
           orphanStillRunningAfterKill: orphanStillRunning,
-          rerunOn: (await fleet.db.selectFrom('tasks').select('worker_id').where('run_id', '=', runId).where('task_id', '=', orphanTask.task_id).executeTakeFirstOrThrow()).worker_id,
+          rerunOn: (
+            await fleet.db
+              .selectFrom('tasks')
+              .select('worker_id')
+              .where('run_id', '=', runId)
+              .where('task_id', '=', orphanTask.task_id)
+              .executeTakeFirstOrThrow()
+          ).worker_id,
           orphanOnItsStack: stacks[0]!.tasks().find((task) => task.id === orphan.id)?.status,
           cancelsSentToTheOtherStack: stacks[1]!.stats.cancels,
-          nextTasksOnStackA: next.map((task) => `${task.status}/${task.worker_id}/${task.total_steps}`),
+          nextTasksOnStackA: next.map(
+            (task) => `${task.status}/${task.worker_id}/${task.total_steps}`,
+          ),
           mostRunningAtOnceOnA: stacks[0]!.stats.maxConcurrentRunning,
         },
       };

@@ -16,16 +16,37 @@ export interface CliResult {
 }
 
 /** Runs a CLI to completion, the way a user would (`node apps/x/bin/x.js …`). */
-export function runCli(name: CliName, args: string[], env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<CliResult> {
+export function runCli(
+  name: CliName,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  timeoutMs = 60_000,
+): Promise<CliResult> {
   return runNode([cliBin(name), ...args], `${name} ${args.join(' ')}`, env, timeoutMs);
 }
 
 /** Runs an entry script to completion (`node --import tsx file …`; `tsx: false` for JavaScript that loads its own). */
-export function runScript(file: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs = 60_000, tsx = true): Promise<CliResult> {
-  return runNode([...(tsx ? ['--import', 'tsx'] : []), file, ...args], `${file.replace(/^.*\//, '')} ${args.join(' ')}`, env, timeoutMs);
+export function runScript(
+  file: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  timeoutMs = 60_000,
+  tsx = true,
+): Promise<CliResult> {
+  return runNode(
+    [...(tsx ? ['--import', 'tsx'] : []), file, ...args],
+    `${file.replace(/^.*\//, '')} ${args.join(' ')}`,
+    env,
+    timeoutMs,
+  );
 }
 
-function runNode(argv: string[], label: string, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<CliResult> {
+function runNode(
+  argv: string[],
+  label: string,
+  env: NodeJS.ProcessEnv,
+  timeoutMs: number,
+): Promise<CliResult> {
   const started = Date.now();
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, argv, { env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -56,22 +77,39 @@ export function startCli(name: CliName, args: string[], env: NodeJS.ProcessEnv):
 }
 
 /** Starts an entry script (`node --import tsx file …`; `tsx: false` for JavaScript that loads its own), e.g. a worker. */
-export function startScript(file: string, args: string[], env: NodeJS.ProcessEnv, tsx = true, nodeArgs: readonly string[] = []): StartedProcess {
+export function startScript(
+  file: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  tsx = true,
+  nodeArgs: readonly string[] = [],
+): StartedProcess {
   return startNode([...nodeArgs, ...(tsx ? ['--import', 'tsx'] : []), file, ...args], env);
 }
 
 function startNode(argv: string[], env: NodeJS.ProcessEnv): StartedProcess {
   const child = spawn(process.execPath, argv, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-200_000)));
-  child.stderr?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-200_000)));
+  child.stdout?.on(
+    'data',
+    (chunk: Buffer) => (output = (output + chunk.toString()).slice(-200_000)),
+  );
+  child.stderr?.on(
+    'data',
+    (chunk: Buffer) => (output = (output + chunk.toString()).slice(-200_000)),
+  );
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once('exit', (code, signal) => resolve({ code, signal })),
   );
   return { child, output: () => output, exited };
 }
 
-export async function waitFor<T>(what: string, probe: () => Promise<T | undefined | null | false> | T | undefined | null | false, timeoutMs = 30_000, intervalMs = 100): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | undefined | null | false> | T | undefined | null | false,
+  timeoutMs = 30_000,
+  intervalMs = 100,
+): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -92,29 +130,47 @@ export async function waitForOutput(
   what: string,
   timeoutMs = 60_000,
 ): Promise<RegExpMatchArray> {
-  const matcher = typeof pattern === 'string' ? new RegExp(pattern.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')) : pattern;
+  const matcher =
+    typeof pattern === 'string'
+      ? new RegExp(pattern.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+      : pattern;
   const tail = () => started.output().trim().split('\n').slice(-15).join('\n');
   const end = Date.now() + timeoutMs;
   for (;;) {
     const match = started.output().match(matcher);
     if (match) return match;
     if (started.child.exitCode !== null || started.child.signalCode !== null) {
-      throw new Error(`process exited (${started.child.exitCode ?? started.child.signalCode}) before ${what}; its last output:\n${tail()}`);
+      throw new Error(
+        `process exited (${started.child.exitCode ?? started.child.signalCode}) before ${what}; its last output:\n${tail()}`,
+      );
     }
-    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; last output:\n${tail()}`);
+    if (Date.now() > end)
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what}; last output:\n${tail()}`,
+      );
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
 
 /** Waits for a worker's `worker ready` log line and returns what it reports (the metrics port it bound). */
-export async function waitForWorkerReady(started: StartedProcess, timeoutMs = 60_000): Promise<{ metricsPort?: number }> {
-  const [line] = await waitForOutput(started, /^\{.*"worker ready".*\}$/m, 'the worker to be ready', timeoutMs);
+export async function waitForWorkerReady(
+  started: StartedProcess,
+  timeoutMs = 60_000,
+): Promise<{ metricsPort?: number }> {
+  const [line] = await waitForOutput(
+    started,
+    /^\{.*"worker ready".*\}$/m,
+    'the worker to be ready',
+    timeoutMs,
+  );
   const fields = JSON.parse(line) as { metricsPort?: number };
   return fields.metricsPort === undefined ? {} : { metricsPort: fields.metricsPort };
 }
 
 /** Holds a port busy (for tests of what a CLI says when its port is taken); `release` frees it. */
-export async function occupyPort(host = '127.0.0.1'): Promise<{ port: number; release(): Promise<void> }> {
+export async function occupyPort(
+  host = '127.0.0.1',
+): Promise<{ port: number; release(): Promise<void> }> {
   const server = createNetServer();
   await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const address = server.address();

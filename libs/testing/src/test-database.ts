@@ -21,7 +21,9 @@ async function admin<T>(adminUrl: string, work: (client: pg.Client) => Promise<T
 }
 
 /** Creates and migrates a template database that every test file clones. */
-export async function createTemplateDatabase(adminUrl: string): Promise<{ name: string; drop(): Promise<void> }> {
+export async function createTemplateDatabase(
+  adminUrl: string,
+): Promise<{ name: string; drop(): Promise<void> }> {
   const name = `benchfleet_tpl_${process.pid}_${randomBytes(3).toString('hex')}`;
   await admin(adminUrl, (client) => client.query(`create database "${name}"`));
   const db = createDatabase(withDatabase(adminUrl, name), { max: 2 });
@@ -32,7 +34,10 @@ export async function createTemplateDatabase(adminUrl: string): Promise<{ name: 
   }
   return {
     name,
-    drop: () => admin(adminUrl, (client) => client.query(`drop database if exists "${name}" with (force)`)).then(() => undefined),
+    drop: () =>
+      admin(adminUrl, (client) =>
+        client.query(`drop database if exists "${name}" with (force)`),
+      ).then(() => undefined),
   };
 }
 
@@ -44,9 +49,14 @@ export interface TestDatabase {
 }
 
 /** A fresh database cloned from the migrated template: each test file sees only its own rows. */
-export async function createTestDatabase(adminUrl: string, template: string): Promise<TestDatabase> {
+export async function createTestDatabase(
+  adminUrl: string,
+  template: string,
+): Promise<TestDatabase> {
   const name = `benchfleet_test_${randomBytes(5).toString('hex')}`;
-  await admin(adminUrl, (client) => client.query(`create database "${name}" template "${template}"`));
+  await admin(adminUrl, (client) =>
+    client.query(`create database "${name}" template "${template}"`),
+  );
   const url = withDatabase(adminUrl, name);
   const db = createDatabase(url, { max: 10 });
   return {
@@ -55,7 +65,9 @@ export async function createTestDatabase(adminUrl: string, template: string): Pr
     db,
     async drop() {
       await db.destroy();
-      await admin(adminUrl, (client) => client.query(`drop database if exists "${name}" with (force)`));
+      await admin(adminUrl, (client) =>
+        client.query(`drop database if exists "${name}" with (force)`),
+      );
     },
   };
 }

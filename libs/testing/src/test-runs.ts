@@ -12,6 +12,10 @@ export async function enqueueTestRun(
   input: TestRunInput,
   registry: BenchmarkRegistry = benchmarks,
 ): Promise<string> {
-  const planned = await planRun(registry, { domains: [], flags: {}, ...input }, { db: deps.db, env: process.env });
+  const planned = await planRun(
+    registry,
+    { domains: [], flags: {}, ...input },
+    { db: deps.db, env: process.env },
+  );
   return enqueueRun(deps, planned);
 }

@@ -3,7 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, inject } from 'vitest';
 import type { Database } from '@benchfleet/db';
-import { createTestDatabase, deleteKeysWithPrefix, uniqueQueuePrefix, type TestDatabase } from './test-database.js';
+import {
+  createTestDatabase,
+  deleteKeysWithPrefix,
+  uniqueQueuePrefix,
+  type TestDatabase,
+} from './test-database.js';
 
 export interface TestServices {
   /** URL of this file's own database. */
@@ -38,7 +43,8 @@ export function useTestServices(): TestServices {
   });
   afterAll(async () => {
     await database?.drop();
-    if (services.env?.BENCHFLEET_INDEX_CACHE) rmSync(services.env.BENCHFLEET_INDEX_CACHE, { recursive: true, force: true });
+    if (services.env?.BENCHFLEET_INDEX_CACHE)
+      rmSync(services.env.BENCHFLEET_INDEX_CACHE, { recursive: true, force: true });
     if (services.prefix) await deleteKeysWithPrefix(services.redisUrl, services.prefix);
   });
   return services;

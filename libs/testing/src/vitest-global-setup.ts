@@ -17,8 +17,15 @@ let template: { drop(): Promise<void> } | undefined;
 
 export async function setup(project: TestProject): Promise<void> {
   // The CLIs tests start are the compiled ones users get, rebuilt first if a source changed since.
-  execFileSync(process.execPath, [fileURLToPath(new URL('../../../build-bins.mjs', import.meta.url)), '--if-stale'], { stdio: 'inherit' });
-  services = await provisionServices({ preferTestVariables: true, log: (line) => console.error(line) });
+  execFileSync(
+    process.execPath,
+    [fileURLToPath(new URL('../../../build-bins.mjs', import.meta.url)), '--if-stale'],
+    { stdio: 'inherit' },
+  );
+  services = await provisionServices({
+    preferTestVariables: true,
+    log: (line) => console.error(line),
+  });
   const created = await createTemplateDatabase(services.databaseUrl);
   template = created;
   project.provide('adminDatabaseUrl', services.databaseUrl);

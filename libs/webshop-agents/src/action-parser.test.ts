@@ -9,7 +9,16 @@ const resultsPage: AvailableActions = {
 };
 const itemPage: AvailableActions = {
   has_search_bar: false,
-  clickables: ['back to search', '< prev', 'description', 'features', 'reviews', 'buy now', 'bright citrus', '3 ounce (pack of 1)'],
+  clickables: [
+    'back to search',
+    '< prev',
+    'description',
+    'features',
+    'reviews',
+    'buy now',
+    'bright citrus',
+    '3 ounce (pack of 1)',
+  ],
 };
 
 describe('parseAction', () => {
@@ -33,11 +42,24 @@ describe('parseAction', () => {
     ['click[search]', searchPage, 'click[search] is refused by the store; use search[<query>]'],
     ['click[b0test0009]', resultsPage, '"b0test0009" is not clickable on this page'],
     ['click[buy now]', resultsPage, '"buy now" is not clickable on this page'],
-    ['buy[b0test0001]', resultsPage, 'unknown action "buy"; use search[...], click[...] or think[...]'],
+    [
+      'buy[b0test0001]',
+      resultsPage,
+      'unknown action "buy"; use search[...], click[...] or think[...]',
+    ],
     ['click b0test0001', resultsPage, 'not of the form name[argument]: "click b0test0001"'],
-    ['click[b0test0001] now', resultsPage, 'not of the form name[argument]: "click[b0test0001] now"'],
+    [
+      'click[b0test0001] now',
+      resultsPage,
+      'not of the form name[argument]: "click[b0test0001] now"',
+    ],
   ])('refuses %s', (candidate, available, reason) => {
-    expect(parseAction(candidate, available)).toEqual({ valid: false, kind: 'invalid', action: candidate.trim(), reason });
+    expect(parseAction(candidate, available)).toEqual({
+      valid: false,
+      kind: 'invalid',
+      action: candidate.trim(),
+      reason,
+    });
   });
 });
 
@@ -53,13 +75,23 @@ describe('parseAgentReply', () => {
   });
 
   it('holds the model to its first action when it goes on to invent observations', () => {
-    const reply = 'Action: click[b0test0002]\nObservation: You are on the item page.\nAction: click[buy now]';
-    expect(parseAgentReply(reply, resultsPage)).toMatchObject({ valid: true, action: 'click[b0test0002]' });
+    const reply =
+      'Action: click[b0test0002]\nObservation: You are on the item page.\nAction: click[buy now]';
+    expect(parseAgentReply(reply, resultsPage)).toMatchObject({
+      valid: true,
+      action: 'click[b0test0002]',
+    });
   });
 
   it('accepts a bare action, an action on the line after "Action:", and code ticks', () => {
-    expect(parseAgentReply('think[compare prices first]', resultsPage)).toMatchObject({ valid: true, kind: 'think' });
-    expect(parseAgentReply('Action:\n`click[next >]`', resultsPage)).toMatchObject({ valid: true, action: 'click[next >]' });
+    expect(parseAgentReply('think[compare prices first]', resultsPage)).toMatchObject({
+      valid: true,
+      kind: 'think',
+    });
+    expect(parseAgentReply('Action:\n`click[next >]`', resultsPage)).toMatchObject({
+      valid: true,
+      action: 'click[next >]',
+    });
     expect(parseAgentReply('**Thought:** go on\n**Action:** click[next >]', resultsPage)).toEqual({
       valid: true,
       kind: 'click',
@@ -88,11 +120,21 @@ describe('parseAgentReply', () => {
     ['   \n  ', 'empty reply'],
     ['I would buy the first product.', 'no action found in the reply'],
     ['Thought: hmm\nAction:', 'no action found in the reply'],
-    ['click[b0test0001]\nclick[b0test0002]', '2 action-like lines and no "Action:" line; reply with one action'],
-    ['Action: click on the first product', 'not of the form name[argument]: "click on the first product"'],
+    [
+      'click[b0test0001]\nclick[b0test0002]',
+      '2 action-like lines and no "Action:" line; reply with one action',
+    ],
+    [
+      'Action: click on the first product',
+      'not of the form name[argument]: "click on the first product"',
+    ],
     ['Action: click[b0test0003]', '"b0test0003" is not clickable on this page'],
     ['{"action": "click[b0test0001]"}', 'no action found in the reply'],
   ])('refuses %j with a reason', (reply, reason) => {
-    expect(parseAgentReply(reply, resultsPage)).toMatchObject({ valid: false, kind: 'invalid', reason });
+    expect(parseAgentReply(reply, resultsPage)).toMatchObject({
+      valid: false,
+      kind: 'invalid',
+      reason,
+    });
   });
 });

@@ -2,7 +2,12 @@ import type { AvailableActions } from './webshop-agent.js';
 
 export type ParsedAction =
   | { readonly valid: true; readonly kind: 'search' | 'click' | 'think'; readonly action: string }
-  | { readonly valid: false; readonly kind: 'invalid'; readonly action: string; readonly reason: string };
+  | {
+      readonly valid: false;
+      readonly kind: 'invalid';
+      readonly action: string;
+      readonly reason: string;
+    };
 
 export type ParsedReply = ParsedAction & { readonly thought?: string };
 
@@ -34,7 +39,8 @@ export function parseAction(candidate: string, available: AvailableActions): Par
 
   switch (name) {
     case 'search': {
-      if (!available.has_search_bar) return invalid(text, 'search is not available on this page (no search bar)');
+      if (!available.has_search_bar)
+        return invalid(text, 'search is not available on this page (no search bar)');
       const query = argument.replace(/\s+/g, ' ');
       if (query === '') return invalid(text, 'empty search query');
       // The store's own parser splits at the last '[', so a bracket in the query would corrupt it.
@@ -43,15 +49,20 @@ export function parseAction(candidate: string, available: AvailableActions): Par
     }
     case 'click': {
       const wanted = argument.toLowerCase();
-      if (wanted === 'search') return invalid(text, 'click[search] is refused by the store; use search[<query>]');
+      if (wanted === 'search')
+        return invalid(text, 'click[search] is refused by the store; use search[<query>]');
       const clickable = available.clickables.find((c) => c.toLowerCase() === wanted);
-      if (clickable === undefined) return invalid(text, `${quote(argument)} is not clickable on this page`);
+      if (clickable === undefined)
+        return invalid(text, `${quote(argument)} is not clickable on this page`);
       return { valid: true, kind: 'click', action: `click[${clickable}]` };
     }
     case 'think':
       return { valid: true, kind: 'think', action: `think[${argument}]` };
     default:
-      return invalid(text, `unknown action ${quote(name)}; use search[...], click[...] or think[...]`);
+      return invalid(
+        text,
+        `unknown action ${quote(name)}; use search[...], click[...] or think[...]`,
+      );
   }
 }
 
@@ -82,11 +93,16 @@ export function parseAgentReply(reply: string, available: AvailableActions): Par
   const actionLineIndex = lines.findIndex((line) => ACTION_LINE.test(line));
   if (actionLineIndex >= 0) {
     const inline = (ACTION_LINE.exec(lines[actionLineIndex] ?? '')?.[1] ?? '').trim();
-    candidate = inline !== '' ? inline : lines.slice(actionLineIndex + 1).find((line) => line.trim() !== '');
+    candidate =
+      inline !== '' ? inline : lines.slice(actionLineIndex + 1).find((line) => line.trim() !== '');
     thoughtLines = lines.slice(0, actionLineIndex);
   } else {
     const shaped = lines.filter((line) => ACTION_SHAPE.test(stripCodeTicks(line)));
-    if (shaped.length > 1) parsed = invalid('', `${shaped.length} action-like lines and no "Action:" line; reply with one action`);
+    if (shaped.length > 1)
+      parsed = invalid(
+        '',
+        `${shaped.length} action-like lines and no "Action:" line; reply with one action`,
+      );
     else candidate = shaped[0];
     thoughtLines = lines.filter((line) => line !== candidate);
   }

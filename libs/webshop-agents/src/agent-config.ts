@@ -10,12 +10,10 @@ export const ruleAgentConfigSchema = z.strictObject({ kind: z.literal('rule') })
 /** Goes into job payloads and `runs.agent`: strict, so an `apiKey` (or any stray field) is refused. */
 export const llmAgentConfigSchema = z.strictObject({
   kind: z.literal('llm'),
-  baseUrl: z
-    .url({ protocol: /^https?$/ })
-    .refine((url) => {
-      const parsed = new URL(url);
-      return parsed.username === '' && parsed.password === '';
-    }, 'baseUrl must not carry credentials; pass the API key separately'),
+  baseUrl: z.url({ protocol: /^https?$/ }).refine((url) => {
+    const parsed = new URL(url);
+    return parsed.username === '' && parsed.password === '';
+  }, 'baseUrl must not carry credentials; pass the API key separately'),
   model: z.string().min(1),
   temperature: z.number().min(0).max(2).default(0),
   maxTokens: z.number().int().positive().default(512),
@@ -32,7 +30,10 @@ export const llmAgentConfigSchema = z.strictObject({
     .prefault({}),
 });
 
-export const agentConfigSchema = z.discriminatedUnion('kind', [ruleAgentConfigSchema, llmAgentConfigSchema]);
+export const agentConfigSchema = z.discriminatedUnion('kind', [
+  ruleAgentConfigSchema,
+  llmAgentConfigSchema,
+]);
 
 export type AgentConfig = z.output<typeof agentConfigSchema>;
 export type AgentConfigInput = z.input<typeof agentConfigSchema>;

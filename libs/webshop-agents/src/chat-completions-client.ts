@@ -2,7 +2,8 @@ import type { AxiosResponse } from 'axios';
 
 // axios is loaded with the first request: a worker that never runs an LLM agent starts without it.
 let axiosModule: Promise<typeof import('axios').default> | undefined;
-const loadAxios = (): Promise<typeof import('axios').default> => (axiosModule ??= import('axios').then((module) => module.default));
+const loadAxios = (): Promise<typeof import('axios').default> =>
+  (axiosModule ??= import('axios').then((module) => module.default));
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { LlmRequestError, LlmUnavailableError } from './llm-errors.js';
@@ -84,14 +85,22 @@ const completionBodySchema = z.object({
     )
     .min(1),
   usage: z
-    .object({ prompt_tokens: z.number().nonnegative(), completion_tokens: z.number().nonnegative() })
+    .object({
+      prompt_tokens: z.number().nonnegative(),
+      completion_tokens: z.number().nonnegative(),
+    })
     .partial()
     .nullish(),
 });
 
 type Attempt =
   | { readonly kind: 'ok'; readonly completion: Omit<ChatCompletion, 'requests'> }
-  | { readonly kind: 'transient'; readonly status?: number; readonly code?: string; readonly retryAfterMs?: number }
+  | {
+      readonly kind: 'transient';
+      readonly status?: number;
+      readonly code?: string;
+      readonly retryAfterMs?: number;
+    }
   | { readonly kind: 'permanent'; readonly status: number; readonly detail: string };
 
 const TRANSIENT_STATUSES = new Set([408, 409, 425, 429]);
@@ -154,17 +163,23 @@ export class ChatCompletionsClient {
       }
 
       const failure =
-        [attempt.code, attempt.status !== undefined ? `HTTP ${attempt.status}` : undefined].filter(Boolean).join(' ') ||
-        'network error';
+        [attempt.code, attempt.status !== undefined ? `HTTP ${attempt.status}` : undefined]
+          .filter(Boolean)
+          .join(' ') || 'network error';
       const unavailable = (why: string): LlmUnavailableError =>
-        new LlmUnavailableError(`LLM endpoint ${this.#where} unavailable for model ${this.#options.model}: ${why}`, {
-          attempts: request,
-          ...(attempt.status !== undefined && { status: attempt.status }),
-          ...(attempt.code !== undefined && { code: attempt.code }),
-          ...(attempt.retryAfterMs !== undefined && { retryAfterMs: attempt.retryAfterMs }),
-        });
+        new LlmUnavailableError(
+          `LLM endpoint ${this.#where} unavailable for model ${this.#options.model}: ${why}`,
+          {
+            attempts: request,
+            ...(attempt.status !== undefined && { status: attempt.status }),
+            ...(attempt.code !== undefined && { code: attempt.code }),
+            ...(attempt.retryAfterMs !== undefined && { retryAfterMs: attempt.retryAfterMs }),
+          },
+        );
       if (attempt.retryAfterMs !== undefined && attempt.retryAfterMs > retry.maxRetryAfterMs) {
-        throw unavailable(`${failure} with Retry-After ${Math.ceil(attempt.retryAfterMs / 1000)} s`);
+        throw unavailable(
+          `${failure} with Retry-After ${Math.ceil(attempt.retryAfterMs / 1000)} s`,
+        );
       }
       if (request > retry.maxRetries) throw unavailable(`${failure} after ${request} requests`);
 
@@ -172,7 +187,14 @@ export class ChatCompletionsClient {
       const jittered = exponential / 2 + (retry.random() * exponential) / 2;
       const delayMs = Math.round(Math.max(attempt.retryAfterMs ?? 0, jittered));
       logger?.warn(
-        { endpoint: this.#where, model: this.#options.model, request, status: attempt.status, code: attempt.code, delayMs },
+        {
+          endpoint: this.#where,
+          model: this.#options.model,
+          request,
+          status: attempt.status,
+          code: attempt.code,
+          delayMs,
+        },
         'LLM request failed, retrying',
       );
       await retry.sleep(delayMs, signal);
@@ -209,7 +231,8 @@ export class ChatCompletionsClient {
       signal.throwIfAborted();
       if (controller.signal.aborted) return { kind: 'transient', code: 'TIMEOUT' };
       // Only the code leaves this block: axios errors hold the request config, headers included.
-      const code = axios.isAxiosError(error) && typeof error.code === 'string' ? error.code : 'NETWORK_ERROR';
+      const code =
+        axios.isAxiosError(error) && typeof error.code === 'string' ? error.code : 'NETWORK_ERROR';
       return { kind: 'transient', code };
     } finally {
       clearTimeout(timer);

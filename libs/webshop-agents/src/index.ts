@@ -7,7 +7,12 @@ export type {
   WebshopAgent,
   WebshopObservation,
 } from './webshop-agent.js';
-export { parseAction, parseAgentReply, type ParsedAction, type ParsedReply } from './action-parser.js';
+export {
+  parseAction,
+  parseAgentReply,
+  type ParsedAction,
+  type ParsedReply,
+} from './action-parser.js';
 export { RuleAgent, instructionToQuery } from './rule-agent.js';
 export { LlmAgent, costUsd, type LlmAgentOptions, type PriceTable } from './llm-agent.js';
 export { LlmRequestError, LlmUnavailableError, type LlmUnavailableDetails } from './llm-errors.js';

@@ -16,12 +16,26 @@ const searchPage: WebshopObservation = {
 };
 const resultsPage: WebshopObservation = {
   observation: `Instruction: [SEP] ${INSTRUCTION} [SEP] Back to Search [SEP] Page 1 (Total results: 2) [SEP] Next > [SEP] B0TEST0001 [SEP] Bright Citrus Deodorant [SEP] $10.99 [SEP] B0TEST0002 [SEP] Ginger Fresh Deodorant [SEP] $12.99`,
-  availableActions: { has_search_bar: false, clickables: ['back to search', 'next >', 'b0test0001', 'b0test0002'] },
+  availableActions: {
+    has_search_bar: false,
+    clickables: ['back to search', 'next >', 'b0test0001', 'b0test0002'],
+  },
   step: 1,
 };
 const itemPage: WebshopObservation = {
   observation: `Instruction: [SEP] ${INSTRUCTION} [SEP] Back to Search [SEP] < Prev [SEP] scent [SEP] bright citrus [SEP] Bright Citrus Deodorant [SEP] Price: $10.99 [SEP] Buy Now`,
-  availableActions: { has_search_bar: false, clickables: ['back to search', '< prev', 'description', 'features', 'reviews', 'buy now', 'bright citrus'] },
+  availableActions: {
+    has_search_bar: false,
+    clickables: [
+      'back to search',
+      '< prev',
+      'description',
+      'features',
+      'reviews',
+      'buy now',
+      'bright citrus',
+    ],
+  },
   step: 2,
 };
 
@@ -63,7 +77,12 @@ function start(sut: LlmAgent, signal = new AbortController().signal) {
 }
 
 function expectNoKey(error: unknown): void {
-  const views = [String(error), JSON.stringify(error), inspect(error, { depth: 10, showHidden: true }), (error as Error).stack ?? ''];
+  const views = [
+    String(error),
+    JSON.stringify(error),
+    inspect(error, { depth: 10, showHidden: true }),
+    (error as Error).stack ?? '',
+  ];
   for (const view of views) expect(view).not.toContain(API_KEY);
   expect(logLines.join('')).not.toContain(API_KEY);
 }
@@ -73,7 +92,11 @@ describe('LlmAgent', () => {
     const sut = agent();
     const episode = start(sut);
 
-    const decisions = [await episode.nextAction(searchPage), await episode.nextAction(resultsPage), await episode.nextAction(itemPage)];
+    const decisions = [
+      await episode.nextAction(searchPage),
+      await episode.nextAction(resultsPage),
+      await episode.nextAction(itemPage),
+    ];
 
     expect(sut.name).toBe('llm:fake-model');
     expect(decisions.map((d) => [d.action, d.kind, d.valid])).toEqual([
@@ -84,7 +107,12 @@ describe('LlmAgent', () => {
     expect(decisions[0]?.thought).toBe('I will search for the instruction.');
     expect(decisions[0]?.raw).toContain('Action: search[');
     expect(fake.received.map((r) => r.authorization)).toEqual(Array(3).fill(`Bearer ${API_KEY}`));
-    expect(fake.received[0]?.body).toMatchObject({ model: 'fake-model', temperature: 0, max_tokens: 512, stream: false });
+    expect(fake.received[0]?.body).toMatchObject({
+      model: 'fake-model',
+      temperature: 0,
+      max_tokens: 512,
+      stream: false,
+    });
     expect(logLines.join('')).not.toContain(API_KEY);
   });
 
@@ -100,7 +128,9 @@ describe('LlmAgent', () => {
     const sut = agent();
 
     const started = performance.now();
-    const decisions = await Promise.all(Array.from({ length: 64 }, () => start(sut).nextAction(resultsPage)));
+    const decisions = await Promise.all(
+      Array.from({ length: 64 }, () => start(sut).nextAction(resultsPage)),
+    );
 
     expect(decisions.every((d) => d.action === 'click[b0test0001]')).toBe(true);
     expect(fake.stats.inFlightMax).toBe(64);
@@ -116,7 +146,12 @@ describe('LlmAgent', () => {
   });
 
   it('keeps a bounded trajectory: instruction first, the last steps as chat turns, the current page last', async () => {
-    fake.setScript(['Action: think[look around]', 'Action: click[nowhere]', 'Action: search[deodorant]', 'Action: click[b0test0002]']);
+    fake.setScript([
+      'Action: think[look around]',
+      'Action: click[nowhere]',
+      'Action: search[deodorant]',
+      'Action: click[b0test0002]',
+    ]);
     const episode = start(agent({ historySteps: 2, maxObservationChars: 40 }));
 
     await episode.nextAction(searchPage);
@@ -125,11 +160,22 @@ describe('LlmAgent', () => {
     await episode.nextAction(resultsPage);
 
     const messages = fake.received[3]?.messages ?? [];
-    expect(messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user', 'assistant', 'user']);
-    expect(messages[1]?.content).toMatch(/^Instruction: i would like .*\n\(1 earlier step omitted\)\n\nOK\.\nObservation:\n/);
+    expect(messages.map((m) => m.role)).toEqual([
+      'system',
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+      'user',
+    ]);
+    expect(messages[1]?.content).toMatch(
+      /^Instruction: i would like .*\n\(1 earlier step omitted\)\n\nOK\.\nObservation:\n/,
+    );
     expect(messages[1]?.content).toContain(' …(cut)');
     expect(messages[2]?.content).toBe('Action: click[nowhere]');
-    expect(messages[3]?.content).toMatch(/^Invalid action: "nowhere" is not clickable on this page\. The page has not changed\.\nObservation:/);
+    expect(messages[3]?.content).toMatch(
+      /^Invalid action: "nowhere" is not clickable on this page\. The page has not changed\.\nObservation:/,
+    );
     expect(messages[4]?.content).toBe('Action: search[deodorant]');
     expect(messages[5]?.content).toBe(
       `Observation:\n${resultsPage.observation}\n\nAvailable actions:\nclick[back to search]\nclick[next >]\nclick[b0test0001]\nclick[b0test0002]\nthink[<note>]`,
@@ -156,11 +202,18 @@ describe('LlmAgent', () => {
   });
 
   it('says when an invalid reply was cut off at the token limit', async () => {
-    fake.setScript([{ content: 'Thought: The first product has the right scent but I should also check', finishReason: 'length' }]);
+    fake.setScript([
+      {
+        content: 'Thought: The first product has the right scent but I should also check',
+        finishReason: 'length',
+      },
+    ]);
 
     const decision = await start(agent()).nextAction(resultsPage);
 
-    expect(decision.invalidReason).toBe('no action found in the reply (the reply was cut off at the token limit)');
+    expect(decision.invalidReason).toBe(
+      'no action found in the reply (the reply was cut off at the token limit)',
+    );
   });
 
   it('accounts tokens from usage and prices them per model', async () => {
@@ -168,7 +221,12 @@ describe('LlmAgent', () => {
       { content: 'Action: click[b0test0001]', promptTokens: 1_200, completionTokens: 30 },
       { content: 'Action: click[buy now]', omitUsage: true },
     ]);
-    const sut = agent({ priceTable: { 'fake-model': { inputUsdPerMillion: 2.5, outputUsdPerMillion: 10 }, other: { inputUsdPerMillion: 1, outputUsdPerMillion: 1 } } });
+    const sut = agent({
+      priceTable: {
+        'fake-model': { inputUsdPerMillion: 2.5, outputUsdPerMillion: 10 },
+        other: { inputUsdPerMillion: 1, outputUsdPerMillion: 1 },
+      },
+    });
     const episode = start(sut);
 
     const priced = await episode.nextAction(resultsPage);
@@ -196,7 +254,9 @@ describe('LlmAgent', () => {
   it('backs off exponentially with jitter when no Retry-After is given', async () => {
     fake.setFaults({ status500Times: 3 });
 
-    await start(agent({ retry: { baseDelayMs: 100, maxDelayMs: 300, random: () => 1 } })).nextAction(searchPage);
+    await start(
+      agent({ retry: { baseDelayMs: 100, maxDelayMs: 300, random: () => 1 } }),
+    ).nextAction(searchPage);
 
     expect(delays).toEqual([100, 200, 300]);
   });
@@ -215,11 +275,15 @@ describe('LlmAgent', () => {
   it('throws LlmUnavailableError when 500s outlast the retries, without leaking the key', async () => {
     fake.setFaults({ status500Times: 100, echoAuthorization: true });
 
-    const error = await start(agent()).nextAction(searchPage).catch((e: unknown) => e);
+    const error = await start(agent())
+      .nextAction(searchPage)
+      .catch((e: unknown) => e);
 
     expect(error).toBeInstanceOf(LlmUnavailableError);
     expect(error).toMatchObject({ name: 'LlmUnavailableError', attempts: 4, status: 500 });
-    expect((error as Error).message).toBe(`LLM endpoint ${fake.baseUrl} unavailable for model fake-model: HTTP 500 after 4 requests`);
+    expect((error as Error).message).toBe(
+      `LLM endpoint ${fake.baseUrl} unavailable for model fake-model: HTTP 500 after 4 requests`,
+    );
     expect((error as Error).cause).toBeUndefined();
     expect(fake.stats.status500).toBe(4);
     expectNoKey(error);
@@ -228,7 +292,9 @@ describe('LlmAgent', () => {
   it('gives up at once when Retry-After asks for more than it may wait', async () => {
     fake.setFaults({ status429Times: 1, retryAfterSeconds: 3_600 });
 
-    const error = await start(agent()).nextAction(searchPage).catch((e: unknown) => e);
+    const error = await start(agent())
+      .nextAction(searchPage)
+      .catch((e: unknown) => e);
 
     expect(error).toBeInstanceOf(LlmUnavailableError);
     expect(error).toMatchObject({ attempts: 1, status: 429, retryAfterMs: 3_600_000 });
@@ -239,7 +305,9 @@ describe('LlmAgent', () => {
     const closed = await startFakeLlm();
     await closed.close();
 
-    const error = await start(agent({ baseUrl: closed.baseUrl })).nextAction(searchPage).catch((e: unknown) => e);
+    const error = await start(agent({ baseUrl: closed.baseUrl }))
+      .nextAction(searchPage)
+      .catch((e: unknown) => e);
 
     expect(error).toMatchObject({ name: 'LlmUnavailableError', attempts: 4, code: 'ECONNREFUSED' });
     expectNoKey(error);
@@ -248,7 +316,9 @@ describe('LlmAgent', () => {
   it('throws LlmRequestError at once on a 4xx, redacting a key the server echoes', async () => {
     fake.setFaults({ status400Times: 1, echoAuthorization: true });
 
-    const error = await start(agent()).nextAction(searchPage).catch((e: unknown) => e);
+    const error = await start(agent())
+      .nextAction(searchPage)
+      .catch((e: unknown) => e);
 
     expect(error).toBeInstanceOf(LlmRequestError);
     expect(error).toMatchObject({ status: 400 });
@@ -270,7 +340,9 @@ describe('LlmAgent', () => {
       },
     });
 
-    await expect(start(sut, controller.signal).nextAction(searchPage)).rejects.toThrow('job deadline');
+    await expect(start(sut, controller.signal).nextAction(searchPage)).rejects.toThrow(
+      'job deadline',
+    );
     expect(fake.stats.requests).toBe(1);
   });
 

@@ -2,10 +2,18 @@ import type { Logger } from 'pino';
 import { parseAgentReply } from './action-parser.js';
 import { ChatCompletionsClient, type RetryPolicy } from './chat-completions-client.js';
 import { buildReactMessages, type TrajectoryTurn } from './react-prompt.js';
-import type { AgentDecision, AgentEpisode, EpisodeContext, WebshopAgent, WebshopObservation } from './webshop-agent.js';
+import type {
+  AgentDecision,
+  AgentEpisode,
+  EpisodeContext,
+  WebshopAgent,
+  WebshopObservation,
+} from './webshop-agent.js';
 
 /** USD per million tokens, keyed by model name as configured. */
-export type PriceTable = Readonly<Record<string, { readonly inputUsdPerMillion: number; readonly outputUsdPerMillion: number }>>;
+export type PriceTable = Readonly<
+  Record<string, { readonly inputUsdPerMillion: number; readonly outputUsdPerMillion: number }>
+>;
 
 export interface LlmAgentOptions {
   readonly baseUrl: string;
@@ -24,7 +32,12 @@ export interface LlmAgentOptions {
 const MAX_REPLY_CHARS_IN_HISTORY = 2000;
 
 /** The cost of a call; null when tokens were used and the model has no price (unknown, not free). */
-export function costUsd(priceTable: PriceTable | undefined, model: string, tokensIn: number, tokensOut: number): number | null {
+export function costUsd(
+  priceTable: PriceTable | undefined,
+  model: string,
+  tokensIn: number,
+  tokensOut: number,
+): number | null {
   const price = priceTable?.[model];
   if (price === undefined) return tokensIn + tokensOut === 0 ? 0 : null;
   return (tokensIn * price.inputUsdPerMillion + tokensOut * price.outputUsdPerMillion) / 1_000_000;
@@ -48,7 +61,10 @@ export class LlmAgent implements WebshopAgent {
     this.name = `llm:${options.model}`;
     this.#model = options.model;
     this.#priceTable = options.priceTable;
-    this.#limits = { historySteps: options.historySteps ?? 8, maxObservationChars: options.maxObservationChars ?? 4000 };
+    this.#limits = {
+      historySteps: options.historySteps ?? 8,
+      maxObservationChars: options.maxObservationChars ?? 4000,
+    };
     this.#client = new ChatCompletionsClient({
       baseUrl: options.baseUrl,
       model: options.model,
@@ -73,13 +89,21 @@ export class LlmAgent implements WebshopAgent {
       const raw = completion.content ?? '';
       let parsed = parseAgentReply(raw, observation.availableActions);
       if (!parsed.valid && completion.finishReason === 'length') {
-        parsed = { ...parsed, reason: `${parsed.reason} (the reply was cut off at the token limit)` };
+        parsed = {
+          ...parsed,
+          reason: `${parsed.reason} (the reply was cut off at the token limit)`,
+        };
       }
       turns.push({
         observation: observation.observation,
-        reply: raw.length > MAX_REPLY_CHARS_IN_HISTORY ? `${raw.slice(0, MAX_REPLY_CHARS_IN_HISTORY)} …(cut)` : raw,
+        reply:
+          raw.length > MAX_REPLY_CHARS_IN_HISTORY
+            ? `${raw.slice(0, MAX_REPLY_CHARS_IN_HISTORY)} …(cut)`
+            : raw,
         ...(parsed.kind === 'think' && { feedback: 'OK.' }),
-        ...(!parsed.valid && { feedback: `Invalid action: ${parsed.reason}. The page has not changed.` }),
+        ...(!parsed.valid && {
+          feedback: `Invalid action: ${parsed.reason}. The page has not changed.`,
+        }),
       });
       return {
         action: parsed.action,
@@ -90,7 +114,12 @@ export class LlmAgent implements WebshopAgent {
         ...(parsed.thought !== undefined && { thought: parsed.thought }),
         tokensIn: completion.promptTokens,
         tokensOut: completion.completionTokens,
-        costUsd: costUsd(this.#priceTable, this.#model, completion.promptTokens, completion.completionTokens),
+        costUsd: costUsd(
+          this.#priceTable,
+          this.#model,
+          completion.promptTokens,
+          completion.completionTokens,
+        ),
         latencyMs: performance.now() - started,
         llmRequests: completion.requests,
       };

@@ -62,7 +62,10 @@ export function buildReactMessages(
   const previous = turns[turns.length - kept.length - 1];
   if (previous?.feedback !== undefined) prefix += `${previous.feedback}\n`;
   for (const turn of kept) {
-    messages.push({ role: 'user', content: `${prefix}Observation:\n${clip(turn.observation, limits.maxObservationChars)}` });
+    messages.push({
+      role: 'user',
+      content: `${prefix}Observation:\n${clip(turn.observation, limits.maxObservationChars)}`,
+    });
     messages.push({ role: 'assistant', content: turn.reply === '' ? '(empty reply)' : turn.reply });
     prefix = turn.feedback === undefined ? '' : `${turn.feedback}\n`;
   }

@@ -1,4 +1,10 @@
-import type { AgentDecision, AgentEpisode, EpisodeContext, WebshopAgent, WebshopObservation } from './webshop-agent.js';
+import type {
+  AgentDecision,
+  AgentEpisode,
+  EpisodeContext,
+  WebshopAgent,
+  WebshopObservation,
+} from './webshop-agent.js';
 
 const NAVIGATION_BUTTONS = new Set(['back to search', 'next >', '< prev']);
 
@@ -27,7 +33,13 @@ export class RuleAgent implements WebshopAgent {
         context.signal.throwIfAborted();
         const started = performance.now();
         const decision = decide(query, observation);
-        return { ...decision, tokensIn: 0, tokensOut: 0, costUsd: 0, latencyMs: performance.now() - started };
+        return {
+          ...decision,
+          tokensIn: 0,
+          tokensOut: 0,
+          costUsd: 0,
+          latencyMs: performance.now() - started,
+        };
       },
     };
   }
@@ -38,22 +50,53 @@ type Choice = Pick<AgentDecision, 'action' | 'kind' | 'valid' | 'invalidReason' 
 function decide(query: string, { availableActions }: WebshopObservation): Choice {
   const { has_search_bar: hasSearchBar, clickables } = availableActions;
   if (hasSearchBar) {
-    if (query === '') return { action: '', kind: 'invalid', valid: false, invalidReason: 'the instruction is empty' };
-    return { action: `search[${query}]`, kind: 'search', valid: true, thought: 'search the instruction' };
+    if (query === '')
+      return {
+        action: '',
+        kind: 'invalid',
+        valid: false,
+        invalidReason: 'the instruction is empty',
+      };
+    return {
+      action: `search[${query}]`,
+      kind: 'search',
+      valid: true,
+      thought: 'search the instruction',
+    };
   }
   if (clickables.includes('buy now')) {
-    return { action: 'click[buy now]', kind: 'click', valid: true, thought: 'buy the first result' };
+    return {
+      action: 'click[buy now]',
+      kind: 'click',
+      valid: true,
+      thought: 'buy the first result',
+    };
   }
   // Only a results page offers `next >`; its product links are the clickables that are not navigation.
   if (clickables.includes('next >')) {
     const first = clickables.find((c) => !NAVIGATION_BUTTONS.has(c));
     if (first === undefined) {
-      return { action: '', kind: 'invalid', valid: false, invalidReason: 'the results page lists no product' };
+      return {
+        action: '',
+        kind: 'invalid',
+        valid: false,
+        invalidReason: 'the results page lists no product',
+      };
     }
-    return { action: `click[${first}]`, kind: 'click', valid: true, thought: 'open the first result' };
+    return {
+      action: `click[${first}]`,
+      kind: 'click',
+      valid: true,
+      thought: 'open the first result',
+    };
   }
   if (clickables.includes('< prev')) {
-    return { action: 'click[< prev]', kind: 'click', valid: true, thought: 'return to the product page' };
+    return {
+      action: 'click[< prev]',
+      kind: 'click',
+      valid: true,
+      thought: 'return to the product page',
+    };
   }
   return { action: '', kind: 'invalid', valid: false, invalidReason: 'nothing to do on this page' };
 }

@@ -38,7 +38,11 @@ function sha256(bytes: Buffer): string {
  */
 export async function downloadWebshopSmall(
   dir: string,
-  options: { baseUrl?: string; files?: readonly { name: string; path: string; sha256: string }[]; log?: (line: string) => void } = {},
+  options: {
+    baseUrl?: string;
+    files?: readonly { name: string; path: string; sha256: string }[];
+    log?: (line: string) => void;
+  } = {},
 ): Promise<Record<string, string>> {
   await mkdir(dir, { recursive: true });
   const out: Record<string, string> = {};
@@ -52,11 +56,17 @@ export async function downloadWebshopSmall(
     }
     const url = `${options.baseUrl ?? DEFAULT_DOWNLOAD_BASE}/${file.path}`;
     options.log?.(`${file.name}: downloading ${url}`);
-    const response = await axios.get<ArrayBuffer>(url, { responseType: 'arraybuffer', timeout: 120_000, maxRedirects: 5 });
+    const response = await axios.get<ArrayBuffer>(url, {
+      responseType: 'arraybuffer',
+      timeout: 120_000,
+      maxRedirects: 5,
+    });
     const bytes = Buffer.from(response.data);
     const actual = sha256(bytes);
     if (actual !== file.sha256) {
-      throw new ChecksumMismatchError(`${file.name} from ${url} has sha256 ${actual}, expected ${file.sha256}; nothing was imported`);
+      throw new ChecksumMismatchError(
+        `${file.name} from ${url} has sha256 ${actual}, expected ${file.sha256}; nothing was imported`,
+      );
     }
     await writeFile(target, bytes);
     out[file.name] = target;

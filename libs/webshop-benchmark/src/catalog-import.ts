@@ -12,7 +12,10 @@ import {
   type StreamedCatalog,
 } from '@benchfleet/webshop';
 import { randomUUID } from 'node:crypto';
-import { CatalogSearchSnapshotBuilder, type BuiltSearchSnapshot } from './catalog-search-snapshot.js';
+import {
+  CatalogSearchSnapshotBuilder,
+  type BuiltSearchSnapshot,
+} from './catalog-search-snapshot.js';
 import { webshopCatalogRepository, type Database } from '@benchfleet/db';
 
 export type GoalMode = 'human' | 'synthetic';
@@ -39,7 +42,12 @@ export interface CatalogImportReport {
 }
 
 /** How far an import is: products written so far, and done/total in `unit` (MB read of a file, or products). */
-export type CatalogImportProgress = { done: number; total: number; unit: 'MB' | 'products'; products: number };
+export type CatalogImportProgress = {
+  done: number;
+  total: number;
+  unit: 'MB' | 'products';
+  products: number;
+};
 
 type OpenedSource = {
   rawItems: AsyncIterable<unknown> | Iterable<unknown>;
@@ -54,12 +62,20 @@ function isFileSource(source: CatalogImportRequest['source']): source is Catalog
 function openSource(source: CatalogImportRequest['source']): OpenedSource {
   if (!isFileSource(source)) {
     const rawItems = rawItemsOf(source);
-    return { rawItems, instructions: source, position: (products) => ({ done: products, total: rawItems.length, unit: 'products' }) };
+    return {
+      rawItems,
+      instructions: source,
+      position: (products) => ({ done: products, total: rawItems.length, unit: 'products' }),
+    };
   }
   const instructions = readInstructionFiles(source);
   const items = streamRawItems(source.itemsFile);
   const mb = (bytes: number) => Math.round(bytes / 1e5) / 10;
-  return { rawItems: items.items, instructions, position: () => ({ done: mb(items.bytesRead()), total: mb(items.bytes), unit: 'MB' }) };
+  return {
+    rawItems: items.items,
+    instructions,
+    position: () => ({ done: mb(items.bytesRead()), total: mb(items.bytes), unit: 'MB' }),
+  };
 }
 
 /**
@@ -81,38 +97,71 @@ export async function importWebshopCatalog(
   let built: BuiltSearchSnapshot | undefined;
   try {
     const stored = await webshopCatalogRepository(db).import(
-    { id: request.catalogId, version, source: { ...request.description, goal_mode: request.goalMode }, goalSeed: request.seed },
-    async (writeProducts) => {
-      let written = 0;
-      // One page is written while the next is parsed; a failed write surfaces at the next page or the end.
-      let writing: Promise<void> = Promise.resolve();
-      const sink = async (batch: PricedProduct[]): Promise<void> => {
-        for (const { product } of batch) index.add({ asin: product.asin, Title: product.Title, Description: product.Description, BulletPoints: product.BulletPoints, options: product.options });
+      {
+        id: request.catalogId,
+        version,
+        source: { ...request.description, goal_mode: request.goalMode },
+        goalSeed: request.seed,
+      },
+      async (writeProducts) => {
+        let written = 0;
+        // One page is written while the next is parsed; a failed write surfaces at the next page or the end.
+        let writing: Promise<void> = Promise.resolve();
+        const sink = async (batch: PricedProduct[]): Promise<void> => {
+          for (const { product } of batch)
+            index.add({
+              asin: product.asin,
+              Title: product.Title,
+              Description: product.Description,
+              BulletPoints: product.BulletPoints,
+              options: product.options,
+            });
+          await writing;
+          writing = writeProducts(
+            batch.map(({ product, price }) => ({
+              asin: product.asin,
+              price,
+              product: product as unknown as Record<string, unknown>,
+            })),
+          ).then(() => {
+            written += batch.length;
+            onProgress?.({ ...opened.position(written), products: written });
+          });
+          writing.catch(() => undefined);
+        };
+        const options = {
+          goalMode: request.goalMode,
+          priceSeed: request.seed,
+          ...(request.numProducts !== undefined ? { numProducts: request.numProducts } : {}),
+        };
+        let streamed: StreamedCatalog;
+        try {
+          streamed = await streamWebshopCatalog(
+            opened.rawItems,
+            opened.instructions,
+            options,
+            sink,
+          );
+        } catch (error) {
+          await writing.catch(() => undefined);
+          throw error;
+        }
         await writing;
-        writing = writeProducts(batch.map(({ product, price }) => ({ asin: product.asin, price, product: product as unknown as Record<string, unknown> }))).then(() => {
-          written += batch.length;
-          onProgress?.({ ...opened.position(written), products: written });
+        skippedInstructions = streamed.skippedInstructions;
+        const goals = streamed.goals.map((goal, goalIndex) => {
+          const split = webshopGoalSplit(goalIndex);
+          splits[split] = (splits[split] ?? 0) + 1;
+          return {
+            goalIndex,
+            split,
+            asin: goal.asin,
+            instruction: goal.instruction_text,
+            goal: goal as unknown as Record<string, unknown>,
+          };
         });
-        writing.catch(() => undefined);
-      };
-      const options = { goalMode: request.goalMode, priceSeed: request.seed, ...(request.numProducts !== undefined ? { numProducts: request.numProducts } : {}) };
-      let streamed: StreamedCatalog;
-      try {
-        streamed = await streamWebshopCatalog(opened.rawItems, opened.instructions, options, sink);
-      } catch (error) {
-        await writing.catch(() => undefined);
-        throw error;
-      }
-      await writing;
-      skippedInstructions = streamed.skippedInstructions;
-      const goals = streamed.goals.map((goal, goalIndex) => {
-        const split = webshopGoalSplit(goalIndex);
-        splits[split] = (splits[split] ?? 0) + 1;
-        return { goalIndex, split, asin: goal.asin, instruction: goal.instruction_text, goal: goal as unknown as Record<string, unknown> };
-      });
-      built = await index.finish();
-      return { goals, searchSnapshot: built.upload };
-    },
+        built = await index.finish();
+        return { goals, searchSnapshot: built.upload };
+      },
     );
     return {
       catalogId: request.catalogId,
@@ -128,12 +177,24 @@ export async function importWebshopCatalog(
   }
 }
 
-export function demoCatalogRequest(options: { products?: number; seed: number; goalMode?: GoalMode; catalogId?: string }): CatalogImportRequest {
+export function demoCatalogRequest(options: {
+  products?: number;
+  seed: number;
+  goalMode?: GoalMode;
+  catalogId?: string;
+}): CatalogImportRequest {
   const products = options.products ?? DEMO_CATALOG_SIZE;
   const demo = generateDemoCatalog({ products, seed: options.seed });
   return {
     catalogId: options.catalogId ?? 'demo',
-    source: { ...demo, fileNames: { items: 'demo items', attributes: 'demo attributes', humanInstructions: 'demo human instructions' } },
+    source: {
+      ...demo,
+      fileNames: {
+        items: 'demo items',
+        attributes: 'demo attributes',
+        humanInstructions: 'demo human instructions',
+      },
+    },
     description: { kind: 'demo', products, generator_seed: options.seed },
     goalMode: options.goalMode ?? 'human',
     seed: options.seed,
@@ -155,11 +216,20 @@ export function fileCatalogRequest(options: {
     attributesFile: options.attributes,
     ...(options.human ? { humanInstructionsFile: options.human } : {}),
   };
-  const base = options.items.replace(/^.*\//, '').replace(/\.json$/, '').replace(/^items_shuffle_?/, '') || 'full';
+  const base =
+    options.items
+      .replace(/^.*\//, '')
+      .replace(/\.json$/, '')
+      .replace(/^items_shuffle_?/, '') || 'full';
   return {
     catalogId: options.catalogId ?? `webshop-${base}-${goalMode}`,
     source,
-    description: { kind: 'files', items: options.items, attributes: options.attributes, human: options.human ?? null },
+    description: {
+      kind: 'files',
+      items: options.items,
+      attributes: options.attributes,
+      human: options.human ?? null,
+    },
     goalMode,
     seed: options.seed,
     ...(options.numProducts !== undefined ? { numProducts: options.numProducts } : {}),

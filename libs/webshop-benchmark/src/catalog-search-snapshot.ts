@@ -7,7 +7,12 @@ import { mkdir, mkdtemp, open, readdir, rename, rm, stat } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { UsageError } from '@benchfleet/core';
-import { webshopCatalogRepository, type Database, type SearchSnapshotUpload, type StoredSearchSnapshot } from '@benchfleet/db';
+import {
+  webshopCatalogRepository,
+  type Database,
+  type SearchSnapshotUpload,
+  type StoredSearchSnapshot,
+} from '@benchfleet/db';
 import {
   buildSearchContents,
   openSearchSnapshot,
@@ -34,7 +39,8 @@ export interface BuiltSearchSnapshot {
 
 async function sha256Of(path: string): Promise<string> {
   const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path, { highWaterMark: CHUNK_BYTES })) hash.update(chunk as Buffer);
+  for await (const chunk of createReadStream(path, { highWaterMark: CHUNK_BYTES }))
+    hash.update(chunk as Buffer);
   return hash.digest('hex');
 }
 
@@ -63,7 +69,8 @@ export class CatalogSearchSnapshotBuilder {
           bytes,
           sha256,
           chunks: async function* () {
-            for await (const chunk of createReadStream(path, { highWaterMark: CHUNK_BYTES })) yield chunk as Buffer;
+            for await (const chunk of createReadStream(path, { highWaterMark: CHUNK_BYTES }))
+              yield chunk as Buffer;
           },
         },
         dispose: () => rm(dir, { recursive: true, force: true }),
@@ -79,15 +86,22 @@ export class CatalogSearchSnapshotBuilder {
  * Builds and stores the search snapshot of a catalog already in Postgres (imported before snapshots
  * existed, or whose snapshot was lost), reading its products page by page in catalog order.
  */
-export async function rebuildCatalogSearchSnapshot(db: Database, catalogId: string): Promise<{ documents: number; bytes: number }> {
+export async function rebuildCatalogSearchSnapshot(
+  db: Database,
+  catalogId: string,
+): Promise<{ documents: number; bytes: number }> {
   const repository = webshopCatalogRepository(db);
   const catalog = await repository.get(catalogId);
-  if (!catalog) throw new UsageError(`no WebShop catalog ${catalogId} in Postgres: import it with \`scheduler webshop import\``);
+  if (!catalog)
+    throw new UsageError(
+      `no WebShop catalog ${catalogId} in Postgres: import it with \`scheduler webshop import\``,
+    );
   const builder = new CatalogSearchSnapshotBuilder({ catalogId, version: catalog.version });
   let afterSeq = -1;
   for (;;) {
     const page = await repository.searchFieldsPage(catalogId, afterSeq, REBUILD_PAGE);
-    for (const row of page) builder.add({ asin: row.asin, ...(row.fields as unknown as SearchContentsSource) });
+    for (const row of page)
+      builder.add({ asin: row.asin, ...(row.fields as unknown as SearchContentsSource) });
     if (page.length < REBUILD_PAGE) break;
     afterSeq = page[page.length - 1]?.seq ?? afterSeq;
   }
@@ -108,7 +122,11 @@ function cacheFileName(catalogId: string, version: string): string {
 }
 
 /** Copies the stored snapshot into `cacheDir` (once per machine and version), checking its sha256. */
-async function downloadSnapshot(db: Database, stored: StoredSearchSnapshot, path: string): Promise<void> {
+async function downloadSnapshot(
+  db: Database,
+  stored: StoredSearchSnapshot,
+  path: string,
+): Promise<void> {
   const repository = webshopCatalogRepository(db);
   const partial = `${path}.${process.pid}-${randomBytes(4).toString('hex')}.part`;
   const hash = createHash('sha256');
@@ -124,7 +142,11 @@ async function downloadSnapshot(db: Database, stored: StoredSearchSnapshot, path
   } finally {
     await file.close();
   }
-  if (chunks !== stored.chunks || written !== stored.bytes || hash.digest('hex') !== stored.sha256) {
+  if (
+    chunks !== stored.chunks ||
+    written !== stored.bytes ||
+    hash.digest('hex') !== stored.sha256
+  ) {
     await rm(partial, { force: true });
     throw new SearchSnapshotError(
       `the search snapshot of WebShop catalog ${stored.catalogId} stored in Postgres is damaged (${written} of ${stored.bytes} bytes, or a sha256 mismatch): rebuild it with \`scheduler webshop index --catalog ${stored.catalogId}\``,
@@ -145,7 +167,10 @@ async function removeStaleCopies(cacheDir: string, catalogId: string, keep: stri
   for (const name of await readdir(cacheDir)) {
     if (!name.startsWith(prefix) || name === keep || !name.endsWith('.bfidx')) continue;
     const path = join(cacheDir, name);
-    const modified = await stat(path).then((found) => found.mtimeMs, () => Date.now());
+    const modified = await stat(path).then(
+      (found) => found.mtimeMs,
+      () => Date.now(),
+    );
     if (modified < cutoff) await rm(path, { force: true });
   }
 }
@@ -168,10 +193,19 @@ export async function openCatalogSearchSnapshot(
   options: { readonly postingsCacheBytes?: number } = {},
 ): Promise<OpenedCatalogSnapshot> {
   const repository = webshopCatalogRepository(db);
-  const [catalog, stored] = await Promise.all([repository.get(catalogId), repository.searchSnapshot(catalogId)]);
-  if (!catalog) throw new UsageError(`no WebShop catalog ${catalogId} in Postgres: import it with \`scheduler webshop import\``);
+  const [catalog, stored] = await Promise.all([
+    repository.get(catalogId),
+    repository.searchSnapshot(catalogId),
+  ]);
+  if (!catalog)
+    throw new UsageError(
+      `no WebShop catalog ${catalogId} in Postgres: import it with \`scheduler webshop import\``,
+    );
   const fix = `build it once with \`scheduler webshop index --catalog ${catalogId}\``;
-  if (!stored) throw new SearchSnapshotMissingError(`WebShop catalog ${catalogId} has no search index snapshot: ${fix}`);
+  if (!stored)
+    throw new SearchSnapshotMissingError(
+      `WebShop catalog ${catalogId} has no search index snapshot: ${fix}`,
+    );
   if (stored.version !== catalog.version || stored.format !== SEARCH_SNAPSHOT_FORMAT) {
     throw new SearchSnapshotMissingError(
       `the search index snapshot of WebShop catalog ${catalogId} is stale (built for version ${stored.version}, format ${stored.format}; the catalog is version ${catalog.version}, format ${SEARCH_SNAPSHOT_FORMAT}): ${fix}`,

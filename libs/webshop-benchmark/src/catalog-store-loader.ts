@@ -1,5 +1,12 @@
 import { webshopCatalogRepository, type Database } from '@benchfleet/db';
-import { createCatalogStore, createStoreOver, storeSearchFromIndex, type CatalogStoreProduct, type Store, type WebshopGoal } from '@benchfleet/webshop';
+import {
+  createCatalogStore,
+  createStoreOver,
+  storeSearchFromIndex,
+  type CatalogStoreProduct,
+  type Store,
+  type WebshopGoal,
+} from '@benchfleet/webshop';
 import { openCatalogSearchSnapshot } from './catalog-search-snapshot.js';
 import { PostgresStoreGoals } from './postgres-store-goals.js';
 import { DEFAULT_PRODUCT_CACHE_ENTRIES, PostgresStoreProducts } from './postgres-store-products.js';
@@ -19,7 +26,10 @@ export interface LoadedStore {
 async function loadGoals(db: Database, catalogId: string): Promise<WebshopGoal[]> {
   const goalRows = await webshopCatalogRepository(db).goals(catalogId);
   goalRows.forEach((row, i) => {
-    if (row.goal_index !== i) throw new Error(`WebShop catalog ${catalogId}: goal ${i} is missing (found ${row.goal_index})`);
+    if (row.goal_index !== i)
+      throw new Error(
+        `WebShop catalog ${catalogId}: goal ${i} is missing (found ${row.goal_index})`,
+      );
   });
   return goalRows.map((row) => row.goal as unknown as WebshopGoal);
 }
@@ -31,12 +41,25 @@ async function loadGoals(db: Database, catalogId: string): Promise<WebshopGoal[]
 export async function loadStoreFromDatabase(db: Database, catalogId: string): Promise<LoadedStore> {
   const started = Date.now();
   const repository = webshopCatalogRepository(db);
-  const [rows, goals] = await Promise.all([repository.products(catalogId), loadGoals(db, catalogId)]);
-  if (rows.length === 0) throw new Error(`WebShop catalog ${catalogId} has no products in Postgres; import it with \`scheduler webshop import\``);
+  const [rows, goals] = await Promise.all([
+    repository.products(catalogId),
+    loadGoals(db, catalogId),
+  ]);
+  if (rows.length === 0)
+    throw new Error(
+      `WebShop catalog ${catalogId} has no products in Postgres; import it with \`scheduler webshop import\``,
+    );
   const products = rows.map((row) => row.product as unknown as CatalogStoreProduct);
   const productPrices = new Map(rows.map((row) => [row.asin, row.price]));
   const store = createCatalogStore({ products, productPrices, goals });
-  return { catalogId, store, products: products.length, goals: goals.length, loadMs: Date.now() - started, close: () => undefined };
+  return {
+    catalogId,
+    store,
+    products: products.length,
+    goals: goals.length,
+    loadMs: Date.now() - started,
+    close: () => undefined,
+  };
 }
 
 export interface SnapshotStoreOptions {
@@ -52,17 +75,39 @@ export interface SnapshotStoreOptions {
  * A worker's store: the catalog's search snapshot opened from the local cache (copied from
  * Postgres once per machine and catalog version), goals and products fetched on demand.
  */
-export async function openStoreFromSnapshot(db: Database, catalogId: string, options: SnapshotStoreOptions): Promise<LoadedStore> {
+export async function openStoreFromSnapshot(
+  db: Database,
+  catalogId: string,
+  options: SnapshotStoreOptions,
+): Promise<LoadedStore> {
   const started = Date.now();
   const [{ snapshot, downloaded }, catalog] = await Promise.all([
-    openCatalogSearchSnapshot(db, catalogId, options.cacheDir, options.postingsCacheBytes === undefined ? {} : { postingsCacheBytes: options.postingsCacheBytes }),
+    openCatalogSearchSnapshot(
+      db,
+      catalogId,
+      options.cacheDir,
+      options.postingsCacheBytes === undefined
+        ? {}
+        : { postingsCacheBytes: options.postingsCacheBytes },
+    ),
     webshopCatalogRepository(db).get(catalogId),
   ]);
-  if (catalog === undefined) throw new Error(`WebShop catalog ${catalogId} is not in Postgres; import it with \`scheduler webshop import\``);
+  if (catalog === undefined)
+    throw new Error(
+      `WebShop catalog ${catalogId} is not in Postgres; import it with \`scheduler webshop import\``,
+    );
   const goals = new PostgresStoreGoals(db, catalogId, catalog.goals);
-  const products = new PostgresStoreProducts(db, catalogId, snapshot, options.productCacheEntries ?? DEFAULT_PRODUCT_CACHE_ENTRIES);
+  const products = new PostgresStoreProducts(
+    db,
+    catalogId,
+    snapshot,
+    options.productCacheEntries ?? DEFAULT_PRODUCT_CACHE_ENTRIES,
+  );
   // The snapshot indexes exactly this catalog version's products.
-  const store = createStoreOver(products, goals, { ...storeSearchFromIndex(snapshot), listsOnlyStoreProducts: true });
+  const store = createStoreOver(products, goals, {
+    ...storeSearchFromIndex(snapshot),
+    listsOnlyStoreProducts: true,
+  });
   return {
     catalogId,
     store,

@@ -1,6 +1,11 @@
 import { LruMap } from '@benchfleet/core';
 import { GroupCommit, webshopCatalogRepository, type Database } from '@benchfleet/db';
-import { storeGoalFromWebshopGoal, type StoreGoal, type StoreGoals, type WebshopGoal } from '@benchfleet/webshop';
+import {
+  storeGoalFromWebshopGoal,
+  type StoreGoal,
+  type StoreGoals,
+  type WebshopGoal,
+} from '@benchfleet/webshop';
 
 /** Goals kept per worker by default: far more than the episodes it runs at once. */
 export const DEFAULT_GOAL_CACHE_ENTRIES = 2_000;
@@ -26,7 +31,12 @@ export class PostgresStoreGoals implements StoreGoals {
     const repository = webshopCatalogRepository(db);
     this.fetcher = new GroupCommit(async (indices) => {
       const rows = await repository.goalsByIndex(catalogId, [...new Set(indices)]);
-      const found = new Map(rows.map((row) => [row.goal_index, storeGoalFromWebshopGoal(row.goal as unknown as WebshopGoal)]));
+      const found = new Map(
+        rows.map((row) => [
+          row.goal_index,
+          storeGoalFromWebshopGoal(row.goal as unknown as WebshopGoal),
+        ]),
+      );
       return indices.map((index) => found.get(index));
     });
   }
@@ -34,7 +44,10 @@ export class PostgresStoreGoals implements StoreGoals {
   at(index: number): StoreGoal {
     this.checkIndex(index);
     const goal = this.cache.get(index);
-    if (goal === undefined) throw new Error(`goal ${index} of WebShop catalog ${this.catalogId} is not loaded: load it first`);
+    if (goal === undefined)
+      throw new Error(
+        `goal ${index} of WebShop catalog ${this.catalogId} is not loaded: load it first`,
+      );
     return goal;
   }
 
@@ -50,7 +63,10 @@ export class PostgresStoreGoals implements StoreGoals {
       loading = this.fetcher
         .submit(index)
         .then((goal) => {
-          if (goal === undefined) throw new Error(`WebShop catalog ${this.catalogId}: goal ${index} is missing in Postgres (re-import the catalog)`);
+          if (goal === undefined)
+            throw new Error(
+              `WebShop catalog ${this.catalogId}: goal ${index} is missing in Postgres (re-import the catalog)`,
+            );
           this.cache.set(index, goal);
         })
         .finally(() => this.inFlight.delete(index));
@@ -60,6 +76,7 @@ export class PostgresStoreGoals implements StoreGoals {
   }
 
   private checkIndex(index: number): void {
-    if (!Number.isInteger(index) || index < 0 || index >= this.count) throw new RangeError(`goal index ${index} is outside 0..${this.count - 1}`);
+    if (!Number.isInteger(index) || index < 0 || index >= this.count)
+      throw new RangeError(`goal index ${index} is outside 0..${this.count - 1}`);
   }
 }

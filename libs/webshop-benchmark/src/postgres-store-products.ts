@@ -22,11 +22,18 @@ export class PostgresStoreProducts implements StoreProducts {
   private readonly inFlight = new Map<string, Promise<CatalogEntry | undefined>>();
   private readonly repository;
   /** Each item is the asins one page misses; the pages asking meanwhile share the next query. */
-  private readonly fetcher = new GroupCommit<readonly string[], ReadonlyMap<string, CatalogEntry>>(async (pages) => {
-    const rows = await this.repository.productsByAsin(this.catalogId, [...new Set(pages.flat())]);
-    const found = new Map(rows.map((row) => [row.asin, catalogEntryOf(row.product as unknown as CatalogStoreProduct, row.price)]));
-    return pages.map(() => found);
-  });
+  private readonly fetcher = new GroupCommit<readonly string[], ReadonlyMap<string, CatalogEntry>>(
+    async (pages) => {
+      const rows = await this.repository.productsByAsin(this.catalogId, [...new Set(pages.flat())]);
+      const found = new Map(
+        rows.map((row) => [
+          row.asin,
+          catalogEntryOf(row.product as unknown as CatalogStoreProduct, row.price),
+        ]),
+      );
+      return pages.map(() => found);
+    },
+  );
 
   constructor(
     db: Database,
@@ -53,7 +60,13 @@ export class PostgresStoreProducts implements StoreProducts {
   async entries(asins: readonly string[]): Promise<ReadonlyArray<CatalogEntry | undefined>> {
     const toFetch: string[] = [];
     for (const asin of asins) {
-      if (this.cache.has(asin) || this.inFlight.has(asin) || toFetch.includes(asin) || !this.has(asin)) continue;
+      if (
+        this.cache.has(asin) ||
+        this.inFlight.has(asin) ||
+        toFetch.includes(asin) ||
+        !this.has(asin)
+      )
+        continue;
       toFetch.push(asin);
     }
     if (toFetch.length > 0) {

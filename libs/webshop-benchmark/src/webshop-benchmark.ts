@@ -32,7 +32,8 @@ export function parseGoalRanges(text: string): GoalRange[] {
   const ranges: GoalRange[] = [];
   for (const part of text.split(',').map((p) => p.trim())) {
     const match = /^(\d{1,9})(?:-(\d{1,9}))?$/.exec(part);
-    if (!match) throw new Error(`"${part}" is not a goal index or a range; expected e.g. 0-499 or 0-9,20-29`);
+    if (!match)
+      throw new Error(`"${part}" is not a goal index or a range; expected e.g. 0-499 or 0-9,20-29`);
     const from = Number(match[1]);
     const to = match[2] === undefined ? from : Number(match[2]);
     if (to < from) throw new Error(`range "${part}" ends before it starts`);
@@ -44,22 +45,35 @@ export function parseGoalRanges(text: string): GoalRange[] {
 function buildAgentConfig(flags: WebshopFlags): AgentConfig {
   const kind = flags.agent ?? 'rule';
   if (kind === 'rule') {
-    const stray = (['llmBaseUrl', 'llmModel', 'llmTemperature'] as const).find((name) => flags[name] !== undefined);
-    if (stray) throw new UsageError(`--${stray.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} is for the llm agent: add --agent llm, or drop it`);
+    const stray = (['llmBaseUrl', 'llmModel', 'llmTemperature'] as const).find(
+      (name) => flags[name] !== undefined,
+    );
+    if (stray)
+      throw new UsageError(
+        `--${stray.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} is for the llm agent: add --agent llm, or drop it`,
+      );
     return { kind: 'rule' };
   }
   if (!flags.llmBaseUrl || !flags.llmModel) {
-    throw new UsageError('--agent llm needs --llm-base-url URL (an OpenAI-compatible endpoint, e.g. http://localhost:8000/v1) and --llm-model NAME');
+    throw new UsageError(
+      '--agent llm needs --llm-base-url URL (an OpenAI-compatible endpoint, e.g. http://localhost:8000/v1) and --llm-model NAME',
+    );
   }
   const url = new URL(flags.llmBaseUrl);
-  if (url.username || url.password) throw new UsageError('--llm-base-url must not carry credentials: put the key in LLM_API_KEY on the workers');
+  if (url.username || url.password)
+    throw new UsageError(
+      '--llm-base-url must not carry credentials: put the key in LLM_API_KEY on the workers',
+    );
   const parsed = agentConfigSchema.safeParse({
     kind: 'llm',
     baseUrl: flags.llmBaseUrl,
     model: flags.llmModel,
     ...(flags.llmTemperature !== undefined ? { temperature: flags.llmTemperature } : {}),
   });
-  if (!parsed.success) throw new UsageError(`LLM agent options: ${z.prettifyError(parsed.error).replace(/\n/g, '; ')}`);
+  if (!parsed.success)
+    throw new UsageError(
+      `LLM agent options: ${z.prettifyError(parsed.error).replace(/\n/g, '; ')}`,
+    );
   return parsed.data;
 }
 
@@ -71,7 +85,9 @@ function categoryOf(goal: { goal: Record<string, unknown> }): string {
 export function webshopScores(tasks: readonly Task[]): Record<string, number> {
   const n = tasks.length;
   const rewardSum = tasks.reduce((sum, task) => sum + (task.reward ?? 0), 0);
-  const bought = tasks.filter((task) => webshopTaskResultSchema.safeParse(task.result).data?.purchased_asin).length;
+  const bought = tasks.filter(
+    (task) => webshopTaskResultSchema.safeParse(task.result).data?.purchased_asin,
+  ).length;
   const successes = tasks.filter((task) => task.success === true).length;
   return {
     score: n ? roundLikePython((rewardSum / n) * 100, 2) : 0,
@@ -88,11 +104,21 @@ export function webshopScores(tasks: readonly Task[]): Record<string, number> {
 export const webshopBenchmark = defineBenchmark({
   name: 'webshop',
   title: 'WebShop',
-  job: defineTaskJob({ name: 'webshop-episode', queue: 'webshop', attempts: 5, backoff: { type: 'exponential', delay: 2_000 }, deadlineMs: 30 * 60 * 1000 }),
+  job: defineTaskJob({
+    name: 'webshop-episode',
+    queue: 'webshop',
+    attempts: 5,
+    backoff: { type: 'exponential', delay: 2_000 },
+    deadlineMs: 30 * 60 * 1000,
+  }),
   runConfig: webshopRunConfigSchema,
   taskSpec: webshopTaskSpecSchema,
   taskResult: webshopTaskResultSchema,
-  success: { label: 'reward = 1', meaning: 'the episode bought a product that earns the full reward 1.0 (attributes, options, price and type all match)' },
+  success: {
+    label: 'reward = 1',
+    meaning:
+      'the episode bought a product that earns the full reward 1.0 (attributes, options, price and type all match)',
+  },
   rewardIsPartial: true,
   display: {
     trajectory: 'pages',
@@ -107,15 +133,44 @@ export const webshopBenchmark = defineBenchmark({
     },
   },
   enqueueFlags: [
-    { flags: '--agent <kind>', description: 'WebShop agent (default rule)', choices: ['rule', 'llm'] },
-    { flags: '--llm-base-url <url>', description: 'WebShop llm agent: OpenAI-compatible base URL (the key comes from LLM_API_KEY on the workers)', parse: httpUrl },
+    {
+      flags: '--agent <kind>',
+      description: 'WebShop agent (default rule)',
+      choices: ['rule', 'llm'],
+    },
+    {
+      flags: '--llm-base-url <url>',
+      description:
+        'WebShop llm agent: OpenAI-compatible base URL (the key comes from LLM_API_KEY on the workers)',
+      parse: httpUrl,
+    },
     { flags: '--llm-model <name>', description: 'WebShop llm agent: model name' },
-    { flags: '--llm-temperature <t>', description: 'WebShop llm agent: sampling temperature, 0 to 2 (default 0)', parse: numberBetween(0, 2) },
-    { flags: '--split <split>', description: 'WebShop goal split (default test)', choices: ['test', 'eval', 'train'] },
-    { flags: '--goals <ranges>', description: 'WebShop goal indexes, e.g. 0-499 or 0-9,20-29 (instead of --split)', parse: parseGoalRanges },
+    {
+      flags: '--llm-temperature <t>',
+      description: 'WebShop llm agent: sampling temperature, 0 to 2 (default 0)',
+      parse: numberBetween(0, 2),
+    },
+    {
+      flags: '--split <split>',
+      description: 'WebShop goal split (default test)',
+      choices: ['test', 'eval', 'train'],
+    },
+    {
+      flags: '--goals <ranges>',
+      description: 'WebShop goal indexes, e.g. 0-499 or 0-9,20-29 (instead of --split)',
+      parse: parseGoalRanges,
+    },
     { flags: '--catalog <id>', description: 'WebShop catalog id (default: the latest imported)' },
-    { flags: '--observation-mode <mode>', description: 'WebShop observation mode (default text)', choices: ['text', 'text_rich'] },
-    { flags: '--no-llm-check', description: 'WebShop llm agent: do not ask the endpoint for its models at enqueue', parse: (text) => text !== 'false' },
+    {
+      flags: '--observation-mode <mode>',
+      description: 'WebShop observation mode (default text)',
+      choices: ['text', 'text_rich'],
+    },
+    {
+      flags: '--no-llm-check',
+      description: 'WebShop llm agent: do not ask the endpoint for its models at enqueue',
+      parse: (text) => text !== 'false',
+    },
   ],
   async domains(context) {
     const catalogs = webshopCatalogRepository(context.db);
@@ -125,33 +180,47 @@ export const webshopBenchmark = defineBenchmark({
   },
   async plan(input, context) {
     const flags = input.flags as WebshopFlags;
-    if (flags.split && flags.goals) throw new UsageError('--split and --goals both choose goals: give one of them');
+    if (flags.split && flags.goals)
+      throw new UsageError('--split and --goals both choose goals: give one of them');
     const agent = buildAgentConfig(flags);
     const catalogs = webshopCatalogRepository(context.db);
     const catalogId = flags.catalog ?? (await catalogs.latestId());
-    if (!catalogId) throw new UsageError('no WebShop catalog in Postgres: run `scheduler webshop import --demo` (or `scheduler webshop download`) first');
+    if (!catalogId)
+      throw new UsageError(
+        'no WebShop catalog in Postgres: run `scheduler webshop import --demo` (or `scheduler webshop download`) first',
+      );
     const catalog = await catalogs.get(catalogId);
     if (!catalog) {
       const known = (await catalogs.list()).map((c) => c.id);
-      throw new UsageError(`--catalog ${catalogId} not found; imported catalogs: ${known.join(', ') || 'none'}`);
+      throw new UsageError(
+        `--catalog ${catalogId} not found; imported catalogs: ${known.join(', ') || 'none'}`,
+      );
     }
     if (flags.goals) {
       const beyond = flags.goals.find(([, to]) => to >= catalog.goals);
       if (beyond) {
-        throw new UsageError(`--goals ${beyond[0]}-${beyond[1]}: catalog ${catalogId} has goals 0-${catalog.goals - 1} only`);
+        throw new UsageError(
+          `--goals ${beyond[0]}-${beyond[1]}: catalog ${catalogId} has goals 0-${catalog.goals - 1} only`,
+        );
       }
     }
     const goals = await catalogs.goals(catalogId);
     const available = [...new Set(goals.map(categoryOf))].sort();
     const unknown = input.domains.filter((domain) => !available.includes(domain));
     if (unknown.length) {
-      throw new UsageError(`unknown domain ${unknown.map((d) => `'${d}'`).join(', ')} for WebShop catalog ${catalogId}; its domains: ${available.join(', ')}`);
+      throw new UsageError(
+        `unknown domain ${unknown.map((d) => `'${d}'`).join(', ')} for WebShop catalog ${catalogId}; its domains: ${available.join(', ')}`,
+      );
     }
     const split = flags.split ?? 'test';
     const [from, to] = WEBSHOP_SPLITS[split];
-    const wanted = (index: number) => (flags.goals ? flags.goals.some(([a, b]) => index >= a && index <= b) : index >= from && index <= to);
+    const wanted = (index: number) =>
+      flags.goals
+        ? flags.goals.some(([a, b]) => index >= a && index <= b)
+        : index >= from && index <= to;
     let selected = goals.filter((goal) => wanted(goal.goal_index));
-    if (input.domains.length) selected = selected.filter((goal) => input.domains.includes(categoryOf(goal)));
+    if (input.domains.length)
+      selected = selected.filter((goal) => input.domains.includes(categoryOf(goal)));
     if (input.maxTasks !== undefined) selected = selected.slice(0, input.maxTasks);
     if (selected.length === 0) {
       throw new UsageError(
@@ -168,7 +237,10 @@ export const webshopBenchmark = defineBenchmark({
         ...(input.maxSteps !== undefined ? { max_steps: input.maxSteps } : {}),
         ...(flags.observationMode ? { observation_mode: flags.observationMode } : {}),
       },
-      model: agent.kind === 'llm' ? { provider: 'openai-compatible', name: agent.model, base_url: agent.baseUrl } : null,
+      model:
+        agent.kind === 'llm'
+          ? { provider: 'openai-compatible', name: agent.model, base_url: agent.baseUrl }
+          : null,
       agent,
       tasks: selected.map((goal) => ({
         taskId: `goal-${String(goal.goal_index).padStart(5, '0')}`,
@@ -181,7 +253,11 @@ export const webshopBenchmark = defineBenchmark({
   async preflight({ agent, flags }, context) {
     const parsed = agentConfigSchema.safeParse(agent);
     if (!parsed.success || parsed.data.kind !== 'llm' || flags.llmCheck === false) return;
-    await checkLlmEndpoint(parsed.data.baseUrl, parsed.data.model, context.env.LLM_API_KEY || undefined);
+    await checkLlmEndpoint(
+      parsed.data.baseUrl,
+      parsed.data.model,
+      context.env.LLM_API_KEY || undefined,
+    );
   },
   scores: webshopScores,
   exporters: { 'webshop-jsonl': webshopJsonlExporter },

@@ -3,7 +3,12 @@ import { once } from 'node:events';
 import path from 'node:path';
 import type { RunExporter } from '@benchfleet/benchmark-kit';
 import { stepsRepository, tasksRepository, type Step } from '@benchfleet/db';
-import { webshopStepActionSchema, webshopTaskResultSchema, webshopTaskSpecSchema, type WebshopRunConfig } from './webshop-run-config.js';
+import {
+  webshopStepActionSchema,
+  webshopTaskResultSchema,
+  webshopTaskSpecSchema,
+  type WebshopRunConfig,
+} from './webshop-run-config.js';
 
 export const TRAJECTORIES_FILE = 'trajectories.jsonl';
 const PAGE = 200;
@@ -14,7 +19,9 @@ function trajectoryStep(step: Step) {
     step: step.step,
     action: action.success ? action.data.action : null,
     valid: action.success ? action.data.valid : null,
-    ...(action.success && action.data.invalid_reason ? { invalid_reason: action.data.invalid_reason } : {}),
+    ...(action.success && action.data.invalid_reason
+      ? { invalid_reason: action.data.invalid_reason }
+      : {}),
     ...(action.success && action.data.thought ? { thought: action.data.thought } : {}),
     ...(step.text ? { model_output: step.text } : {}),
     observation: step.observation,
@@ -61,7 +68,11 @@ export const webshopJsonlExporter: RunExporter<WebshopRunConfig> = {
           steps: (byTask.get(task.task_id) ?? []).map(trajectoryStep),
           purchase:
             result.success && result.data.purchased_asin
-              ? { asin: result.data.purchased_asin, options: result.data.purchased_options ?? {}, price: result.data.price }
+              ? {
+                  asin: result.data.purchased_asin,
+                  options: result.data.purchased_options ?? {},
+                  price: result.data.price,
+                }
               : null,
           reward_info: result.success ? result.data.reward_info : null,
           agent: result.success ? result.data.agent : null,

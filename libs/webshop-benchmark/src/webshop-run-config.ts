@@ -1,6 +1,10 @@
 import { z } from 'zod';
 
-export const WEBSHOP_SPLITS = { test: [0, 499], eval: [500, 1499], train: [1500, Number.MAX_SAFE_INTEGER] } as const;
+export const WEBSHOP_SPLITS = {
+  test: [0, 499],
+  eval: [500, 1499],
+  train: [1500, Number.MAX_SAFE_INTEGER],
+} as const;
 export type WebshopSplit = keyof typeof WEBSHOP_SPLITS;
 
 /** Owns a WebShop run's `runs.config`; the defaults are the paper's. */

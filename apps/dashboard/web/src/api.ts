@@ -99,7 +99,14 @@ export interface TaskDetail {
   attempts: AttemptRow[];
   steps: StepRow[];
   /** What a WebShop goal asked for; null for other benchmarks. */
-  goal: { attributes: string[] | null; options: string[] | Record<string, string> | null; price_upper: number | null; query: string | null; category: string | null; target_asin: string } | null;
+  goal: {
+    attributes: string[] | null;
+    options: string[] | Record<string, string> | null;
+    price_upper: number | null;
+    query: string | null;
+    category: string | null;
+    target_asin: string;
+  } | null;
   queries: ShownQuery[];
 }
 
@@ -123,7 +130,10 @@ export function onDatabaseStatus(listener: Listener): () => void {
 export async function apiGet<T>(path: string): Promise<T> {
   let response: Response;
   try {
-    response = await fetch(path, { headers: { accept: 'application/json' }, credentials: 'same-origin' });
+    response = await fetch(path, {
+      headers: { accept: 'application/json' },
+      credentials: 'same-origin',
+    });
   } catch {
     throw new ApiError(0, 'the dashboard server does not answer');
   }
@@ -141,7 +151,11 @@ export const queryClient = new QueryClient({
       staleTime: 2_000,
       refetchOnWindowFocus: false,
       // A missing run stays missing; a database outage is retried until it ends.
-      retry: (failures, error) => error instanceof ApiError && error.status !== 404 && error.status !== 400 && failures < 1_000,
+      retry: (failures, error) =>
+        error instanceof ApiError &&
+        error.status !== 404 &&
+        error.status !== 400 &&
+        failures < 1_000,
       retryDelay: 2_000,
     },
   },

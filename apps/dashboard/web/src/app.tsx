@@ -12,7 +12,10 @@ const pageLoaders = {
   run: () => import('./run-page'),
   compare: () => import('./compare-page'),
 };
-type PageModules = { run: Awaited<ReturnType<typeof pageLoaders.run>>; compare: Awaited<ReturnType<typeof pageLoaders.compare>> };
+type PageModules = {
+  run: Awaited<ReturnType<typeof pageLoaders.run>>;
+  compare: Awaited<ReturnType<typeof pageLoaders.compare>>;
+};
 const loadedPages: Partial<PageModules> = {};
 
 async function loadPage<K extends keyof PageModules>(key: K): Promise<void> {
@@ -33,7 +36,6 @@ function usePage<K extends keyof PageModules>(key: K): PageModules[K] | undefine
   return page;
 }
 
-
 function DatabaseBanner() {
   const [down, setDown] = useState(false);
   useEffect(() => onDatabaseStatus(setDown), []);
@@ -52,7 +54,8 @@ function DatabaseBanner() {
   if (!down) return null;
   return (
     <div className="banner banner-error" role="alert" data-banner="database-down">
-      Postgres is not answering. What you see may be out of date; this page checks every 2 s and refreshes by itself when the database is back.
+      Postgres is not answering. What you see may be out of date; this page checks every 2 s and
+      refreshes by itself when the database is back.
     </div>
   );
 }
@@ -65,11 +68,26 @@ function Routes() {
   const comparePage = usePage('compare');
   let params: Record<string, string> | undefined;
   if (path === '/') return <RunsPage />;
-  if ((params = match('/runs/:run', path))) return runPage ? <runPage.RunPage runId={params['run'] ?? ''} /> : loading;
-  if ((params = match('/runs/:run/tasks/:task', path))) return <TrajectoryPage runId={params['run'] ?? ''} taskId={params['task'] ?? ''} />;
-  if (path === '/compare') return comparePage ? <comparePage.ComparePage a={query.get('a') ?? ''} b={query.get('b') ?? ''} /> : loading;
+  if ((params = match('/runs/:run', path)))
+    return runPage ? <runPage.RunPage runId={params['run'] ?? ''} /> : loading;
+  if ((params = match('/runs/:run/tasks/:task', path)))
+    return <TrajectoryPage runId={params['run'] ?? ''} taskId={params['task'] ?? ''} />;
+  if (path === '/compare')
+    return comparePage ? (
+      <comparePage.ComparePage a={query.get('a') ?? ''} b={query.get('b') ?? ''} />
+    ) : (
+      loading
+    );
   if ((params = match('/compare/tasks/:task', path))) {
-    return comparePage ? <comparePage.CompareTaskPage a={query.get('a') ?? ''} b={query.get('b') ?? ''} taskId={params['task'] ?? ''} /> : loading;
+    return comparePage ? (
+      <comparePage.CompareTaskPage
+        a={query.get('a') ?? ''}
+        b={query.get('b') ?? ''}
+        taskId={params['task'] ?? ''}
+      />
+    ) : (
+      loading
+    );
   }
   return <NotFoundPage what={`There is no page at ${path}.`} />;
 }

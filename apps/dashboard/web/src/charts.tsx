@@ -21,10 +21,19 @@ export function BarChart({ bars, xLabel, name }: { bars: Bar[]; xLabel: string; 
       width: ref.current?.clientWidth || 480,
       marginLeft: 44,
       // Every bin keeps its place; with many bins only every fifth is labelled.
-      x: { label: xLabel, type: 'band', domain: bars.map((bar) => bar.label), ticks: bars.length > 16 ? bars.filter((_, i) => i % 5 === 0).map((bar) => bar.label) : undefined },
+      x: {
+        label: xLabel,
+        type: 'band',
+        domain: bars.map((bar) => bar.label),
+        ticks:
+          bars.length > 16 ? bars.filter((_, i) => i % 5 === 0).map((bar) => bar.label) : undefined,
+      },
       y: { label: 'tasks', grid: true },
       color: { domain: ['succeeded', 'other'], range: ['#2e7d32', '#b0bec5'], legend: true },
-      marks: [Plot.barY(data, { x: 'label', y: 'tasks', fill: 'outcome', tip: true }), Plot.ruleY([0])],
+      marks: [
+        Plot.barY(data, { x: 'label', y: 'tasks', fill: 'outcome', tip: true }),
+        Plot.ruleY([0]),
+      ],
     });
     ref.current?.replaceChildren(chart);
     return () => chart.remove();

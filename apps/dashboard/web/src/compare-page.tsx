@@ -24,20 +24,49 @@ interface CompareResponse {
     mean_reward: Difference;
     mcnemar_p: number;
     bootstrap: { resamples: number; seed: number; level: number; method: string };
-    flipped: { task_id: string; domain: string; passed: 'only_a' | 'only_b'; status_a: string; status_b: string; reward_a: number; reward_b: number }[];
+    flipped: {
+      task_id: string;
+      domain: string;
+      passed: 'only_a' | 'only_b';
+      status_a: string;
+      status_b: string;
+      reward_a: number;
+      reward_b: number;
+    }[];
   };
-  coverage: { run_id: string; name: string; benchmark: string; tasks: number; unsettled: number; without_partner: number }[];
+  coverage: {
+    run_id: string;
+    name: string;
+    benchmark: string;
+    tasks: number;
+    unsettled: number;
+    without_partner: number;
+  }[];
   queries: ShownQuery[];
 }
 
 const encode = encodeURIComponent;
 const num = (value: number | null) => (value === null ? Number.NaN : value);
 
-function RunPicker({ label, value, runs, name }: { label: string; value: string; runs: RunRow[]; name: 'a' | 'b' }) {
+function RunPicker({
+  label,
+  value,
+  runs,
+  name,
+}: {
+  label: string;
+  value: string;
+  runs: RunRow[];
+  name: 'a' | 'b';
+}) {
   return (
     <label>
       {label}{' '}
-      <select name={name} value={value} onChange={(event) => setQuery({ [name]: event.target.value })}>
+      <select
+        name={name}
+        value={value}
+        onChange={(event) => setQuery({ [name]: event.target.value })}
+      >
         <option value="">choose a run</option>
         {runs.map((run) => (
           <option key={run.run_id} value={run.run_id}>
@@ -51,22 +80,34 @@ function RunPicker({ label, value, runs, name }: { label: string; value: string;
 
 export function ComparePage({ a, b }: { a: string; b: string }) {
   useTitle('Compare runs');
-  const runs = useQuery({ queryKey: ['runs'], queryFn: () => apiGet<{ runs: RunRow[] }>('/api/runs') });
+  const runs = useQuery({
+    queryKey: ['runs'],
+    queryFn: () => apiGet<{ runs: RunRow[] }>('/api/runs'),
+  });
   const compare = useQuery({
     queryKey: ['compare', a, b],
     queryFn: () => apiGet<CompareResponse>(`/api/compare?a=${encode(a)}&b=${encode(b)}`),
     enabled: Boolean(a && b),
   });
-  if (compare.error instanceof ApiError && compare.error.status === 404) return <NotFoundPage what={compare.error.message} />;
+  if (compare.error instanceof ApiError && compare.error.status === 404)
+    return <NotFoundPage what={compare.error.message} />;
   const c = compare.data?.comparison;
   return (
     <div data-page="compare">
-      <Panel id="compare" title="Compare two runs on the same tasks" queries={compare.data?.queries}>
+      <Panel
+        id="compare"
+        title="Compare two runs on the same tasks"
+        queries={compare.data?.queries}
+      >
         <div className="filters">
           <RunPicker label="A" name="a" value={a} runs={runs.data?.runs ?? []} />
           <RunPicker label="B" name="b" value={b} runs={runs.data?.runs ?? []} />
         </div>
-        {!(a && b) && <p className="muted">Choose two runs. The same numbers come from `npx scheduler compare A B --json`.</p>}
+        {!(a && b) && (
+          <p className="muted">
+            Choose two runs. The same numbers come from `npx scheduler compare A B --json`.
+          </p>
+        )}
         {compare.isLoading && <p className="muted">Comparing…</p>}
         {c && compare.data && (
           <>
@@ -74,7 +115,9 @@ export function ComparePage({ a, b }: { a: string; b: string }) {
               {c.paired} tasks settled in both runs.{' '}
               {compare.data.coverage.map((run) => (
                 <span key={run.run_id} className="muted">
-                  {run.run_id === c.run_a ? 'A' : 'B'} <Link href={`/runs/${encode(run.run_id)}`}>{run.name}</Link>: {run.tasks} tasks, {run.unsettled} unsettled, {run.without_partner} without a partner.{' '}
+                  {run.run_id === c.run_a ? 'A' : 'B'}{' '}
+                  <Link href={`/runs/${encode(run.run_id)}`}>{run.name}</Link>: {run.tasks} tasks,{' '}
+                  {run.unsettled} unsettled, {run.without_partner} without a partner.{' '}
                 </span>
               ))}
             </p>
@@ -90,13 +133,21 @@ export function ComparePage({ a, b }: { a: string; b: string }) {
                 <tbody>
                   <tr>
                     <th>A passes</th>
-                    <td className="num" data-cell="both_pass">{c.table.both_pass}</td>
-                    <td className="num" data-cell="only_a">{c.table.only_a}</td>
+                    <td className="num" data-cell="both_pass">
+                      {c.table.both_pass}
+                    </td>
+                    <td className="num" data-cell="only_a">
+                      {c.table.only_a}
+                    </td>
                   </tr>
                   <tr>
                     <th>A fails</th>
-                    <td className="num" data-cell="only_b">{c.table.only_b}</td>
-                    <td className="num" data-cell="neither">{c.table.neither}</td>
+                    <td className="num" data-cell="only_b">
+                      {c.table.only_b}
+                    </td>
+                    <td className="num" data-cell="neither">
+                      {c.table.neither}
+                    </td>
                   </tr>
                 </tbody>
               </table>
@@ -115,25 +166,32 @@ export function ComparePage({ a, b }: { a: string; b: string }) {
                     <th>success rate</th>
                     <td className="num">{percent(c.success_rate.a)}</td>
                     <td className="num">{percent(c.success_rate.b)}</td>
-                    <td className="num" data-cell="difference">{signedPoints(num(c.success_rate.difference))}</td>
+                    <td className="num" data-cell="difference">
+                      {signedPoints(num(c.success_rate.difference))}
+                    </td>
                     <td className="num" data-cell="ci">
-                      [{signedPoints(num(c.success_rate.ci95.low))}, {signedPoints(num(c.success_rate.ci95.high))}]
+                      [{signedPoints(num(c.success_rate.ci95.low))},{' '}
+                      {signedPoints(num(c.success_rate.ci95.high))}]
                     </td>
                   </tr>
                   <tr data-row="mean_reward">
                     <th>mean reward</th>
                     <td className="num">{decimal(c.mean_reward.a, 4)}</td>
                     <td className="num">{decimal(c.mean_reward.b, 4)}</td>
-                    <td className="num" data-cell="difference">{signed(num(c.mean_reward.difference), 4)}</td>
+                    <td className="num" data-cell="difference">
+                      {signed(num(c.mean_reward.difference), 4)}
+                    </td>
                     <td className="num" data-cell="ci">
-                      [{signed(num(c.mean_reward.ci95.low), 4)}, {signed(num(c.mean_reward.ci95.high), 4)}]
+                      [{signed(num(c.mean_reward.ci95.low), 4)},{' '}
+                      {signed(num(c.mean_reward.ci95.high), 4)}]
                     </td>
                   </tr>
                 </tbody>
               </table>
             </div>
             <p>
-              McNemar exact test (two-sided, {c.table.only_a} only A against {c.table.only_b} only B): <strong data-field="mcnemar">p = {c.mcnemar_p.toPrecision(4)}</strong>
+              McNemar exact test (two-sided, {c.table.only_a} only A against {c.table.only_b} only
+              B): <strong data-field="mcnemar">p = {c.mcnemar_p.toPrecision(4)}</strong>
             </p>
             <p className="muted small">
               {c.bootstrap.method}; {c.bootstrap.resamples} resamples, seed {c.bootstrap.seed}.
@@ -142,7 +200,11 @@ export function ComparePage({ a, b }: { a: string; b: string }) {
         )}
       </Panel>
       {c && (
-        <Panel id="flipped" title={`Tasks that flipped (${c.flipped.length})`} queries={compare.data?.queries.filter((query) => query.name === 'paired_tasks')}>
+        <Panel
+          id="flipped"
+          title={`Tasks that flipped (${c.flipped.length})`}
+          queries={compare.data?.queries.filter((query) => query.name === 'paired_tasks')}
+        >
           <table className="grid" data-table="flipped">
             <thead>
               <tr>
@@ -159,7 +221,11 @@ export function ComparePage({ a, b }: { a: string; b: string }) {
               {c.flipped.map((task) => (
                 <tr key={task.task_id} data-task={task.task_id}>
                   <td>
-                    <Link href={`/compare/tasks/${encode(task.task_id)}?a=${encode(c.run_a)}&b=${encode(c.run_b)}`}>{task.task_id}</Link>
+                    <Link
+                      href={`/compare/tasks/${encode(task.task_id)}?a=${encode(c.run_a)}&b=${encode(c.run_b)}`}
+                    >
+                      {task.task_id}
+                    </Link>
                   </td>
                   <td>{task.domain}</td>
                   <td>{task.passed === 'only_a' ? 'A only' : 'B only'}</td>
@@ -180,15 +246,27 @@ export function ComparePage({ a, b }: { a: string; b: string }) {
 function Side({ label, runId, taskId }: { label: string; runId: string; taskId: string }) {
   const detail = useTaskDetail(runId, taskId);
   const [selection, setSelection] = useState<StepSelection | undefined>();
-  if (detail.error instanceof ApiError && detail.error.status === 404) return <p className="error">Run {runId} has no task {taskId}.</p>;
+  if (detail.error instanceof ApiError && detail.error.status === 404)
+    return (
+      <p className="error">
+        Run {runId} has no task {taskId}.
+      </p>
+    );
   if (!detail.data) return <p className="muted">Loading…</p>;
   const attempt = selection?.attempt ?? detail.data.attempts.at(-1)?.attempt ?? 1;
   return (
     <div className="side" data-side={label}>
       <h2>
-        {label}: <Link href={`/runs/${encode(runId)}/tasks/${encode(taskId)}`}>{detail.data.task.run_name}</Link>
+        {label}:{' '}
+        <Link href={`/runs/${encode(runId)}/tasks/${encode(taskId)}`}>
+          {detail.data.task.run_name}
+        </Link>
       </h2>
-      <Trajectory detail={detail.data} selection={{ attempt, step: selection?.step }} onSelect={setSelection} />
+      <Trajectory
+        detail={detail.data}
+        selection={{ attempt, step: selection?.step }}
+        onSelect={setSelection}
+      />
     </div>
   );
 }

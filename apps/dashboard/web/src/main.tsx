@@ -7,7 +7,9 @@ import { setBenchmarkDisplays, type BenchmarkDisplay } from '../../src/benchmark
 import './styles.css';
 
 // What each benchmark's success means and how its trajectories look, from the server's registry.
-const benchmarks = await fetch('/api/benchmarks').then((response) => (response.ok ? (response.json() as Promise<Record<string, BenchmarkDisplay>>) : {}));
+const benchmarks = await fetch('/api/benchmarks').then((response) =>
+  response.ok ? (response.json() as Promise<Record<string, BenchmarkDisplay>>) : {},
+);
 setBenchmarkDisplays(benchmarks);
 await loadPagesFor(window.location.pathname);
 createRoot(document.getElementById('root') as HTMLElement).render(

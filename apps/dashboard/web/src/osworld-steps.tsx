@@ -22,18 +22,25 @@ function toolCallsOf(step: StepRow): ToolCall[] {
   return calls.map((call: unknown) => {
     const record = (call ?? {}) as Record<string, unknown>;
     const input = record['input'];
-    return { name: String(record['name'] ?? ''), input: input && typeof input === 'object' ? (input as Record<string, unknown>) : {} };
+    return {
+      name: String(record['name'] ?? ''),
+      input: input && typeof input === 'object' ? (input as Record<string, unknown>) : {},
+    };
   });
 }
 
 function pointOf(value: unknown): Point | undefined {
   const record = value as Record<string, unknown> | null | undefined;
-  return record && typeof record['x'] === 'number' && typeof record['y'] === 'number' ? { x: record['x'], y: record['y'] } : undefined;
+  return record && typeof record['x'] === 'number' && typeof record['y'] === 'number'
+    ? { x: record['x'], y: record['y'] }
+    : undefined;
 }
 
 /** Where a Bytebot computer tool call acts on the screen: a point, or a path for drags and traces. */
 function geometryOf(call: ToolCall): { point?: Point; path?: Point[] } {
-  const path = Array.isArray(call.input['path']) ? call.input['path'].map(pointOf).filter((p): p is Point => p !== undefined) : [];
+  const path = Array.isArray(call.input['path'])
+    ? call.input['path'].map(pointOf).filter((p): p is Point => p !== undefined)
+    : [];
   if (path.length) return { path };
   const point = pointOf(call.input['coordinates']);
   return point ? { point } : {};
@@ -68,7 +75,17 @@ function describe(call: ToolCall): string {
 }
 
 /** A frame with the step's actions drawn on it in the screen's own pixel coordinates. */
-function ActionFrame({ src, calls, alt, onLoaded }: { src: string; calls: ToolCall[]; alt: string; onLoaded: () => void }) {
+function ActionFrame({
+  src,
+  calls,
+  alt,
+  onLoaded,
+}: {
+  src: string;
+  calls: ToolCall[];
+  alt: string;
+  onLoaded: () => void;
+}) {
   const [size, setSize] = useState<{ width: number; height: number }>();
   const image = useRef<HTMLImageElement>(null);
   const loaded = (element: HTMLImageElement) => {
@@ -84,20 +101,52 @@ function ActionFrame({ src, calls, alt, onLoaded }: { src: string; calls: ToolCa
   const radius = size ? Math.max(size.width, size.height) / 80 : 0;
   return (
     <div className="frame" data-frame>
-      <img ref={image} src={src} alt={alt} fetchPriority="high" onLoad={(event) => loaded(event.currentTarget)} onError={onLoaded} />
+      <img
+        ref={image}
+        src={src}
+        alt={alt}
+        fetchPriority="high"
+        onLoad={(event) => loaded(event.currentTarget)}
+        onError={onLoaded}
+      />
       {size && (
-        <svg className="overlay" viewBox={`0 0 ${size.width} ${size.height}`} preserveAspectRatio="none" aria-hidden="true">
+        <svg
+          className="overlay"
+          viewBox={`0 0 ${size.width} ${size.height}`}
+          preserveAspectRatio="none"
+          aria-hidden="true"
+        >
           {marks.map((mark, i) =>
             mark.path ? (
               <g key={i} data-action="path">
-                <polyline points={mark.path.map((p) => `${p.x},${p.y}`).join(' ')} fill="none" stroke="#ff1744" strokeWidth={radius / 2} />
+                <polyline
+                  points={mark.path.map((p) => `${p.x},${p.y}`).join(' ')}
+                  fill="none"
+                  stroke="#ff1744"
+                  strokeWidth={radius / 2}
+                />
                 {mark.path.map((p, j) => (
-                  <circle key={j} data-point={`${p.x},${p.y}`} cx={p.x} cy={p.y} r={radius / 1.5} fill="#ff1744" />
+                  <circle
+                    key={j}
+                    data-point={`${p.x},${p.y}`}
+                    cx={p.x}
+                    cy={p.y}
+                    r={radius / 1.5}
+                    fill="#ff1744"
+                  />
                 ))}
               </g>
             ) : mark.point ? (
               <g key={i} data-action="point">
-                <circle data-point={`${mark.point.x},${mark.point.y}`} cx={mark.point.x} cy={mark.point.y} r={radius} fill="none" stroke="#ff1744" strokeWidth={radius / 3} />
+                <circle
+                  data-point={`${mark.point.x},${mark.point.y}`}
+                  cx={mark.point.x}
+                  cy={mark.point.y}
+                  r={radius}
+                  fill="none"
+                  stroke="#ff1744"
+                  strokeWidth={radius / 3}
+                />
                 <circle cx={mark.point.x} cy={mark.point.y} r={radius / 4} fill="#ff1744" />
               </g>
             ) : null,
@@ -108,13 +157,29 @@ function ActionFrame({ src, calls, alt, onLoaded }: { src: string; calls: ToolCa
   );
 }
 
-export function OsworldSteps({ runId, taskId, steps, index, onIndex, queries }: { runId: string; taskId: string; steps: StepRow[]; index: number; onIndex: (i: number) => void; queries: ShownQuery[] }) {
+export function OsworldSteps({
+  runId,
+  taskId,
+  steps,
+  index,
+  onIndex,
+  queries,
+}: {
+  runId: string;
+  taskId: string;
+  steps: StepRow[];
+  index: number;
+  onIndex: (i: number) => void;
+  queries: ShownQuery[];
+}) {
   const step = steps[index];
   const strip = useRef<HTMLDivElement>(null);
   // Thumbnails are full screenshots: they wait until the frame in view has been drawn.
   const [frameShown, setFrameShown] = useState(false);
   useEffect(() => {
-    strip.current?.querySelector('[aria-current="true"]')?.scrollIntoView({ block: 'nearest', inline: 'center' });
+    strip.current
+      ?.querySelector('[aria-current="true"]')
+      ?.scrollIntoView({ block: 'nearest', inline: 'center' });
   }, [index]);
   if (!step) return null;
   const calls = toolCallsOf(step);
@@ -127,14 +192,26 @@ export function OsworldSteps({ runId, taskId, steps, index, onIndex, queries }: 
       <div className="step-view" data-step={step.step}>
         <figure>
           {seen ? (
-            <ActionFrame src={screenshotUrl(runId, taskId, seen)} calls={calls} alt={`screen the agent saw before step ${step.step}`} onLoaded={() => setFrameShown(true)} />
+            <ActionFrame
+              src={screenshotUrl(runId, taskId, seen)}
+              calls={calls}
+              alt={`screen the agent saw before step ${step.step}`}
+              onLoaded={() => setFrameShown(true)}
+            />
           ) : step.has_screenshot ? (
-            <ActionFrame src={screenshotUrl(runId, taskId, step)} calls={calls} alt={`screen after step ${step.step}`} onLoaded={() => setFrameShown(true)} />
+            <ActionFrame
+              src={screenshotUrl(runId, taskId, step)}
+              calls={calls}
+              alt={`screen after step ${step.step}`}
+              onLoaded={() => setFrameShown(true)}
+            />
           ) : (
             <p className="muted">No screenshot for this step.</p>
           )}
           <figcaption className="muted small">
-            {seen ? `The screen the agent saw (after step ${seen.step}), with this step's action drawn on it.` : 'No earlier frame was recorded: the action is drawn on the screen after it.'}
+            {seen
+              ? `The screen the agent saw (after step ${seen.step}), with this step's action drawn on it.`
+              : 'No earlier frame was recorded: the action is drawn on the screen after it.'}
           </figcaption>
         </figure>
         <div className="step-text">
@@ -154,18 +231,42 @@ export function OsworldSteps({ runId, taskId, steps, index, onIndex, queries }: 
           {seen && step.has_screenshot && frameShown && (
             <>
               <h3>Screen after this step</h3>
-              <img className="after" src={screenshotUrl(runId, taskId, step)} alt={`screen after step ${step.step}`} loading="lazy" decoding="async" />
+              <img
+                className="after"
+                src={screenshotUrl(runId, taskId, step)}
+                alt={`screen after step ${step.step}`}
+                loading="lazy"
+                decoding="async"
+              />
             </>
           )}
           <p className="muted small">
-            {new Date(step.at).toLocaleTimeString()} · {step.tokens_in} tokens in / {step.tokens_out} out{step.latency_ms !== null ? ` · ${step.latency_ms} ms` : ''}
+            {new Date(step.at).toLocaleTimeString()} · {step.tokens_in} tokens in /{' '}
+            {step.tokens_out} out{step.latency_ms !== null ? ` · ${step.latency_ms} ms` : ''}
           </p>
         </div>
       </div>
       <div className="filmstrip" ref={strip} data-field="filmstrip">
         {steps.map((s, i) => (
-          <button key={s.step} type="button" className="film" aria-current={i === index} onClick={() => onIndex(i)} title={`step ${s.step}`}>
-            {s.has_screenshot && thumbnails ? <img src={screenshotUrl(runId, taskId, s)} alt="" loading="lazy" decoding="async" fetchPriority="low" /> : <span className="no-shot" />}
+          <button
+            key={s.step}
+            type="button"
+            className="film"
+            aria-current={i === index}
+            onClick={() => onIndex(i)}
+            title={`step ${s.step}`}
+          >
+            {s.has_screenshot && thumbnails ? (
+              <img
+                src={screenshotUrl(runId, taskId, s)}
+                alt=""
+                loading="lazy"
+                decoding="async"
+                fetchPriority="low"
+              />
+            ) : (
+              <span className="no-shot" />
+            )}
             <span className="small">{s.step}</span>
           </button>
         ))}

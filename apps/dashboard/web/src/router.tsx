@@ -1,4 +1,11 @@
-import { useEffect, useRef, useState, useSyncExternalStore, type AnchorHTMLAttributes, type MouseEvent } from 'react';
+import {
+  useEffect,
+  useRef,
+  useState,
+  useSyncExternalStore,
+  type AnchorHTMLAttributes,
+  type MouseEvent,
+} from 'react';
 
 // A few routes and query-string view state need no router library: the History API and one event.
 
@@ -39,10 +46,22 @@ export function setQuery(changes: Record<string, string | number | null | undefi
   navigate(url.pathname + url.search, { replace: true });
 }
 
-export function Link({ href, onClick, ...rest }: AnchorHTMLAttributes<HTMLAnchorElement> & { href: string }) {
+export function Link({
+  href,
+  onClick,
+  ...rest
+}: AnchorHTMLAttributes<HTMLAnchorElement> & { href: string }) {
   const handle = (event: MouseEvent<HTMLAnchorElement>) => {
     onClick?.(event);
-    if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+    if (
+      event.defaultPrevented ||
+      event.button !== 0 ||
+      event.metaKey ||
+      event.ctrlKey ||
+      event.shiftKey ||
+      event.altKey
+    )
+      return;
     event.preventDefault();
     navigate(href);
   };
@@ -51,7 +70,9 @@ export function Link({ href, onClick, ...rest }: AnchorHTMLAttributes<HTMLAnchor
 
 export function match(pattern: string, path: string): Record<string, string> | undefined {
   const names: string[] = [];
-  const regex = new RegExp(`^${pattern.replace(/:([a-z]+)/g, (_, name: string) => (names.push(name), '([^/]+)'))}/?$`);
+  const regex = new RegExp(
+    `^${pattern.replace(/:([a-z]+)/g, (_, name: string) => (names.push(name), '([^/]+)'))}/?$`,
+  );
   const found = regex.exec(path);
   if (!found) return undefined;
   return Object.fromEntries(names.map((name, i) => [name, decodeURIComponent(found[i + 1] ?? '')]));

@@ -9,7 +9,6 @@ import { Link, useTitle } from './router';
 import { Panel } from './sql-panel';
 import { TaskTable } from './task-table';
 
-
 interface RunResponse {
   run: RunRow;
   done: number;
@@ -58,7 +57,12 @@ interface FleetResponse {
   queue: string;
   redis: 'up' | 'down';
   counts: Record<string, number>;
-  workers: { name: string; age_seconds: number | null; current: { task_id: string; since: string | null }[]; other_active: number }[];
+  workers: {
+    name: string;
+    age_seconds: number | null;
+    current: { task_id: string; since: string | null }[];
+    other_active: number;
+  }[];
   active: { task_id: string; worker: string | null }[];
   pending: number;
   consumed: boolean;
@@ -73,15 +77,30 @@ interface TasksResponse {
 }
 
 function decodeTasks(response: TasksResponse): TaskRow[] {
-  return response.rows.map((values) => Object.fromEntries(response.columns.map((column, i) => [column, values[i]])) as unknown as TaskRow);
+  return response.rows.map(
+    (values) =>
+      Object.fromEntries(
+        response.columns.map((column, i) => [column, values[i]]),
+      ) as unknown as TaskRow,
+  );
 }
 
 /** The run's task rows: loaded once, then merged with the rows that changed since the last read. */
-function useRunTasks(runId: string): { tasks: TaskRow[]; query: ShownQuery | undefined; refresh: () => void; error: unknown } {
+function useRunTasks(runId: string): {
+  tasks: TaskRow[];
+  query: ShownQuery | undefined;
+  refresh: () => void;
+  error: unknown;
+} {
   const [tasks, setTasks] = useState<TaskRow[]>([]);
   const [query, setQueryText] = useState<ShownQuery>();
   const [error, setError] = useState<unknown>();
-  const state = useRef<{ asOf: string | undefined; byId: Map<string, TaskRow>; loading: boolean; again: boolean }>({ asOf: undefined, byId: new Map(), loading: false, again: false });
+  const state = useRef<{
+    asOf: string | undefined;
+    byId: Map<string, TaskRow>;
+    loading: boolean;
+    again: boolean;
+  }>({ asOf: undefined, byId: new Map(), loading: false, again: false });
   const load = useCallback(async () => {
     const current = state.current;
     if (current.loading) {
@@ -91,7 +110,9 @@ function useRunTasks(runId: string): { tasks: TaskRow[]; query: ShownQuery | und
     current.loading = true;
     try {
       const since = current.asOf ? `?since=${encodeURIComponent(current.asOf)}` : '';
-      const response = await apiGet<TasksResponse>(`/api/runs/${encodeURIComponent(runId)}/tasks${since}`);
+      const response = await apiGet<TasksResponse>(
+        `/api/runs/${encodeURIComponent(runId)}/tasks${since}`,
+      );
       for (const task of decodeTasks(response)) current.byId.set(task.task_id, task);
       current.asOf = response.as_of;
       if (!since) setQueryText(response.query);
@@ -122,7 +143,12 @@ function durationBars(rows: PanelsResponse['durations']['rows']) {
   const byBin = new Map(rows.map((row) => [row.bin, row]));
   return rows.length === 0
     ? []
-    : Array.from({ length: 30 }, (_, bin) => ({ x: bin, label: (bin * width).toFixed(width < 1 ? 2 : 1), tasks: byBin.get(bin)?.tasks ?? 0, succeeded: byBin.get(bin)?.succeeded ?? 0 }));
+    : Array.from({ length: 30 }, (_, bin) => ({
+        x: bin,
+        label: (bin * width).toFixed(width < 1 ? 2 : 1),
+        tasks: byBin.get(bin)?.tasks ?? 0,
+        succeeded: byBin.get(bin)?.succeeded ?? 0,
+      }));
 }
 
 const takePageRun = pageData<RunResponse>('initial-run');
@@ -142,14 +168,27 @@ export function RunPage({ runId }: { runId: string }) {
     queryFn: () => apiGet<RunResponse>(`/api/runs/${encode(runId)}`),
     initialData: () => initialRun(runId),
   });
-  const panels = useQuery({ queryKey: ['run', runId, 'panels'], queryFn: () => apiGet<PanelsResponse>(`/api/runs/${encode(runId)}/panels`) });
-  const fleet = useQuery({ queryKey: ['run', runId, 'fleet'], queryFn: () => apiGet<FleetResponse>(`/api/runs/${encode(runId)}/fleet`), refetchInterval: 3_000 });
+  const panels = useQuery({
+    queryKey: ['run', runId, 'panels'],
+    queryFn: () => apiGet<PanelsResponse>(`/api/runs/${encode(runId)}/panels`),
+  });
+  const fleet = useQuery({
+    queryKey: ['run', runId, 'fleet'],
+    queryFn: () => apiGet<FleetResponse>(`/api/runs/${encode(runId)}/fleet`),
+    refetchInterval: 3_000,
+  });
   const tasks = useRunTasks(runId);
   useLiveRun(runId, tasks.refresh);
   useTitle(run.data?.run.name ?? runId);
 
-  if (run.error instanceof ApiError && run.error.status === 404) return <NotFoundPage what={`There is no run ${runId}.`} />;
-  if (!run.data) return <p className="muted">{run.isError ? `Could not load the run: ${run.error.message}` : 'Loading…'}</p>;
+  if (run.error instanceof ApiError && run.error.status === 404)
+    return <NotFoundPage what={`There is no run ${runId}.`} />;
+  if (!run.data)
+    return (
+      <p className="muted">
+        {run.isError ? `Could not load the run: ${run.error.message}` : 'Loading…'}
+      </p>
+    );
   const { run: r, done, eta_seconds: eta, provisional } = run.data;
   const display = benchmarkDisplay(r.benchmark);
   const pending = r.queued + r.running;
@@ -160,13 +199,19 @@ export function RunPage({ runId }: { runId: string }) {
         <h1>
           {r.name} <span className={`status status-${r.run_status}`}>{r.run_status}</span>
           {provisional && (
-            <span className="provisional" data-provisional="true" title="The aggregate summary of this run has not been written yet">
+            <span
+              className="provisional"
+              data-provisional="true"
+              title="The aggregate summary of this run has not been written yet"
+            >
               provisional
             </span>
           )}
         </h1>
         <p className="muted">
-          {r.run_id} · {r.benchmark} · {modelOrAgent(r.model, r.agent)} · started {timestamp(r.started_at ?? r.created_at)} · <Link href={`/compare?a=${encode(r.run_id)}`}>compare with…</Link>
+          {r.run_id} · {r.benchmark} · {modelOrAgent(r.model, r.agent)} · started{' '}
+          {timestamp(r.started_at ?? r.created_at)} ·{' '}
+          <Link href={`/compare?a=${encode(r.run_id)}`}>compare with…</Link>
         </p>
       </header>
 
@@ -176,7 +221,9 @@ export function RunPage({ runId }: { runId: string }) {
           <span data-progress="done">
             {done} / {r.total} settled
           </span>
-          <span data-progress="eta">{pending === 0 ? 'complete' : eta !== null ? `ETA ${duration(eta)}` : 'ETA –'}</span>
+          <span data-progress="eta">
+            {pending === 0 ? 'complete' : eta !== null ? `ETA ${duration(eta)}` : 'ETA –'}
+          </span>
         </div>
         <dl className="counts" data-counts="status">
           {(
@@ -217,13 +264,24 @@ export function RunPage({ runId }: { runId: string }) {
             <dd>{usd(r.cost_usd)}</dd>
           </div>
         </dl>
-        {provisional && <p className="muted small">Numbers are provisional until the aggregate job writes the run summary (after the last task settles).</p>}
+        {provisional && (
+          <p className="muted small">
+            Numbers are provisional until the aggregate job writes the run summary (after the last
+            task settles).
+          </p>
+        )}
       </Panel>
 
       <FleetPanel fleet={fleet.data} pending={pending} runId={runId} />
 
-      <Panel id="failures" title="Failures" queries={panels.data ? [panels.data.failures.query] : undefined}>
-        {panels.data && panels.data.failures.rows.length === 0 && <p className="muted">No failed, cancelled or errored task.</p>}
+      <Panel
+        id="failures"
+        title="Failures"
+        queries={panels.data ? [panels.data.failures.query] : undefined}
+      >
+        {panels.data && panels.data.failures.rows.length === 0 && (
+          <p className="muted">No failed, cancelled or errored task.</p>
+        )}
         {panels.data && panels.data.failures.rows.length > 0 && (
           <table className="grid" data-table="failures">
             <thead>
@@ -243,12 +301,18 @@ export function RunPage({ runId }: { runId: string }) {
                     <span className={`status status-${failure.status}`}>{failure.status}</span>
                   </td>
                   <td>{failure.error_class}</td>
-                  <td>{[failure.final_api_status, failure.stop_reason].filter(Boolean).join(' / ')}</td>
+                  <td>
+                    {[failure.final_api_status, failure.stop_reason].filter(Boolean).join(' / ')}
+                  </td>
                   <td className="message">{failure.message}</td>
                   <td className="num">{failure.tasks}</td>
                   <td>
                     {failure.examples.map((taskId) => (
-                      <Link key={taskId} className="example" href={`/runs/${encode(runId)}/tasks/${encode(taskId)}`}>
+                      <Link
+                        key={taskId}
+                        className="example"
+                        href={`/runs/${encode(runId)}/tasks/${encode(taskId)}`}
+                      >
                         {taskId}
                       </Link>
                     ))}
@@ -260,7 +324,11 @@ export function RunPage({ runId }: { runId: string }) {
         )}
       </Panel>
 
-      <Panel id="domains" title="Per domain" queries={panels.data ? [panels.data.domains.query] : undefined}>
+      <Panel
+        id="domains"
+        title="Per domain"
+        queries={panels.data ? [panels.data.domains.query] : undefined}
+      >
         <table className="grid" data-table="domains">
           <thead>
             <tr>
@@ -298,7 +366,11 @@ export function RunPage({ runId }: { runId: string }) {
       </Panel>
 
       <div className="two-columns">
-        <Panel id="durations" title="Task durations" queries={panels.data ? [panels.data.durations.query] : undefined}>
+        <Panel
+          id="durations"
+          title="Task durations"
+          queries={panels.data ? [panels.data.durations.query] : undefined}
+        >
           <Suspense fallback={<p className="muted">Loading chart…</p>}>
             {panels.data && (
               <BarChart
@@ -309,9 +381,24 @@ export function RunPage({ runId }: { runId: string }) {
             )}
           </Suspense>
         </Panel>
-        <Panel id="steps" title="Steps per task" queries={panels.data ? [panels.data.steps.query] : undefined}>
+        <Panel
+          id="steps"
+          title="Steps per task"
+          queries={panels.data ? [panels.data.steps.query] : undefined}
+        >
           <Suspense fallback={<p className="muted">Loading chart…</p>}>
-            {panels.data && <BarChart name="steps" xLabel="steps" bars={panels.data.steps.rows.map((row) => ({ x: row.steps, label: String(row.steps), tasks: row.tasks, succeeded: row.succeeded }))} />}
+            {panels.data && (
+              <BarChart
+                name="steps"
+                xLabel="steps"
+                bars={panels.data.steps.rows.map((row) => ({
+                  x: row.steps,
+                  label: String(row.steps),
+                  tasks: row.tasks,
+                  succeeded: row.succeeded,
+                }))}
+              />
+            )}
           </Suspense>
         </Panel>
       </div>
@@ -323,15 +410,35 @@ export function RunPage({ runId }: { runId: string }) {
   );
 }
 
-function FleetPanel({ fleet, pending, runId }: { fleet: FleetResponse | undefined; pending: number; runId: string }) {
+function FleetPanel({
+  fleet,
+  pending,
+  runId,
+}: {
+  fleet: FleetResponse | undefined;
+  pending: number;
+  runId: string;
+}) {
   if (!fleet) return null;
   const idle = pending > 0 && !fleet.consumed;
   return (
-    <Panel id="fleet" title={`Workers on queue ${fleet.queue}`} queries={undefined} actions={<span className="muted small">from BullMQ (Redis), not SQL · <a href="/queues">queue view</a></span>}>
-      {fleet.redis === 'down' && <p className="error">Redis does not answer: workers and queue counts are unknown.</p>}
+    <Panel
+      id="fleet"
+      title={`Workers on queue ${fleet.queue}`}
+      queries={undefined}
+      actions={
+        <span className="muted small">
+          from BullMQ (Redis), not SQL · <a href="/queues">queue view</a>
+        </span>
+      }
+    >
+      {fleet.redis === 'down' && (
+        <p className="error">Redis does not answer: workers and queue counts are unknown.</p>
+      )}
       {idle && fleet.redis === 'up' && (
         <p className="banner banner-warning" data-banner="not-consumed">
-          Nothing is consuming this run: {pending} tasks are pending and no worker is connected to queue {fleet.queue}. Start one: <code>{fleet.worker_command}</code>
+          Nothing is consuming this run: {pending} tasks are pending and no worker is connected to
+          queue {fleet.queue}. Start one: <code>{fleet.worker_command}</code>
         </p>
       )}
       <p className="muted small" data-queue-counts>
@@ -357,11 +464,17 @@ function FleetPanel({ fleet, pending, runId }: { fleet: FleetResponse | undefine
                 <td>
                   {worker.current.length === 0 && <span className="muted">idle</span>}
                   {worker.current.slice(0, 8).map((job) => (
-                    <Link key={job.task_id} className="example" href={`/runs/${encode(runId)}/tasks/${encode(job.task_id)}`}>
+                    <Link
+                      key={job.task_id}
+                      className="example"
+                      href={`/runs/${encode(runId)}/tasks/${encode(job.task_id)}`}
+                    >
                       {job.task_id}
                     </Link>
                   ))}
-                  {worker.current.length > 8 && <span className="muted"> +{worker.current.length - 8} more</span>}
+                  {worker.current.length > 8 && (
+                    <span className="muted"> +{worker.current.length - 8} more</span>
+                  )}
                 </td>
                 <td className="num">{worker.other_active}</td>
               </tr>

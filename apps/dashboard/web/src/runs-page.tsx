@@ -6,7 +6,17 @@ import { decimal, duration, modelOrAgent, percent, spanSeconds, timestamp, usd }
 import { Link, navigate, setQuery, useLocation, useQueryText, useTitle } from './router';
 import { Panel } from './sql-panel';
 
-type SortKey = 'name' | 'benchmark' | 'model' | 'status' | 'progress' | 'success_rate' | 'avg_reward' | 'started_at' | 'duration' | 'cost_usd';
+type SortKey =
+  | 'name'
+  | 'benchmark'
+  | 'model'
+  | 'status'
+  | 'progress'
+  | 'success_rate'
+  | 'avg_reward'
+  | 'started_at'
+  | 'duration'
+  | 'cost_usd';
 
 const COLUMNS: { key: SortKey; label: string; numeric?: boolean }[] = [
   { key: 'name', label: 'Run' },
@@ -56,7 +66,11 @@ export function RunsPage() {
   const sort = (query.get('sort') as SortKey | null) ?? 'started_at';
   const dir = query.get('dir') === 'asc' ? 'asc' : 'desc';
   const [selected, setSelected] = useState<string[]>([]);
-  const runs = useQuery({ queryKey: ['runs'], queryFn: () => apiGet<{ runs: RunRow[]; queries: ShownQuery[] }>('/api/runs'), refetchInterval: 5_000 });
+  const runs = useQuery({
+    queryKey: ['runs'],
+    queryFn: () => apiGet<{ runs: RunRow[]; queries: ShownQuery[] }>('/api/runs'),
+    refetchInterval: 5_000,
+  });
 
   const all = runs.data?.runs ?? [];
   const benchmarks = [...new Set(all.map((run) => run.benchmark))].sort();
@@ -67,7 +81,10 @@ export function RunsPage() {
       (run) =>
         (!benchmark || run.benchmark === benchmark) &&
         (!status || run.run_status === status) &&
-        (!needle || `${run.name} ${run.run_id} ${modelOrAgent(run.model, run.agent)}`.toLowerCase().includes(needle)),
+        (!needle ||
+          `${run.name} ${run.run_id} ${modelOrAgent(run.model, run.agent)}`
+            .toLowerCase()
+            .includes(needle)),
     );
     const sign = dir === 'asc' ? 1 : -1;
     return filtered.sort((x, y) => {
@@ -77,7 +94,12 @@ export function RunsPage() {
     });
   }, [all, benchmark, status, text, sort, dir]);
 
-  const toggle = (runId: string) => setSelected((current) => (current.includes(runId) ? current.filter((id) => id !== runId) : [...current.slice(-1), runId]));
+  const toggle = (runId: string) =>
+    setSelected((current) =>
+      current.includes(runId)
+        ? current.filter((id) => id !== runId)
+        : [...current.slice(-1), runId],
+    );
 
   return (
     <Panel
@@ -85,7 +107,15 @@ export function RunsPage() {
       title="Runs"
       queries={runs.data?.queries}
       actions={
-        <button type="button" disabled={selected.length !== 2} onClick={() => navigate(`/compare?a=${encodeURIComponent(selected[0] ?? '')}&b=${encodeURIComponent(selected[1] ?? '')}`)}>
+        <button
+          type="button"
+          disabled={selected.length !== 2}
+          onClick={() =>
+            navigate(
+              `/compare?a=${encodeURIComponent(selected[0] ?? '')}&b=${encodeURIComponent(selected[1] ?? '')}`,
+            )
+          }
+        >
           Compare selected ({selected.length}/2)
         </button>
       }
@@ -93,7 +123,11 @@ export function RunsPage() {
       <div className="filters" role="search">
         <label>
           Benchmark{' '}
-          <select name="benchmark" value={benchmark} onChange={(event) => setQuery({ benchmark: event.target.value })}>
+          <select
+            name="benchmark"
+            value={benchmark}
+            onChange={(event) => setQuery({ benchmark: event.target.value })}
+          >
             <option value="">all</option>
             {benchmarks.map((name) => (
               <option key={name}>{name}</option>
@@ -102,7 +136,11 @@ export function RunsPage() {
         </label>
         <label>
           Status{' '}
-          <select name="status" value={status} onChange={(event) => setQuery({ status: event.target.value })}>
+          <select
+            name="status"
+            value={status}
+            onChange={(event) => setQuery({ status: event.target.value })}
+          >
             <option value="">all</option>
             {statuses.map((name) => (
               <option key={name}>{name}</option>
@@ -110,7 +148,14 @@ export function RunsPage() {
           </select>
         </label>
         <label>
-          Search <input name="q" type="search" value={typed} placeholder="name, id, model" onChange={(event) => setTyped(event.target.value)} />
+          Search{' '}
+          <input
+            name="q"
+            type="search"
+            value={typed}
+            placeholder="name, id, model"
+            onChange={(event) => setTyped(event.target.value)}
+          />
         </label>
         <span className="muted" data-count="runs">
           {visible.length} of {all.length} runs
@@ -122,8 +167,23 @@ export function RunsPage() {
           <tr>
             <th aria-label="select for comparison" />
             {COLUMNS.map((column) => (
-              <th key={column.key} className={column.numeric ? 'num' : ''} aria-sort={sort === column.key ? (dir === 'asc' ? 'ascending' : 'descending') : 'none'}>
-                <button type="button" className="sort" onClick={() => setQuery({ sort: column.key, dir: sort === column.key && dir === 'desc' ? 'asc' : 'desc' })}>
+              <th
+                key={column.key}
+                className={column.numeric ? 'num' : ''}
+                aria-sort={
+                  sort === column.key ? (dir === 'asc' ? 'ascending' : 'descending') : 'none'
+                }
+              >
+                <button
+                  type="button"
+                  className="sort"
+                  onClick={() =>
+                    setQuery({
+                      sort: column.key,
+                      dir: sort === column.key && dir === 'desc' ? 'asc' : 'desc',
+                    })
+                  }
+                >
                   {column.label}
                   {sort === column.key ? (dir === 'asc' ? ' ▲' : ' ▼') : ''}
                 </button>
@@ -137,7 +197,12 @@ export function RunsPage() {
             return (
               <tr key={run.run_id} data-run={run.run_id}>
                 <td>
-                  <input type="checkbox" aria-label={`select ${run.name}`} checked={selected.includes(run.run_id)} onChange={() => toggle(run.run_id)} />
+                  <input
+                    type="checkbox"
+                    aria-label={`select ${run.name}`}
+                    checked={selected.includes(run.run_id)}
+                    onChange={() => toggle(run.run_id)}
+                  />
                 </td>
                 <td>
                   <Link href={`/runs/${encodeURIComponent(run.run_id)}`}>{run.name}</Link>
@@ -155,21 +220,28 @@ export function RunsPage() {
                   {percent(run.success_rate)}
                   <div className="muted small">{display.successLabel}</div>
                   {!run.summarised && (
-                    <span className="provisional small" title="provisional until the aggregate summary exists">
+                    <span
+                      className="provisional small"
+                      title="provisional until the aggregate summary exists"
+                    >
                       provisional
                     </span>
                   )}
                 </td>
                 <td className="num">{decimal(run.avg_reward)}</td>
                 <td className="nowrap">{timestamp(run.started_at ?? run.created_at)}</td>
-                <td className="num nowrap">{duration(spanSeconds(run.started_at, run.finished_at))}</td>
+                <td className="num nowrap">
+                  {duration(spanSeconds(run.started_at, run.finished_at))}
+                </td>
                 <td className="num">{usd(run.cost_usd)}</td>
               </tr>
             );
           })}
         </tbody>
       </table>
-      {runs.isSuccess && all.length === 0 && <p className="muted">No runs yet: start one with `npx scheduler enqueue …`.</p>}
+      {runs.isSuccess && all.length === 0 && (
+        <p className="muted">No runs yet: start one with `npx scheduler enqueue …`.</p>
+      )}
     </Panel>
   );
 }

@@ -2,7 +2,19 @@ import { useState, type ReactNode } from 'react';
 import type { ShownQuery } from './api';
 
 /** A panel with a "Show SQL" toggle that reveals the queries that produced it, runnable in psql. */
-export function Panel({ title, queries, children, id, actions }: { title: ReactNode; queries: ShownQuery[] | undefined; children: ReactNode; id: string; actions?: ReactNode }) {
+export function Panel({
+  title,
+  queries,
+  children,
+  id,
+  actions,
+}: {
+  title: ReactNode;
+  queries: ShownQuery[] | undefined;
+  children: ReactNode;
+  id: string;
+  actions?: ReactNode;
+}) {
   const [open, setOpen] = useState(false);
   return (
     <section className="panel" data-panel={id} aria-labelledby={`${id}-title`}>
@@ -11,7 +23,12 @@ export function Panel({ title, queries, children, id, actions }: { title: ReactN
         <div className="panel-actions">
           {actions}
           {queries && queries.length > 0 && (
-            <button type="button" className="sql-toggle" aria-expanded={open} onClick={() => setOpen(!open)}>
+            <button
+              type="button"
+              className="sql-toggle"
+              aria-expanded={open}
+              onClick={() => setOpen(!open)}
+            >
               {open ? 'Hide SQL' : 'Show SQL'}
             </button>
           )}
@@ -29,8 +46,13 @@ function ShownSql({ queries }: { queries: ShownQuery[] }) {
       {queries.map((query) => (
         <div key={query.name} className="sql-query" data-query={query.name}>
           <p className="muted">
-            <strong>{query.name}</strong>: {query.title}. Run as shown with <code>psql "$DATABASE_URL"</code>, or save the second form as{' '}
-            <code>{query.name}.sql</code> and run <code>psql "$DATABASE_URL" {query.flags} -f {query.name}.sql</code>.
+            <strong>{query.name}</strong>: {query.title}. Run as shown with{' '}
+            <code>psql "$DATABASE_URL"</code>, or save the second form as{' '}
+            <code>{query.name}.sql</code> and run{' '}
+            <code>
+              psql "$DATABASE_URL" {query.flags} -f {query.name}.sql
+            </code>
+            .
           </p>
           <pre className="sql" data-sql="psql">
             {query.psql};

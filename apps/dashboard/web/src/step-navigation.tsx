@@ -1,5 +1,13 @@
 /** Previous / next buttons of a trajectory; the keys are bound by the trajectory itself. */
-export function StepNavigation({ index, count, onIndex }: { index: number; count: number; onIndex: (i: number) => void }) {
+export function StepNavigation({
+  index,
+  count,
+  onIndex,
+}: {
+  index: number;
+  count: number;
+  onIndex: (i: number) => void;
+}) {
   return (
     <div className="step-nav">
       <button type="button" onClick={() => onIndex(index - 1)} disabled={index === 0}>

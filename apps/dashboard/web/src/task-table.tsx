@@ -1,5 +1,12 @@
 import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
-import { flexRender, getCoreRowModel, getSortedRowModel, useReactTable, type ColumnDef, type SortingState } from '@tanstack/react-table';
+import {
+  flexRender,
+  getCoreRowModel,
+  getSortedRowModel,
+  useReactTable,
+  type ColumnDef,
+  type SortingState,
+} from '@tanstack/react-table';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import type { TaskRow } from './api';
 import { decimal, duration, usd } from './format';
@@ -11,13 +18,35 @@ const COLUMNS: ColumnDef<TaskRow>[] = [
   { accessorKey: 'seq', header: '#', size: 60 },
   { accessorKey: 'task_id', header: 'Task', size: 220 },
   { accessorKey: 'domain', header: 'Domain', size: 130 },
-  { accessorKey: 'status', header: 'Status', size: 90, cell: (info) => <span className={`status status-${String(info.getValue())}`}>{String(info.getValue())}</span> },
+  {
+    accessorKey: 'status',
+    header: 'Status',
+    size: 90,
+    cell: (info) => (
+      <span className={`status status-${String(info.getValue())}`}>{String(info.getValue())}</span>
+    ),
+  },
   { accessorKey: 'final_api_status', header: 'Final status', size: 120 },
   { accessorKey: 'total_steps', header: 'Steps', size: 64 },
-  { accessorKey: 'reward', header: 'Reward', size: 74, cell: (info) => decimal(info.getValue() as number | null) },
-  { accessorKey: 'duration_ms', header: 'Duration', size: 86, cell: (info) => duration(info.getValue() === null ? null : Number(info.getValue()) / 1000) },
+  {
+    accessorKey: 'reward',
+    header: 'Reward',
+    size: 74,
+    cell: (info) => decimal(info.getValue() as number | null),
+  },
+  {
+    accessorKey: 'duration_ms',
+    header: 'Duration',
+    size: 86,
+    cell: (info) => duration(info.getValue() === null ? null : Number(info.getValue()) / 1000),
+  },
   { accessorKey: 'attempts', header: 'Attempts', size: 76 },
-  { accessorKey: 'cost_usd', header: 'Cost', size: 70, cell: (info) => usd(info.getValue() as number) },
+  {
+    accessorKey: 'cost_usd',
+    header: 'Cost',
+    size: 70,
+    cell: (info) => usd(info.getValue() as number),
+  },
   { accessorKey: 'error', header: 'Error', size: 320, enableSorting: true },
 ];
 
@@ -51,7 +80,10 @@ export function TaskTable({ runId, tasks }: { runId: string; tasks: TaskRow[] })
   const sortColumn = query.get('sort');
   const sortDescending = query.get('dir') === 'desc';
   // A new array on every render would make the table re-sort and reset its state in a loop.
-  const sorting: SortingState = useMemo(() => (sortColumn ? [{ id: sortColumn, desc: sortDescending }] : []), [sortColumn, sortDescending]);
+  const sorting: SortingState = useMemo(
+    () => (sortColumn ? [{ id: sortColumn, desc: sortDescending }] : []),
+    [sortColumn, sortDescending],
+  );
   const domains = useMemo(() => [...new Set(tasks.map((task) => task.domain))].sort(), [tasks]);
   const filtered = useMemo(() => {
     const error = filters.error.toLowerCase();
@@ -71,7 +103,17 @@ export function TaskTable({ runId, tasks }: { runId: string; tasks: TaskRow[] })
         (rewardMin === undefined || (task.reward ?? 0) >= rewardMin) &&
         (rewardMax === undefined || (task.reward ?? 0) <= rewardMax),
     );
-  }, [tasks, filters.status, filters.domain, filters.error, filters.task, filters.stepsMin, filters.stepsMax, filters.rewardMin, filters.rewardMax]);
+  }, [
+    tasks,
+    filters.status,
+    filters.domain,
+    filters.error,
+    filters.task,
+    filters.stepsMin,
+    filters.stepsMax,
+    filters.rewardMin,
+    filters.rewardMax,
+  ]);
 
   const table = useReactTable({
     data: filtered,
@@ -88,13 +130,22 @@ export function TaskTable({ runId, tasks }: { runId: string; tasks: TaskRow[] })
   });
   const rows = table.getRowModel().rows;
   const scroller = useRef<HTMLDivElement>(null);
-  const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scroller.current, estimateSize: () => ROW_HEIGHT, overscan: 12 });
+  const virtualizer = useVirtualizer({
+    count: rows.length,
+    getScrollElement: () => scroller.current,
+    estimateSize: () => ROW_HEIGHT,
+    overscan: 12,
+  });
   const [active, setActive] = useState(0);
-  useEffect(() => setActive((current) => Math.min(current, Math.max(rows.length - 1, 0))), [rows.length]);
+  useEffect(
+    () => setActive((current) => Math.min(current, Math.max(rows.length - 1, 0))),
+    [rows.length],
+  );
 
   const open = (index: number) => {
     const task = rows[index]?.original;
-    if (task) navigate(`/runs/${encodeURIComponent(runId)}/tasks/${encodeURIComponent(task.task_id)}`);
+    if (task)
+      navigate(`/runs/${encodeURIComponent(runId)}/tasks/${encodeURIComponent(task.task_id)}`);
   };
   const move = (index: number) => {
     const next = Math.max(0, Math.min(rows.length - 1, index));
@@ -128,7 +179,11 @@ export function TaskTable({ runId, tasks }: { runId: string; tasks: TaskRow[] })
       <div className="filters" role="search">
         <label>
           Status{' '}
-          <select name="status" value={filters.status} onChange={(event) => setQuery({ status: event.target.value })}>
+          <select
+            name="status"
+            value={filters.status}
+            onChange={(event) => setQuery({ status: event.target.value })}
+          >
             <option value="">all</option>
             {['queued', 'running', 'success', 'failed', 'cancelled', 'error'].map((status) => (
               <option key={status}>{status}</option>
@@ -137,7 +192,11 @@ export function TaskTable({ runId, tasks }: { runId: string; tasks: TaskRow[] })
         </label>
         <label>
           Domain{' '}
-          <select name="domain" value={filters.domain} onChange={(event) => setQuery({ domain: event.target.value })}>
+          <select
+            name="domain"
+            value={filters.domain}
+            onChange={(event) => setQuery({ domain: event.target.value })}
+          >
             <option value="">all</option>
             {domains.map((domain) => (
               <option key={domain}>{domain}</option>
@@ -145,18 +204,64 @@ export function TaskTable({ runId, tasks }: { runId: string; tasks: TaskRow[] })
           </select>
         </label>
         <label>
-          Task <input name="task" type="search" size={12} value={fields.task[0]} onChange={(event) => fields.task[1](event.target.value)} />
+          Task{' '}
+          <input
+            name="task"
+            type="search"
+            size={12}
+            value={fields.task[0]}
+            onChange={(event) => fields.task[1](event.target.value)}
+          />
         </label>
         <label>
-          Error text <input name="error" type="search" size={16} value={fields.error[0]} onChange={(event) => fields.error[1](event.target.value)} />
+          Error text{' '}
+          <input
+            name="error"
+            type="search"
+            size={16}
+            value={fields.error[0]}
+            onChange={(event) => fields.error[1](event.target.value)}
+          />
         </label>
         <label>
-          Steps <input name="steps_min" inputMode="numeric" size={3} placeholder="min" value={fields.stepsMin[0]} onChange={(event) => fields.stepsMin[1](event.target.value)} />–
-          <input name="steps_max" inputMode="numeric" size={3} placeholder="max" value={fields.stepsMax[0]} onChange={(event) => fields.stepsMax[1](event.target.value)} />
+          Steps{' '}
+          <input
+            name="steps_min"
+            inputMode="numeric"
+            size={3}
+            placeholder="min"
+            value={fields.stepsMin[0]}
+            onChange={(event) => fields.stepsMin[1](event.target.value)}
+          />
+          –
+          <input
+            name="steps_max"
+            inputMode="numeric"
+            size={3}
+            placeholder="max"
+            value={fields.stepsMax[0]}
+            onChange={(event) => fields.stepsMax[1](event.target.value)}
+          />
         </label>
         <label>
-          Reward <input name="reward_min" inputMode="decimal" size={3} placeholder="min" value={fields.rewardMin[0]} onChange={(event) => fields.rewardMin[1](event.target.value)} />–
-          <input name="reward_max" inputMode="decimal" size={3} placeholder="max" value={fields.rewardMax[0]} onChange={(event) => fields.rewardMax[1](event.target.value)} />
+          Reward{' '}
+          <input
+            name="reward_min"
+            inputMode="decimal"
+            size={3}
+            placeholder="min"
+            value={fields.rewardMin[0]}
+            onChange={(event) => fields.rewardMin[1](event.target.value)}
+          />
+          –
+          <input
+            name="reward_max"
+            inputMode="decimal"
+            size={3}
+            placeholder="max"
+            value={fields.rewardMax[0]}
+            onChange={(event) => fields.rewardMax[1](event.target.value)}
+          />
         </label>
         <span className="muted" data-count="tasks">
           {rows.length} of {tasks.length} tasks
@@ -165,15 +270,40 @@ export function TaskTable({ runId, tasks }: { runId: string; tasks: TaskRow[] })
       <div className="vgrid" role="grid" aria-rowcount={rows.length + 1} aria-label="tasks">
         <div className="vgrid-head" role="row" style={{ gridTemplateColumns: template }}>
           {table.getFlatHeaders().map((header) => (
-            <div key={header.id} role="columnheader" aria-sort={header.column.getIsSorted() === 'asc' ? 'ascending' : header.column.getIsSorted() === 'desc' ? 'descending' : 'none'}>
-              <button type="button" className="sort" onClick={header.column.getToggleSortingHandler()} data-sort={header.id}>
+            <div
+              key={header.id}
+              role="columnheader"
+              aria-sort={
+                header.column.getIsSorted() === 'asc'
+                  ? 'ascending'
+                  : header.column.getIsSorted() === 'desc'
+                    ? 'descending'
+                    : 'none'
+              }
+            >
+              <button
+                type="button"
+                className="sort"
+                onClick={header.column.getToggleSortingHandler()}
+                data-sort={header.id}
+              >
                 {flexRender(header.column.columnDef.header, header.getContext())}
-                {header.column.getIsSorted() === 'asc' ? ' ▲' : header.column.getIsSorted() === 'desc' ? ' ▼' : ''}
+                {header.column.getIsSorted() === 'asc'
+                  ? ' ▲'
+                  : header.column.getIsSorted() === 'desc'
+                    ? ' ▼'
+                    : ''}
               </button>
             </div>
           ))}
         </div>
-        <div ref={scroller} className="vgrid-body" tabIndex={0} onKeyDown={onKey} aria-activedescendant={rows[active] ? `task-row-${active}` : undefined}>
+        <div
+          ref={scroller}
+          className="vgrid-body"
+          tabIndex={0}
+          onKeyDown={onKey}
+          aria-activedescendant={rows[active] ? `task-row-${active}` : undefined}
+        >
           <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
             {virtualizer.getVirtualItems().map((item) => {
               const row = rows[item.index];
@@ -187,14 +317,22 @@ export function TaskTable({ runId, tasks }: { runId: string; tasks: TaskRow[] })
                   aria-selected={item.index === active}
                   data-task={row.original.task_id}
                   className={`vgrid-row${item.index === active ? ' active' : ''}`}
-                  style={{ transform: `translateY(${item.start}px)`, height: ROW_HEIGHT, gridTemplateColumns: template }}
+                  style={{
+                    transform: `translateY(${item.start}px)`,
+                    height: ROW_HEIGHT,
+                    gridTemplateColumns: template,
+                  }}
                   onClick={() => {
                     setActive(item.index);
                     open(item.index);
                   }}
                 >
                   {row.getVisibleCells().map((cell) => (
-                    <div key={cell.id} role="gridcell" title={cell.column.id === 'error' ? String(cell.getValue() ?? '') : undefined}>
+                    <div
+                      key={cell.id}
+                      role="gridcell"
+                      title={cell.column.id === 'error' ? String(cell.getValue() ?? '') : undefined}
+                    >
                       {flexRender(cell.column.columnDef.cell, cell.getContext())}
                     </div>
                   ))}
@@ -204,7 +342,9 @@ export function TaskTable({ runId, tasks }: { runId: string; tasks: TaskRow[] })
           </div>
         </div>
       </div>
-      <p className="muted small">Keys: ↑/↓ or j/k move, PgUp/PgDn, Home/End, Enter opens the trajectory.</p>
+      <p className="muted small">
+        Keys: ↑/↓ or j/k move, PgUp/PgDn, Home/End, Enter opens the trajectory.
+      </p>
     </div>
   );
 }

@@ -31,7 +31,10 @@ export function useTaskDetail(runId: string, taskId: string) {
     queryFn: () => apiGet<TaskDetail>(`/api/runs/${encode(runId)}/tasks/${encode(taskId)}`),
     initialData: () => initialTask(runId, taskId),
     // A task still running grows step by step: follow it.
-    refetchInterval: (query) => (query.state.data && ['queued', 'running'].includes(query.state.data.task.status) ? 1_000 : false),
+    refetchInterval: (query) =>
+      query.state.data && ['queued', 'running'].includes(query.state.data.task.status)
+        ? 1_000
+        : false,
   });
 }
 
@@ -39,23 +42,45 @@ export function TrajectoryPage({ runId, taskId }: { runId: string; taskId: strin
   const detail = useTaskDetail(runId, taskId);
   const { query } = useLocation();
   useTitle(`${taskId} · ${detail.data?.task.run_name ?? runId}`);
-  if (detail.error instanceof ApiError && detail.error.status === 404) return <NotFoundPage what={`Run ${runId} has no task ${taskId}.`} />;
-  if (!detail.data) return <p className="muted">{detail.isError ? `Could not load the task: ${detail.error.message}` : 'Loading…'}</p>;
+  if (detail.error instanceof ApiError && detail.error.status === 404)
+    return <NotFoundPage what={`Run ${runId} has no task ${taskId}.`} />;
+  if (!detail.data)
+    return (
+      <p className="muted">
+        {detail.isError ? `Could not load the task: ${detail.error.message}` : 'Loading…'}
+      </p>
+    );
   const lastAttempt = detail.data.attempts.at(-1)?.attempt ?? 1;
   const attempt = Number(query.get('attempt') ?? lastAttempt);
   const step = query.get('step') === null ? undefined : Number(query.get('step'));
   return (
     <div data-page="trajectory">
       <p className="crumbs">
-        <Link href="/">Runs</Link> › <Link href={`/runs/${encode(runId)}`}>{detail.data.task.run_name}</Link> › {taskId}
+        <Link href="/">Runs</Link> ›{' '}
+        <Link href={`/runs/${encode(runId)}`}>{detail.data.task.run_name}</Link> › {taskId}
       </p>
-      <Trajectory detail={detail.data} selection={{ attempt, step }} onSelect={(next) => setQuery({ attempt: next.attempt, step: next.step })} keyboard />
+      <Trajectory
+        detail={detail.data}
+        selection={{ attempt, step }}
+        onSelect={(next) => setQuery({ attempt: next.attempt, step: next.step })}
+        keyboard
+      />
     </div>
   );
 }
 
 /** One task's trajectory; `keyboard` binds ←/→ (and j/k) to the previous/next step. */
-export function Trajectory({ detail, selection, onSelect, keyboard = false }: { detail: TaskDetail; selection: StepSelection; onSelect: (next: StepSelection) => void; keyboard?: boolean }) {
+export function Trajectory({
+  detail,
+  selection,
+  onSelect,
+  keyboard = false,
+}: {
+  detail: TaskDetail;
+  selection: StepSelection;
+  onSelect: (next: StepSelection) => void;
+  keyboard?: boolean;
+}) {
   const { task, attempts } = detail;
   const display = benchmarkDisplay(task.benchmark);
   const { steps, index } = selectedStep(detail.steps, selection.attempt, selection.step);
@@ -66,7 +91,12 @@ export function Trajectory({ detail, selection, onSelect, keyboard = false }: { 
   useEffect(() => {
     if (!keyboard) return;
     const onKey = (event: KeyboardEvent) => {
-      if (event.target instanceof HTMLInputElement || event.target instanceof HTMLSelectElement || event.target instanceof HTMLTextAreaElement) return;
+      if (
+        event.target instanceof HTMLInputElement ||
+        event.target instanceof HTMLSelectElement ||
+        event.target instanceof HTMLTextAreaElement
+      )
+        return;
       if (event.key === 'ArrowRight' || event.key === 'j') select(index + 1);
       else if (event.key === 'ArrowLeft' || event.key === 'k') select(index - 1);
       else if (event.key === 'Home') select(0);
@@ -77,12 +107,22 @@ export function Trajectory({ detail, selection, onSelect, keyboard = false }: { 
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
   });
-  const stopReason = typeof task.result?.['stop_reason'] === 'string' ? task.result['stop_reason'] : undefined;
-  const queriesNamed = (...names: string[]) => detail.queries.filter((query) => names.includes(query.name));
+  const stopReason =
+    typeof task.result?.['stop_reason'] === 'string' ? task.result['stop_reason'] : undefined;
+  const queriesNamed = (...names: string[]) =>
+    detail.queries.filter((query) => names.includes(query.name));
 
   return (
     <div className="trajectory" data-task={task.task_id}>
-      <Panel id="task" title={<>{task.task_id} <span className={`status status-${task.status}`}>{task.status}</span></>} queries={queriesNamed('task')}>
+      <Panel
+        id="task"
+        title={
+          <>
+            {task.task_id} <span className={`status status-${task.status}`}>{task.status}</span>
+          </>
+        }
+        queries={queriesNamed('task')}
+      >
         <p className="instruction" data-field="instruction">
           {task.instruction}
         </p>
@@ -95,14 +135,18 @@ export function Trajectory({ detail, selection, onSelect, keyboard = false }: { 
             <dt>final status</dt>
             <dd>
               {task.final_api_status ?? '–'}
-              {task.final_api_status && display.finalStatuses[task.final_api_status] && <span className="muted"> — {display.finalStatuses[task.final_api_status]}</span>}
+              {task.final_api_status && display.finalStatuses[task.final_api_status] && (
+                <span className="muted"> — {display.finalStatuses[task.final_api_status]}</span>
+              )}
             </dd>
           </div>
           <div data-field="stop-reason">
             <dt>why it stopped</dt>
             <dd>
               {stopReason ?? '–'}
-              {stopReason && display.stopReasons[stopReason] && <span className="muted"> — {display.stopReasons[stopReason]}</span>}
+              {stopReason && display.stopReasons[stopReason] && (
+                <span className="muted"> — {display.stopReasons[stopReason]}</span>
+              )}
             </dd>
           </div>
           <div>
@@ -133,10 +177,18 @@ export function Trajectory({ detail, selection, onSelect, keyboard = false }: { 
             <strong>Agent's answer:</strong> <span data-field="answer">{task.answer}</span>
           </p>
         )}
-        {task.error && <p className="error" data-field="error">{task.error}</p>}
+        {task.error && (
+          <p className="error" data-field="error">
+            {task.error}
+          </p>
+        )}
       </Panel>
 
-      <Panel id="attempts" title={`Attempts (${attempts.length})`} queries={queriesNamed('attempts')}>
+      <Panel
+        id="attempts"
+        title={`Attempts (${attempts.length})`}
+        queries={queriesNamed('attempts')}
+      >
         <table className="grid" data-table="attempts">
           <thead>
             <tr>
@@ -152,9 +204,17 @@ export function Trajectory({ detail, selection, onSelect, keyboard = false }: { 
           </thead>
           <tbody>
             {attempts.map((attempt) => (
-              <tr key={attempt.attempt} data-attempt={attempt.attempt} className={attempt.attempt === selection.attempt ? 'active' : ''}>
+              <tr
+                key={attempt.attempt}
+                data-attempt={attempt.attempt}
+                className={attempt.attempt === selection.attempt ? 'active' : ''}
+              >
                 <td>
-                  <button type="button" aria-pressed={attempt.attempt === selection.attempt} onClick={() => onSelect({ attempt: attempt.attempt, step: undefined })}>
+                  <button
+                    type="button"
+                    aria-pressed={attempt.attempt === selection.attempt}
+                    onClick={() => onSelect({ attempt: attempt.attempt, step: undefined })}
+                  >
                     #{attempt.attempt}
                   </button>
                 </td>
@@ -166,29 +226,68 @@ export function Trajectory({ detail, selection, onSelect, keyboard = false }: { 
                 <td>{attempt.worker_id}</td>
                 <td>{timestamp(attempt.started_at)}</td>
                 <td>{timestamp(attempt.finished_at)}</td>
-                <td className="num">{detail.steps.filter((step) => step.attempt === attempt.attempt).length}</td>
+                <td className="num">
+                  {detail.steps.filter((step) => step.attempt === attempt.attempt).length}
+                </td>
               </tr>
             ))}
           </tbody>
         </table>
       </Panel>
 
-      {steps.length === 0 && <p className="muted">Attempt #{selection.attempt} recorded no step.</p>}
-      {steps.length > 0 && display.trajectoryView === 'screenshots' && <OsworldSteps runId={task.run_id} taskId={task.task_id} steps={steps} index={index} onIndex={select} queries={queriesNamed('steps')} />}
-      {steps.length > 0 && display.trajectoryView === 'webshop-pages' && <WebshopSteps steps={steps} index={index} onIndex={select} queries={queriesNamed('steps')} />}
-      {display.trajectoryView === 'webshop-pages' && task.result && <RewardExplained result={task.result} reward={task.reward} goal={detail.goal} queries={queriesNamed('task', 'webshop_goal')} />}
+      {steps.length === 0 && (
+        <p className="muted">Attempt #{selection.attempt} recorded no step.</p>
+      )}
+      {steps.length > 0 && display.trajectoryView === 'screenshots' && (
+        <OsworldSteps
+          runId={task.run_id}
+          taskId={task.task_id}
+          steps={steps}
+          index={index}
+          onIndex={select}
+          queries={queriesNamed('steps')}
+        />
+      )}
+      {steps.length > 0 && display.trajectoryView === 'webshop-pages' && (
+        <WebshopSteps
+          steps={steps}
+          index={index}
+          onIndex={select}
+          queries={queriesNamed('steps')}
+        />
+      )}
+      {display.trajectoryView === 'webshop-pages' && task.result && (
+        <RewardExplained
+          result={task.result}
+          reward={task.reward}
+          goal={detail.goal}
+          queries={queriesNamed('task', 'webshop_goal')}
+        />
+      )}
     </div>
   );
 }
 
-type RewardInfo = Partial<Record<'r_type' | 'r_att' | 'w_att' | 'r_option' | 'w_option' | 'w_price' | 'title_score', number>> & {
+type RewardInfo = Partial<
+  Record<'r_type' | 'r_att' | 'w_att' | 'r_option' | 'w_option' | 'w_price' | 'title_score', number>
+> & {
   r_price?: boolean;
   query_match?: boolean;
   category_match?: boolean;
 };
 
 /** The purchase and its reward, component by component, as the official reward function computed it. */
-function RewardExplained({ result, reward, goal, queries }: { result: Record<string, unknown>; reward: number | null; goal: TaskDetail['goal']; queries: ShownQuery[] }) {
+function RewardExplained({
+  result,
+  reward,
+  goal,
+  queries,
+}: {
+  result: Record<string, unknown>;
+  reward: number | null;
+  goal: TaskDetail['goal'];
+  queries: ShownQuery[];
+}) {
   const [showAll, setShowAll] = useState(false);
   const info = (result['reward_info'] ?? null) as RewardInfo | null;
   const options = (result['purchased_options'] ?? {}) as Record<string, string>;
@@ -200,16 +299,48 @@ function RewardExplained({ result, reward, goal, queries }: { result: Record<str
       </Panel>
     );
   }
-  const wantedOptions = goal?.options ? (Array.isArray(goal.options) ? goal.options : Object.values(goal.options)) : [];
-  const rows: { key: string; label: string; asked: string; value: string; weight: number | undefined; contribution: number | undefined }[] = [];
+  const wantedOptions = goal?.options
+    ? Array.isArray(goal.options)
+      ? goal.options
+      : Object.values(goal.options)
+    : [];
+  const rows: {
+    key: string;
+    label: string;
+    asked: string;
+    value: string;
+    weight: number | undefined;
+    contribution: number | undefined;
+  }[] = [];
   if (info) {
-    rows.push({ key: 'attribute', label: 'attributes matched (r_att)', asked: (goal?.attributes ?? []).join(', '), value: decimal(info.r_att), weight: info.w_att, contribution: (info.r_att ?? 0) * (info.w_att ?? 0) });
+    rows.push({
+      key: 'attribute',
+      label: 'attributes matched (r_att)',
+      asked: (goal?.attributes ?? []).join(', '),
+      value: decimal(info.r_att),
+      weight: info.w_att,
+      contribution: (info.r_att ?? 0) * (info.w_att ?? 0),
+    });
     if (info.r_option !== undefined) {
       const chosen = Object.values(options).join(', ') || 'none chosen';
-      rows.push({ key: 'option', label: 'options matched (r_option)', asked: `${wantedOptions.join(', ')} (chosen: ${chosen})`, value: decimal(info.r_option), weight: info.w_option, contribution: info.r_option * (info.w_option ?? 0) });
+      rows.push({
+        key: 'option',
+        label: 'options matched (r_option)',
+        asked: `${wantedOptions.join(', ')} (chosen: ${chosen})`,
+        value: decimal(info.r_option),
+        weight: info.w_option,
+        contribution: info.r_option * (info.w_option ?? 0),
+      });
     }
     const limit = goal?.price_upper ?? null;
-    rows.push({ key: 'price', label: 'price within budget (r_price)', asked: limit === null ? '' : `$${String(result['price'] ?? '–')} against at most $${limit}`, value: info.r_price ? 'yes (1)' : 'no (0)', weight: info.w_price, contribution: (info.r_price ? 1 : 0) * (info.w_price ?? 0) });
+    rows.push({
+      key: 'price',
+      label: 'price within budget (r_price)',
+      asked: limit === null ? '' : `$${String(result['price'] ?? '–')} against at most $${limit}`,
+      value: info.r_price ? 'yes (1)' : 'no (0)',
+      weight: info.w_price,
+      contribution: (info.r_price ? 1 : 0) * (info.w_price ?? 0),
+    });
   }
   const sum = rows.reduce((total, row) => total + (row.contribution ?? 0), 0);
   return (
@@ -224,7 +355,8 @@ function RewardExplained({ result, reward, goal, queries }: { result: Record<str
         )}
         {Object.keys(options).length > 0 && (
           <>
-            {' '}with options{' '}
+            {' '}
+            with options{' '}
             {Object.entries(options).map(([name, value]) => (
               <span key={name} className="chip">
                 {name}: {value}
@@ -261,7 +393,9 @@ function RewardExplained({ result, reward, goal, queries }: { result: Record<str
             <tr data-reward-component="type">
               <td>product type match (r_type)</td>
               <td data-asked>
-                {goal?.query ? `"${goal.query}"; ` : ''}query match {info.query_match ? 'yes' : 'no'}, category match {info.category_match ? 'yes' : 'no'}, title score {decimal(info.title_score)}
+                {goal?.query ? `"${goal.query}"; ` : ''}query match{' '}
+                {info.query_match ? 'yes' : 'no'}, category match{' '}
+                {info.category_match ? 'yes' : 'no'}, title score {decimal(info.title_score)}
               </td>
               <td className="num" data-value>
                 {decimal(info.r_type)}
@@ -270,7 +404,9 @@ function RewardExplained({ result, reward, goal, queries }: { result: Record<str
               <td />
             </tr>
             <tr className="total" data-reward-component="total">
-              <td colSpan={2}>reward = r_type × (sum of contributions) = {decimal(info.r_type)} × {decimal(sum)}</td>
+              <td colSpan={2}>
+                reward = r_type × (sum of contributions) = {decimal(info.r_type)} × {decimal(sum)}
+              </td>
               <td className="num" data-value>
                 {decimal((info.r_type ?? 0) * sum)}
               </td>

@@ -12,7 +12,17 @@ interface WebshopAction {
   available_actions?: { has_search_bar?: boolean; clickables?: string[] };
 }
 
-export function WebshopSteps({ steps, index, onIndex, queries }: { steps: StepRow[]; index: number; onIndex: (i: number) => void; queries: ShownQuery[] }) {
+export function WebshopSteps({
+  steps,
+  index,
+  onIndex,
+  queries,
+}: {
+  steps: StepRow[];
+  index: number;
+  onIndex: (i: number) => void;
+  queries: ShownQuery[];
+}) {
   const list = useRef<HTMLOListElement>(null);
   useEffect(() => {
     list.current?.querySelector('[aria-current="true"]')?.scrollIntoView({ block: 'nearest' });
@@ -26,12 +36,20 @@ export function WebshopSteps({ steps, index, onIndex, queries }: { steps: StepRo
           const available = action.available_actions;
           const chosen = /^click\[(.*)\]$/.exec(action.action ?? '')?.[1];
           return (
-            <li key={step.step} className={`webshop-step${i === index ? ' active' : ''}`} aria-current={i === index} data-step={step.step} onClick={() => onIndex(i)}>
+            <li
+              key={step.step}
+              className={`webshop-step${i === index ? ' active' : ''}`}
+              aria-current={i === index}
+              data-step={step.step}
+              onClick={() => onIndex(i)}
+            >
               <div className="step-head">
                 <strong>Step {step.step}</strong>{' '}
                 <code data-field="action">{action.action ?? '(none)'}</code>{' '}
                 {action.valid === false ? (
-                  <span className="status status-failed">invalid{action.invalid_reason ? `: ${action.invalid_reason}` : ''}</span>
+                  <span className="status status-failed">
+                    invalid{action.invalid_reason ? `: ${action.invalid_reason}` : ''}
+                  </span>
                 ) : (
                   <span className="muted small">{action.kind}</span>
                 )}
@@ -55,7 +73,10 @@ export function WebshopSteps({ steps, index, onIndex, queries }: { steps: StepRo
                   <span className="muted small">available: </span>
                   {available.has_search_bar && <span className="chip">search[…]</span>}
                   {(available.clickables ?? []).map((clickable) => (
-                    <span key={clickable} className={`chip${clickable === chosen ? ' chosen' : ''}`}>
+                    <span
+                      key={clickable}
+                      className={`chip${clickable === chosen ? ' chosen' : ''}`}
+                    >
                       click[{clickable}]
                     </span>
                   ))}
@@ -70,7 +91,10 @@ export function WebshopSteps({ steps, index, onIndex, queries }: { steps: StepRo
           );
         })}
       </ol>
-      <p className="muted small">Each step shows the agent's action, what it could do at that moment, and the page the action led to.</p>
+      <p className="muted small">
+        Each step shows the agent's action, what it could do at that moment, and the page the action
+        led to.
+      </p>
     </Panel>
   );
 }

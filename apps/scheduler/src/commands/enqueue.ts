@@ -17,7 +17,11 @@ interface EnqueueFlags {
 }
 
 /** The benchmarks' flags the user gave, as typed, from the command line or their environment variable. */
-function benchmarkFlags(registry: BenchmarkRegistry, flags: EnqueueFlags, env: NodeJS.ProcessEnv): Record<string, string> {
+function benchmarkFlags(
+  registry: BenchmarkRegistry,
+  flags: EnqueueFlags,
+  env: NodeJS.ProcessEnv,
+): Record<string, string> {
   const given: Record<string, string> = {};
   for (const benchmark of registry.all) {
     for (const flag of benchmark.enqueueFlags) {
@@ -34,17 +38,39 @@ function benchmarkFlags(registry: BenchmarkRegistry, flags: EnqueueFlags, env: N
 export function configureEnqueue(command: Command, registry: BenchmarkRegistry): void {
   const names = registry.all.map((benchmark) => benchmark.name);
   command
-    .option('--domain <domains...>', 'domains to run (repeatable or comma-separated); the benchmark is inferred from them', [])
-    .addOption(parsedOption('--benchmark <name>', 'the benchmark (default: told by the flags or domains given)', undefined, names))
-    .addOption(parsedOption('--max-tasks <n>', 'at most this many tasks (default: all)', positiveInteger))
-    .addOption(parsedOption('--max-steps <n>', "step limit per task (default: the benchmark's)", positiveInteger))
+    .option(
+      '--domain <domains...>',
+      'domains to run (repeatable or comma-separated); the benchmark is inferred from them',
+      [],
+    )
+    .addOption(
+      parsedOption(
+        '--benchmark <name>',
+        'the benchmark (default: told by the flags or domains given)',
+        undefined,
+        names,
+      ),
+    )
+    .addOption(
+      parsedOption('--max-tasks <n>', 'at most this many tasks (default: all)', positiveInteger),
+    )
+    .addOption(
+      parsedOption(
+        '--max-steps <n>',
+        "step limit per task (default: the benchmark's)",
+        positiveInteger,
+      ),
+    )
     .option('--run-name <name>', 'a name for the run')
     .option('--json', 'print the result as JSON');
   // Benchmark flags are taken as typed and checked by the run's planning, whoever calls it.
   for (const benchmark of registry.all) {
     for (const flag of benchmark.enqueueFlags) {
       const choices = flag.choices ? ` (${flag.choices.join(', ')})` : '';
-      command.option(flag.flags, `${flag.description}${choices}${flag.env ? ` (or ${flag.env})` : ''}`);
+      command.option(
+        flag.flags,
+        `${flag.description}${choices}${flag.env ? ` (or ${flag.env})` : ''}`,
+      );
     }
   }
   command.action(async (flags: EnqueueFlags) => {
@@ -58,19 +84,34 @@ export function configureEnqueue(command: Command, registry: BenchmarkRegistry):
     };
     await withSchedulerServices({ redis: true }, async ({ config, db, producer }) => {
       const planned = await planRun(registry, input, { db, env: process.env });
-      const progress = createProgressReporter('enqueue', planned.tasks.length, { quiet: flags.json === true });
-      const runId = await enqueueRun({ db, producer, codeVersion: config.codeVersion, onProgress: (done) => progress.update(done) }, planned);
+      const progress = createProgressReporter('enqueue', planned.tasks.length, {
+        quiet: flags.json === true,
+      });
+      const runId = await enqueueRun(
+        {
+          db,
+          producer,
+          codeVersion: config.codeVersion,
+          onProgress: (done) => progress.update(done),
+        },
+        planned,
+      );
       progress.stop();
       const domainCounts: Record<string, number> = {};
-      for (const task of planned.tasks) domainCounts[task.domain] = (domainCounts[task.domain] ?? 0) + 1;
+      for (const task of planned.tasks)
+        domainCounts[task.domain] = (domainCounts[task.domain] ?? 0) + 1;
       if (flags.json) {
-        process.stdout.write(`${JSON.stringify({ runId, name: planned.name, benchmark: planned.benchmark.name, tasks: planned.tasks.length, domains: domainCounts })}\n`);
+        process.stdout.write(
+          `${JSON.stringify({ runId, name: planned.name, benchmark: planned.benchmark.name, tasks: planned.tasks.length, domains: domainCounts })}\n`,
+        );
       } else {
         const domainText = Object.entries(domainCounts)
           .map(([domain, n]) => `${domain} ${n}`)
           .join(', ');
         process.stdout.write(`${runId}\n`);
-        process.stderr.write(`enqueued ${planned.tasks.length} ${planned.benchmark.name} task(s) as run ${runId} (${planned.name}): ${domainText}\n`);
+        process.stderr.write(
+          `enqueued ${planned.tasks.length} ${planned.benchmark.name} task(s) as run ${runId} (${planned.name}): ${domainText}\n`,
+        );
       }
     });
   });

@@ -5,18 +5,34 @@ import { withSchedulerServices } from '../config.js';
 import { createProgressReporter } from '../progress-reporter.js';
 
 export function configureExport(command: Command, registry: BenchmarkRegistry): void {
-  const formats = registry.all.flatMap((benchmark) => Object.entries(benchmark.exporters).map(([format, exporter]) => `${format} (${benchmark.name}): ${exporter.description}`));
+  const formats = registry.all.flatMap((benchmark) =>
+    Object.entries(benchmark.exporters).map(
+      ([format, exporter]) => `${format} (${benchmark.name}): ${exporter.description}`,
+    ),
+  );
   command
     .description(`${command.description()}; ${formats.join('; ')}`)
-    .option('--format <format>', `one of ${exportFormats(registry).join(', ')} (default: the run's benchmark's first)`)
-    .option('--out <dir>', 'directory to write, replaced only once the export has succeeded (default: ./<format>)')
+    .option(
+      '--format <format>',
+      `one of ${exportFormats(registry).join(', ')} (default: the run's benchmark's first)`,
+    )
+    .option(
+      '--out <dir>',
+      'directory to write, replaced only once the export has succeeded (default: ./<format>)',
+    )
     .action(async (runId: string, flags: { format?: string; out?: string }) => {
       await withSchedulerServices({ redis: false }, async ({ config, db }) => {
         const progress = createProgressReporter(`export ${runId}`, 1);
-        const report = await exportRun({ db, registry, artifacts: config.artifactSettings }, runId, flags.format, flags.out, (done, total) => {
-          progress.setTotal(total);
-          progress.update(done);
-        });
+        const report = await exportRun(
+          { db, registry, artifacts: config.artifactSettings },
+          runId,
+          flags.format,
+          flags.out,
+          (done, total) => {
+            progress.setTotal(total);
+            progress.update(done);
+          },
+        );
         progress.stop();
         process.stderr.write(
           `run ${runId}: ${report.exported} task(s) written to ${report.outDir}` +

@@ -35,11 +35,15 @@ describe('scheduler migrate', () => {
     const env = { ...process.env, DATABASE_URL: url };
     const first = await runCli('scheduler', ['migrate'], env);
     expect(first.code).toBe(0);
-    expect(first.stdout).toMatch(new RegExp(`^applied ${Object.keys(migrations).length} migration\\(s\\)`));
+    expect(first.stdout).toMatch(
+      new RegExp(`^applied ${Object.keys(migrations).length} migration\\(s\\)`),
+    );
     const after = await relations();
     const tables = after.filter((r) => r.table_type === 'BASE TABLE').map((r) => r.table_name);
     const views = after.filter((r) => r.table_type === 'VIEW').map((r) => r.table_name);
-    expect(tables).toEqual(expect.arrayContaining(['runs', 'tasks', 'attempts', 'steps', 'webshop_search_snapshots']));
+    expect(tables).toEqual(
+      expect.arrayContaining(['runs', 'tasks', 'attempts', 'steps', 'webshop_search_snapshots']),
+    );
     expect(views).toEqual(expect.arrayContaining(['run_summary', 'domain_summary']));
 
     const second = await runCli('scheduler', ['migrate'], env);

@@ -4,7 +4,12 @@ import type { BenchmarkRegistry } from '@benchfleet/benchmark-kit';
 import { requeueRun } from '@benchfleet/runs';
 import { requireRun, withSchedulerServices } from '../config.js';
 
-function requeue(registry: BenchmarkRegistry, runId: string, select: { includeFailed?: boolean; statuses?: TaskStatus[] }, verb: string): Promise<void> {
+function requeue(
+  registry: BenchmarkRegistry,
+  runId: string,
+  select: { includeFailed?: boolean; statuses?: TaskStatus[] },
+  verb: string,
+): Promise<void> {
   return withSchedulerServices({ redis: true }, async ({ db, producer }) => {
     const run = await requireRun(db, runId);
     const report = await requeueRun({ db, producer }, runId, registry.get(run.benchmark), select);
@@ -28,7 +33,10 @@ export function configureRetry(command: Command, registry: BenchmarkRegistry): v
     .action(async (runId: string, flags: { status: string }) => {
       const statuses = flags.status.split(',').map((s) => s.trim());
       const bad = statuses.filter((s) => !(TASK_STATUSES as readonly string[]).includes(s));
-      if (bad.length) throw new UsageError(`--status ${bad.join(',')}: expected one of ${TASK_STATUSES.join(', ')}`);
+      if (bad.length)
+        throw new UsageError(
+          `--status ${bad.join(',')}: expected one of ${TASK_STATUSES.join(', ')}`,
+        );
       await requeue(registry, runId, { statuses: statuses as TaskStatus[] }, 'retried');
     });
 }

@@ -15,7 +15,19 @@ export function configureRuns(command: Command): void {
           for (const row of rows) process.stdout.write(`${JSON.stringify(row)}\n`);
           return;
         }
-        const header = ['run', 'name', 'benchmark', 'status', 'tasks', 'success', 'failed', 'cancelled', 'errors', 'pending', 'created'];
+        const header = [
+          'run',
+          'name',
+          'benchmark',
+          'status',
+          'tasks',
+          'success',
+          'failed',
+          'cancelled',
+          'errors',
+          'pending',
+          'created',
+        ];
         const table = rows.map((r) => [
           r.run_id,
           r.name,
@@ -35,7 +47,13 @@ export function configureRuns(command: Command): void {
 }
 
 export function formatTable(header: string[], rows: string[][]): string {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? '').length)));
-  const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
+  const widths = header.map((h, i) =>
+    Math.max(h.length, ...rows.map((row) => (row[i] ?? '').length)),
+  );
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, i) => cell.padEnd(widths[i] ?? 0))
+      .join('  ')
+      .trimEnd();
   return `${[line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n')}\n`;
 }

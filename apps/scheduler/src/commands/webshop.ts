@@ -1,6 +1,12 @@
 import { Option, type Command } from 'commander';
 import { parsedOption } from '../cli-options.js';
-import { listenOn, nonNegativeInteger, portNumber, positiveInteger, UsageError } from '@benchfleet/core';
+import {
+  listenOn,
+  nonNegativeInteger,
+  portNumber,
+  positiveInteger,
+  UsageError,
+} from '@benchfleet/core';
 import {
   DEFAULT_DOWNLOAD_BASE,
   demoCatalogRequest,
@@ -13,7 +19,14 @@ import {
   type GoalMode,
 } from '@benchfleet/webshop-benchmark';
 import { webshopCatalogRepository, type Database } from '@benchfleet/db';
-import { createStoreHttpServer, runFixtureFile, searchBm25FixtureRunner, storeFixtureRunners, webshopRewardFixtureRunners, type FixtureRunner } from '@benchfleet/webshop';
+import {
+  createStoreHttpServer,
+  runFixtureFile,
+  searchBm25FixtureRunner,
+  storeFixtureRunners,
+  webshopRewardFixtureRunners,
+  type FixtureRunner,
+} from '@benchfleet/webshop';
 import { loadSchedulerConfig, withSchedulerServices } from '../config.js';
 import { createProgressReporter } from '../progress-reporter.js';
 
@@ -29,7 +42,11 @@ interface ImportFlags {
   numProducts?: number;
 }
 
-const fixtureRunners: readonly FixtureRunner[] = [...webshopRewardFixtureRunners, ...storeFixtureRunners, searchBm25FixtureRunner];
+const fixtureRunners: readonly FixtureRunner[] = [
+  ...webshopRewardFixtureRunners,
+  ...storeFixtureRunners,
+  searchBm25FixtureRunner,
+];
 
 async function runImport(request: CatalogImportRequest): Promise<void> {
   await withSchedulerServices({ redis: false }, async ({ db }) => {
@@ -54,31 +71,61 @@ async function runImport(request: CatalogImportRequest): Promise<void> {
 async function existingCatalog(db: Database, named: string | undefined): Promise<string> {
   const catalogs = webshopCatalogRepository(db);
   const catalogId = named ?? (await catalogs.latestId());
-  if (!catalogId) throw new UsageError('no WebShop catalog in Postgres: run `scheduler webshop import --demo` first');
+  if (!catalogId)
+    throw new UsageError(
+      'no WebShop catalog in Postgres: run `scheduler webshop import --demo` first',
+    );
   if (!(await catalogs.get(catalogId))) {
     const known = (await catalogs.list()).map((catalog) => catalog.id);
-    throw new UsageError(`--catalog ${catalogId} not found; imported catalogs: ${known.join(', ') || 'none'}`);
+    throw new UsageError(
+      `--catalog ${catalogId} not found; imported catalogs: ${known.join(', ') || 'none'}`,
+    );
   }
   return catalogId;
 }
 
 export function configureWebshopCommands(webshop: Command): void {
-
   webshop
     .command('import')
-    .description('load a catalog (official file formats, or the generated demo) into Postgres with its goals, in one transaction')
+    .description(
+      'load a catalog (official file formats, or the generated demo) into Postgres with its goals, in one transaction',
+    )
     .option('--demo', 'generate and import the ~1,000-product demo catalog (no download)')
-    .addOption(parsedOption('--products <n>', 'with --demo: how many products (default 1000)', positiveInteger))
+    .addOption(
+      parsedOption(
+        '--products <n>',
+        'with --demo: how many products (default 1000)',
+        positiveInteger,
+      ),
+    )
     .option('--items <file>', 'items_shuffle*.json (raw products)')
     .option('--attributes <file>', 'items_ins_v2*.json (attributes and synthetic instructions)')
     .option('--human <file>', 'items_human_ins.json (human instructions)')
-    .addOption(new Option('--goal-mode <mode>', 'human or synthetic goals (default: human when --human or --demo is given)').choices(['human', 'synthetic']))
-    .addOption(parsedOption('--seed <n>', 'seed of the hidden prices and price limits, stored with the goals (default 0)', nonNegativeInteger).default(0))
+    .addOption(
+      new Option(
+        '--goal-mode <mode>',
+        'human or synthetic goals (default: human when --human or --demo is given)',
+      ).choices(['human', 'synthetic']),
+    )
+    .addOption(
+      parsedOption(
+        '--seed <n>',
+        'seed of the hidden prices and price limits, stored with the goals (default 0)',
+        nonNegativeInteger,
+      ).default(0),
+    )
     .option('--catalog-id <id>', 'id to store the catalog under (replaces one with the same id)')
-    .addOption(parsedOption('--num-products <n>', 'only the first N products (as the original num_products)', positiveInteger))
+    .addOption(
+      parsedOption(
+        '--num-products <n>',
+        'only the first N products (as the original num_products)',
+        positiveInteger,
+      ),
+    )
     .action(async (flags: ImportFlags) => {
       if (flags.demo) {
-        if (flags.items || flags.attributes || flags.human) throw new UsageError('--demo generates its own files: drop --items/--attributes/--human');
+        if (flags.items || flags.attributes || flags.human)
+          throw new UsageError('--demo generates its own files: drop --items/--attributes/--human');
         await runImport(
           demoCatalogRequest({
             seed: flags.seed,
@@ -90,9 +137,12 @@ export function configureWebshopCommands(webshop: Command): void {
         return;
       }
       if (!flags.items || !flags.attributes) {
-        throw new UsageError('give --items FILE and --attributes FILE (and --human FILE for human goals), or --demo');
+        throw new UsageError(
+          'give --items FILE and --attributes FILE (and --human FILE for human goals), or --demo',
+        );
       }
-      if (flags.goalMode === 'human' && !flags.human) throw new UsageError('--goal-mode human needs --human items_human_ins.json');
+      if (flags.goalMode === 'human' && !flags.human)
+        throw new UsageError('--goal-mode human needs --human items_human_ins.json');
       // Files are read and checked before Postgres is touched: a bad file imports nothing.
       const request = fileCatalogRequest({
         items: flags.items,
@@ -108,64 +158,119 @@ export function configureWebshopCommands(webshop: Command): void {
 
   webshop
     .command('index')
-    .description('build and store the search index snapshot of a catalog imported before snapshots existed (imports build theirs)')
+    .description(
+      'build and store the search index snapshot of a catalog imported before snapshots existed (imports build theirs)',
+    )
     .option('--catalog <id>', 'catalog to index (default: the latest imported)')
     .action(async (flags: { catalog?: string }) => {
       await withSchedulerServices({ redis: false }, async ({ db }) => {
         const catalogId = await existingCatalog(db, flags.catalog);
         const built = await rebuildCatalogSearchSnapshot(db, catalogId);
-        process.stderr.write(`indexed catalog ${catalogId}: ${built.documents} products, search snapshot ${(built.bytes / 2 ** 20).toFixed(1)} MiB\n`);
+        process.stderr.write(
+          `indexed catalog ${catalogId}: ${built.documents} products, search snapshot ${(built.bytes / 2 ** 20).toFixed(1)} MiB\n`,
+        );
       });
     });
 
   webshop
     .command('download')
-    .description('fetch the real small data set (1,000 products, human instructions), check its sha256 values, and import it')
+    .description(
+      'fetch the real small data set (1,000 products, human instructions), check its sha256 values, and import it',
+    )
     .option('--dir <dir>', 'where to keep the files', '.benchfleet/webshop-data')
-    .option('--base-url <url>', 'where the repositories are served from (default: WEBSHOP_DOWNLOAD_BASE, else the public raw-file host)')
-    .addOption(new Option('--goal-mode <mode>', 'human or synthetic goals').choices(['human', 'synthetic']).default('human'))
-    .addOption(parsedOption('--seed <n>', 'seed of the hidden prices and price limits (default 0)', nonNegativeInteger).default(0))
+    .option(
+      '--base-url <url>',
+      'where the repositories are served from (default: WEBSHOP_DOWNLOAD_BASE, else the public raw-file host)',
+    )
+    .addOption(
+      new Option('--goal-mode <mode>', 'human or synthetic goals')
+        .choices(['human', 'synthetic'])
+        .default('human'),
+    )
+    .addOption(
+      parsedOption(
+        '--seed <n>',
+        'seed of the hidden prices and price limits (default 0)',
+        nonNegativeInteger,
+      ).default(0),
+    )
     .option('--catalog-id <id>', 'id to store the catalog under', 'webshop-small')
-    .action(async (flags: { dir: string; baseUrl?: string; goalMode: GoalMode; seed: number; catalogId: string }) => {
-      await loadSchedulerConfig({ database: true });
-      const baseUrl = flags.baseUrl ?? process.env.WEBSHOP_DOWNLOAD_BASE ?? DEFAULT_DOWNLOAD_BASE;
-      const files = await downloadWebshopSmall(flags.dir, { baseUrl, log: (line) => process.stderr.write(`${line}\n`) });
-      await runImport(
-        fileCatalogRequest({
-          items: files['items_shuffle_1000.json'] ?? '',
-          attributes: files['items_ins_v2_1000.json'] ?? '',
-          human: files['items_human_ins.json'] ?? '',
-          goalMode: flags.goalMode,
-          seed: flags.seed,
-          catalogId: flags.catalogId,
-        }),
-      );
-    });
+    .action(
+      async (flags: {
+        dir: string;
+        baseUrl?: string;
+        goalMode: GoalMode;
+        seed: number;
+        catalogId: string;
+      }) => {
+        await loadSchedulerConfig({ database: true });
+        const baseUrl = flags.baseUrl ?? process.env.WEBSHOP_DOWNLOAD_BASE ?? DEFAULT_DOWNLOAD_BASE;
+        const files = await downloadWebshopSmall(flags.dir, {
+          baseUrl,
+          log: (line) => process.stderr.write(`${line}\n`),
+        });
+        await runImport(
+          fileCatalogRequest({
+            items: files['items_shuffle_1000.json'] ?? '',
+            attributes: files['items_ins_v2_1000.json'] ?? '',
+            human: files['items_human_ins.json'] ?? '',
+            goalMode: flags.goalMode,
+            seed: flags.seed,
+            catalogId: flags.catalogId,
+          }),
+        );
+      },
+    );
 
   webshop
     .command('serve')
-    .description("serve a catalog as the original WebShop site (/{session}, /search_results/…, /item_page/…, fixed_{i} goals) for agents written for it")
+    .description(
+      'serve a catalog as the original WebShop site (/{session}, /search_results/…, /item_page/…, fixed_{i} goals) for agents written for it',
+    )
     .option('--catalog <id>', 'catalog to serve (default: the latest imported)')
-    .addOption(parsedOption('--port <port>', 'port to listen on (0: any free port, printed at start; default 3000)', portNumber).default(3000))
+    .addOption(
+      parsedOption(
+        '--port <port>',
+        'port to listen on (0: any free port, printed at start; default 3000)',
+        portNumber,
+      ).default(3000),
+    )
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--show-attributes', 'offer the Attributes sub-page (the original show_attrs)')
-    .action(async (flags: { catalog?: string; port: number; host: string; showAttributes?: boolean }) => {
-      const loaded = await withSchedulerServices({ redis: false }, async ({ db }) => loadStoreFromDatabase(db, await existingCatalog(db, flags.catalog)));
-      const server = createStoreHttpServer(loaded.store, { showAttributes: flags.showAttributes === true });
-      const port = await listenOn(server, { port: flags.port, host: flags.host, what: 'port', setting: '--port' });
-      process.stderr.write(
-        `serving catalog ${loaded.catalogId} (${loaded.products} products, ${loaded.goals} goals) at http://${flags.host}:${port}/fixed_0 — Ctrl-C to stop\n`,
-      );
-      await new Promise<void>((resolve) => {
-        for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => resolve());
-      });
-      await new Promise((resolve) => server.close(resolve));
-    });
+    .action(
+      async (flags: { catalog?: string; port: number; host: string; showAttributes?: boolean }) => {
+        const loaded = await withSchedulerServices({ redis: false }, async ({ db }) =>
+          loadStoreFromDatabase(db, await existingCatalog(db, flags.catalog)),
+        );
+        const server = createStoreHttpServer(loaded.store, {
+          showAttributes: flags.showAttributes === true,
+        });
+        const port = await listenOn(server, {
+          port: flags.port,
+          host: flags.host,
+          what: 'port',
+          setting: '--port',
+        });
+        process.stderr.write(
+          `serving catalog ${loaded.catalogId} (${loaded.products} products, ${loaded.goals} goals) at http://${flags.host}:${port}/fixed_0 — Ctrl-C to stop\n`,
+        );
+        await new Promise<void>((resolve) => {
+          for (const signal of ['SIGINT', 'SIGTERM'] as const)
+            process.once(signal, () => resolve());
+        });
+        await new Promise((resolve) => server.close(resolve));
+      },
+    );
 
   webshop
     .command('verify')
-    .description('run parity fixture files made by the original WebShop code; one line per failing case, then "N passed, M failed"')
-    .requiredOption('--fixtures <files...>', 'fixture files (reward_units.json, env_episodes.json, search_bm25.json, …)')
+    .description(
+      'run parity fixture files made by the original WebShop code; one line per failing case, then "N passed, M failed"',
+    )
+    .requiredOption(
+      '--fixtures <files...>',
+      'fixture files (reward_units.json, env_episodes.json, search_bm25.json, …)',
+    )
     .action(async (flags: { fixtures: string[] }) => {
       let passed = 0;
       let failed = 0;
@@ -173,7 +278,10 @@ export function configureWebshopCommands(webshop: Command): void {
         const summary = await runFixtureFile(file, fixtureRunners);
         passed += summary.passed;
         failed += summary.failed.length;
-        for (const failure of summary.failed) process.stdout.write(`FAIL ${file}: ${failure.case}: ${failure.message.split('\n')[0]}\n`);
+        for (const failure of summary.failed)
+          process.stdout.write(
+            `FAIL ${file}: ${failure.case}: ${failure.message.split('\n')[0]}\n`,
+          );
       }
       process.stdout.write(`${passed} passed, ${failed} failed\n`);
       if (failed > 0) process.exitCode = 1;

@@ -23,28 +23,59 @@ import { createAggregateRunHandler } from '../handlers/aggregate-run.js';
 
 export function configureWorker(command: Command, registry: BenchmarkRegistry): void {
   command
-    .option('--worker-id <id>', 'identity of this worker (default aggregate-<hostname>-<pid>, or BENCHFLEET_WORKER_ID)')
+    .option(
+      '--worker-id <id>',
+      'identity of this worker (default aggregate-<hostname>-<pid>, or BENCHFLEET_WORKER_ID)',
+    )
     .option('--grace-s <n>', 'seconds active jobs may finish after SIGTERM (default 30)')
-    .option('--metrics-port <port>', 'serve /metrics and /healthz on this port, 0 for any free one (or BENCHFLEET_METRICS_PORT)')
-    .option('--metrics-host <host>', 'address /metrics and /healthz listen on (default 127.0.0.1; or BENCHFLEET_METRICS_HOST)')
-    .option('--reconcile-every-s <n>', 'seconds between reconciliations (default 30, or BENCHFLEET_RECONCILE_S)')
-    .option('--reconcile-grace-s <n>', 'runs younger than this are left to their enqueue (default 30)')
+    .option(
+      '--metrics-port <port>',
+      'serve /metrics and /healthz on this port, 0 for any free one (or BENCHFLEET_METRICS_PORT)',
+    )
+    .option(
+      '--metrics-host <host>',
+      'address /metrics and /healthz listen on (default 127.0.0.1; or BENCHFLEET_METRICS_HOST)',
+    )
+    .option(
+      '--reconcile-every-s <n>',
+      'seconds between reconciliations (default 30, or BENCHFLEET_RECONCILE_S)',
+    )
+    .option(
+      '--reconcile-grace-s <n>',
+      'runs younger than this are left to their enqueue (default 30)',
+    )
     .action(async (flags: WorkerFlags & { reconcileEveryS?: string; reconcileGraceS?: string }) => {
       const config = parseConfig(
         z.object({
           ...workerConfigShape,
-          reconcileEveryS: z.coerce.number({ error: 'expected a positive number of seconds' }).positive('expected a positive number of seconds'),
-          reconcileGraceS: z.coerce.number({ error: 'expected a number of seconds, 0 or more' }).nonnegative('expected a number of seconds, 0 or more'),
+          reconcileEveryS: z.coerce
+            .number({ error: 'expected a positive number of seconds' })
+            .positive('expected a positive number of seconds'),
+          reconcileGraceS: z.coerce
+            .number({ error: 'expected a number of seconds, 0 or more' })
+            .nonnegative('expected a number of seconds, 0 or more'),
         }),
         {
-          ...workerConfigInput(flags, process.env, { workerId: `aggregate-${hostname()}-${process.pid}`, graceS: 30 }),
+          ...workerConfigInput(flags, process.env, {
+            workerId: `aggregate-${hostname()}-${process.pid}`,
+            graceS: 30,
+          }),
           reconcileEveryS: flags.reconcileEveryS ?? (process.env.BENCHFLEET_RECONCILE_S || 30),
           reconcileGraceS: flags.reconcileGraceS ?? 30,
         },
-        { ...WORKER_CONFIG_LABELS, reconcileEveryS: '--reconcile-every-s (or BENCHFLEET_RECONCILE_S)', reconcileGraceS: '--reconcile-grace-s' },
+        {
+          ...WORKER_CONFIG_LABELS,
+          reconcileEveryS: '--reconcile-every-s (or BENCHFLEET_RECONCILE_S)',
+          reconcileGraceS: '--reconcile-grace-s',
+        },
       );
       const running = await startWorkerProcess(
-        { app: 'scheduler-worker', queue: AGGREGATE_QUEUE, ...workerProcessSettings(config), concurrency: 4 },
+        {
+          app: 'scheduler-worker',
+          queue: AGGREGATE_QUEUE,
+          ...workerProcessSettings(config),
+          concurrency: 4,
+        },
         async ({ db }) => [serve(aggregateRunJob, createAggregateRunHandler(db, registry))],
       );
       const { logger } = running;
@@ -56,9 +87,20 @@ export function configureWorker(command: Command, registry: BenchmarkRegistry): 
         queues: registry.taskQueues,
         logger,
         onLost: async (lost) => {
-          const { recorded, runSettled } = await tasks.failLost(lost.runId, lost.taskId, lost.reason);
-          logger.warn({ run: lost.runId, task: lost.taskId, recorded, reason: lost.reason }, 'task job lost: recorded as an infrastructure error');
-          if (runSettled) await producer.enqueue(aggregateRunJob, { payload: { runId: lost.runId }, jobId: aggregateJobId(lost.runId) });
+          const { recorded, runSettled } = await tasks.failLost(
+            lost.runId,
+            lost.taskId,
+            lost.reason,
+          );
+          logger.warn(
+            { run: lost.runId, task: lost.taskId, recorded, reason: lost.reason },
+            'task job lost: recorded as an infrastructure error',
+          );
+          if (runSettled)
+            await producer.enqueue(aggregateRunJob, {
+              payload: { runId: lost.runId },
+              jobId: aggregateJobId(lost.runId),
+            });
         },
       });
       // Postgres is the truth; whatever a fault left in Redis converges to it, round after round.

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { cancelDuringARun, killOsworldWorker, killWebshopWorker, resumesDuringARun } from '@benchfleet/testing';
+import {
+  cancelDuringARun,
+  killOsworldWorker,
+  killWebshopWorker,
+  resumesDuringARun,
+} from '@benchfleet/testing';
 import { reportFault } from './fault-report.js';
 
 // Faults of the workers, each on a fleet of real processes with servers of its own; each case ends
@@ -9,7 +14,14 @@ describe('faults of the workers', () => {
   it('kill -9 a WebShop worker: its episodes run again elsewhere, every task settles once', async () => {
     const result = await killWebshopWorker();
     reportFault(result);
-    expect(result).toMatchObject({ tasks: 200, stuck: 0, double: 0, lost: 0, summaryMatches: true, status: 'finished' });
+    expect(result).toMatchObject({
+      tasks: 200,
+      stuck: 0,
+      double: 0,
+      lost: 0,
+      summaryMatches: true,
+      status: 'finished',
+    });
   }, 240_000);
 
   // Once: the redelivered attempt ran on the other stack and "cancelled" the leftover there (404),
@@ -17,7 +29,14 @@ describe('faults of the workers', () => {
   it('kill -9 an OSWorld worker mid-task: the task runs again elsewhere; back, the stack cleans up its leftover first', async () => {
     const result = await killOsworldWorker();
     reportFault(result);
-    expect(result).toMatchObject({ tasks: 6, stuck: 0, double: 0, lost: 0, summaryMatches: true, status: 'finished' });
+    expect(result).toMatchObject({
+      tasks: 6,
+      stuck: 0,
+      double: 0,
+      lost: 0,
+      summaryMatches: true,
+      status: 'finished',
+    });
     expect(result.checks).toMatchObject({
       orphanStillRunningAfterKill: true,
       rerunOn: 'stack-b',
@@ -32,14 +51,31 @@ describe('faults of the workers', () => {
   it('three resumes during a run: no task that has its outcome runs again', async () => {
     const result = await resumesDuringARun();
     reportFault(result);
-    expect(result).toMatchObject({ tasks: 400, stuck: 0, double: 0, lost: 0, summaryMatches: true, status: 'finished' });
+    expect(result).toMatchObject({
+      tasks: 400,
+      stuck: 0,
+      double: 0,
+      lost: 0,
+      summaryMatches: true,
+      status: 'finished',
+    });
   }, 240_000);
 
   // Once: cancelled tasks got a later failed attempt and steps written after the cancel.
   it('cancel during a run: no step, attempt or outcome is written for the run after it', async () => {
     const result = await cancelDuringARun();
     reportFault(result);
-    expect(result).toMatchObject({ tasks: 300, stuck: 0, double: 0, summaryMatches: true, status: 'cancelled' });
-    expect(result.checks).toMatchObject({ stepsAfterCancel: 0, attemptsAfterCancel: 0, runningAttempts: 0 });
+    expect(result).toMatchObject({
+      tasks: 300,
+      stuck: 0,
+      double: 0,
+      summaryMatches: true,
+      status: 'cancelled',
+    });
+    expect(result.checks).toMatchObject({
+      stepsAfterCancel: 0,
+      attemptsAfterCancel: 0,
+      runningAttempts: 0,
+    });
   }, 240_000);
 });

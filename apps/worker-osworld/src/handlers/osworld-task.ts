@@ -2,7 +2,13 @@ import type { ArtifactStore } from '@benchfleet/artifacts';
 import { createBenchmarkTaskHandler } from '@benchfleet/benchmark-kit';
 import { runsRepository } from '@benchfleet/db';
 import type { TaskProcessorDeps } from '@benchfleet/queue';
-import { BytebotClient, bytebotModelSchema, osworldBenchmark, runOsworldEpisode, type BytebotModel } from '@benchfleet/osworld';
+import {
+  BytebotClient,
+  bytebotModelSchema,
+  osworldBenchmark,
+  runOsworldEpisode,
+  type BytebotModel,
+} from '@benchfleet/osworld';
 
 export interface OsworldTaskHandlerDeps {
   taskDeps: TaskProcessorDeps;
@@ -46,7 +52,15 @@ export function createOsworldTaskHandler(deps: OsworldTaskHandlerDeps) {
         onTaskCreated: (bytebotTaskId) => context.setExternalId(bytebotTaskId),
         onStep: async (step) => {
           const screenshotUri = step.screenshot
-            ? await deps.artifacts.put([runId, taskId, `attempt-${context.attempt}`, `step_${String(step.step_number).padStart(3, '0')}.png`], step.screenshot)
+            ? await deps.artifacts.put(
+                [
+                  runId,
+                  taskId,
+                  `attempt-${context.attempt}`,
+                  `step_${String(step.step_number).padStart(3, '0')}.png`,
+                ],
+                step.screenshot,
+              )
             : null;
           context.recordStep({
             step: step.step_number,

@@ -21,7 +21,9 @@ export function createWebshopEpisodeHandler(deps: WebshopEpisodeHandlerDeps) {
       try {
         agent = createAgent(config ?? { kind: 'rule' }, deps.agentRuntime);
       } catch (error) {
-        throw new PermanentError(`run ${runId} has an invalid agent config: ${errorMessage(error)}`);
+        throw new PermanentError(
+          `run ${runId} has an invalid agent config: ${errorMessage(error)}`,
+        );
       }
       agents.set(runId, agent);
     }
@@ -60,7 +62,10 @@ export function createWebshopEpisodeHandler(deps: WebshopEpisodeHandlerDeps) {
       tokensIn: result.tokensIn,
       tokensOut: result.tokensOut,
       costUsd: result.costUsd,
-      error: result.stopReason === 'step_limit' ? `step limit of ${config.max_steps} reached without buying` : null,
+      error:
+        result.stopReason === 'step_limit'
+          ? `step limit of ${config.max_steps} reached without buying`
+          : null,
       result: {
         goal_index: spec.goal_index,
         stop_reason: result.stopReason,

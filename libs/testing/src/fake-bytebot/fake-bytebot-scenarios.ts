@@ -32,7 +32,10 @@ export interface FakeBytebotScenario {
 
 export const FAKE_BYTEBOT_SCENARIOS = {
   completes: { steps: 3, ending: { kind: 'completed', answer: 'The task is done.' } },
-  'needs-help': { steps: 2, ending: { kind: 'needs_help', answer: 'I need the password to continue.' } },
+  'needs-help': {
+    steps: 2,
+    ending: { kind: 'needs_help', answer: 'I need the password to continue.' },
+  },
   fails: { steps: 1, ending: { kind: 'failed' } },
   'never-finishes': { steps: Infinity, ending: { kind: 'silent' } },
   'text-only': { steps: Infinity, ending: { kind: 'silent' }, textOnly: true },

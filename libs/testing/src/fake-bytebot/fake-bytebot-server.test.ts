@@ -13,10 +13,16 @@ afterEach(async () => {
   sut = undefined;
 });
 
-async function call(method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
+async function call(
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; json: any }> {
   const response = await fetch(`${sut!.url}${path}`, {
     method,
-    ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
+    ...(body === undefined
+      ? {}
+      : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
   });
   const text = await response.text();
   let json: unknown = text;
@@ -28,7 +34,10 @@ async function call(method: string, path: string, body?: unknown): Promise<{ sta
   return { status: response.status, json };
 }
 
-async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 3_000): Promise<void> {
+async function waitFor(
+  condition: () => boolean | Promise<boolean>,
+  timeoutMs = 3_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error('condition not met in time');
@@ -40,7 +49,10 @@ describe('fake bytebot agent', () => {
   it('answers the liveness probe, models and Nest-shaped errors', async () => {
     sut = await startFakeBytebot();
     expect(await call('GET', '/')).toEqual({ status: 200, json: 'Hello World!' });
-    expect((await call('GET', '/tasks/models')).json[0]).toMatchObject({ provider: 'proxy', name: 'fake-model' });
+    expect((await call('GET', '/tasks/models')).json[0]).toMatchObject({
+      provider: 'proxy',
+      name: 'fake-model',
+    });
     expect(await call('GET', '/tasks/nope')).toEqual({
       status: 404,
       json: { statusCode: 404, message: 'Task with ID nope not found', error: 'Not Found' },
@@ -58,17 +70,30 @@ describe('fake bytebot agent', () => {
 
   it('runs one task at a time: a second task waits PENDING until the first ends', async () => {
     sut = await startFakeBytebot({ pendingDelayMs: 10, stepIntervalMs: 5 });
-    const first = await call('POST', '/tasks', { description: withFakeScenario('first', 'silent'), model });
+    const first = await call('POST', '/tasks', {
+      description: withFakeScenario('first', 'silent'),
+      model,
+    });
     expect(first.status).toBe(201);
     expect(first.json.status).toBe('PENDING');
-    const second = await call('POST', '/tasks', { description: withFakeScenario('second', 'completes'), model });
-    await waitFor(async () => (await call('GET', `/tasks/${first.json.id}`)).json.status === 'RUNNING');
+    const second = await call('POST', '/tasks', {
+      description: withFakeScenario('second', 'completes'),
+      model,
+    });
+    await waitFor(
+      async () => (await call('GET', `/tasks/${first.json.id}`)).json.status === 'RUNNING',
+    );
     await sleep(50);
     expect((await call('GET', `/tasks/${second.json.id}`)).json.status).toBe('PENDING');
-    expect((await call('GET', '/tasks?statuses=RUNNING,PENDING&limit=1')).json).toMatchObject({ total: 2, totalPages: 2 });
+    expect((await call('GET', '/tasks?statuses=RUNNING,PENDING&limit=1')).json).toMatchObject({
+      total: 2,
+      totalPages: 2,
+    });
 
     expect((await call('POST', `/tasks/${first.json.id}/cancel`)).status).toBe(200);
-    await waitFor(async () => (await call('GET', `/tasks/${second.json.id}`)).json.status === 'COMPLETED');
+    await waitFor(
+      async () => (await call('GET', `/tasks/${second.json.id}`)).json.status === 'COMPLETED',
+    );
     expect(sut.stats.maxConcurrentRunning).toBe(1);
     expect(await call('POST', `/tasks/${second.json.id}/cancel`)).toEqual({
       status: 400,
@@ -88,22 +113,41 @@ describe('fake bytebot agent', () => {
       toolDelayMs: 1,
       scenarios: { long: { steps: 6, ending: { kind: 'completed', answer: 'ok' } } },
     });
-    const task = await call('POST', '/tasks', { description: withFakeScenario('long one', 'long'), model });
-    await waitFor(async () => (await call('GET', `/tasks/${task.json.id}`)).json.status === 'COMPLETED');
+    const task = await call('POST', '/tasks', {
+      description: withFakeScenario('long one', 'long'),
+      model,
+    });
+    await waitFor(
+      async () => (await call('GET', `/tasks/${task.json.id}`)).json.status === 'COMPLETED',
+    );
     // 1 description + 6 × (ASSISTANT, USER) + set_task_status (ASSISTANT, USER)
     const page1 = (await call('GET', `/tasks/${task.json.id}/messages`)).json;
     const page2 = (await call('GET', `/tasks/${task.json.id}/messages?page=2`)).json;
     expect(page1).toHaveLength(10);
     expect(page2).toHaveLength(5);
-    expect(page1[0]).toMatchObject({ role: 'USER', content: [{ type: 'text', text: 'long one [fake:long] ' }] });
+    expect(page1[0]).toMatchObject({
+      role: 'USER',
+      content: [{ type: 'text', text: 'long one [fake:long] ' }],
+    });
     const firstResult = page1[2];
     expect(firstResult.role).toBe('USER');
-    expect(firstResult.content[0]).toMatchObject({ type: 'tool_result', tool_use_id: page1[1].content[1].id });
-    expect(Buffer.from(firstResult.content[0].content[0].source.data, 'base64')).toEqual(fakeScreenshotPng(1));
-    const createdAts = [...page1, ...page2].map((message: { createdAt: string }) => message.createdAt);
+    expect(firstResult.content[0]).toMatchObject({
+      type: 'tool_result',
+      tool_use_id: page1[1].content[1].id,
+    });
+    expect(Buffer.from(firstResult.content[0].content[0].source.data, 'base64')).toEqual(
+      fakeScreenshotPng(1),
+    );
+    const createdAts = [...page1, ...page2].map(
+      (message: { createdAt: string }) => message.createdAt,
+    );
     expect([...createdAts].sort()).toEqual(createdAts);
     const finish = page2[3];
-    expect(finish.content[1]).toMatchObject({ type: 'tool_use', name: 'set_task_status', input: { status: 'completed', description: 'ok' } });
+    expect(finish.content[1]).toMatchObject({
+      type: 'tool_use',
+      name: 'set_task_status',
+      input: { status: 'completed', description: 'ok' },
+    });
   });
 
   it('emits task_updated and new_message to the task room, but no event for the first message', async () => {
@@ -119,16 +163,29 @@ describe('fake bytebot agent', () => {
     await waitFor(() => statuses.includes('COMPLETED'));
     socket.close();
     expect(statuses[0]).toBe('RUNNING');
-    expect(roles).toEqual(['ASSISTANT', 'USER', 'ASSISTANT', 'USER', 'ASSISTANT', 'USER', 'ASSISTANT', 'USER']);
+    expect(roles).toEqual([
+      'ASSISTANT',
+      'USER',
+      'ASSISTANT',
+      'USER',
+      'ASSISTANT',
+      'USER',
+      'ASSISTANT',
+      'USER',
+    ]);
   });
 
   it('can hang (connections accepted, no answer) and die (connections refused)', async () => {
     sut = await startFakeBytebot();
     sut.hang();
-    const hung = await fetch(`${sut.url}/tasks`, { signal: AbortSignal.timeout(100) }).catch((error: Error) => error);
+    const hung = await fetch(`${sut.url}/tasks`, { signal: AbortSignal.timeout(100) }).catch(
+      (error: Error) => error,
+    );
     expect((hung as Error).name).toBe('TimeoutError');
     await sut.kill();
-    const refused = await fetch(`${sut.url}/tasks`).catch((error: Error & { cause?: { code?: string } }) => error);
+    const refused = await fetch(`${sut.url}/tasks`).catch(
+      (error: Error & { cause?: { code?: string } }) => error,
+    );
     expect((refused as Error & { cause?: { code?: string } }).cause?.code).toBe('ECONNREFUSED');
   });
 });

@@ -14,7 +14,8 @@ import { fakeScreenshotPng } from './fake-screenshot-png.js';
 // PENDING tasks waiting, and the cancel semantics (including the bug that a cancel interrupts
 // whatever task is running, which is then picked up again).
 
-type TaskStatus = 'PENDING' | 'RUNNING' | 'NEEDS_HELP' | 'NEEDS_REVIEW' | 'COMPLETED' | 'CANCELLED' | 'FAILED';
+type TaskStatus =
+  'PENDING' | 'RUNNING' | 'NEEDS_HELP' | 'NEEDS_REVIEW' | 'COMPLETED' | 'CANCELLED' | 'FAILED';
 type Role = 'USER' | 'ASSISTANT';
 
 export interface FakeBytebotModel {
@@ -146,7 +147,10 @@ export async function startFakeBytebot(options: FakeBytebotOptions = {}): Promis
   const stepIntervalMs = options.stepIntervalMs ?? 10;
   const toolDelayMs = options.toolDelayMs ?? 5;
   const models = options.models ?? DEFAULT_MODELS;
-  const namedScenarios: Record<string, FakeBytebotScenario> = { ...FAKE_BYTEBOT_SCENARIOS, ...options.scenarios };
+  const namedScenarios: Record<string, FakeBytebotScenario> = {
+    ...FAKE_BYTEBOT_SCENARIOS,
+    ...options.scenarios,
+  };
 
   const stats: FakeBytebotStats = {
     requests: 0,
@@ -168,13 +172,14 @@ export async function startFakeBytebot(options: FakeBytebotOptions = {}): Promis
   let closed = false;
 
   const server = createServer((req, res) => void handle(req, res));
-  const io = options.socketIo === false
-    ? null
-    : new SocketIoServer(server, {
-        cors: { origin: '*' },
-        pingInterval: options.socketPingIntervalMs ?? 25_000,
-        pingTimeout: options.socketPingTimeoutMs ?? 20_000,
-      });
+  const io =
+    options.socketIo === false
+      ? null
+      : new SocketIoServer(server, {
+          cors: { origin: '*' },
+          pingInterval: options.socketPingIntervalMs ?? 25_000,
+          pingTimeout: options.socketPingTimeoutMs ?? 20_000,
+        });
   io?.on('connection', (socket) => {
     stats.socketConnections++;
     socket.on('join_task', (taskId: unknown) => {
@@ -207,7 +212,11 @@ export async function startFakeBytebot(options: FakeBytebotOptions = {}): Promis
   }
 
   function scenarioFor(description: string): FakeBytebotScenario {
-    const choice = options.chooseScenario?.(description) ?? fakeScenarioMarkerOf(description) ?? options.defaultScenario ?? 'completes';
+    const choice =
+      options.chooseScenario?.(description) ??
+      fakeScenarioMarkerOf(description) ??
+      options.defaultScenario ??
+      'completes';
     if (typeof choice !== 'string') return choice;
     const scenario = namedScenarios[choice];
     if (!scenario) throw new Error(`fake bytebot: unknown scenario '${choice}'`);
@@ -220,12 +229,19 @@ export async function startFakeBytebot(options: FakeBytebotOptions = {}): Promis
 
   function updateTask(record: TaskRecord, changes: Partial<FakeBytebotTaskRow>): void {
     Object.assign(record.row, changes, { updatedAt: nextTimestamp() });
-    const running = [...records.values()].filter((candidate) => candidate.row.status === 'RUNNING').length;
+    const running = [...records.values()].filter(
+      (candidate) => candidate.row.status === 'RUNNING',
+    ).length;
     stats.maxConcurrentRunning = Math.max(stats.maxConcurrentRunning, running);
     emitToTask(record.row.id, 'task_updated', { ...record.row });
   }
 
-  function addMessage(record: TaskRecord, role: Role, content: Record<string, unknown>[], emit = true): void {
+  function addMessage(
+    record: TaskRecord,
+    role: Role,
+    content: Record<string, unknown>[],
+    emit = true,
+  ): void {
     const at = nextTimestamp();
     const message: FakeBytebotMessageRow = {
       id: randomUUID(),
@@ -257,7 +273,9 @@ export async function startFakeBytebot(options: FakeBytebotOptions = {}): Promis
   /** The agent's findNextTask: a RUNNING task first (oldest executedAt), then PENDING by priority, FIFO. */
   function pickNextTask(): void {
     if (current || closed || hung) return;
-    const candidates = [...records.values()].filter((record) => record.row.status === 'RUNNING' || record.row.status === 'PENDING');
+    const candidates = [...records.values()].filter(
+      (record) => record.row.status === 'RUNNING' || record.row.status === 'PENDING',
+    );
     candidates.sort((a, b) => {
       const byExecuted = (a.row.executedAt ?? '\uffff').localeCompare(b.row.executedAt ?? '\uffff');
       if (byExecuted !== 0) return byExecuted;
@@ -294,13 +312,25 @@ export async function startFakeBytebot(options: FakeBytebotOptions = {}): Promis
           const callId = `call_${++record.toolCalls}`;
           const status = ending.kind === 'completed' ? 'completed' : 'needs_help';
           addMessage(record, 'ASSISTANT', [
-            { type: 'text', text: status === 'completed' ? 'The task is complete.' : 'I cannot go on alone.' },
-            { type: 'tool_use', id: callId, name: 'set_task_status', input: { status, description: ending.answer } },
+            {
+              type: 'text',
+              text: status === 'completed' ? 'The task is complete.' : 'I cannot go on alone.',
+            },
+            {
+              type: 'tool_use',
+              id: callId,
+              name: 'set_task_status',
+              input: { status, description: ending.answer },
+            },
           ]);
           await sleep(toolDelayMs);
           if (!isLive(run)) return;
           addMessage(record, 'USER', [
-            { type: 'tool_result', tool_use_id: callId, content: [{ type: 'text', text: ending.answer }] },
+            {
+              type: 'tool_result',
+              tool_use_id: callId,
+              content: [{ type: 'text', text: ending.answer }],
+            },
           ]);
           if (ending.kind === 'completed') {
             updateTask(record, { status: 'COMPLETED', completedAt: nextTimestamp() });
@@ -329,13 +359,20 @@ export async function startFakeBytebot(options: FakeBytebotOptions = {}): Promis
   async function takeComputerStep(run: ProcessingRun, stepNumber: number): Promise<void> {
     const { record } = run;
     if (record.scenario.textOnly) {
-      addMessage(record, 'ASSISTANT', [{ type: 'text', text: `I am still thinking about it (${stepNumber}).` }]);
+      addMessage(record, 'ASSISTANT', [
+        { type: 'text', text: `I am still thinking about it (${stepNumber}).` },
+      ]);
       return;
     }
     const callId = `call_${++record.toolCalls}`;
     const screenshotOnly = stepNumber === 1;
     addMessage(record, 'ASSISTANT', [
-      { type: 'text', text: screenshotOnly ? 'Let me look at the screen.' : `Clicking the next control (step ${stepNumber}).` },
+      {
+        type: 'text',
+        text: screenshotOnly
+          ? 'Let me look at the screen.'
+          : `Clicking the next control (step ${stepNumber}).`,
+      },
       screenshotOnly
         ? { type: 'tool_use', id: callId, name: 'computer_screenshot', input: {} }
         : {
@@ -349,10 +386,18 @@ export async function startFakeBytebot(options: FakeBytebotOptions = {}): Promis
     if (!isLive(run)) return;
     const image = {
       type: 'image',
-      source: { type: 'base64', media_type: 'image/png', data: fakeScreenshotPng(stepNumber).toString('base64') },
+      source: {
+        type: 'base64',
+        media_type: 'image/png',
+        data: fakeScreenshotPng(stepNumber).toString('base64'),
+      },
     };
-    const resultContent = screenshotOnly ? [image] : [{ type: 'text', text: 'Tool executed successfully' }, image];
-    addMessage(record, 'USER', [{ type: 'tool_result', tool_use_id: callId, content: resultContent }]);
+    const resultContent = screenshotOnly
+      ? [image]
+      : [{ type: 'text', text: 'Tool executed successfully' }, image];
+    addMessage(record, 'USER', [
+      { type: 'tool_result', tool_use_id: callId, content: resultContent },
+    ]);
   }
 
   function hang(): void {
@@ -368,7 +413,9 @@ export async function startFakeBytebot(options: FakeBytebotOptions = {}): Promis
     for (const timer of timers) clearTimeout(timer);
     timers.clear();
     // Socket.IO's close also closes the HTTP server; hung requests would keep it open without closeAllConnections.
-    const serverClosed = io ? io.close() : new Promise<void>((resolve) => server.close(() => resolve()));
+    const serverClosed = io
+      ? io.close()
+      : new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeAllConnections();
     await serverClosed;
   }
@@ -384,23 +431,35 @@ export async function startFakeBytebot(options: FakeBytebotOptions = {}): Promis
     try {
       if (failuresLeft > 0) {
         failuresLeft--;
-        throw new NestError(failureStatus, failureStatus === 500 ? 'Internal server error' : 'Injected failure');
+        throw new NestError(
+          failureStatus,
+          failureStatus === 500 ? 'Internal server error' : 'Injected failure',
+        );
       }
       const body = method === 'POST' ? await readJsonBody(req) : undefined;
-      const result = route === 'GET /' ? { status: 200, text: 'Hello World!' } : respond(route, segments, url, body);
+      const result =
+        route === 'GET /'
+          ? { status: 200, text: 'Hello World!' }
+          : respond(route, segments, url, body);
       if ('text' in result) {
-        res.writeHead(result.status, { 'content-type': 'text/html; charset=utf-8' }).end(result.text);
+        res
+          .writeHead(result.status, { 'content-type': 'text/html; charset=utf-8' })
+          .end(result.text);
       } else if (result.json === undefined) {
         res.writeHead(result.status).end();
       } else {
-        res.writeHead(result.status, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(result.json));
+        res
+          .writeHead(result.status, { 'content-type': 'application/json; charset=utf-8' })
+          .end(JSON.stringify(result.json));
       }
     } catch (error) {
       const nest = error instanceof NestError ? error : new NestError(500, 'Internal server error');
-      const payload = nest.error === undefined
-        ? { statusCode: nest.statusCode, message: nest.message }
-        : { statusCode: nest.statusCode, message: nest.message, error: nest.error };
-      if (!res.headersSent) res.writeHead(nest.statusCode, { 'content-type': 'application/json; charset=utf-8' });
+      const payload =
+        nest.error === undefined
+          ? { statusCode: nest.statusCode, message: nest.message }
+          : { statusCode: nest.statusCode, message: nest.message, error: nest.error };
+      if (!res.headersSent)
+        res.writeHead(nest.statusCode, { 'content-type': 'application/json; charset=utf-8' });
       res.end(JSON.stringify(payload));
     }
   }
@@ -415,7 +474,9 @@ export async function startFakeBytebot(options: FakeBytebotOptions = {}): Promis
     switch (route) {
       case 'POST /tasks': {
         const created = createTask(body);
-        return created === 'garbage' ? { status: 200, text: '<html><body>502 Bad Gateway</body></html>' } : { status: 201, json: created };
+        return created === 'garbage'
+          ? { status: 200, text: '<html><body>502 Bad Gateway</body></html>' }
+          : { status: 201, json: created };
       }
       case 'GET /tasks':
         return { status: 200, json: listTasks(url.searchParams) };
@@ -438,14 +499,16 @@ export async function startFakeBytebot(options: FakeBytebotOptions = {}): Promis
         return { status: 200, json: cancelTask(taskId) };
       case 'POST /tasks/:id/takeover': {
         const record = requireTask(taskId);
-        if (record.row.control !== 'ASSISTANT') throw new NestError(400, `Task ${taskId} is not under agent control`, 'Bad Request');
+        if (record.row.control !== 'ASSISTANT')
+          throw new NestError(400, `Task ${taskId} is not under agent control`, 'Bad Request');
         updateTask(record, { control: 'USER' });
         if (current?.record === record) current.active = false; // the agent stays busy until resume or cancel
         return { status: 200, json: withFiles(record) };
       }
       case 'POST /tasks/:id/resume': {
         const record = requireTask(taskId);
-        if (record.row.control !== 'USER') throw new NestError(400, `Task ${taskId} is not under user control`, 'Bad Request');
+        if (record.row.control !== 'USER')
+          throw new NestError(400, `Task ${taskId} is not under user control`, 'Bad Request');
         updateTask(record, { control: 'ASSISTANT', status: 'RUNNING' });
         if (current === null || current.record === record) {
           const run: ProcessingRun = { record, active: true };
@@ -468,7 +531,12 @@ export async function startFakeBytebot(options: FakeBytebotOptions = {}): Promis
   }
 
   function createTask(body: unknown): FakeBytebotTaskRow | 'garbage' {
-    if (!isRecord(body) || typeof body['description'] !== 'string' || body['model'] === undefined || body['model'] === null) {
+    if (
+      !isRecord(body) ||
+      typeof body['description'] !== 'string' ||
+      body['model'] === undefined ||
+      body['model'] === null
+    ) {
       throw new NestError(500, 'Internal server error');
     }
     const priority = typeof body['priority'] === 'string' ? body['priority'] : 'MEDIUM';
@@ -477,7 +545,8 @@ export async function startFakeBytebot(options: FakeBytebotOptions = {}): Promis
     const scenario = scenarioFor(description);
     if (scenario.garbageCreate) return 'garbage';
     if (scenario.rejectCreate === 500) throw new NestError(500, 'Internal server error');
-    if (scenario.rejectCreate === 400) throw new NestError(400, 'description must be shorter than 10000 characters', 'Bad Request');
+    if (scenario.rejectCreate === 400)
+      throw new NestError(400, 'description must be shorter than 10000 characters', 'Bad Request');
     const at = nextTimestamp();
     const record: TaskRecord = {
       row: {
@@ -498,7 +567,9 @@ export async function startFakeBytebot(options: FakeBytebotOptions = {}): Promis
         result: null,
         model: body['model'],
       },
-      files: Array.isArray(body['files']) ? body['files'].filter(isRecord).map((file) => fileRow(file, at)) : [],
+      files: Array.isArray(body['files'])
+        ? body['files'].filter(isRecord).map((file) => fileRow(file, at))
+        : [],
       messages: [],
       scenario,
       stepsDone: 0,
@@ -506,9 +577,17 @@ export async function startFakeBytebot(options: FakeBytebotOptions = {}): Promis
     };
     records.set(record.row.id, record);
     stats.createdTasks++;
-    const filesDescription = record.files.length > 0 ? `Attached files: ${record.files.map((file) => String(file['name'])).join(', ')}` : '';
+    const filesDescription =
+      record.files.length > 0
+        ? `Attached files: ${record.files.map((file) => String(file['name'])).join(', ')}`
+        : '';
     // The first message is written directly by the agent's transaction: no new_message event.
-    addMessage(record, 'USER', [{ type: 'text', text: `${description} ${filesDescription}` }], false);
+    addMessage(
+      record,
+      'USER',
+      [{ type: 'text', text: `${description} ${filesDescription}` }],
+      false,
+    );
     io?.emit('task_created', { ...record.row });
     schedulePick();
     return { ...record.row };
@@ -518,7 +597,11 @@ export async function startFakeBytebot(options: FakeBytebotOptions = {}): Promis
     const record = requireTask(taskId);
     if (END_STATUSES_FOR_CANCEL.includes(record.row.status)) {
       stats.rejectedCancels++;
-      throw new NestError(400, `Task ${taskId} is already completed, failed, or cancelled`, 'Bad Request');
+      throw new NestError(
+        400,
+        `Task ${taskId} is already completed, failed, or cancelled`,
+        'Bad Request',
+      );
     }
     stats.cancels++;
     updateTask(record, { status: 'CANCELLED' });
@@ -526,7 +609,11 @@ export async function startFakeBytebot(options: FakeBytebotOptions = {}): Promis
     return withFiles(record);
   }
 
-  function listTasks(query: URLSearchParams): { tasks: FakeBytebotTaskRow[]; total: number; totalPages: number } {
+  function listTasks(query: URLSearchParams): {
+    tasks: FakeBytebotTaskRow[];
+    total: number;
+    totalPages: number;
+  } {
     const page = positiveInt(query.get('page'), 1);
     const limit = positiveInt(query.get('limit'), 10);
     const statusList = query.get('statuses');
@@ -557,7 +644,9 @@ export async function startFakeBytebot(options: FakeBytebotOptions = {}): Promis
     return record;
   }
 
-  function withFiles(record: TaskRecord): FakeBytebotTaskRow & { files: Record<string, unknown>[] } {
+  function withFiles(
+    record: TaskRecord,
+  ): FakeBytebotTaskRow & { files: Record<string, unknown>[] } {
     return { ...record.row, files: record.files };
   }
 
@@ -565,7 +654,10 @@ export async function startFakeBytebot(options: FakeBytebotOptions = {}): Promis
     url: `http://127.0.0.1:${port}`,
     port,
     stats,
-    tasks: () => [...records.values()].map((record) => ({ ...record.row })).sort((a, b) => b.createdAt.localeCompare(a.createdAt)),
+    tasks: () =>
+      [...records.values()]
+        .map((record) => ({ ...record.row }))
+        .sort((a, b) => b.createdAt.localeCompare(a.createdAt)),
     messagesOf: (taskId) => [...(records.get(taskId)?.messages ?? [])],
     failRequests(count, status = 500) {
       failuresLeft = count;
@@ -584,15 +676,20 @@ function routeName(method: string, segments: string[]): string {
   if (segments.length === 0) return `${method} /`;
   if (segments[0] !== 'tasks') return `${method} /${segments.join('/')}`;
   if (segments.length === 1) return `${method} /tasks`;
-  if (segments.length === 2 && segments[1] === 'models' && method === 'GET') return 'GET /tasks/models';
+  if (segments.length === 2 && segments[1] === 'models' && method === 'GET')
+    return 'GET /tasks/models';
   return `${method} /tasks/:id${segments.length > 2 ? `/${segments.slice(2).join('/')}` : ''}`;
 }
 
 /** `/messages/processed`: consecutive same-role messages merged; tool-result-only USER turns count as ASSISTANT. */
-function groupMessages(messages: FakeBytebotMessageRow[]): { role: Role; messages: FakeBytebotMessageRow[] }[] {
+function groupMessages(
+  messages: FakeBytebotMessageRow[],
+): { role: Role; messages: FakeBytebotMessageRow[] }[] {
   const groups: { role: Role; messages: FakeBytebotMessageRow[] }[] = [];
   for (const message of messages) {
-    const toolResultsOnly = message.content.length > 0 && message.content.every((block) => block['type'] === 'tool_result');
+    const toolResultsOnly =
+      message.content.length > 0 &&
+      message.content.every((block) => block['type'] === 'tool_result');
     const role: Role = message.role === 'USER' && toolResultsOnly ? 'ASSISTANT' : message.role;
     const last = groups.at(-1);
     if (last && last.role === role) last.messages.push(message);
@@ -603,7 +700,15 @@ function groupMessages(messages: FakeBytebotMessageRow[]): { role: Role; message
 
 function fileRow(file: Record<string, unknown>, at: string): Record<string, unknown> {
   const base64 = typeof file['base64'] === 'string' ? file['base64'].replace(/^.*base64,/, '') : '';
-  return { id: randomUUID(), name: file['name'], type: file['type'], size: file['size'], data: base64, createdAt: at, updatedAt: at };
+  return {
+    id: randomUUID(),
+    name: file['name'],
+    type: file['type'],
+    size: file['size'],
+    data: base64,
+    createdAt: at,
+    updatedAt: at,
+  };
 }
 
 function positiveInt(value: string | null, fallback: number): number {

@@ -3,7 +3,11 @@ import { crc32, deflateSync } from 'node:zlib';
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 /** A real, small PNG (8-bit RGB) filled with one colour. */
-export function solidColorPng(width: number, height: number, rgb: readonly [number, number, number]): Buffer {
+export function solidColorPng(
+  width: number,
+  height: number,
+  rgb: readonly [number, number, number],
+): Buffer {
   const header = Buffer.alloc(13);
   header.writeUInt32BE(width, 0);
   header.writeUInt32BE(height, 4);
@@ -22,7 +26,11 @@ export function solidColorPng(width: number, height: number, rgb: readonly [numb
 
 /** The screenshot the fake agent attaches to the tool results of step `stepNumber` (distinct per step). */
 export function fakeScreenshotPng(stepNumber: number): Buffer {
-  return solidColorPng(16, 12, [(stepNumber * 37) % 256, (stepNumber * 91) % 256, (stepNumber * 53 + 17) % 256]);
+  return solidColorPng(16, 12, [
+    (stepNumber * 37) % 256,
+    (stepNumber * 91) % 256,
+    (stepNumber * 53 + 17) % 256,
+  ]);
 }
 
 function pngChunk(type: string, data: Buffer): Buffer {

@@ -13,7 +13,11 @@ afterEach(async () => {
   sut = undefined;
 });
 
-function chat(fake: FakeLlm, body: unknown = { model: 'm', messages: [{ role: 'user', content: 'hi' }] }, headers: Record<string, string> = {}): Promise<Response> {
+function chat(
+  fake: FakeLlm,
+  body: unknown = { model: 'm', messages: [{ role: 'user', content: 'hi' }] },
+  headers: Record<string, string> = {},
+): Promise<Response> {
   return fetch(`${fake.baseUrl}/chat/completions`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },
@@ -26,7 +30,9 @@ describe('startFakeLlm', () => {
     const fake = await start({ script: ['Action: search[x]'] });
     fake.hold();
     let answered = 0;
-    const replies = [chat(fake), chat(fake)].map((reply) => reply.then((response) => ((answered += 1), response)));
+    const replies = [chat(fake), chat(fake)].map((reply) =>
+      reply.then((response) => ((answered += 1), response)),
+    );
     while (fake.held() < 2) await new Promise((resolve) => setImmediate(resolve));
     expect(answered).toBe(0);
     fake.release();
@@ -43,18 +49,32 @@ describe('startFakeLlm', () => {
     expect(body).toMatchObject({
       object: 'chat.completion',
       model: 'm',
-      choices: [{ index: 0, message: { role: 'assistant', content: 'Action: click[buy now]' }, finish_reason: 'stop' }],
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: 'Action: click[buy now]' },
+          finish_reason: 'stop',
+        },
+      ],
       usage: { prompt_tokens: 1, completion_tokens: 6, total_tokens: 7 },
     });
     expect(body['id']).toMatch(/^chatcmpl-/);
     expect(typeof body['created']).toBe('number');
 
     const models = await fetch(`${fake.baseUrl}/models`);
-    expect(await models.json()).toMatchObject({ object: 'list', data: [{ id: 'm', object: 'model' }] });
+    expect(await models.json()).toMatchObject({
+      object: 'list',
+      data: [{ id: 'm', object: 'model' }],
+    });
   });
 
   it('replies a fixed list in order, repeats its last entry, and records the Authorization header', async () => {
-    const fake = await start({ script: ['one', { content: 'two', finishReason: 'length', promptTokens: 11, completionTokens: 3 }] });
+    const fake = await start({
+      script: [
+        'one',
+        { content: 'two', finishReason: 'length', promptTokens: 11, completionTokens: 3 },
+      ],
+    });
 
     const contents = [];
     const headerSets: Record<string, string>[] = [{ authorization: 'Bearer k1' }, {}, {}];
@@ -63,7 +83,11 @@ describe('startFakeLlm', () => {
         choices: [{ message: { content: string }; finish_reason: string }];
         usage: { prompt_tokens: number };
       };
-      contents.push([body.choices[0].message.content, body.choices[0].finish_reason, body.usage.prompt_tokens]);
+      contents.push([
+        body.choices[0].message.content,
+        body.choices[0].finish_reason,
+        body.usage.prompt_tokens,
+      ]);
     }
 
     expect(contents).toEqual([
@@ -72,14 +96,23 @@ describe('startFakeLlm', () => {
       ['two', 'length', 11],
     ]);
     expect(fake.received.map((r) => r.authorization)).toEqual(['Bearer k1', undefined, undefined]);
-    expect(fake.stats).toMatchObject({ requests: 3, completions: 3, withAuthorization: 1, withoutAuthorization: 2 });
+    expect(fake.stats).toMatchObject({
+      requests: 3,
+      completions: 3,
+      withAuthorization: 1,
+      withoutAuthorization: 2,
+    });
   });
 
   it('refuses malformed requests the way OpenAI does', async () => {
     const fake = await start();
 
     const missing = await chat(fake, { messages: [] });
-    const streaming = await chat(fake, { model: 'm', stream: true, messages: [{ role: 'user', content: 'x' }] });
+    const streaming = await chat(fake, {
+      model: 'm',
+      stream: true,
+      messages: [{ role: 'user', content: 'x' }],
+    });
     const unknown = await fetch(`${fake.url}/v1/embeddings`, { method: 'POST' });
 
     expect(missing.status).toBe(400);
@@ -104,7 +137,14 @@ describe('startFakeLlm', () => {
   it('injects faults in order, then answers normally', async () => {
     const fake = await start({
       script: ['fine'],
-      faults: { dropConnectionTimes: 1, status429Times: 2, retryAfterSeconds: 3, status500Times: 1, status400Times: 1, malformedTimes: 1 },
+      faults: {
+        dropConnectionTimes: 1,
+        status429Times: 2,
+        retryAfterSeconds: 3,
+        status500Times: 1,
+        status400Times: 1,
+        malformedTimes: 1,
+      },
     });
 
     const dropped = await chat(fake).then(
@@ -126,7 +166,14 @@ describe('startFakeLlm', () => {
     expect(malformed.status).toBe(200);
     await expect(malformed.json()).rejects.toThrow();
     expect(fine.status).toBe(200);
-    expect(fake.stats).toMatchObject({ dropped: 1, status429: 2, status500: 1, status400: 1, malformed: 1, completions: 1 });
+    expect(fake.stats).toMatchObject({
+      dropped: 1,
+      status429: 2,
+      status500: 1,
+      status400: 1,
+      malformed: 1,
+      completions: 1,
+    });
   });
 
   it('answers garbage in garbage mode and can quote the Authorization header in errors', async () => {
@@ -134,7 +181,9 @@ describe('startFakeLlm', () => {
 
     const replies = [];
     for (let i = 0; i < 3; i += 1) {
-      const body = (await (await chat(fake)).json()) as { choices: [{ message: { content: string } }] };
+      const body = (await (await chat(fake)).json()) as {
+        choices: [{ message: { content: string } }];
+      };
       replies.push(body.choices[0].message.content);
     }
     fake.setFaults({ status400Times: 1, echoAuthorization: true });

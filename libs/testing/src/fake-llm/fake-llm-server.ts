@@ -1,6 +1,11 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { FakeChatMessage, FakeChatRequest, FakeLlmReply, FakeLlmScript } from './chat-script.js';
+import type {
+  FakeChatMessage,
+  FakeChatRequest,
+  FakeLlmReply,
+  FakeLlmScript,
+} from './chat-script.js';
 import { webshopRulePolicy } from './webshop-rule-policy.js';
 
 /** Counters are used up one per chat request, in this order: stall, drop, 429, 500, 400, malformed. */
@@ -102,7 +107,9 @@ function contentText(content: unknown): string | undefined {
   return parts.join('\n');
 }
 
-type ParsedBody = { ok: true; model: string; messages: FakeChatMessage[]; body: Record<string, unknown> } | { ok: false; message: string };
+type ParsedBody =
+  | { ok: true; model: string; messages: FakeChatMessage[]; body: Record<string, unknown> }
+  | { ok: false; message: string };
 
 function parseChatBody(raw: string): ParsedBody {
   let body: unknown;
@@ -111,19 +118,25 @@ function parseChatBody(raw: string): ParsedBody {
   } catch {
     return { ok: false, message: 'the body is not valid JSON' };
   }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return { ok: false, message: 'the body must be a JSON object' };
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    return { ok: false, message: 'the body must be a JSON object' };
   const record = body as Record<string, unknown>;
   const model = record['model'];
-  if (typeof model !== 'string' || model === '') return { ok: false, message: "'model' is required" };
-  if (record['stream'] === true) return { ok: false, message: 'this fake does not stream; send stream: false' };
+  if (typeof model !== 'string' || model === '')
+    return { ok: false, message: "'model' is required" };
+  if (record['stream'] === true)
+    return { ok: false, message: 'this fake does not stream; send stream: false' };
   const rawMessages = record['messages'];
-  if (!Array.isArray(rawMessages) || rawMessages.length === 0) return { ok: false, message: "'messages' must be a non-empty array" };
+  if (!Array.isArray(rawMessages) || rawMessages.length === 0)
+    return { ok: false, message: "'messages' must be a non-empty array" };
   const messages: FakeChatMessage[] = [];
   for (const message of rawMessages as unknown[]) {
-    if (typeof message !== 'object' || message === null) return { ok: false, message: 'every message must be an object' };
+    if (typeof message !== 'object' || message === null)
+      return { ok: false, message: 'every message must be an object' };
     const { role, content } = message as Record<string, unknown>;
     const text = contentText(content);
-    if (typeof role !== 'string' || text === undefined) return { ok: false, message: 'every message needs a role and a text content' };
+    if (typeof role !== 'string' || text === undefined)
+      return { ok: false, message: 'every message needs a role and a text content' };
     messages.push({ role, content: text });
   }
   return { ok: true, model, messages, body: record };
@@ -191,13 +204,24 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
       timers.add(timer);
     });
 
-  const sendJson = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void => {
+  const sendJson = (
+    res: ServerResponse,
+    status: number,
+    body: unknown,
+    headers: Record<string, string> = {},
+  ): void => {
     if (res.destroyed || res.headersSent) return;
     res.writeHead(status, { 'content-type': 'application/json', ...headers });
     res.end(JSON.stringify(body));
   };
 
-  const sendError = (res: ServerResponse, status: number, message: string, type: string, headers: Record<string, string> = {}): void => {
+  const sendError = (
+    res: ServerResponse,
+    status: number,
+    message: string,
+    type: string,
+    headers: Record<string, string> = {},
+  ): void => {
     sendJson(res, status, { error: { message, type, param: null, code: null } }, headers);
   };
 
@@ -209,7 +233,9 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
         size += chunk.length;
         if (size <= MAX_BODY_BYTES) chunks.push(chunk);
       });
-      req.on('end', () => resolve(size > MAX_BODY_BYTES ? undefined : Buffer.concat(chunks).toString('utf8')));
+      req.on('end', () =>
+        resolve(size > MAX_BODY_BYTES ? undefined : Buffer.concat(chunks).toString('utf8')),
+      );
       req.on('error', () => resolve(undefined));
     });
 
@@ -237,7 +263,10 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
       await gate.opened;
       heldNow -= 1;
     }
-    const quoted = faults.echoAuthorization === true ? ` (received Authorization: ${authorization ?? 'none'})` : '';
+    const quoted =
+      faults.echoAuthorization === true
+        ? ` (received Authorization: ${authorization ?? 'none'})`
+        : '';
 
     if (left.stall > 0) {
       left.stall -= 1;
@@ -255,14 +284,27 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
       left.s429 -= 1;
       stats.status429 += 1;
       const headers: Record<string, string> =
-        faults.retryAfterSeconds === undefined ? {} : { 'retry-after': String(faults.retryAfterSeconds) };
-      sendError(res, 429, `Rate limit reached for requests${quoted}`, 'rate_limit_exceeded', headers);
+        faults.retryAfterSeconds === undefined
+          ? {}
+          : { 'retry-after': String(faults.retryAfterSeconds) };
+      sendError(
+        res,
+        429,
+        `Rate limit reached for requests${quoted}`,
+        'rate_limit_exceeded',
+        headers,
+      );
       return;
     }
     if (left.s500 > 0) {
       left.s500 -= 1;
       stats.status500 += 1;
-      sendError(res, 500, `The server had an error while processing your request${quoted}`, 'server_error');
+      sendError(
+        res,
+        500,
+        `The server had an error while processing your request${quoted}`,
+        'server_error',
+      );
       return;
     }
     if (left.s400 > 0) {
@@ -282,7 +324,13 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
       sendError(res, 400, parsed.message, 'invalid_request_error');
       return;
     }
-    const request: FakeChatRequest = { index, model: parsed.model, messages: parsed.messages, body: parsed.body, authorization };
+    const request: FakeChatRequest = {
+      index,
+      model: parsed.model,
+      messages: parsed.messages,
+      body: parsed.body,
+      authorization,
+    };
     received.push(request);
     if (left.malformed > 0) {
       left.malformed -= 1;
@@ -295,7 +343,8 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
     }
 
     const reply = await scriptedReply(request);
-    const { content, finishReason, promptTokens, completionTokens, omitUsage } = typeof reply === 'string' ? { content: reply } : reply;
+    const { content, finishReason, promptTokens, completionTokens, omitUsage } =
+      typeof reply === 'string' ? { content: reply } : reply;
     const prompt = promptTokens ?? estimateTokens(parsed.messages.map((m) => m.content).join('\n'));
     const completion = completionTokens ?? estimateTokens(content ?? '');
     completionId += 1;
@@ -305,14 +354,30 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
       object: 'chat.completion',
       created: Math.floor(Date.now() / 1000),
       model: parsed.model,
-      choices: [{ index: 0, message: { role: 'assistant', content }, logprobs: null, finish_reason: finishReason ?? 'stop' }],
-      ...(omitUsage !== true && { usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion } }),
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content },
+          logprobs: null,
+          finish_reason: finishReason ?? 'stop',
+        },
+      ],
+      ...(omitUsage !== true && {
+        usage: {
+          prompt_tokens: prompt,
+          completion_tokens: completion,
+          total_tokens: prompt + completion,
+        },
+      }),
     });
   };
 
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
-    if (req.method === 'POST' && (path === '/v1/chat/completions' || path === '/chat/completions')) {
+    if (
+      req.method === 'POST' &&
+      (path === '/v1/chat/completions' || path === '/chat/completions')
+    ) {
       stats.inFlight += 1;
       stats.inFlightMax = Math.max(stats.inFlightMax, stats.inFlight);
       let settled = false;
@@ -322,13 +387,18 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
         stats.inFlight -= 1;
       };
       res.on('close', settle);
-      handleChat(req, res).catch(() => sendError(res, 500, 'the fake script threw', 'server_error'));
+      handleChat(req, res).catch(() =>
+        sendError(res, 500, 'the fake script threw', 'server_error'),
+      );
       return;
     }
     if (req.method === 'GET' && (path === '/v1/models' || path === '/models')) {
       stats.modelListings += 1;
       const created = Math.floor(Date.now() / 1000);
-      sendJson(res, 200, { object: 'list', data: models.map((id) => ({ id, object: 'model', created, owned_by: 'benchfleet-fake' })) });
+      sendJson(res, 200, {
+        object: 'list',
+        data: models.map((id) => ({ id, object: 'model', created, owned_by: 'benchfleet-fake' })),
+      });
       return;
     }
     sendError(res, 404, `no route for ${req.method ?? '?'} ${path}`, 'invalid_request_error');

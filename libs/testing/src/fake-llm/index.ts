@@ -1,3 +1,15 @@
-export type { FakeChatMessage, FakeChatRequest, FakeLlmReply, FakeLlmScript, FakeLlmScriptFn } from './chat-script.js';
-export { startFakeLlm, type FakeLlm, type FakeLlmFaults, type FakeLlmOptions, type FakeLlmStats } from './fake-llm-server.js';
+export type {
+  FakeChatMessage,
+  FakeChatRequest,
+  FakeLlmReply,
+  FakeLlmScript,
+  FakeLlmScriptFn,
+} from './chat-script.js';
+export {
+  startFakeLlm,
+  type FakeLlm,
+  type FakeLlmFaults,
+  type FakeLlmOptions,
+  type FakeLlmStats,
+} from './fake-llm-server.js';
 export { webshopRulePolicy } from './webshop-rule-policy.js';

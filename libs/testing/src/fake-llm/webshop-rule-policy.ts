@@ -30,11 +30,13 @@ export function webshopRulePolicy(request: FakeChatRequest): FakeLlmReply {
   if (canSearch && instruction !== undefined && instruction !== '') {
     return `Thought: I will search for the instruction.\nAction: search[${instruction}]`;
   }
-  if (clickables.includes('buy now')) return 'Thought: This is the first result; I buy it.\nAction: click[buy now]';
+  if (clickables.includes('buy now'))
+    return 'Thought: This is the first result; I buy it.\nAction: click[buy now]';
   if (clickables.includes('next >')) {
     const first = clickables.find((c) => !NAVIGATION.has(c));
     if (first !== undefined) return `Thought: I open the first result.\nAction: click[${first}]`;
   }
-  if (clickables.includes('< prev')) return 'Thought: I go back to the product.\nAction: click[< prev]';
+  if (clickables.includes('< prev'))
+    return 'Thought: I go back to the product.\nAction: click[< prev]';
   return 'Action: think[I see nothing to do on this page.]';
 }

@@ -9,7 +9,8 @@ export interface FakeS3 {
   close(): Promise<void>;
 }
 
-const SIGV4 = /^AWS4-HMAC-SHA256 Credential=([^/]+)\/\d{8}\/[^/]+\/s3\/aws4_request, SignedHeaders=[^,]+, Signature=[0-9a-f]{64}$/;
+const SIGV4 =
+  /^AWS4-HMAC-SHA256 Credential=([^/]+)\/\d{8}\/[^/]+\/s3\/aws4_request, SignedHeaders=[^,]+, Signature=[0-9a-f]{64}$/;
 
 /**
  * Path-style S3 PUT and GET object: unsigned requests get 403 AccessDenied, unknown keys 404
@@ -26,19 +27,27 @@ export async function startFakeS3(options: { accessKeyId?: string } = {}): Promi
       const key = decodeURIComponent((request.url ?? '/').slice(1).split('?')[0] ?? '');
       const error = (status: number, code: string) => {
         response.writeHead(status, { 'content-type': 'application/xml' });
-        response.end(`<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code><Key>${key}</Key></Error>`);
+        response.end(
+          `<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code><Key>${key}</Key></Error>`,
+        );
       };
-      if (!auth?.[1] || (options.accessKeyId && auth[1] !== options.accessKeyId)) return error(403, 'AccessDenied');
+      if (!auth?.[1] || (options.accessKeyId && auth[1] !== options.accessKeyId))
+        return error(403, 'AccessDenied');
       accessKeys.add(auth[1]);
       if (request.method === 'PUT') {
-        objects.set(key, { body: Buffer.concat(chunks), contentType: request.headers['content-type'] });
+        objects.set(key, {
+          body: Buffer.concat(chunks),
+          contentType: request.headers['content-type'],
+        });
         response.writeHead(200, { etag: '"fake"' });
         return response.end();
       }
       if (request.method === 'GET') {
         const object = objects.get(key);
         if (!object) return error(404, 'NoSuchKey');
-        response.writeHead(200, { 'content-type': object.contentType ?? 'application/octet-stream' });
+        response.writeHead(200, {
+          'content-type': object.contentType ?? 'application/octet-stream',
+        });
         return response.end(object.body);
       }
       return error(405, 'MethodNotAllowed');

@@ -17,16 +17,26 @@ export function readCatalogJsonFile(path: string): unknown {
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new CatalogFormatError(path, undefined, [`cannot read file: ${error instanceof Error ? error.message : String(error)}`], {
-      cause: error,
-    });
+    throw new CatalogFormatError(
+      path,
+      undefined,
+      [`cannot read file: ${error instanceof Error ? error.message : String(error)}`],
+      {
+        cause: error,
+      },
+    );
   }
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
-    throw new CatalogFormatError(path, undefined, [`not valid JSON: ${error instanceof Error ? error.message : String(error)}`], {
-      cause: error,
-    });
+    throw new CatalogFormatError(
+      path,
+      undefined,
+      [`not valid JSON: ${error instanceof Error ? error.message : String(error)}`],
+      {
+        cause: error,
+      },
+    );
   }
 }
 
@@ -67,7 +77,12 @@ export function streamRawItems(path: string): RawItemsStream {
   try {
     bytes = statSync(path).size;
   } catch (error) {
-    throw new CatalogFormatError(path, undefined, [`cannot read file: ${error instanceof Error ? error.message : String(error)}`], { cause: error });
+    throw new CatalogFormatError(
+      path,
+      undefined,
+      [`cannot read file: ${error instanceof Error ? error.message : String(error)}`],
+      { cause: error },
+    );
   }
   let read = 0;
   async function* items(): AsyncGenerator<unknown> {
@@ -85,9 +100,14 @@ export function streamRawItems(path: string): RawItemsStream {
       }
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      if (/top-level object should be an array/i.test(message)) throw new CatalogFormatError(path, undefined, ['expected a JSON list of products'], { cause: error });
+      if (/top-level object should be an array/i.test(message))
+        throw new CatalogFormatError(path, undefined, ['expected a JSON list of products'], {
+          cause: error,
+        });
       const where = next === 0 ? 'before the first record' : `after record #${next - 1}`;
-      throw new CatalogFormatError(path, undefined, [`not valid JSON ${where}: ${message}`], { cause: error });
+      throw new CatalogFormatError(path, undefined, [`not valid JSON ${where}: ${message}`], {
+        cause: error,
+      });
     } finally {
       file.destroy();
       elements.destroy();

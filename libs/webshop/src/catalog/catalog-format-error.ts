@@ -27,7 +27,12 @@ export class CatalogFormatError extends UsageError {
   readonly record: CatalogRecordRef | undefined;
   readonly issues: readonly string[];
 
-  constructor(file: string, record: CatalogRecordRef | undefined, issues: readonly string[], options?: { cause?: unknown }) {
+  constructor(
+    file: string,
+    record: CatalogRecordRef | undefined,
+    issues: readonly string[],
+    options?: { cause?: unknown },
+  ) {
     const where = [file, describeRecord(record)].filter((part) => part !== '').join(': ');
     super(`${where}: ${issues.join('; ')}`, options);
     this.file = file;

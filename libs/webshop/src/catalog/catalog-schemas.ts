@@ -81,7 +81,10 @@ export const webshopProductSchema = z.object({
 export type WebshopProduct = z.infer<typeof webshopProductSchema>;
 
 /** Human goals carry a list of option values; synthetic goals a `{option name: value}` dict. */
-export const webshopGoalOptionsSchema = z.union([z.array(z.string()), z.record(z.string(), z.string())]);
+export const webshopGoalOptionsSchema = z.union([
+  z.array(z.string()),
+  z.record(z.string(), z.string()),
+]);
 export type WebshopGoalOptions = z.infer<typeof webshopGoalOptionsSchema>;
 
 export const webshopGoalSchema = z.object({

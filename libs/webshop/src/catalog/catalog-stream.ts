@@ -1,5 +1,10 @@
 import type { CatalogSource } from './load-products.js';
-import { CatalogBuilder, type BuildWebshopCatalogOptions, type PricedProduct, type WebshopCatalog } from './webshop-catalog.js';
+import {
+  CatalogBuilder,
+  type BuildWebshopCatalogOptions,
+  type PricedProduct,
+  type WebshopCatalog,
+} from './webshop-catalog.js';
 
 export type StreamedCatalog = Pick<WebshopCatalog, 'goals' | 'skippedInstructions'> & {
   /** Cleaned products handed to the sink. */

@@ -97,7 +97,9 @@ export function getSyntheticGoals(
     if (instruction === undefined || instruction === null) continue;
     const attributes = product.instruction_attributes;
     if (attributes === undefined || attributes === null || attributes.length === 0) {
-      throw new Error(`product ${product.asin} has a synthetic instruction but no instruction_attributes`);
+      throw new Error(
+        `product ${product.asin} has a synthetic instruction but no instruction_attributes`,
+      );
     }
     const { priceUpper, priceText } = drawPriceLimit(priceOf(prices, product.asin), rng);
     const optionNames = sortedPythonStrings(Object.keys(product.options));
@@ -123,7 +125,8 @@ export function getSyntheticGoals(
         goal_options: goalOptions,
         weight: 0,
       });
-      for (const attribute of attributes) attributeCounts.set(attribute, (attributeCounts.get(attribute) ?? 0) + 1);
+      for (const attribute of attributes)
+        attributeCounts.set(attribute, (attributeCounts.get(attribute) ?? 0) + 1);
     }
   }
   for (const goal of goals) {
@@ -144,14 +147,17 @@ export function orderGoalsLikeWebshop<T>(goals: readonly T[]): T[] {
 export type WebshopGoalSplit = 'test' | 'eval' | 'train';
 
 /** Goal index ranges with the full catalogue and human goals: test 0–499, eval 500–1499, train 1500+. */
-export const WEBSHOP_GOAL_SPLITS: Readonly<Record<WebshopGoalSplit, { start: number; end: number | null }>> = {
+export const WEBSHOP_GOAL_SPLITS: Readonly<
+  Record<WebshopGoalSplit, { start: number; end: number | null }>
+> = {
   test: { start: 0, end: 500 },
   eval: { start: 500, end: 1500 },
   train: { start: 1500, end: null },
 };
 
 export function webshopGoalSplit(goalIndex: number): WebshopGoalSplit {
-  if (!Number.isInteger(goalIndex) || goalIndex < 0) throw new RangeError(`invalid goal index ${goalIndex}`);
+  if (!Number.isInteger(goalIndex) || goalIndex < 0)
+    throw new RangeError(`invalid goal index ${goalIndex}`);
   if (goalIndex < WEBSHOP_GOAL_SPLITS.eval.start) return 'test';
   if (goalIndex < WEBSHOP_GOAL_SPLITS.train.start) return 'eval';
   return 'train';

@@ -1,7 +1,18 @@
 // Public face of the webshop catalog: product loading, hidden prices, goals, CPython random.
 export { CatalogFormatError, type CatalogRecordRef } from './catalog-format-error.js';
-export { loadCatalogFiles, readCatalogJsonFile, readInstructionFiles, streamRawItems, type CatalogFilePaths, type RawItemsStream } from './catalog-files.js';
-export { streamWebshopCatalog, type StreamCatalogOptions, type StreamedCatalog } from './catalog-stream.js';
+export {
+  loadCatalogFiles,
+  readCatalogJsonFile,
+  readInstructionFiles,
+  streamRawItems,
+  type CatalogFilePaths,
+  type RawItemsStream,
+} from './catalog-files.js';
+export {
+  streamWebshopCatalog,
+  type StreamCatalogOptions,
+  type StreamedCatalog,
+} from './catalog-stream.js';
 export {
   attributeEntrySchema,
   humanInstructionSchema,
@@ -43,7 +54,13 @@ export {
   type LoadedProducts,
   type LoadProductsOptions,
 } from './load-products.js';
-export { DEFAULT_PRODUCT_PRICE, drawHiddenPrice, generateProductPrices, parsePricing, type ParsedPricing } from './product-prices.js';
+export {
+  DEFAULT_PRODUCT_PRICE,
+  drawHiddenPrice,
+  generateProductPrices,
+  parsePricing,
+  type ParsedPricing,
+} from './product-prices.js';
 export { PythonRandom, type PythonSeed } from './python-random.js';
 export {
   comparePythonStrings,
@@ -54,4 +71,10 @@ export {
   pythonStrRepr,
   pythonTupleRepr,
 } from './python-text.js';
-export { buildWebshopCatalog, CatalogBuilder, type BuildWebshopCatalogOptions, type PricedProduct, type WebshopCatalog } from './webshop-catalog.js';
+export {
+  buildWebshopCatalog,
+  CatalogBuilder,
+  type BuildWebshopCatalogOptions,
+  type PricedProduct,
+  type WebshopCatalog,
+} from './webshop-catalog.js';

@@ -56,14 +56,21 @@ describe('parsePricing', () => {
     expect(parsePricing(raw)).toEqual({ pricing, Price: price });
   });
 
-  it.each([['12.99'], ['$'], ['$1.2.3'], ['$abc']])('rejects %j like upstream (IndexError / invalid Decimal)', (raw) => {
-    expect(() => parsePricing(raw)).toThrow(/pricing/);
-  });
+  it.each([['12.99'], ['$'], ['$1.2.3'], ['$abc']])(
+    'rejects %j like upstream (IndexError / invalid Decimal)',
+    (raw) => {
+      expect(() => parsePricing(raw)).toThrow(/pricing/);
+    },
+  );
 });
 
 describe('loadProducts', () => {
   const attributes = {
-    B000000001: { attributes: ['warm'], instruction: 'Find me hats with warm', instruction_attributes: ['warm'] },
+    B000000001: {
+      attributes: ['warm'],
+      instruction: 'Find me hats with warm',
+      instruction_attributes: ['warm'],
+    },
   };
 
   it('turns a raw product into the processed fields', () => {
@@ -118,9 +125,18 @@ describe('loadProducts', () => {
   it('uses DUMMY_ATTR without an attribute entry, and human instructions only when present', () => {
     const items = [rawProduct(), rawProduct({ asin: 'B000000002' })];
     const humanInstructions = {
-      B000000002: [{ instruction: 'i want a hat.', instruction_attributes: ['warm'], instruction_options: ['red'] }],
+      B000000002: [
+        {
+          instruction: 'i want a hat.',
+          instruction_attributes: ['warm'],
+          instruction_options: ['red'],
+        },
+      ],
     };
-    const { products } = loadProducts({ items, attributes: {}, humanInstructions }, { goalMode: 'human' });
+    const { products } = loadProducts(
+      { items, attributes: {}, humanInstructions },
+      { goalMode: 'human' },
+    );
     expect(products.map((product) => product.Attributes)).toEqual([[DUMMY_ATTR], [DUMMY_ATTR]]);
     expect(products[0]).not.toHaveProperty('instructions');
     expect(products[0]).not.toHaveProperty('instruction_text');
@@ -129,33 +145,62 @@ describe('loadProducts', () => {
 
   it('names file and record for malformed products', () => {
     const missingAsin = captureError(() =>
-      loadProducts({ items: [rawProduct(), rawProduct({ asin: undefined })], attributes, fileNames: { items: 'items.json' } }, { goalMode: 'synthetic' }),
+      loadProducts(
+        {
+          items: [rawProduct(), rawProduct({ asin: undefined })],
+          attributes,
+          fileNames: { items: 'items.json' },
+        },
+        { goalMode: 'synthetic' },
+      ),
     );
     expect(missingAsin.file).toBe('items.json');
     expect(missingAsin.record).toEqual({ index: 1, asin: undefined });
     expect(missingAsin.message).toMatch(/^items\.json: record #1: asin: /);
 
     const wrongType = captureError(() =>
-      loadProducts({ items: [rawProduct({ images: 'x.jpg' })], attributes, fileNames: { items: 'items.json' } }, { goalMode: 'synthetic' }),
+      loadProducts(
+        {
+          items: [rawProduct({ images: 'x.jpg' })],
+          attributes,
+          fileNames: { items: 'items.json' },
+        },
+        { goalMode: 'synthetic' },
+      ),
     );
     expect(wrongType.record).toEqual({ index: 0, asin: 'B000000001' });
     expect(wrongType.issues.join()).toMatch(/images/);
     expect(wrongType.message).toMatch(/record #0, asin B000000001/);
 
-    const badPrice = captureError(() => loadProducts({ items: [rawProduct({ pricing: '12.99' })], attributes }, { goalMode: 'synthetic' }));
-    expect(badPrice.message).toMatch(/items file: record #0, asin B000000001: pricing "12.99" has no \$ amount/);
+    const badPrice = captureError(() =>
+      loadProducts(
+        { items: [rawProduct({ pricing: '12.99' })], attributes },
+        { goalMode: 'synthetic' },
+      ),
+    );
+    expect(badPrice.message).toMatch(
+      /items file: record #0, asin B000000001: pricing "12.99" has no \$ amount/,
+    );
 
-    const noImages = captureError(() => loadProducts({ items: [rawProduct({ images: [] })], attributes }, { goalMode: 'synthetic' }));
+    const noImages = captureError(() =>
+      loadProducts({ items: [rawProduct({ images: [] })], attributes }, { goalMode: 'synthetic' }),
+    );
     expect(noImages.issues.join()).toMatch(/images/);
 
-    const notAList = captureError(() => loadProducts({ items: { a: 1 }, attributes }, { goalMode: 'synthetic' }));
+    const notAList = captureError(() =>
+      loadProducts({ items: { a: 1 }, attributes }, { goalMode: 'synthetic' }),
+    );
     expect(notAList.message).toMatch(/expected a JSON list of products/);
   });
 
   it('names file and key for malformed attribute and human instruction entries', () => {
     const badAttributes = captureError(() =>
       loadProducts(
-        { items: [], attributes: { B1: { attributes: 'warm' } }, fileNames: { attributes: 'items_ins_v2.json' } },
+        {
+          items: [],
+          attributes: { B1: { attributes: 'warm' } },
+          fileNames: { attributes: 'items_ins_v2.json' },
+        },
         { goalMode: 'synthetic' },
       ),
     );
@@ -165,17 +210,25 @@ describe('loadProducts', () => {
 
     const badHuman = captureError(() =>
       loadProducts(
-        { items: [], attributes: {}, humanInstructions: { B1: [{ instruction: 'x', instruction_attributes: [] }] } },
+        {
+          items: [],
+          attributes: {},
+          humanInstructions: { B1: [{ instruction: 'x', instruction_attributes: [] }] },
+        },
         { goalMode: 'human' },
       ),
     );
     expect(badHuman.record).toEqual({ key: 'B1', index: 0 });
     expect(badHuman.issues.join()).toMatch(/instruction_options/);
 
-    const missingHumanFile = captureError(() => loadProducts({ items: [], attributes: {} }, { goalMode: 'human' }));
+    const missingHumanFile = captureError(() =>
+      loadProducts({ items: [], attributes: {} }, { goalMode: 'human' }),
+    );
     expect(missingHumanFile.message).toMatch(/human goals need/);
 
-    const missingEntry = captureError(() => loadProducts({ items: [rawProduct()], attributes: {} }, { goalMode: 'synthetic' }));
+    const missingEntry = captureError(() =>
+      loadProducts({ items: [rawProduct()], attributes: {} }, { goalMode: 'synthetic' }),
+    );
     expect(missingEntry.record).toEqual({ key: 'B000000001' });
   });
 });
@@ -186,7 +239,10 @@ describe('loadCatalogFiles', () => {
     expect(broken.file).toBe(pathIn('SOURCE.md'));
     expect(broken.message).toMatch(/SOURCE\.md: not valid JSON/);
     const missing = captureError(() =>
-      loadCatalogFiles({ itemsFile: pathIn('fixtures/nope.json'), attributesFile: pathIn('data/items_ins_v2_1000.json') }),
+      loadCatalogFiles({
+        itemsFile: pathIn('fixtures/nope.json'),
+        attributesFile: pathIn('data/items_ins_v2_1000.json'),
+      }),
     );
     expect(missing.message).toMatch(/nope\.json: cannot read file/);
   });
@@ -194,7 +250,10 @@ describe('loadCatalogFiles', () => {
   it('loads data/items_ins_v2_1000.json: 1,000 entries, 415 synthetic instructions, 185 without attributes', () => {
     const attributesFile = pathIn('data/items_ins_v2_1000.json');
     const asins = Object.keys(readCatalogJsonFile(attributesFile) as Record<string, unknown>);
-    const source = loadCatalogFiles({ itemsFile: pathIn('fixtures/synthetic_input/items_shuffle_synthetic.json'), attributesFile });
+    const source = loadCatalogFiles({
+      itemsFile: pathIn('fixtures/synthetic_input/items_shuffle_synthetic.json'),
+      attributesFile,
+    });
     source.items = asins.map((asin) => rawProduct({ asin }));
     const sut = buildWebshopCatalog(source, { goalMode: 'synthetic', priceSeed: 0 });
     expect(sut.products).toHaveLength(1000);
@@ -207,15 +266,27 @@ describe('loadCatalogFiles', () => {
     const search = JSON.parse(readFileSync(pathIn('fixtures/search_bm25.json'), 'utf8')) as {
       documents: { id: string; contents: string }[];
     };
-    const items = readCatalogJsonFile(pathIn('fixtures/synthetic_input/items_shuffle_search3000.json'));
-    const { products } = loadProducts({ items, attributes: {}, humanInstructions: {} }, { goalMode: 'human' });
+    const items = readCatalogJsonFile(
+      pathIn('fixtures/synthetic_input/items_shuffle_search3000.json'),
+    );
+    const { products } = loadProducts(
+      { items, attributes: {}, humanInstructions: {} },
+      { goalMode: 'human' },
+    );
     expect(products).toHaveLength(3000);
     const contents = products.map((product) => {
       const optionText = Object.entries(product.options)
         .map(([name, values]) => `${name}: ${values.join(', ')}`)
         .join(', and ');
-      return { id: product.asin, contents: [product.Title, product.Description, product.BulletPoints[0], optionText].join(' ').toLowerCase() };
+      return {
+        id: product.asin,
+        contents: [product.Title, product.Description, product.BulletPoints[0], optionText]
+          .join(' ')
+          .toLowerCase(),
+      };
     });
-    expect(contents).toEqual(search.documents.map(({ id, contents: text }) => ({ id, contents: text })));
+    expect(contents).toEqual(
+      search.documents.map(({ id, contents: text }) => ({ id, contents: text })),
+    );
   });
 });

@@ -52,24 +52,29 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 function parseAttributeFile(json: unknown, file: string): Map<string, AttributeEntry> {
-  if (!isPlainObject(json)) throw new CatalogFormatError(file, undefined, ['expected a JSON object keyed by asin']);
+  if (!isPlainObject(json))
+    throw new CatalogFormatError(file, undefined, ['expected a JSON object keyed by asin']);
   const entries = new Map<string, AttributeEntry>();
   for (const [asin, value] of Object.entries(json)) {
     const parsed = attributeEntrySchema.safeParse(value);
-    if (!parsed.success) throw new CatalogFormatError(file, { key: asin }, formatIssues(parsed.error));
+    if (!parsed.success)
+      throw new CatalogFormatError(file, { key: asin }, formatIssues(parsed.error));
     entries.set(asin, parsed.data);
   }
   return entries;
 }
 
 function parseHumanInstructionFile(json: unknown, file: string): Map<string, HumanInstruction[]> {
-  if (!isPlainObject(json)) throw new CatalogFormatError(file, undefined, ['expected a JSON object keyed by asin']);
+  if (!isPlainObject(json))
+    throw new CatalogFormatError(file, undefined, ['expected a JSON object keyed by asin']);
   const entries = new Map<string, HumanInstruction[]>();
   for (const [asin, value] of Object.entries(json)) {
-    if (!Array.isArray(value)) throw new CatalogFormatError(file, { key: asin }, ['expected a list of instructions']);
+    if (!Array.isArray(value))
+      throw new CatalogFormatError(file, { key: asin }, ['expected a list of instructions']);
     const instructions = value.map((item, index) => {
       const parsed = humanInstructionSchema.safeParse(item);
-      if (!parsed.success) throw new CatalogFormatError(file, { key: asin, index }, formatIssues(parsed.error));
+      if (!parsed.success)
+        throw new CatalogFormatError(file, { key: asin, index }, formatIssues(parsed.error));
       return parsed.data;
     });
     entries.set(asin, instructions);
@@ -86,7 +91,8 @@ function buildOptions(
 ): Pick<WebshopProduct, 'options' | 'option_to_image'> {
   const options: Record<string, string[]> = {};
   const optionToImage: Record<string, string | null> = {};
-  if (customizationOptions === null || customizationOptions === '') return { options, option_to_image: optionToImage };
+  if (customizationOptions === null || customizationOptions === '')
+    return { options, option_to_image: optionToImage };
   for (const [rawName, contents] of Object.entries(customizationOptions)) {
     if (contents === null) continue;
     const values: string[] = [];
@@ -101,7 +107,8 @@ function buildOptions(
 }
 
 /** The human instructions (human goals) or the synthetic ones (attributes file) products carry. */
-export type InstructionSource = { mode: 'human'; byAsin: Map<string, HumanInstruction[]> } | { mode: 'synthetic' };
+export type InstructionSource =
+  { mode: 'human'; byAsin: Map<string, HumanInstruction[]> } | { mode: 'synthetic' };
 
 export type CatalogFileNames = { items: string; attributes: string; humanInstructions: string };
 
@@ -109,18 +116,32 @@ export type CatalogFileNames = { items: string; attributes: string; humanInstruc
 export function parseInstructionFiles(
   source: Pick<CatalogSource, 'attributes' | 'humanInstructions' | 'fileNames'>,
   goalMode: GoalMode,
-): { attributes: Map<string, AttributeEntry>; instructions: InstructionSource; fileNames: CatalogFileNames } {
+): {
+  attributes: Map<string, AttributeEntry>;
+  instructions: InstructionSource;
+  fileNames: CatalogFileNames;
+} {
   const fileNames: CatalogFileNames = {
     items: source.fileNames?.items ?? 'items file',
     attributes: source.fileNames?.attributes ?? 'attributes file',
     humanInstructions: source.fileNames?.humanInstructions ?? 'human instructions file',
   };
   const attributes = parseAttributeFile(source.attributes, fileNames.attributes);
-  if (goalMode === 'synthetic') return { attributes, instructions: { mode: 'synthetic' }, fileNames };
+  if (goalMode === 'synthetic')
+    return { attributes, instructions: { mode: 'synthetic' }, fileNames };
   if (source.humanInstructions === undefined) {
-    throw new CatalogFormatError(fileNames.humanInstructions, undefined, ['human goals need the human instructions file (items_human_ins.json)']);
+    throw new CatalogFormatError(fileNames.humanInstructions, undefined, [
+      'human goals need the human instructions file (items_human_ins.json)',
+    ]);
   }
-  return { attributes, instructions: { mode: 'human', byAsin: parseHumanInstructionFile(source.humanInstructions, fileNames.humanInstructions) }, fileNames };
+  return {
+    attributes,
+    instructions: {
+      mode: 'human',
+      byAsin: parseHumanInstructionFile(source.humanInstructions, fileNames.humanInstructions),
+    },
+    fileNames,
+  };
 }
 
 /**
@@ -144,21 +165,28 @@ export class ProductCleaner {
     const itemsFile = this.fileNames.items;
     const record: CatalogRecordRef = { index, asin: asinOf(rawItem) };
     const withAsin = rawProductAsinSchema.safeParse(rawItem);
-    if (!withAsin.success) throw new CatalogFormatError(itemsFile, record, formatIssues(withAsin.error));
+    if (!withAsin.success)
+      throw new CatalogFormatError(itemsFile, record, formatIssues(withAsin.error));
     const asin = withAsin.data.asin;
     if (asin === 'nan' || pythonLength(asin) > 10) return undefined;
     if (this.seenAsins.has(asin)) return undefined;
     this.seenAsins.add(asin);
 
     const parsed = rawProductSchema.safeParse(rawItem);
-    if (!parsed.success) throw new CatalogFormatError(itemsFile, record, formatIssues(parsed.error));
+    if (!parsed.success)
+      throw new CatalogFormatError(itemsFile, record, formatIssues(parsed.error));
     const raw = parsed.data;
 
     let pricing: ReturnType<typeof parsePricing>;
     try {
       pricing = parsePricing(raw.pricing);
     } catch (error) {
-      throw new CatalogFormatError(itemsFile, record, [error instanceof Error ? error.message : String(error)], { cause: error });
+      throw new CatalogFormatError(
+        itemsFile,
+        record,
+        [error instanceof Error ? error.message : String(error)],
+        { cause: error },
+      );
     }
 
     const attributeEntry = this.attributes.get(asin);
@@ -167,13 +195,16 @@ export class ProductCleaner {
       name: raw.name,
       Title: raw.name,
       Description: raw.full_description,
-      BulletPoints: Array.isArray(raw.small_description) ? [...raw.small_description] : [raw.small_description],
+      BulletPoints: Array.isArray(raw.small_description)
+        ? [...raw.small_description]
+        : [raw.small_description],
       Reviews: [],
       Rating: 'N.A.',
       pricing: pricing.pricing,
       Price: pricing.Price,
       ...buildOptions(raw.customization_options),
-      Attributes: attributeEntry?.attributes !== undefined ? [...attributeEntry.attributes] : [DUMMY_ATTR],
+      Attributes:
+        attributeEntry?.attributes !== undefined ? [...attributeEntry.attributes] : [DUMMY_ATTR],
       MainImage: raw.images[0] ?? '',
       query: pythonStrip(raw.query.toLowerCase()),
       category: raw.category,
@@ -202,17 +233,25 @@ export class ProductCleaner {
 
 /** Whether a cleaned product yields goals in the given mode (what getHumanGoals / getSyntheticGoals read). */
 export function carriesGoals(product: WebshopProduct): boolean {
-  return product.instructions !== undefined || (product.instruction_text !== undefined && product.instruction_text !== null);
+  return (
+    product.instructions !== undefined ||
+    (product.instruction_text !== undefined && product.instruction_text !== null)
+  );
 }
 
 /** The parsed items file as a list, or an error naming the file. */
 export function rawItemsOf(source: CatalogSource): readonly unknown[] {
-  if (!Array.isArray(source.items)) throw new CatalogFormatError(source.fileNames?.items ?? 'items file', undefined, ['expected a JSON list of products']);
+  if (!Array.isArray(source.items))
+    throw new CatalogFormatError(source.fileNames?.items ?? 'items file', undefined, [
+      'expected a JSON list of products',
+    ]);
   return source.items;
 }
 
 /** The lookup tables the store uses: asin → product, attribute → asins. */
-export function indexProducts(products: readonly WebshopProduct[]): Omit<LoadedProducts, 'products'> {
+export function indexProducts(
+  products: readonly WebshopProduct[],
+): Omit<LoadedProducts, 'products'> {
   const attributeToAsins = new Map<string, Set<string>>();
   const productByAsin = new Map<string, WebshopProduct>();
   for (const product of products) {
@@ -230,7 +269,8 @@ export function indexProducts(products: readonly WebshopProduct[]): Omit<LoadedP
 export function loadProducts(source: CatalogSource, options: LoadProductsOptions): LoadedProducts {
   const items = rawItemsOf(source);
   const { attributes, instructions, fileNames } = parseInstructionFiles(source, options.goalMode);
-  const rawItems = options.numProducts === undefined ? items : items.slice(0, Math.max(0, options.numProducts));
+  const rawItems =
+    options.numProducts === undefined ? items : items.slice(0, Math.max(0, options.numProducts));
   const cleaner = new ProductCleaner(attributes, instructions, fileNames);
   const products: WebshopProduct[] = [];
   rawItems.forEach((rawItem, index) => {

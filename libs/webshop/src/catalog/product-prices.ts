@@ -19,9 +19,13 @@ function asciiDigit(ch: string): string {
 }
 
 function parseDecimalPiece(raw: string, piece: string): number {
-  const cleaned = Array.from(piece.replace(NOT_DIGIT_OR_DOT, ''), (ch) => (ch === '.' ? ch : asciiDigit(ch))).join('');
+  const cleaned = Array.from(piece.replace(NOT_DIGIT_OR_DOT, ''), (ch) =>
+    ch === '.' ? ch : asciiDigit(ch),
+  ).join('');
   if (!/^(?:\d+\.?\d*|\.\d+)$/.test(cleaned)) {
-    throw new Error(`pricing ${JSON.stringify(raw)}: ${JSON.stringify(piece)} is not a decimal amount`);
+    throw new Error(
+      `pricing ${JSON.stringify(raw)}: ${JSON.stringify(piece)} is not a decimal amount`,
+    );
   }
   return Number(cleaned);
 }
@@ -33,9 +37,15 @@ function parseDecimalPiece(raw: string, piece: string): number {
  */
 export function parsePricing(raw: string | null | undefined): ParsedPricing {
   if (raw === null || raw === undefined || raw === '') {
-    return { pricing: [DEFAULT_PRODUCT_PRICE], Price: `$${pythonFloatRepr(DEFAULT_PRODUCT_PRICE)}` };
+    return {
+      pricing: [DEFAULT_PRODUCT_PRICE],
+      Price: `$${pythonFloatRepr(DEFAULT_PRODUCT_PRICE)}`,
+    };
   }
-  const values = raw.split('$').slice(1).map((piece) => parseDecimalPiece(raw, piece));
+  const values = raw
+    .split('$')
+    .slice(1)
+    .map((piece) => parseDecimalPiece(raw, piece));
   const [first, second] = values;
   if (first === undefined) {
     throw new Error(`pricing ${JSON.stringify(raw)} has no $ amount`);
@@ -43,7 +53,10 @@ export function parsePricing(raw: string | null | undefined): ParsedPricing {
   if (second === undefined) {
     return { pricing: [first], Price: `$${pythonFloatRepr(first)}` };
   }
-  return { pricing: [first, second], Price: `$${pythonFloatRepr(first)} to $${pythonFloatRepr(second)}` };
+  return {
+    pricing: [first, second],
+    Price: `$${pythonFloatRepr(first)} to $${pythonFloatRepr(second)}`,
+  };
 }
 
 /**

@@ -15,7 +15,9 @@ function seedKey(seed: PythonSeed): number[] {
     n = seed;
   } else {
     if (!Number.isSafeInteger(seed)) {
-      throw new RangeError(`PythonRandom seeds must be integers (got ${seed}); float and string seeds are not supported`);
+      throw new RangeError(
+        `PythonRandom seeds must be integers (got ${seed}); float and string seeds are not supported`,
+      );
     }
     n = BigInt(seed);
   }
@@ -133,7 +135,8 @@ export class PythonRandom {
 
   /** `random._randbelow(n)` (the getrandbits variant): uniform in [0, n), by rejection. */
   randbelow(n: number): number {
-    if (!Number.isSafeInteger(n) || n <= 0) throw new RangeError(`randbelow needs a positive integer (got ${n})`);
+    if (!Number.isSafeInteger(n) || n <= 0)
+      throw new RangeError(`randbelow needs a positive integer (got ${n})`);
     const k = bitLength(n);
     if (k <= 32) {
       let r = this.nextBits32(k);
@@ -159,7 +162,8 @@ export class PythonRandom {
   /** `random.sample(population, k)`. */
   sample<T>(population: readonly T[], k: number): T[] {
     const n = population.length;
-    if (!Number.isInteger(k) || k < 0 || k > n) throw new RangeError('Sample larger than population or is negative');
+    if (!Number.isInteger(k) || k < 0 || k > n)
+      throw new RangeError('Sample larger than population or is negative');
     const result: T[] = [];
     let setSize = 21;
     if (k > 5) setSize += 4 ** Math.ceil(Math.log(k * 3) / Math.log(4));

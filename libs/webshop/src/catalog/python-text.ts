@@ -2,8 +2,9 @@
 
 // Code points for which CPython's str.isspace() is true (what str.strip() and str.split() use).
 const PYTHON_WHITESPACE = new Set<number>([
-  0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x1c, 0x1d, 0x1e, 0x1f, 0x20, 0x85, 0xa0, 0x1680, 0x2000, 0x2001, 0x2002,
-  0x2003, 0x2004, 0x2005, 0x2006, 0x2007, 0x2008, 0x2009, 0x200a, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000,
+  0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x1c, 0x1d, 0x1e, 0x1f, 0x20, 0x85, 0xa0, 0x1680, 0x2000, 0x2001,
+  0x2002, 0x2003, 0x2004, 0x2005, 0x2006, 0x2007, 0x2008, 0x2009, 0x200a, 0x2028, 0x2029, 0x202f,
+  0x205f, 0x3000,
 ]);
 
 export function isPythonWhitespace(codePoint: number): boolean {
@@ -13,7 +14,13 @@ export function isPythonWhitespace(codePoint: number): boolean {
 /** Python `s.strip()` (no argument) or `s.strip(chars)`. */
 export function pythonStrip(s: string, chars?: string): string {
   // Most text has nothing to strip: every whitespace character is one UTF-16 unit, so the ends tell.
-  if (chars === undefined && (s === '' || (!PYTHON_WHITESPACE.has(s.charCodeAt(0)) && !PYTHON_WHITESPACE.has(s.charCodeAt(s.length - 1))))) return s;
+  if (
+    chars === undefined &&
+    (s === '' ||
+      (!PYTHON_WHITESPACE.has(s.charCodeAt(0)) &&
+        !PYTHON_WHITESPACE.has(s.charCodeAt(s.length - 1))))
+  )
+    return s;
   const points = Array.from(s);
   const strippable = chars === undefined ? null : new Set(Array.from(chars));
   const isStrippable = (ch: string): boolean =>

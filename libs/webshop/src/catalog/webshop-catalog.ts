@@ -1,6 +1,14 @@
 import type { WebshopGoal, WebshopProduct } from './catalog-schemas.js';
 import { getHumanGoals, getSyntheticGoals, orderGoalsLikeWebshop } from './goals.js';
-import { carriesGoals, indexProducts, parseInstructionFiles, ProductCleaner, rawItemsOf, type CatalogSource, type GoalMode } from './load-products.js';
+import {
+  carriesGoals,
+  indexProducts,
+  parseInstructionFiles,
+  ProductCleaner,
+  rawItemsOf,
+  type CatalogSource,
+  type GoalMode,
+} from './load-products.js';
 import { drawHiddenPrice } from './product-prices.js';
 import { PythonRandom, type PythonSeed } from './python-random.js';
 
@@ -36,7 +44,16 @@ export type PricedProduct = { product: WebshopProduct; price: number };
  * read buffers, so keeping one would keep whole buffers alive for the length of an import.
  */
 function goalView(product: WebshopProduct): WebshopProduct {
-  const view = { ...product, Description: '', BulletPoints: [], full_description: '', small_description: [], images: [], customization_options: null, option_to_image: {} };
+  const view = {
+    ...product,
+    Description: '',
+    BulletPoints: [],
+    full_description: '',
+    small_description: [],
+    images: [],
+    customization_options: null,
+    option_to_image: {},
+  };
   return JSON.parse(JSON.stringify(view)) as WebshopProduct;
 }
 
@@ -89,12 +106,18 @@ export class CatalogBuilder {
       const human = getHumanGoals(this.goalProducts, this.goalPrices, this.rng);
       return { goals: orderGoalsLikeWebshop(human.goals), skippedInstructions: human.skipped };
     }
-    return { goals: orderGoalsLikeWebshop(getSyntheticGoals(this.goalProducts, this.goalPrices, this.rng)), skippedInstructions: 0 };
+    return {
+      goals: orderGoalsLikeWebshop(getSyntheticGoals(this.goalProducts, this.goalPrices, this.rng)),
+      skippedInstructions: 0,
+    };
   }
 }
 
 /** The whole catalog in memory from parsed files (see CatalogBuilder; streamWebshopCatalog for large files). */
-export function buildWebshopCatalog(source: CatalogSource, options: BuildWebshopCatalogOptions): WebshopCatalog {
+export function buildWebshopCatalog(
+  source: CatalogSource,
+  options: BuildWebshopCatalogOptions,
+): WebshopCatalog {
   const rawItems = rawItemsOf(source);
   const builder = new CatalogBuilder(source, options);
   const products: WebshopProduct[] = [];
@@ -106,5 +129,12 @@ export function buildWebshopCatalog(source: CatalogSource, options: BuildWebshop
     products.push(priced.product);
     productPrices.set(priced.product.asin, priced.price);
   }
-  return { goalMode: options.goalMode, priceSeed: options.priceSeed, products, productPrices, ...indexProducts(products), ...builder.goals() };
+  return {
+    goalMode: options.goalMode,
+    priceSeed: options.priceSeed,
+    products,
+    productPrices,
+    ...indexProducts(products),
+    ...builder.goals(),
+  };
 }

@@ -93,11 +93,17 @@ const HUMAN_INSTRUCTION_SHARE = 0.3;
 
 function demoAsin(seed: number, index: number): string {
   // mix32 is a bijection on uint32, so distinct indices give distinct asins for one seed.
-  return `B0${mix32(index ^ mix32(seed)).toString(36).toUpperCase().padStart(8, '0')}`;
+  return `B0${mix32(index ^ mix32(seed))
+    .toString(36)
+    .toUpperCase()
+    .padStart(8, '0')}`;
 }
 
 function titleCase(text: string): string {
-  return text.replace(/(^|[\s-])([a-z])/g, (_, space: string, letter: string) => space + letter.toUpperCase());
+  return text.replace(
+    /(^|[\s-])([a-z])/g,
+    (_, space: string, letter: string) => space + letter.toUpperCase(),
+  );
 }
 
 function capitalize(text: string): string {
@@ -144,7 +150,10 @@ function fill(template: string, draft: ProductDraft): string {
 function attributeSentence(attribute: DemoAttribute, noun: string, rng: DemoRandom): string {
   switch (attribute.placement) {
     case 'before':
-      return rng.pick([`This ${noun} is ${attribute.text}.`, `${capitalize(attribute.text)} and built to last.`]);
+      return rng.pick([
+        `This ${noun} is ${attribute.text}.`,
+        `${capitalize(attribute.text)} and built to last.`,
+      ]);
     case 'with':
       return rng.pick([`Comes with ${attribute.text}.`, `Designed with ${attribute.text}.`]);
     case 'for':
@@ -212,18 +221,23 @@ function describe(draft: ProductDraft, rng: DemoRandom): string {
 function bulletPoints(draft: ProductDraft, rng: DemoRandom): string[] {
   const lead = draft.attributes[0];
   const features = rng.sample(draft.group.features, rng.int(2, draft.group.features.length));
-  const bullets = features.map(([label, sentence]) => `${label}: ${capitalize(fill(sentence, draft))} `);
+  const bullets = features.map(
+    ([label, sentence]) => `${label}: ${capitalize(fill(sentence, draft))} `,
+  );
   if (lead !== undefined) {
     const [, sentence] = rng.pick(draft.group.features);
     const fact = fill(rng.pick(draft.group.facts), draft);
-    bullets.unshift(`${lead.text.toUpperCase()}: ${capitalize(fill(sentence, draft))} ${capitalize(fact)} `);
+    bullets.unshift(
+      `${lead.text.toUpperCase()}: ${capitalize(fill(sentence, draft))} ${capitalize(fact)} `,
+    );
   }
   return bullets;
 }
 
 function title(draft: ProductDraft, rng: DemoRandom): string {
   const { group, brand, descriptor, attributes } = draft;
-  const audience = group.audiences.length > 0 && rng.chance(0.7) ? ` for ${rng.pick(group.audiences)}` : '';
+  const audience =
+    group.audiences.length > 0 && rng.chance(0.7) ? ` for ${rng.pick(group.audiences)}` : '';
   const highlights = attributes.slice(0, 2).map((attribute) => titleCase(attribute.text));
   const size = draft.options.find((candidate) => candidate.name === 'Size')?.values[0];
   const sizeHint = size !== undefined && rng.chance(0.4) ? [size] : [];
@@ -233,7 +247,9 @@ function title(draft: ProductDraft, rng: DemoRandom): string {
 /** "Find me …" in the style of items_ins_v2's synthetic instructions. */
 function syntheticInstruction(query: string, attributes: readonly DemoAttribute[]): string {
   const of = (placement: DemoAttribute['placement']) =>
-    attributes.filter((attribute) => attribute.placement === placement).map((attribute) => attribute.text);
+    attributes
+      .filter((attribute) => attribute.placement === placement)
+      .map((attribute) => attribute.text);
   const before = of('before');
   const withTexts = of('with');
   const forTexts = of('for');
@@ -273,11 +289,20 @@ function humanInstruction(
   const chosenOptions = rng
     .sample(offered, rng.int(offered.length > 0 ? 1 : 0, Math.min(2, offered.length)))
     .map(({ name, values }) => ({ name, value: processedOptionValue(rng.pick(values)) }));
-  const before = attributes.filter((attribute) => attribute.placement === 'before').map((attribute) => attribute.text);
+  const before = attributes
+    .filter((attribute) => attribute.placement === 'before')
+    .map((attribute) => attribute.text);
   const after = attributes
     .filter((attribute) => attribute.placement !== 'before')
     .map((attribute) => `${attribute.placement} ${attribute.text}`);
-  const opener = rng.pick(["i'm looking for", 'i need', 'i want to buy', 'find me', 'i would like', 'can you get me']);
+  const opener = rng.pick([
+    "i'm looking for",
+    'i need',
+    'i want to buy',
+    'find me',
+    'i would like',
+    'can you get me',
+  ]);
   const noun = draft.group.query;
   const leading = before[0] ?? noun;
   const article = /[^s]s$/.test(noun) ? [] : /^[aeiou]/.test(leading) ? ['an'] : ['a'];
@@ -293,7 +318,9 @@ function humanInstruction(
     options: chosenOptions.map(({ name, value }) => `${name.toLowerCase()}: ${value}`),
     instruction_attributes: attributes.map((attribute) => attribute.text),
     instruction_options: chosenOptions.map(({ value }) => value),
-    assignment_id: `DEMO${mix32(seed ^ mix32(index * 4 + ordinal)).toString(36).toUpperCase()}`,
+    assignment_id: `DEMO${mix32(seed ^ mix32(index * 4 + ordinal))
+      .toString(36)
+      .toUpperCase()}`,
     worker_id: `DEMOWORKER${rng.int(1, 40)}`,
   };
 }
@@ -317,7 +344,8 @@ export function generateDemoProduct(seed: number, index: number): DemoCatalogRec
   // Instructions may only ask for options the listing actually offers.
   const listed: ProductDraft = {
     ...draft,
-    options: customization === '' ? [] : draft.options.filter(({ name }) => customization[name] !== null),
+    options:
+      customization === '' ? [] : draft.options.filter(({ name }) => customization[name] !== null),
   };
   const price = pricing(group, rng);
   const reviews = rng.int(0, 25_000);
@@ -332,9 +360,17 @@ export function generateDemoProduct(seed: number, index: number): DemoCatalogRec
     brand_url: `https://example.invalid/stores/${draft.brand.toLowerCase()}`,
     full_description: describe(draft, rng),
     pricing: price,
-    list_price: price !== '' && !price.includes(' - ') && rng.chance(0.3) ? dollars(Number(price.slice(1).replaceAll(',', '')) * 1.25) : '',
+    list_price:
+      price !== '' && !price.includes(' - ') && rng.chance(0.3)
+        ? dollars(Number(price.slice(1).replaceAll(',', '')) * 1.25)
+        : '',
     availability_quantity: rng.chance(0.2) ? rng.int(1, 20) : '',
-    availability_status: rng.pick(['In Stock.', 'In Stock.', 'Only 3 left in stock - order soon.', '']),
+    availability_status: rng.pick([
+      'In Stock.',
+      'In Stock.',
+      'Only 3 left in stock - order soon.',
+      '',
+    ]),
     images: [
       `https://example.invalid/img/${asin}_0.jpg`,
       `https://example.invalid/img/${asin}_1.jpg`,
@@ -358,7 +394,9 @@ export function generateDemoProduct(seed: number, index: number): DemoCatalogRec
     small_description_old: '',
   };
 
-  const attributes: DemoAttributeEntry = { attributes: draft.attributes.map((attribute) => attribute.text) };
+  const attributes: DemoAttributeEntry = {
+    attributes: draft.attributes.map((attribute) => attribute.text),
+  };
   if (rng.chance(SYNTHETIC_INSTRUCTION_SHARE)) {
     const instructionAttributes = rng.sample(draft.attributes, rng.int(1, 3));
     attributes.instruction = syntheticInstruction(group.query, instructionAttributes);
@@ -369,7 +407,9 @@ export function generateDemoProduct(seed: number, index: number): DemoCatalogRec
   }
 
   const humanInstructions = rng.chance(HUMAN_INSTRUCTION_SHARE)
-    ? Array.from({ length: rng.int(1, 2) }, (_, ordinal) => humanInstruction(listed, asin, seed, index, ordinal, rng))
+    ? Array.from({ length: rng.int(1, 2) }, (_, ordinal) =>
+        humanInstruction(listed, asin, seed, index, ordinal, rng),
+      )
     : [];
 
   return { product, attributes, humanInstructions };
@@ -377,7 +417,8 @@ export function generateDemoProduct(seed: number, index: number): DemoCatalogRec
 
 /** Streams the catalogue product by product; nothing is kept between records. */
 export function* generateDemoProducts(options: DemoCatalogOptions): Generator<DemoCatalogRecord> {
-  for (let index = 0; index < options.products; index++) yield generateDemoProduct(options.seed, index);
+  for (let index = 0; index < options.products; index++)
+    yield generateDemoProduct(options.seed, index);
 }
 
 /** The whole catalogue in memory, in WebShop's three file formats. */

@@ -25,7 +25,12 @@ export interface EpisodeResult {
   success: boolean;
   steps: number;
   stopReason: 'bought' | 'step_limit';
-  purchase: { asin: string; options: Record<string, string>; price: number; rewardInfo: Record<string, unknown> } | null;
+  purchase: {
+    asin: string;
+    options: Record<string, string>;
+    price: number;
+    rewardInfo: Record<string, unknown>;
+  } | null;
   tokensIn: number;
   tokensOut: number;
   /** null when a decision's cost was not known (no price for its model). */
@@ -48,19 +53,35 @@ export interface RunWebshopEpisodeOptions {
  * `think` decisions are steps that change nothing, as refused actions are in the original.
  */
 export async function runWebshopEpisode(options: RunWebshopEpisodeOptions): Promise<EpisodeResult> {
-  const episode = new Episode(options.store, { observationMode: options.observationMode ?? 'text' });
+  const episode = new Episode(options.store, {
+    observationMode: options.observationMode ?? 'text',
+  });
   await options.store.loadGoal(options.goalIndex);
   let observation = episode.reset(options.goalIndex).observation;
-  const agentEpisode = options.agent.start({ instruction: episode.instructionText, signal: options.signal });
-  const totals: { tokensIn: number; tokensOut: number; costUsd: number | null; invalid: number } = { tokensIn: 0, tokensOut: 0, costUsd: 0, invalid: 0 };
+  const agentEpisode = options.agent.start({
+    instruction: episode.instructionText,
+    signal: options.signal,
+  });
+  const totals: { tokensIn: number; tokensOut: number; costUsd: number | null; invalid: number } = {
+    tokensIn: 0,
+    tokensOut: 0,
+    costUsd: 0,
+    invalid: 0,
+  };
   for (let step = 1; step <= options.maxSteps; step += 1) {
     options.signal.throwIfAborted();
     const available = episode.availableActions();
-    const availableActions = { has_search_bar: available.hasSearchBar, clickables: [...available.clickables] };
+    const availableActions = {
+      has_search_bar: available.hasSearchBar,
+      clickables: [...available.clickables],
+    };
     const decision = await agentEpisode.nextAction({ observation, availableActions, step });
     totals.tokensIn += decision.tokensIn;
     totals.tokensOut += decision.tokensOut;
-    totals.costUsd = totals.costUsd === null || decision.costUsd === null ? null : totals.costUsd + decision.costUsd;
+    totals.costUsd =
+      totals.costUsd === null || decision.costUsd === null
+        ? null
+        : totals.costUsd + decision.costUsd;
     let reward = 0;
     let done = false;
     let purchase: EpisodeResult['purchase'] = null;

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 
-export type FixtureCaseResult = { case: string; passed: true } | { case: string; passed: false; message: string };
+export type FixtureCaseResult =
+  { case: string; passed: true } | { case: string; passed: false; message: string };
 
 export type FixtureRunContext = {
   /** Path of the fixture file being run. */
@@ -17,7 +18,10 @@ export type FixtureRunContext = {
 export type FixtureRunner = {
   name: string;
   matches(json: unknown): boolean;
-  run(json: unknown, context: FixtureRunContext): FixtureCaseResult[] | Promise<FixtureCaseResult[]>;
+  run(
+    json: unknown,
+    context: FixtureRunContext,
+  ): FixtureCaseResult[] | Promise<FixtureCaseResult[]>;
 };
 
 export type FixtureRunSummary = {
@@ -41,7 +45,13 @@ export async function runFixtureJson(
     try {
       results = await runner.run(json, context);
     } catch (error) {
-      results = [{ case: runner.name, passed: false, message: `runner crashed: ${error instanceof Error ? error.stack ?? error.message : String(error)}` }];
+      results = [
+        {
+          case: runner.name,
+          passed: false,
+          message: `runner crashed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+        },
+      ];
     }
     for (const result of results) {
       if (result.passed) summary.passed += 1;
@@ -58,14 +68,22 @@ export async function runFixtureJson(
 }
 
 /** Reads a fixture file and runs it through `runners` (see runFixtureJson). */
-export async function runFixtureFile(filePath: string, runners: readonly FixtureRunner[]): Promise<FixtureRunSummary> {
+export async function runFixtureFile(
+  filePath: string,
+  runners: readonly FixtureRunner[],
+): Promise<FixtureRunSummary> {
   let json: unknown;
   try {
     json = JSON.parse(readFileSync(filePath, 'utf8')) as unknown;
   } catch (error) {
     return {
       passed: 0,
-      failed: [{ case: filePath, message: `cannot read fixture: ${error instanceof Error ? error.message : String(error)}` }],
+      failed: [
+        {
+          case: filePath,
+          message: `cannot read fixture: ${error instanceof Error ? error.message : String(error)}`,
+        },
+      ],
       runners: [],
     };
   }
@@ -73,7 +91,11 @@ export async function runFixtureFile(filePath: string, runners: readonly Fixture
 }
 
 /** Case helper: passes when the two values serialise to the same JSON (key order included). */
-export function expectSameJson(caseName: string, actual: unknown, expected: unknown): FixtureCaseResult {
+export function expectSameJson(
+  caseName: string,
+  actual: unknown,
+  expected: unknown,
+): FixtureCaseResult {
   const actualJson = JSON.stringify(actual);
   const expectedJson = JSON.stringify(expected);
   if (actualJson === expectedJson) return { case: caseName, passed: true };
@@ -81,11 +103,18 @@ export function expectSameJson(caseName: string, actual: unknown, expected: unkn
 }
 
 /** checkCase for checks that wait (a store episode fetching products). */
-export async function checkCaseAsync(caseName: string, check: () => Promise<FixtureCaseResult>): Promise<FixtureCaseResult> {
+export async function checkCaseAsync(
+  caseName: string,
+  check: () => Promise<FixtureCaseResult>,
+): Promise<FixtureCaseResult> {
   try {
     return await check();
   } catch (error) {
-    return { case: caseName, passed: false, message: error instanceof Error ? error.message : String(error) };
+    return {
+      case: caseName,
+      passed: false,
+      message: error instanceof Error ? error.message : String(error),
+    };
   }
 }
 
@@ -94,6 +123,10 @@ export function checkCase(caseName: string, check: () => FixtureCaseResult): Fix
   try {
     return check();
   } catch (error) {
-    return { case: caseName, passed: false, message: error instanceof Error ? error.message : String(error) };
+    return {
+      case: caseName,
+      passed: false,
+      message: error instanceof Error ? error.message : String(error),
+    };
   }
 }

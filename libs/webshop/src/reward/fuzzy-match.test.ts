@@ -2,9 +2,20 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { fullProcess, fuzzRatio, tokenSetRatio } from './fuzzy-match.js';
 
-const rewardUnitsUrl = new URL('../../../../../shared/webshop/fixtures/reward_units.json', import.meta.url);
-type TokenPair = { s1: string; s2: string | string[]; s2_str?: string; token_set_ratio: number; ratio?: number };
-const pairs = (JSON.parse(readFileSync(rewardUnitsUrl, 'utf8')) as { token_set_ratio_pairs: TokenPair[] }).token_set_ratio_pairs;
+const rewardUnitsUrl = new URL(
+  '../../../../../shared/webshop/fixtures/reward_units.json',
+  import.meta.url,
+);
+type TokenPair = {
+  s1: string;
+  s2: string | string[];
+  s2_str?: string;
+  token_set_ratio: number;
+  ratio?: number;
+};
+const pairs = (
+  JSON.parse(readFileSync(rewardUnitsUrl, 'utf8')) as { token_set_ratio_pairs: TokenPair[] }
+).token_set_ratio_pairs;
 
 describe('tokenSetRatio', () => {
   it('matches thefuzz 0.19 (difflib backend) on every fixture pair', () => {
@@ -37,7 +48,10 @@ describe('tokenSetRatio', () => {
 
 describe('fuzzRatio', () => {
   it('matches thefuzz fuzz.ratio on every fixture pair that records it', () => {
-    const withRatio = pairs.filter((pair): pair is TokenPair & { s2: string; ratio: number } => typeof pair.s2 === 'string' && pair.ratio !== undefined);
+    const withRatio = pairs.filter(
+      (pair): pair is TokenPair & { s2: string; ratio: number } =>
+        typeof pair.s2 === 'string' && pair.ratio !== undefined,
+    );
     const mismatches = withRatio.filter((pair) => fuzzRatio(pair.s1, pair.s2) !== pair.ratio);
     expect(withRatio.length).toBe(2886);
     expect(mismatches).toEqual([]);

@@ -1,5 +1,11 @@
 // thefuzz 0.19.0 `fuzz.ratio` and `fuzz.token_set_ratio` (defaults: force_ascii, full_process).
-import { pythonRound, pythonSplitWhitespace, pythonStrip, pythonTupleRepr, sortedPythonStrings } from '../catalog/python-text.js';
+import {
+  pythonRound,
+  pythonSplitWhitespace,
+  pythonStrip,
+  pythonTupleRepr,
+  sortedPythonStrings,
+} from '../catalog/python-text.js';
 import { levenshteinRatio, sequenceMatcherRatio } from './sequence-matcher.js';
 
 /** A string, or a Python tuple of strings (synthetic goal options reach thefuzz as `(name, value)`). */
@@ -40,7 +46,11 @@ export function fuzzRatio(s1: string, s2: string, options: FuzzyOptions = {}): n
  * `fuzz.token_set_ratio(s1, s2)`: the best ratio among the sorted shared tokens and each side's
  * shared-plus-own tokens. A token set contained in the other scores 100. `null` scores 0.
  */
-export function tokenSetRatio(s1: FuzzyInput | null, s2: FuzzyInput | null, options: FuzzyOptions = {}): number {
+export function tokenSetRatio(
+  s1: FuzzyInput | null,
+  s2: FuzzyInput | null,
+  options: FuzzyOptions = {},
+): number {
   if (s1 === null || s2 === null) return 0;
   const processed1 = fullProcess(s1);
   const processed2 = fullProcess(s2);
@@ -53,5 +63,9 @@ export function tokenSetRatio(s1: FuzzyInput | null, s2: FuzzyInput | null, opti
   const sect = pythonStrip(shared);
   const combined1 = pythonStrip(`${shared} ${only1}`);
   const combined2 = pythonStrip(`${shared} ${only2}`);
-  return Math.max(fuzzRatio(sect, combined1, options), fuzzRatio(sect, combined2, options), fuzzRatio(combined1, combined2, options));
+  return Math.max(
+    fuzzRatio(sect, combined1, options),
+    fuzzRatio(sect, combined2, options),
+    fuzzRatio(combined1, combined2, options),
+  );
 }

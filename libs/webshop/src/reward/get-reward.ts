@@ -31,7 +31,12 @@ export type RewardGoal = {
   price_upper: number;
 };
 
-export type TypeReward = { r_type: number; query_match: boolean; category_match: boolean; title_score: number };
+export type TypeReward = {
+  r_type: number;
+  query_match: boolean;
+  category_match: boolean;
+  title_score: number;
+};
 
 function categorySegments(category: string): Set<string> {
   return new Set(category.split(CATEGORY_SEPARATOR).map((segment) => pythonStrip(segment)));
@@ -48,7 +53,9 @@ export function getTypeReward(
 ): TypeReward {
   const queryMatch = purchased.query === goal.query;
   const goalSegments = categorySegments(goal.product_category);
-  const sharedSegments = [...categorySegments(purchased.product_category)].filter((segment) => goalSegments.has(segment));
+  const sharedSegments = [...categorySegments(purchased.product_category)].filter((segment) =>
+    goalSegments.has(segment),
+  );
   const categoryMatch = sharedSegments.length >= 2;
 
   const purchasedNouns = new Set(nounExtractor.nouns(purchased.name));
@@ -60,7 +67,12 @@ export function getTypeReward(
   if (!queryMatch && !categoryMatch && !(titleScore > 0.2)) rType = 0.5;
   if (titleScore < 0.1) rType = 0.1;
   if (titleScore === 0.0) rType = 0.0;
-  return { r_type: rType, query_match: queryMatch, category_match: categoryMatch, title_score: titleScore };
+  return {
+    r_type: rType,
+    query_match: queryMatch,
+    category_match: categoryMatch,
+    title_score: titleScore,
+  };
 }
 
 // Python `' '.join(x)`: a str is iterated character by character.
@@ -79,7 +91,10 @@ export function getAttributeReward(
   goal: Pick<RewardGoal, 'attributes'>,
   options: FuzzyOptions = {},
 ): AttributeReward {
-  if (goal.attributes.length === 0) throw new RangeError('get_attribute_reward: the goal has no attributes (division by zero upstream)');
+  if (goal.attributes.length === 0)
+    throw new RangeError(
+      'get_attribute_reward: the goal has no attributes (division by zero upstream)',
+    );
   const title = purchased.Title.toLowerCase();
   const bulletPoints = joinWithSpaces(purchased.BulletPoints).toLowerCase();
   const description = purchased.Description.toLowerCase();
@@ -116,7 +131,10 @@ export function getOptionReward(
   const goal = goalOptions.map(normalizeColor);
   let matches = 0;
   for (const goalOption of goal) {
-    if (purchased.some((option) => tokenSetRatio(option, goalOption, options) > FUZZY_MATCH_THRESHOLD)) matches += 1;
+    if (
+      purchased.some((option) => tokenSetRatio(option, goalOption, options) > FUZZY_MATCH_THRESHOLD)
+    )
+      matches += 1;
   }
   return { r_option: goal.length > 0 ? matches / goal.length : null, num_option_matches: matches };
 }
@@ -166,16 +184,24 @@ export function getReward(
   options: Readonly<Record<string, string>>,
   rewardOptions: GetRewardOptions = {},
 ): RewardResult {
-  const typeReward = rewardOptions.typeReward?.(purchased, goal) ?? getTypeReward(purchased, goal, rewardOptions.nounExtractor);
+  const typeReward =
+    rewardOptions.typeReward?.(purchased, goal) ??
+    getTypeReward(purchased, goal, rewardOptions.nounExtractor);
   // Upstream leaves r_price None for price_upper <= 0 and then fails adding it; it never happens.
-  if (!(goal.price_upper > 0)) throw new RangeError(`get_reward: price_upper must be positive (got ${goal.price_upper})`);
+  if (!(goal.price_upper > 0))
+    throw new RangeError(`get_reward: price_upper must be positive (got ${goal.price_upper})`);
   const priceOk = price <= goal.price_upper;
   const attribute = getAttributeReward(purchased, goal, rewardOptions);
-  const option = getOptionReward(Object.values(options), goalOptionsForReward(goal.goal_options), rewardOptions);
+  const option = getOptionReward(
+    Object.values(options),
+    goalOptionsForReward(goal.goal_options),
+    rewardOptions,
+  );
 
   const optionCount = goalOptionCount(goal.goal_options);
   const denominator = goal.attributes.length + optionCount + 1;
-  let reward = (attribute.num_attr_matches + option.num_option_matches + (priceOk ? 1 : 0)) / denominator;
+  let reward =
+    (attribute.num_attr_matches + option.num_option_matches + (priceOk ? 1 : 0)) / denominator;
   reward *= typeReward.r_type;
 
   const info: RewardInfo = {

@@ -34,8 +34,20 @@ export {
   type RewardResult,
   type TypeReward,
 } from './get-reward.js';
-export { createWinkNounExtractor, defaultNounExtractor, tableNounExtractor, type NounExtractor } from './noun-extractor.js';
-export { COLOR_SET, normalizeColor, normalizeColorSize, SIZE_PATTERN_SOURCES, SIZE_SET, type ColorSizeMappings } from './normalize.js';
+export {
+  createWinkNounExtractor,
+  defaultNounExtractor,
+  tableNounExtractor,
+  type NounExtractor,
+} from './noun-extractor.js';
+export {
+  COLOR_SET,
+  normalizeColor,
+  normalizeColorSize,
+  SIZE_PATTERN_SOURCES,
+  SIZE_SET,
+  type ColorSizeMappings,
+} from './normalize.js';
 export {
   envEpisodeGoalsAndRewardsFixtureRunner,
   pythonRandomFixtureRunner,
@@ -44,4 +56,9 @@ export {
   verifyRewardFixtures,
   webshopRewardFixtureRunners,
 } from './reward-fixture-runners.js';
-export { levenshteinRatio, sequenceMatcherRatio, sequenceMatchingBlocks, type MatchingBlock } from './sequence-matcher.js';
+export {
+  levenshteinRatio,
+  sequenceMatcherRatio,
+  sequenceMatchingBlocks,
+  type MatchingBlock,
+} from './sequence-matcher.js';

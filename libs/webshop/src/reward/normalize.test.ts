@@ -1,8 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { COLOR_SET, normalizeColor, normalizeColorSize, SIZE_PATTERN_SOURCES } from './normalize.js';
+import {
+  COLOR_SET,
+  normalizeColor,
+  normalizeColorSize,
+  SIZE_PATTERN_SOURCES,
+} from './normalize.js';
 
-const rewardUnitsUrl = new URL('../../../../../shared/webshop/fixtures/reward_units.json', import.meta.url);
+const rewardUnitsUrl = new URL(
+  '../../../../../shared/webshop/fixtures/reward_units.json',
+  import.meta.url,
+);
 type RewardUnits = {
   normalize_color: { input: string | string[]; output: string | string[] }[];
   normalize_color_size: {
@@ -14,9 +22,12 @@ type RewardUnits = {
 const units = JSON.parse(readFileSync(rewardUnitsUrl, 'utf8')) as RewardUnits;
 
 describe('normalizeColor', () => {
-  it.each(units.normalize_color.map((item) => [JSON.stringify(item.input), item] as const))('fixture %s', (_, item) => {
-    expect(normalizeColor(item.input)).toEqual(item.output);
-  });
+  it.each(units.normalize_color.map((item) => [JSON.stringify(item.input), item] as const))(
+    'fixture %s',
+    (_, item) => {
+      expect(normalizeColor(item.input)).toEqual(item.output);
+    },
+  );
 
   it('tests membership in COLOR_SET order, case-sensitively', () => {
     expect(COLOR_SET).toHaveLength(102);

@@ -3,22 +3,126 @@ import type { FuzzyInput } from './fuzzy-match.js';
 
 /** Order matters: normalizeColor returns the first entry contained in its input. */
 export const COLOR_SET: readonly string[] = [
-  'alabaster', 'apricot', 'aqua', 'ash', 'asphalt', 'azure', 'banana', 'beige', 'black', 'blue',
-  'blush', 'bordeaux', 'bronze', 'brown', 'burgundy', 'camel', 'camo', 'caramel', 'champagne',
-  'charcoal', 'cheetah', 'chestnut', 'chocolate', 'christmas', 'coffee', 'cognac', 'copper', 'coral',
-  'cranberry', 'cream', 'crystal', 'dark', 'denim', 'eggplant', 'elephant', 'espresso', 'fuchsia',
-  'gold', 'granite', 'grape', 'graphite', 'grass', 'gray', 'green', 'grey', 'heather', 'indigo',
-  'ivory', 'ivy', 'khaki', 'lavender', 'lemon', 'leopard', 'light', 'lilac', 'lime', 'magenta',
-  'maroon', 'mauve', 'merlot', 'midnight', 'mint', 'mocha', 'multicolor', 'mushroom', 'mustard',
-  'natural', 'navy', 'nude', 'olive', 'orange', 'peach', 'pewter', 'pink', 'plum', 'purple',
-  'rainbow', 'red', 'rose', 'royal', 'rust', 'sand', 'sapphire', 'seashell', 'silver', 'skull',
-  'slate', 'steel', 'stone', 'stonewash', 'sunflower', 'tan', 'taupe', 'teal', 'tiger', 'turquoise',
-  'violet', 'walnut', 'wheat', 'white', 'wine', 'yellow',
+  'alabaster',
+  'apricot',
+  'aqua',
+  'ash',
+  'asphalt',
+  'azure',
+  'banana',
+  'beige',
+  'black',
+  'blue',
+  'blush',
+  'bordeaux',
+  'bronze',
+  'brown',
+  'burgundy',
+  'camel',
+  'camo',
+  'caramel',
+  'champagne',
+  'charcoal',
+  'cheetah',
+  'chestnut',
+  'chocolate',
+  'christmas',
+  'coffee',
+  'cognac',
+  'copper',
+  'coral',
+  'cranberry',
+  'cream',
+  'crystal',
+  'dark',
+  'denim',
+  'eggplant',
+  'elephant',
+  'espresso',
+  'fuchsia',
+  'gold',
+  'granite',
+  'grape',
+  'graphite',
+  'grass',
+  'gray',
+  'green',
+  'grey',
+  'heather',
+  'indigo',
+  'ivory',
+  'ivy',
+  'khaki',
+  'lavender',
+  'lemon',
+  'leopard',
+  'light',
+  'lilac',
+  'lime',
+  'magenta',
+  'maroon',
+  'mauve',
+  'merlot',
+  'midnight',
+  'mint',
+  'mocha',
+  'multicolor',
+  'mushroom',
+  'mustard',
+  'natural',
+  'navy',
+  'nude',
+  'olive',
+  'orange',
+  'peach',
+  'pewter',
+  'pink',
+  'plum',
+  'purple',
+  'rainbow',
+  'red',
+  'rose',
+  'royal',
+  'rust',
+  'sand',
+  'sapphire',
+  'seashell',
+  'silver',
+  'skull',
+  'slate',
+  'steel',
+  'stone',
+  'stonewash',
+  'sunflower',
+  'tan',
+  'taupe',
+  'teal',
+  'tiger',
+  'turquoise',
+  'violet',
+  'walnut',
+  'wheat',
+  'white',
+  'wine',
+  'yellow',
 ];
 
 export const SIZE_SET: readonly string[] = [
-  'xx-large', '3x-large', '4x-large', '5x-large', 'x-large', 'x-small', 'medium', 'large', 'small',
-  'queen', 'twin', 'full', 'king', 'one size', 'pack',
+  'xx-large',
+  '3x-large',
+  '4x-large',
+  '5x-large',
+  'x-large',
+  'x-small',
+  'medium',
+  'large',
+  'small',
+  'queen',
+  'twin',
+  'full',
+  'king',
+  'one size',
+  'pack',
 ];
 
 /** The Python source of each size pattern, as normalize_color_size reports it. */
@@ -62,7 +166,10 @@ function toJavaScriptPattern(source: string): RegExp {
   return new RegExp(translated, 'u');
 }
 
-const SIZE_PATTERNS = SIZE_PATTERN_SOURCES.map((source) => ({ source, regex: toJavaScriptPattern(source) }));
+const SIZE_PATTERNS = SIZE_PATTERN_SOURCES.map((source) => ({
+  source,
+  regex: toJavaScriptPattern(source),
+}));
 
 /**
  * `normalize_color(x)`: the first COLOR_SET entry `c` with `c in x` (a substring test for a string; an
@@ -73,7 +180,10 @@ export function normalizeColor(x: FuzzyInput): FuzzyInput {
   return found ?? x;
 }
 
-export type ColorSizeMappings = { colorMapping: Map<string, string>; sizeMapping: Map<string, string> };
+export type ColorSizeMappings = {
+  colorMapping: Map<string, string>;
+  sizeMapping: Map<string, string>;
+};
 
 const PYTHON_DECIMAL_DIGITS = /^\p{Nd}+$/u;
 
@@ -81,7 +191,9 @@ const PYTHON_DECIMAL_DIGITS = /^\p{Nd}+$/u;
  * `normalize_color_size(product_prices)` over `(id, color, size)` keys. Only the repository tests use
  * it; the reward does not. Python iterates sets here, so only the pairs are meaningful, not the order.
  */
-export function normalizeColorSize(keys: Iterable<readonly [unknown, string, string]>): ColorSizeMappings {
+export function normalizeColorSize(
+  keys: Iterable<readonly [unknown, string, string]>,
+): ColorSizeMappings {
   const colors = new Set<string>();
   const sizes = new Set<string>();
   for (const [, color, size] of keys) {
@@ -96,7 +208,8 @@ export function normalizeColorSize(keys: Iterable<readonly [unknown, string, str
   for (const size of sizes) {
     const pattern = SIZE_PATTERNS.find(({ regex }) => regex.test(size));
     if (pattern !== undefined) sizeMapping.set(size, pattern.source);
-    else if (PYTHON_DECIMAL_DIGITS.test(size.replace('.', ''))) sizeMapping.set(size, 'numeric_size');
+    else if (PYTHON_DECIMAL_DIGITS.test(size.replace('.', '')))
+      sizeMapping.set(size, 'numeric_size');
     else sizeMapping.set(size, 'not_matched');
   }
   return { colorMapping, sizeMapping };

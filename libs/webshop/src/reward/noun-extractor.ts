@@ -24,7 +24,8 @@ const NOUN_CACHE_ENTRIES = 20_000;
  */
 export function createWinkNounExtractor(): NounExtractor {
   const winkNLP = require('wink-nlp') as typeof import('wink-nlp').default;
-  const model = require('wink-eng-lite-web-model') as typeof import('wink-eng-lite-web-model').default;
+  const model =
+    require('wink-eng-lite-web-model') as typeof import('wink-eng-lite-web-model').default;
   const nlp = winkNLP(model, ['sbd', 'pos']);
   const its = nlp.its;
   // Goals and products recur across episodes: their titles are tagged once.
@@ -37,7 +38,9 @@ export function createWinkNounExtractor(): NounExtractor {
         const tokens = nlp.readDoc(text).tokens();
         const values = tokens.out(its.value);
         const tags = tokens.out(its.pos);
-        nouns = values.filter((_, i) => NOUN_TAGS.has(tags[i] ?? '')).map((value) => value.toLowerCase());
+        nouns = values
+          .filter((_, i) => NOUN_TAGS.has(tags[i] ?? ''))
+          .map((value) => value.toLowerCase());
         if (seen.size >= NOUN_CACHE_ENTRIES) seen.clear();
         seen.set(text, nouns);
       }

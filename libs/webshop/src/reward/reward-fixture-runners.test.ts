@@ -36,14 +36,18 @@ describe('verifyRewardFixtures', () => {
     );
     const sut = await verifyRewardFixtures(renamed);
     expect(sut.passed).toBe(1);
-    expect(sut.failed).toEqual([{ case: 'normalize_color/1 "washed"', message: 'expected "washed", got "ash"' }]);
+    expect(sut.failed).toEqual([
+      { case: 'normalize_color/1 "washed"', message: 'expected "washed", got "ash"' },
+    ]);
   });
 
   it('fails files that no runner recognises or that are not JSON', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'webshop-fixtures-'));
     const unknown = join(dir, 'unknown.json');
     writeFileSync(unknown, '{"something": []}');
-    expect((await verifyRewardFixtures(unknown)).failed[0]?.message).toMatch(/no fixture runner recognises/);
+    expect((await verifyRewardFixtures(unknown)).failed[0]?.message).toMatch(
+      /no fixture runner recognises/,
+    );
     const broken = join(dir, 'broken.json');
     writeFileSync(broken, '{"pairs": [');
     expect((await verifyRewardFixtures(broken)).failed[0]?.message).toMatch(/cannot read fixture/);
@@ -55,7 +59,10 @@ describe('verifyRewardFixtures', () => {
       matches: (json) => typeof json === 'object' && json !== null && 'human' in json,
       run: () => [{ case: 'steps', passed: true }],
     };
-    const sut = await runFixtureFile(fixturePath('env_episodes.json'), [...webshopRewardFixtureRunners, stepsRunner]);
+    const sut = await runFixtureFile(fixturePath('env_episodes.json'), [
+      ...webshopRewardFixtureRunners,
+      stepsRunner,
+    ]);
     expect(sut.runners).toEqual(['webshop episode goals and rewards', 'episode steps']);
     expect(sut.passed).toBe(17);
   });

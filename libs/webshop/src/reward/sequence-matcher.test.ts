@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { levenshteinRatio, sequenceMatcherRatio, sequenceMatchingBlocks } from './sequence-matcher.js';
+import {
+  levenshteinRatio,
+  sequenceMatcherRatio,
+  sequenceMatchingBlocks,
+} from './sequence-matcher.js';
 
 const longA =
   'stainless steel watch band compatible with apple watch 38mm 40mm 41mm 42mm 44mm 45mm metal replacement strap with quick release pins for women and men, adjustable size, silver black rose gold colors available now';
@@ -17,7 +21,12 @@ describe('sequenceMatcherRatio / sequenceMatchingBlocks', () => {
       { a: 1, b: 0, size: 2 },
       { a: 4, b: 3, size: 2 },
     ]);
-    expect(sequenceMatcherRatio('private Thread currentThread;', 'private volatile Thread currentThread;')).toBe(0.8656716417910447);
+    expect(
+      sequenceMatcherRatio(
+        'private Thread currentThread;',
+        'private volatile Thread currentThread;',
+      ),
+    ).toBe(0.8656716417910447);
   });
 
   it('drops popular characters of a b of 200+ characters (autojunk), but extends matches over them', () => {
@@ -30,7 +39,9 @@ describe('sequenceMatcherRatio / sequenceMatchingBlocks', () => {
     ]);
     expect(sequenceMatcherRatio(longA, longB)).toBe(0.26730310262529833);
     expect(sequenceMatcherRatio(longA, longB, { autojunk: false })).toBe(0.3818615751789976);
-    expect(sequenceMatcherRatio('a'.repeat(10) + 'b'.repeat(300), 'b'.repeat(250) + 'a'.repeat(5))).toBe(0);
+    expect(
+      sequenceMatcherRatio('a'.repeat(10) + 'b'.repeat(300), 'b'.repeat(250) + 'a'.repeat(5)),
+    ).toBe(0);
   });
 
   it('counts code points, not UTF-16 units, and gives 1 for two empty strings', () => {

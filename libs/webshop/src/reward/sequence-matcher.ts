@@ -31,7 +31,12 @@ class CodePointMatcher {
     }
   }
 
-  private findLongestMatch(aLow: number, aHigh: number, bLow: number, bHigh: number): MatchingBlock {
+  private findLongestMatch(
+    aLow: number,
+    aHigh: number,
+    bLow: number,
+    bHigh: number,
+  ): MatchingBlock {
     const { a, b } = this;
     let bestI = aLow;
     let bestJ = bLow;
@@ -57,7 +62,11 @@ class CodePointMatcher {
       bestJ -= 1;
       bestSize += 1;
     }
-    while (bestI + bestSize < aHigh && bestJ + bestSize < bHigh && a[bestI + bestSize] === b[bestJ + bestSize]) {
+    while (
+      bestI + bestSize < aHigh &&
+      bestJ + bestSize < bHigh &&
+      a[bestI + bestSize] === b[bestJ + bestSize]
+    ) {
       bestSize += 1;
     }
     return { a: bestI, b: bestJ, size: bestSize };
@@ -81,12 +90,24 @@ class CodePointMatcher {
 }
 
 /** Matching blocks (without the final sentinel) of `SequenceMatcher(None, a, b).get_matching_blocks()`. */
-export function sequenceMatchingBlocks(a: string, b: string, options: { autojunk?: boolean } = {}): MatchingBlock[] {
-  return new CodePointMatcher(codePoints(a), codePoints(b), options.autojunk ?? true).matchingBlocks();
+export function sequenceMatchingBlocks(
+  a: string,
+  b: string,
+  options: { autojunk?: boolean } = {},
+): MatchingBlock[] {
+  return new CodePointMatcher(
+    codePoints(a),
+    codePoints(b),
+    options.autojunk ?? true,
+  ).matchingBlocks();
 }
 
 /** `SequenceMatcher(None, a, b).ratio()`: 2 × matched characters / total length (1.0 for two empty strings). */
-export function sequenceMatcherRatio(a: string, b: string, options: { autojunk?: boolean } = {}): number {
+export function sequenceMatcherRatio(
+  a: string,
+  b: string,
+  options: { autojunk?: boolean } = {},
+): number {
   const pointsA = codePoints(a);
   const pointsB = codePoints(b);
   const total = pointsA.length + pointsB.length;
@@ -111,7 +132,9 @@ export function levenshteinRatio(a: string, b: string): number {
     const current = new Array<number>(pointsB.length + 1).fill(0);
     pointsB.forEach((elementB, j) => {
       current[j + 1] =
-        elementA === elementB ? (previous[j] ?? 0) + 1 : Math.max(previous[j + 1] ?? 0, current[j] ?? 0);
+        elementA === elementB
+          ? (previous[j] ?? 0) + 1
+          : Math.max(previous[j + 1] ?? 0, current[j] ?? 0);
     });
     previous = current;
   }

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { analyzeText, analyzeToken, ENGLISH_STOPWORDS, lowercasePerCodePoint } from './english-analyzer.js';
+import {
+  analyzeText,
+  analyzeToken,
+  ENGLISH_STOPWORDS,
+  lowercasePerCodePoint,
+} from './english-analyzer.js';
 import { loadBm25Fixture } from './search-fixtures.js';
 import { standardTokens } from './standard-tokenizer.js';
 
@@ -36,7 +41,9 @@ describe('analyzeText', () => {
   });
 
   it('counts the field length Lucene counts for every document', () => {
-    const wrong = fixture.documents.filter((doc) => analyzeText(doc.contents).length !== doc.length);
+    const wrong = fixture.documents.filter(
+      (doc) => analyzeText(doc.contents).length !== doc.length,
+    );
     expect(wrong.map((doc) => doc.docid)).toEqual([]);
   });
 

@@ -6,8 +6,12 @@ const fixture = loadBm25Fixture();
 
 describe('length norms', () => {
   it('decodes the 256 norm bytes to Lucene’s length table', () => {
-    expect(Array.from({ length: 256 }, (_, norm) => decodeLengthNorm(norm))).toEqual(fixture.norm_length_table);
-    expect(Array.from(LENGTH_NORM_TABLE)).toEqual(fixture.norm_length_table.map((length) => Math.fround(length)));
+    expect(Array.from({ length: 256 }, (_, norm) => decodeLengthNorm(norm))).toEqual(
+      fixture.norm_length_table,
+    );
+    expect(Array.from(LENGTH_NORM_TABLE)).toEqual(
+      fixture.norm_length_table.map((length) => Math.fround(length)),
+    );
   });
 
   it('encodes every fixture document length to the norm byte Lucene stored', () => {
@@ -16,7 +20,8 @@ describe('length norms', () => {
   });
 
   it('is exact up to 40 and rounds longer lengths down', () => {
-    for (let length = 0; length <= 40; length++) expect(decodeLengthNorm(encodeLengthNorm(length))).toBe(length);
+    for (let length = 0; length <= 40; length++)
+      expect(decodeLengthNorm(encodeLengthNorm(length))).toBe(length);
     expect(decodeLengthNorm(encodeLengthNorm(41))).toBe(40);
     expect(decodeLengthNorm(encodeLengthNorm(45))).toBe(44);
     expect(decodeLengthNorm(encodeLengthNorm(100))).toBe(96);

@@ -16,7 +16,8 @@ describe('search with MaxScore pruning', () => {
     const words = catalog.items.flatMap((product) => product.name.toLowerCase().split(/[\s,]+/));
     const rng = new DemoRandom(3, 0);
     for (const entry of Object.values(catalog.attributes)) {
-      if (entry.instruction !== undefined) queries.push(`${entry.instruction}, and price lower than 40.00 dollars`);
+      if (entry.instruction !== undefined)
+        queries.push(`${entry.instruction}, and price lower than 40.00 dollars`);
     }
     for (const instructions of Object.values(catalog.humanInstructions)) {
       for (const { instruction } of instructions) queries.push(instruction);

@@ -52,7 +52,10 @@ function advance(docs: Int32Array, from: number, end: number, target: number): n
   return high;
 }
 
-export function collectTopHitsWithMaxScore(terms: readonly WeightedTerm[], heap: TopHitsHeap): void {
+export function collectTopHitsWithMaxScore(
+  terms: readonly WeightedTerm[],
+  heap: TopHitsHeap,
+): void {
   const ordered = terms
     .map((term) => ({ ...term, bound: bm25TermScore(term.weight, term.maxDenominator) }))
     .sort((a, b) => a.bound - b.bound);
@@ -92,7 +95,10 @@ export function collectTopHitsWithMaxScore(terms: readonly WeightedTerm[], heap:
     for (let i = firstEssential; i < count; i++) {
       const position = cursor[i] as number;
       if (position < (end[i] as number) && (docsOf[i] as Int32Array)[position] === doc) {
-        score += bm25TermScore(weight[i] as number, (denominatorsOf[i] as Float32Array)[position] as number);
+        score += bm25TermScore(
+          weight[i] as number,
+          (denominatorsOf[i] as Float32Array)[position] as number,
+        );
         cursor[i] = position + 1;
       }
     }
@@ -106,7 +112,10 @@ export function collectTopHitsWithMaxScore(terms: readonly WeightedTerm[], heap:
       const position = advance(docs, cursor[i] as number, end[i] as number, doc);
       cursor[i] = position;
       if (position < (end[i] as number) && docs[position] === doc) {
-        score += bm25TermScore(weight[i] as number, (denominatorsOf[i] as Float32Array)[position] as number);
+        score += bm25TermScore(
+          weight[i] as number,
+          (denominatorsOf[i] as Float32Array)[position] as number,
+        );
         cursor[i] = position + 1;
       }
     }
@@ -115,7 +124,8 @@ export function collectTopHitsWithMaxScore(terms: readonly WeightedTerm[], heap:
     heap.offer(doc, f32(score));
     if (heap.full) {
       threshold = heap.threshold;
-      while (firstEssential < count && f32(boundUpTo[firstEssential] as number) < threshold) firstEssential++;
+      while (firstEssential < count && f32(boundUpTo[firstEssential] as number) < threshold)
+        firstEssential++;
     }
   }
 }

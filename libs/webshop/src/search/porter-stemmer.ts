@@ -204,20 +204,52 @@ function byPenultimateLetter<T>(entries: Record<string, T>): Map<number, T> {
 }
 
 const DOUBLE_SUFFIXES = byPenultimateLetter<ReadonlyArray<readonly [string, string]>>({
-  a: [['ational', 'ate'], ['tional', 'tion']],
-  c: [['enci', 'ence'], ['anci', 'ance']],
+  a: [
+    ['ational', 'ate'],
+    ['tional', 'tion'],
+  ],
+  c: [
+    ['enci', 'ence'],
+    ['anci', 'ance'],
+  ],
   e: [['izer', 'ize']],
-  l: [['bli', 'ble'], ['alli', 'al'], ['entli', 'ent'], ['eli', 'e'], ['ousli', 'ous']],
-  o: [['ization', 'ize'], ['ation', 'ate'], ['ator', 'ate']],
-  s: [['alism', 'al'], ['iveness', 'ive'], ['fulness', 'ful'], ['ousness', 'ous']],
-  t: [['aliti', 'al'], ['iviti', 'ive'], ['biliti', 'ble']],
+  l: [
+    ['bli', 'ble'],
+    ['alli', 'al'],
+    ['entli', 'ent'],
+    ['eli', 'e'],
+    ['ousli', 'ous'],
+  ],
+  o: [
+    ['ization', 'ize'],
+    ['ation', 'ate'],
+    ['ator', 'ate'],
+  ],
+  s: [
+    ['alism', 'al'],
+    ['iveness', 'ive'],
+    ['fulness', 'ful'],
+    ['ousness', 'ous'],
+  ],
+  t: [
+    ['aliti', 'al'],
+    ['iviti', 'ive'],
+    ['biliti', 'ble'],
+  ],
   g: [['logi', 'log']],
 });
 
 const IC_FUL_NESS_SUFFIXES = byPenultimateLetter<ReadonlyArray<readonly [string, string]>>({
-  e: [['icate', 'ic'], ['ative', ''], ['alize', 'al']],
+  e: [
+    ['icate', 'ic'],
+    ['ative', ''],
+    ['alize', 'al'],
+  ],
   i: [['iciti', 'ic']],
-  l: [['ical', 'ic'], ['ful', '']],
+  l: [
+    ['ical', 'ic'],
+    ['ful', ''],
+  ],
   s: [['ness', '']],
 });
 

@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { buildSearchContents, buildSearchContentsFromRaw, pythonStrip, searchDocumentFromRaw } from './search-contents.js';
-import { loadBm25Fixture, loadBm25FixtureProducts, loadEnvEpisodesFixture } from './search-fixtures.js';
+import {
+  buildSearchContents,
+  buildSearchContentsFromRaw,
+  pythonStrip,
+  searchDocumentFromRaw,
+} from './search-contents.js';
+import {
+  loadBm25Fixture,
+  loadBm25FixtureProducts,
+  loadEnvEpisodesFixture,
+} from './search-fixtures.js';
 
 describe('search contents', () => {
   it('builds the contents Lucene indexed for all 3,000 raw fixture products', () => {
@@ -18,7 +27,10 @@ describe('search contents', () => {
   it('builds the env fixture search documents from processed products', () => {
     const episodes = loadEnvEpisodesFixture();
     for (const mode of [episodes.human, episodes.synthetic]) {
-      const built = mode.products.map((product) => ({ id: product.asin, contents: buildSearchContents(product) }));
+      const built = mode.products.map((product) => ({
+        id: product.asin,
+        contents: buildSearchContents(product),
+      }));
       expect(built).toEqual(mode.search_documents);
     }
   });
@@ -38,11 +50,15 @@ describe('search contents', () => {
   });
 
   it('keeps the trailing space of a product without options', () => {
-    expect(buildSearchContents({ Title: 'A', Description: 'B', BulletPoints: ['C'], options: {} })).toBe('a b c ');
+    expect(
+      buildSearchContents({ Title: 'A', Description: 'B', BulletPoints: ['C'], options: {} }),
+    ).toBe('a b c ');
   });
 
   it('fails like the original on a product without bullet points', () => {
-    expect(() => buildSearchContents({ Title: 'A', Description: 'B', BulletPoints: [], options: {} })).toThrow();
+    expect(() =>
+      buildSearchContents({ Title: 'A', Description: 'B', BulletPoints: [], options: {} }),
+    ).toThrow();
   });
 
   it('strips Python whitespace only', () => {

@@ -28,8 +28,10 @@ export interface RawProductSearchFields {
 }
 
 // Python's str.strip() whitespace (str.isspace), which differs from String.prototype.trim().
-const PYTHON_LEADING_SPACE = /^[\t\n\v\f\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/;
-const PYTHON_TRAILING_SPACE = /[\t\n\v\f\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/;
+const PYTHON_LEADING_SPACE =
+  /^[\t\n\v\f\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/;
+const PYTHON_TRAILING_SPACE =
+  /[\t\n\v\f\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/;
 
 export function pythonStrip(text: string): string {
   return text.replace(PYTHON_LEADING_SPACE, '').replace(PYTHON_TRAILING_SPACE, '');
@@ -71,7 +73,8 @@ export function processedOptions(
 }
 
 export function buildSearchContentsFromRaw(raw: RawProductSearchFields): string {
-  const bullets = typeof raw.small_description === 'string' ? [raw.small_description] : raw.small_description;
+  const bullets =
+    typeof raw.small_description === 'string' ? [raw.small_description] : raw.small_description;
   return buildSearchContents({
     Title: raw.name,
     Description: raw.full_description,

@@ -63,6 +63,9 @@ export function loadBm25FixtureProducts(): RawProductSearchFields[] {
   return readFixture<RawProductSearchFields[]>(loadBm25Fixture().products_file);
 }
 
-export function loadEnvEpisodesFixture(): { human: EnvEpisodesFixtureMode; synthetic: EnvEpisodesFixtureMode } {
+export function loadEnvEpisodesFixture(): {
+  human: EnvEpisodesFixtureMode;
+  synthetic: EnvEpisodesFixtureMode;
+} {
   return readFixture('env_episodes.json');
 }

@@ -50,7 +50,9 @@ describe('buildSearchIndex over the Lucene fixture', () => {
     const tieSensitive = fixture.queries.filter((query) => query.ties_matter);
     expect(tieSensitive.length).toBeGreaterThan(100);
     for (const query of tieSensitive) {
-      expect(sut.search(query.query).map((hit) => hit.asin)).toEqual(query.hits.map((hit) => hit.id));
+      expect(sut.search(query.query).map((hit) => hit.asin)).toEqual(
+        query.hits.map((hit) => hit.id),
+      );
     }
   });
 
@@ -105,7 +107,10 @@ describe('buildSearchIndex edge cases', () => {
     ]);
     expect(sut.stats).toMatchObject({ documentCount: 3, documentsWithTerms: 2 });
     expect(sut.search('red shoe', 100).map((hit) => hit.asin)).toEqual(['B0', 'B1']);
-    expect(sut.searchWithTotal('red shoe', 1)).toEqual({ hits: sut.search('red shoe', 1), totalMatches: 2 });
+    expect(sut.searchWithTotal('red shoe', 1)).toEqual({
+      hits: sut.search('red shoe', 1),
+      totalMatches: 2,
+    });
   });
 });
 

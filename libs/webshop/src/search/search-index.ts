@@ -5,7 +5,12 @@
 import { analyzeText, analyzeToken } from './english-analyzer.js';
 import { GrowableInt32Array, GrowableUint8Array } from './growable-arrays.js';
 import { encodeLengthNorm, LENGTH_NORM_TABLE } from './length-norm.js';
-import { bm25TermScore, collectTopHitsWithMaxScore, type TermPostings, type WeightedTerm } from './max-score-search.js';
+import {
+  bm25TermScore,
+  collectTopHitsWithMaxScore,
+  type TermPostings,
+  type WeightedTerm,
+} from './max-score-search.js';
 import { StandardTokenizer } from './standard-tokenizer.js';
 import { TokenTermCache, UNCACHED } from './token-term-cache.js';
 import { TopHitsHeap } from './top-hits-heap.js';
@@ -335,7 +340,14 @@ export class SearchIndexBuilder {
     for (const [term, termId] of this.termIds) terms[termId] = term;
 
     return {
-      stats: { documentCount, documentsWithTerms, sumTotalTermFreq, averageLength, termCount, postingCount },
+      stats: {
+        documentCount,
+        documentsWithTerms,
+        sumTotalTermFreq,
+        averageLength,
+        termCount,
+        postingCount,
+      },
       asins,
       asinRank,
       norms: this.norms.toArray(),
@@ -363,7 +375,10 @@ export function searchIndexDataFromParts(parts: SearchIndexParts): SearchIndexDa
     postings: (termId) => {
       const start = postingStart[termId] as number;
       const end = postingStart[termId + 1] as number;
-      return { docs: postingDocs.subarray(start, end), denominators: postingDenominators.subarray(start, end) };
+      return {
+        docs: postingDocs.subarray(start, end),
+        denominators: postingDenominators.subarray(start, end),
+      };
     },
     asin: (doc) => parts.asins[doc] as string,
   };

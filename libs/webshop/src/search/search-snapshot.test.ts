@@ -5,8 +5,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateDemoCatalog } from '../demo-catalog/index.js';
 import { searchDocumentFromRaw } from './search-contents.js';
 import { loadBm25Fixture, loadBm25FixtureProducts } from './search-fixtures.js';
-import { SearchIndexBuilder, searchIndexDataFromParts, searchIndexOver, type SearchIndex, type SearchIndexParts } from './search-index.js';
-import { openSearchSnapshot, SearchSnapshotError, writeSearchSnapshot, type OpenedSearchSnapshot } from './search-snapshot.js';
+import {
+  SearchIndexBuilder,
+  searchIndexDataFromParts,
+  searchIndexOver,
+  type SearchIndex,
+  type SearchIndexParts,
+} from './search-index.js';
+import {
+  openSearchSnapshot,
+  SearchSnapshotError,
+  writeSearchSnapshot,
+  type OpenedSearchSnapshot,
+} from './search-snapshot.js';
 
 const identity = { catalogId: 'fixture', version: 'v1' };
 const dir = mkdtempSync(join(tmpdir(), 'search-snapshot-'));
@@ -61,7 +72,9 @@ describe('a search index snapshot of the Lucene fixture', () => {
   });
 
   it('refuses a snapshot of another catalog version as stale', () => {
-    expect(() => openSearchSnapshot(path, { expect: { catalogId: 'fixture', version: 'v2' } })).toThrow(/version v1, not fixture version v2: it is stale/);
+    expect(() =>
+      openSearchSnapshot(path, { expect: { catalogId: 'fixture', version: 'v2' } }),
+    ).toThrow(/version v1, not fixture version v2: it is stale/);
   });
 
   it('refuses a truncated snapshot at open, wherever it was cut', () => {
@@ -81,7 +94,9 @@ describe('a search index snapshot of the Lucene fixture', () => {
       return copy;
     });
     expect(() => openSearchSnapshot(header)).toThrow(/damaged header/);
-    const magic = damagedCopy(path, 'magic.bfidx', (bytes) => Buffer.concat([Buffer.from('NOTANIDX'), bytes.subarray(8)]));
+    const magic = damagedCopy(path, 'magic.bfidx', (bytes) =>
+      Buffer.concat([Buffer.from('NOTANIDX'), bytes.subarray(8)]),
+    );
     expect(() => openSearchSnapshot(magic)).toThrow(/not a search index snapshot/);
   });
 
@@ -124,9 +139,12 @@ describe('a snapshot of a generated catalog', () => {
     writeSearchSnapshot(parts, path, { catalogId: 'demo', version: 'x' });
     const sut = openSearchSnapshot(path, { postingsCacheBytes: 1 << 16 });
     try {
-      const queries = Object.values(catalog.humanInstructions).flatMap((list) => list.map((entry) => entry.instruction));
+      const queries = Object.values(catalog.humanInstructions).flatMap((list) =>
+        list.map((entry) => entry.instruction),
+      );
       expect(queries.length).toBeGreaterThan(100);
-      for (const query of [...queries, ...queries]) expect(sut.search(query, 50), query).toEqual(memory.search(query, 50));
+      for (const query of [...queries, ...queries])
+        expect(sut.search(query, 50), query).toEqual(memory.search(query, 50));
     } finally {
       sut.close();
     }

@@ -11,7 +11,13 @@
 import { closeSync, fstatSync, openSync, readSync, writeSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import type { TermPostings } from './max-score-search.js';
-import { searchIndexOver, type SearchIndex, type SearchIndexData, type SearchIndexParts, type SearchIndexStats } from './search-index.js';
+import {
+  searchIndexOver,
+  type SearchIndex,
+  type SearchIndexData,
+  type SearchIndexParts,
+  type SearchIndexStats,
+} from './search-index.js';
 
 const MAGIC = Buffer.from('BFWSIDX1', 'latin1');
 const FORMAT = 1;
@@ -71,11 +77,18 @@ const align8 = (offset: number): number => Math.ceil(offset / 8) * 8;
 function termRecordCrc(parts: SearchIndexParts, termId: number): number {
   const start = parts.postingStart[termId] as number;
   const end = parts.postingStart[termId + 1] as number;
-  return crc32(bytesOf(parts.postingDenominators.subarray(start, end)), crc32(bytesOf(parts.postingDocs.subarray(start, end))));
+  return crc32(
+    bytesOf(parts.postingDenominators.subarray(start, end)),
+    crc32(bytesOf(parts.postingDocs.subarray(start, end))),
+  );
 }
 
 /** Writes `parts` as a snapshot file at `path` (created or replaced); returns its length in bytes. */
-export function writeSearchSnapshot(parts: SearchIndexParts, path: string, identity: SearchSnapshotIdentity): number {
+export function writeSearchSnapshot(
+  parts: SearchIndexParts,
+  path: string,
+  identity: SearchSnapshotIdentity,
+): number {
   const { stats } = parts;
   const documentCount = stats.documentCount;
   const termCount = stats.termCount;
@@ -96,7 +109,9 @@ export function writeSearchSnapshot(parts: SearchIndexParts, path: string, ident
       terms.bytes.subarray(terms.offsets[b] as number, terms.offsets[b + 1] as number),
     ),
   );
-  const postingChecksums = Uint32Array.from({ length: termCount }, (_, termId) => termRecordCrc(parts, termId));
+  const postingChecksums = Uint32Array.from({ length: termCount }, (_, termId) =>
+    termRecordCrc(parts, termId),
+  );
 
   const small: Record<Exclude<SectionName, 'postings'>, Buffer> = {
     norms: bytesOf(parts.norms),
@@ -131,7 +146,14 @@ export function writeSearchSnapshot(parts: SearchIndexParts, path: string, ident
       sections[name] = { offset, bytes, crc };
       offset = align8(offset + bytes);
     }
-    return { format: FORMAT, catalogId: identity.catalogId, version: identity.version, fileBytes: offset, stats, sections };
+    return {
+      format: FORMAT,
+      catalogId: identity.catalogId,
+      version: identity.version,
+      fileBytes: offset,
+      stats,
+      sections,
+    };
   };
   let headerBytes = 4096;
   let header = layout(headerBytes);
@@ -147,7 +169,8 @@ export function writeSearchSnapshot(parts: SearchIndexParts, path: string, ident
     let position = 0;
     const put = (data: Buffer, at: number): void => {
       let written = 0;
-      while (written < data.length) written += writeSync(fd, data, written, data.length - written, at + written);
+      while (written < data.length)
+        written += writeSync(fd, data, written, data.length - written, at + written);
       position = at + data.length;
     };
     const preamble = Buffer.alloc(PREAMBLE_BYTES);
@@ -197,25 +220,41 @@ function readExactly(fd: number, target: Uint8Array, position: number, path: str
   let read = 0;
   while (read < target.length) {
     const n = readSync(fd, target, read, target.length - read, position + read);
-    if (n === 0) throw new SearchSnapshotError(`search index snapshot ${path} is truncated: it ends at byte ${position + read}`);
+    if (n === 0)
+      throw new SearchSnapshotError(
+        `search index snapshot ${path} is truncated: it ends at byte ${position + read}`,
+      );
     read += n;
   }
 }
 
 function readHeader(fd: number, path: string, fileBytes: number): SnapshotHeader {
-  if (fileBytes < PREAMBLE_BYTES) throw new SearchSnapshotError(`search index snapshot ${path} is truncated (${fileBytes} bytes)`);
+  if (fileBytes < PREAMBLE_BYTES)
+    throw new SearchSnapshotError(
+      `search index snapshot ${path} is truncated (${fileBytes} bytes)`,
+    );
   const preamble = Buffer.alloc(PREAMBLE_BYTES);
   readExactly(fd, preamble, 0, path);
-  if (!preamble.subarray(0, MAGIC.length).equals(MAGIC)) throw new SearchSnapshotError(`${path} is not a search index snapshot (bad magic bytes)`);
+  if (!preamble.subarray(0, MAGIC.length).equals(MAGIC))
+    throw new SearchSnapshotError(`${path} is not a search index snapshot (bad magic bytes)`);
   const length = preamble.readUInt32LE(MAGIC.length);
-  if (PREAMBLE_BYTES + length > fileBytes) throw new SearchSnapshotError(`search index snapshot ${path} is truncated inside its header`);
+  if (PREAMBLE_BYTES + length > fileBytes)
+    throw new SearchSnapshotError(`search index snapshot ${path} is truncated inside its header`);
   const json = Buffer.alloc(length);
   readExactly(fd, json, PREAMBLE_BYTES, path);
-  if (crc32(json) !== preamble.readUInt32LE(MAGIC.length + 4)) throw new SearchSnapshotError(`search index snapshot ${path} has a damaged header (checksum mismatch)`);
+  if (crc32(json) !== preamble.readUInt32LE(MAGIC.length + 4))
+    throw new SearchSnapshotError(
+      `search index snapshot ${path} has a damaged header (checksum mismatch)`,
+    );
   const header = JSON.parse(json.toString('utf8')) as SnapshotHeader;
-  if (header.format !== FORMAT) throw new SearchSnapshotError(`search index snapshot ${path} has format ${header.format}; this version reads format ${FORMAT}`);
+  if (header.format !== FORMAT)
+    throw new SearchSnapshotError(
+      `search index snapshot ${path} has format ${header.format}; this version reads format ${FORMAT}`,
+    );
   if (header.fileBytes !== fileBytes) {
-    throw new SearchSnapshotError(`search index snapshot ${path} is ${fileBytes} bytes but its header says ${header.fileBytes}: truncated or damaged`);
+    throw new SearchSnapshotError(
+      `search index snapshot ${path} is ${fileBytes} bytes but its header says ${header.fileBytes}: truncated or damaged`,
+    );
   }
   return header;
 }
@@ -270,23 +309,35 @@ class PostingsCache {
  * and (with `expect`) that it belongs to the expected catalog version. Posting lists are
  * checked each time they are read from the file.
  */
-export function openSearchSnapshot(path: string, options: OpenSearchSnapshotOptions = {}): OpenedSearchSnapshot {
+export function openSearchSnapshot(
+  path: string,
+  options: OpenSearchSnapshotOptions = {},
+): OpenedSearchSnapshot {
   const fd = openSync(path, 'r');
   try {
     const fileBytes = fstatSync(fd).size;
     const header = readHeader(fd, path, fileBytes);
     const expected = options.expect;
-    if (expected !== undefined && (header.catalogId !== expected.catalogId || header.version !== expected.version)) {
+    if (
+      expected !== undefined &&
+      (header.catalogId !== expected.catalogId || header.version !== expected.version)
+    ) {
       throw new SearchSnapshotError(
         `search index snapshot ${path} is of catalog ${header.catalogId} version ${header.version}, not ${expected.catalogId} version ${expected.version}: it is stale`,
       );
     }
     const section = (name: SectionName): Buffer => {
       const entry = header.sections[name];
-      if (entry.offset + entry.bytes > fileBytes) throw new SearchSnapshotError(`search index snapshot ${path} is truncated inside section ${name}`);
+      if (entry.offset + entry.bytes > fileBytes)
+        throw new SearchSnapshotError(
+          `search index snapshot ${path} is truncated inside section ${name}`,
+        );
       const bytes = Buffer.from(new ArrayBuffer(entry.bytes));
       readExactly(fd, bytes, entry.offset, path);
-      if (crc32(bytes) !== entry.crc) throw new SearchSnapshotError(`search index snapshot ${path} is damaged: section ${name} fails its checksum`);
+      if (crc32(bytes) !== entry.crc)
+        throw new SearchSnapshotError(
+          `search index snapshot ${path} is damaged: section ${name} fails its checksum`,
+        );
       return bytes;
     };
     const int32 = (name: SectionName) => {
@@ -323,11 +374,15 @@ export function openSearchSnapshot(path: string, options: OpenSearchSnapshotOpti
       ['postings', header.sections.postings.bytes, stats.postingCount * 8],
     ];
     for (const [name, actual, wanted] of counts) {
-      if (actual !== wanted) throw new SearchSnapshotError(`search index snapshot ${path} is inconsistent: section ${name} has ${actual} entries, expected ${wanted}`);
+      if (actual !== wanted)
+        throw new SearchSnapshotError(
+          `search index snapshot ${path} is inconsistent: section ${name} has ${actual} entries, expected ${wanted}`,
+        );
     }
 
     const asinAt = (doc: number): string => {
-      if (!(doc >= 0 && doc < stats.documentCount)) throw new RangeError(`no document ${doc} in the snapshot`);
+      if (!(doc >= 0 && doc < stats.documentCount))
+        throw new RangeError(`no document ${doc} in the snapshot`);
       return asinBytes.toString('utf8', asinOffsets[doc] as number, asinOffsets[doc + 1] as number);
     };
     const compareAt = (bytes: Buffer, offsets: Uint32Array, index: number, key: Buffer): number =>
@@ -365,7 +420,8 @@ export function openSearchSnapshot(path: string, options: OpenSearchSnapshotOpti
       while (low <= high) {
         const middle = (low + high) >>> 1;
         const doc = docsByAsin[middle] as number;
-        const order = key === null ? compareAsciiAt(doc, asin) : compareAt(asinBytes, asinOffsets, doc, key);
+        const order =
+          key === null ? compareAsciiAt(doc, asin) : compareAt(asinBytes, asinOffsets, doc, key);
         if (order === 0) return doc;
         if (order < 0) low = middle + 1;
         else high = middle - 1;
@@ -384,9 +440,14 @@ export function openSearchSnapshot(path: string, options: OpenSearchSnapshotOpti
       const record = new Uint8Array(new ArrayBuffer(count * 8));
       readExactly(fd, record, postingsBase + start * 8, path);
       if (crc32(record) !== postingChecksums[id]) {
-        throw new SearchSnapshotError(`search index snapshot ${path} is damaged: the postings of term #${id} fail their checksum`);
+        throw new SearchSnapshotError(
+          `search index snapshot ${path} is damaged: the postings of term #${id} fail their checksum`,
+        );
       }
-      const read = { docs: new Int32Array(record.buffer, 0, count), denominators: new Float32Array(record.buffer, count * 4, count) };
+      const read = {
+        docs: new Int32Array(record.buffer, 0, count),
+        denominators: new Float32Array(record.buffer, count * 4, count),
+      };
       cache.set(id, read);
       return read;
     };

@@ -36,7 +36,11 @@ export class TopHitsHeap {
       this.siftUp(doc, score);
       return;
     }
-    if (this.capacity === 0 || this.weaker(score, doc, this.scores[0] as number, this.docs[0] as number)) return;
+    if (
+      this.capacity === 0 ||
+      this.weaker(score, doc, this.scores[0] as number, this.docs[0] as number)
+    )
+      return;
     this.siftDownFromRoot(doc, score);
   }
 
@@ -64,7 +68,12 @@ export class TopHitsHeap {
       let child = left;
       if (
         right < this.size &&
-        this.weaker(this.scores[right] as number, this.docs[right] as number, this.scores[left] as number, this.docs[left] as number)
+        this.weaker(
+          this.scores[right] as number,
+          this.docs[right] as number,
+          this.scores[left] as number,
+          this.docs[left] as number,
+        )
       ) {
         child = right;
       }
@@ -82,9 +91,12 @@ export class TopHitsHeap {
   /** Kept hits, best first. */
   drain(): Array<{ doc: number; score: number }> {
     const out: Array<{ doc: number; score: number }> = [];
-    for (let i = 0; i < this.size; i++) out.push({ doc: this.docs[i] as number, score: this.scores[i] as number });
+    for (let i = 0; i < this.size; i++)
+      out.push({ doc: this.docs[i] as number, score: this.scores[i] as number });
     out.sort((x, y) =>
-      x.score !== y.score ? y.score - x.score : (this.asinRank[x.doc] as number) - (this.asinRank[y.doc] as number),
+      x.score !== y.score
+        ? y.score - x.score
+        : (this.asinRank[x.doc] as number) - (this.asinRank[y.doc] as number),
     );
     return out;
   }

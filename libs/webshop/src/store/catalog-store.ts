@@ -1,7 +1,17 @@
 import type { WebshopGoal } from '../catalog/index.js';
 import { defaultNounExtractor, getReward, type NounExtractor } from '../reward/index.js';
 import { buildSearchContents, buildSearchIndex, type SearchIndex } from '../search/index.js';
-import { InMemoryStoreGoals, InMemoryStoreProducts, Store, type CatalogEntry, type ScorePurchase, type StoreGoal, type StoreGoals, type StoreProducts, type StoreSearch } from './store.js';
+import {
+  InMemoryStoreGoals,
+  InMemoryStoreProducts,
+  Store,
+  type CatalogEntry,
+  type ScorePurchase,
+  type StoreGoal,
+  type StoreGoals,
+  type StoreProducts,
+  type StoreSearch,
+} from './store.js';
 import { storeProductFromProcessed, type CatalogStoreProduct } from './store-product.js';
 
 export type { CatalogStoreProduct } from './store-product.js';
@@ -45,7 +55,8 @@ export function storeGoalsOf(goals: readonly WebshopGoal[]): StoreGoals {
 export function rewardScorer(goals: StoreGoals, nounExtractor?: NounExtractor): ScorePurchase {
   return ({ goalIndex, entry, options }) => {
     const goal = goals.at(goalIndex).record as WebshopGoal | undefined;
-    if (goal === undefined) throw new RangeError(`cannot score ${entry.product.asin} for goal ${goalIndex}`);
+    if (goal === undefined)
+      throw new RangeError(`cannot score ${entry.product.asin} for goal ${goalIndex}`);
     return getReward(entry.record, goal, entry.price, Object.fromEntries(options), {
       nounExtractor: nounExtractor ?? defaultNounExtractor(),
     });
@@ -71,7 +82,10 @@ export function createStoreOver(
 }
 
 /** The store over a loaded catalog held in memory, its search index built here unless given. */
-export function createCatalogStore(catalog: StoreCatalog, options: CatalogStoreOptions = {}): Store {
+export function createCatalogStore(
+  catalog: StoreCatalog,
+  options: CatalogStoreOptions = {},
+): Store {
   const entries = catalog.products.map((record) => {
     const price = catalog.productPrices.get(record.asin);
     if (price === undefined) throw new RangeError(`no hidden price for ASIN ${record.asin}`);

@@ -8,7 +8,10 @@ import { Episode, parseAction, type ObservationMode } from './episode.js';
 import { createStore, InMemoryStoreProducts, type Store } from './store.js';
 import type { CatalogStoreProduct, StoreProduct } from './store-product.js';
 
-const fixtureUrl = new URL('../../../../../shared/webshop/fixtures/env_episodes.json', import.meta.url);
+const fixtureUrl = new URL(
+  '../../../../../shared/webshop/fixtures/env_episodes.json',
+  import.meta.url,
+);
 const fixtureText = readFileSync(fixtureUrl, 'utf8');
 
 const stepSchema = z.object({
@@ -34,7 +37,11 @@ const partSchema = z.object({
   ),
 });
 const fixture = z
-  .object({ human: partSchema, synthetic: partSchema, standin_title_nouns: z.record(z.string(), z.array(z.string())) })
+  .object({
+    human: partSchema,
+    synthetic: partSchema,
+    standin_title_nouns: z.record(z.string(), z.array(z.string())),
+  })
   .parse(JSON.parse(fixtureText));
 type Part = z.infer<typeof partSchema>;
 
@@ -42,11 +49,16 @@ function fixtureStore(part: Part): Store {
   const answers = new Map<string, string[]>();
   for (const episode of part.episodes) {
     for (const step of episode.steps) {
-      if (step.search_engine_call) answers.set(step.search_engine_call.query, step.search_engine_call.asins);
+      if (step.search_engine_call)
+        answers.set(step.search_engine_call.query, step.search_engine_call.asins);
     }
   }
   return createCatalogStore(
-    { products: part.products, productPrices: new Map(Object.entries(part.product_prices)), goals: part.goals },
+    {
+      products: part.products,
+      productPrices: new Map(Object.entries(part.product_prices)),
+      goals: part.goals,
+    },
     {
       search: { search: (query, limit) => (answers.get(query) ?? []).slice(0, limit) },
       nounExtractor: tableNounExtractor(fixture.standin_title_nouns),
@@ -58,7 +70,9 @@ const humanStore = fixtureStore(fixture.human);
 const syntheticStore = fixtureStore(fixture.synthetic);
 
 // JSON.parse cannot tell the original's int reward 0 (refused action) from 0.0; the raw text can.
-const rawRewards = [...fixtureText.matchAll(/"reward": (-?[0-9.eE+-]+)/g)].map((match) => match[1] ?? '');
+const rawRewards = [...fixtureText.matchAll(/"reward": (-?[0-9.eE+-]+)/g)].map(
+  (match) => match[1] ?? '',
+);
 
 function sessionOf(url: string): string {
   return url.slice(url.lastIndexOf('/') + 1);
@@ -67,7 +81,11 @@ function sessionOf(url: string): string {
 describe('Episode replays the original episodes', () => {
   const episodes = [
     ...fixture.human.episodes.map((episode) => ({ part: 'human', store: humanStore, episode })),
-    ...fixture.synthetic.episodes.map((episode) => ({ part: 'synthetic', store: syntheticStore, episode })),
+    ...fixture.synthetic.episodes.map((episode) => ({
+      part: 'synthetic',
+      store: syntheticStore,
+      episode,
+    })),
   ];
   let rewardToken = 0;
   const rewardTokens = episodes.map(({ episode }) => {
@@ -84,8 +102,12 @@ describe('Episode replays the original episodes', () => {
     it(`${part} ${episode.name} (${episode.observation_mode})`, async () => {
       const [first, ...rest] = episode.steps;
       if (first === undefined) throw new Error('empty episode');
-      const sut = new Episode(store, { observationMode: episode.observation_mode satisfies ObservationMode });
-      expect(sut.reset(episode.goal_index, sessionOf(first.url)).observation).toBe(first.observation);
+      const sut = new Episode(store, {
+        observationMode: episode.observation_mode satisfies ObservationMode,
+      });
+      expect(sut.reset(episode.goal_index, sessionOf(first.url)).observation).toBe(
+        first.observation,
+      );
       expect(sut.url).toBe(first.url);
       for (const [index, step] of rest.entries()) {
         const result = await sut.step(step.action ?? '');
@@ -93,7 +115,10 @@ describe('Episode replays the original episodes', () => {
         expect(result.observation, where).toBe(step.observation);
         expect(sut.url, where).toBe(step.url);
         const actions = sut.availableActions();
-        expect({ has_search_bar: actions.hasSearchBar, clickables: actions.clickables }, where).toEqual(step.available_actions);
+        expect(
+          { has_search_bar: actions.hasSearchBar, clickables: actions.clickables },
+          where,
+        ).toEqual(step.available_actions);
         expect(result.reward, where).toBe(step.reward);
         expect(result.done, where).toBe(step.done);
         const rawReward = rewardTokens[episodeIndex]?.[index + 1];
@@ -122,7 +147,13 @@ describe('Episode semantics', () => {
     const start = sut.reset(0).observation;
     for (const action of ['click[search]', 'Search[deodorant]', 'think[hmm]', 'click[buy now]']) {
       const result = await sut.step(action);
-      expect(result).toEqual({ observation: start, reward: 0, done: false, info: null, actionValid: false });
+      expect(result).toEqual({
+        observation: start,
+        reward: 0,
+        done: false,
+        info: null,
+        actionValid: false,
+      });
     }
   });
 
@@ -131,7 +162,9 @@ describe('Episode semantics', () => {
     sut.reset(1);
     await sut.step('search[bright citrus deodorant sensitive skin]');
     await sut.step('click[b0test0001]');
-    expect((await sut.step('search[deodorant]')).observation).toContain('Page 1 (Total results: 16)');
+    expect((await sut.step('search[deodorant]')).observation).toContain(
+      'Page 1 (Total results: 16)',
+    );
     await sut.step('click[b0test0001]');
     const bought = await sut.step('click[buy now]');
     expect(bought.done).toBe(true);
@@ -174,7 +207,9 @@ describe('Episode semantics', () => {
     expect(results).toContain('\n[clicked button] B0TEST0002 [clicked button_]\n');
     expect(results).toContain('\n[button] B0TEST0001 [button_]\n');
     await sut.step('click[back to search]');
-    expect((await sut.step('search[deodorant]')).observation).toContain('\n[button] B0TEST0002 [button_]\n');
+    expect((await sut.step('search[deodorant]')).observation).toContain(
+      '\n[button] B0TEST0002 [button_]\n',
+    );
   });
 
   it('prepends earlier actions and observations when configured', async () => {
@@ -233,13 +268,22 @@ describe('Episode with hand-made products', () => {
     ['B000000002', 7],
   ]);
   // The scorer below never reads the reward record, so these products have none.
-  const entries = products.map((p) => ({ product: p, record: {} as CatalogStoreProduct, price: prices.get(p.asin) ?? 0 }));
+  const entries = products.map((p) => ({
+    product: p,
+    record: {} as CatalogStoreProduct,
+    price: prices.get(p.asin) ?? 0,
+  }));
   const store = createStore({
     products: new InMemoryStoreProducts(entries),
     goals: [{ instructionText: 'buy soap', weight: 1 }],
     search: { search: () => ['B000000002', 'UNKNOWN', 'B000000001'] },
     scorePurchase: (purchase) => {
-      purchases.push({ goalIndex: purchase.goalIndex, asin: purchase.entry.product.asin, price: purchase.entry.price, options: [...purchase.options] });
+      purchases.push({
+        goalIndex: purchase.goalIndex,
+        asin: purchase.entry.product.asin,
+        price: purchase.entry.price,
+        options: [...purchase.options],
+      });
       return { reward: 0.5, info: { r_type: 1 } };
     },
   });
@@ -260,20 +304,41 @@ describe('Episode with hand-made products', () => {
     await sut.step('click[b000000001]');
     await sut.step('click[black]');
     await sut.step('click[one size]');
-    expect(sut.observation).toBe('http://127.0.0.1:3000/item_page/0/B000000001/soap/1/{"color": "black", "size": "one size"}');
+    expect(sut.observation).toBe(
+      'http://127.0.0.1:3000/item_page/0/B000000001/soap/1/{"color": "black", "size": "one size"}',
+    );
     await sut.step('click[large]');
     const bought = await sut.step('click[buy now]');
     expect(bought.reward).toBe(0.5);
-    expect(bought.info).toEqual({ asin: 'B000000001', options: { color: 'black', size: 'large' }, price: 5, rewardInfo: { r_type: 1 } });
-    expect(purchases.at(-1)).toMatchObject({ goalIndex: 0, asin: 'B000000001', price: 5, options: [['color', 'black'], ['size', 'large']] });
-    expect(sut.observation).toBe("http://127.0.0.1:3000/done/0/B000000001/{'color': 'black', 'size': 'large'}");
+    expect(bought.info).toEqual({
+      asin: 'B000000001',
+      options: { color: 'black', size: 'large' },
+      price: 5,
+      rewardInfo: { r_type: 1 },
+    });
+    expect(purchases.at(-1)).toMatchObject({
+      goalIndex: 0,
+      asin: 'B000000001',
+      price: 5,
+      options: [
+        ['color', 'black'],
+        ['size', 'large'],
+      ],
+    });
+    expect(sut.observation).toBe(
+      "http://127.0.0.1:3000/done/0/B000000001/{'color': 'black', 'size': 'large'}",
+    );
   });
 
   it('answers the debug queries <c> and <q> from the catalog', async () => {
     const sut = new Episode(store);
     sut.reset(0);
-    expect((await sut.step('search[<c> garden]')).observation).toContain('(Total results: 1) [SEP] Next > [SEP] B000000002');
-    expect((await sut.step('search[<q> soap]')).observation).toContain('(Total results: 1) [SEP] Next > [SEP] B000000001');
+    expect((await sut.step('search[<c> garden]')).observation).toContain(
+      '(Total results: 1) [SEP] Next > [SEP] B000000002',
+    );
+    expect((await sut.step('search[<q> soap]')).observation).toContain(
+      '(Total results: 1) [SEP] Next > [SEP] B000000001',
+    );
     expect((await sut.step('search[<r>]')).observation).toContain('(Total results: 2)');
   });
 

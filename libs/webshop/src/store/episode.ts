@@ -49,7 +49,10 @@ export interface StepResult {
 const ACTION_PATTERN = /^([^\n]+)\[([^\n]+)\]/;
 
 /** The original's `parse_action`: `name[arg]` matched greedily at the start only. */
-export function parseAction(action: string): { readonly name: string; readonly argument: string | null } {
+export function parseAction(action: string): {
+  readonly name: string;
+  readonly argument: string | null;
+} {
   const match = ACTION_PATTERN.exec(action);
   if (match === null) return { name: action, argument: null };
   return { name: match[1] ?? '', argument: match[2] ?? '' };
@@ -65,7 +68,11 @@ const SUB_PAGE_BY_CLICK: ReadonlyMap<string, SubPageName> = new Map([
 type CurrentPage =
   | { readonly kind: 'search' }
   /** `hits`: every listed asin; `shown`: the products of the current results page. */
-  | { readonly kind: 'results'; readonly hits: readonly string[]; readonly shown: readonly StoreProduct[] }
+  | {
+      readonly kind: 'results';
+      readonly hits: readonly string[];
+      readonly shown: readonly StoreProduct[];
+    }
   | { readonly kind: 'item' }
   | { readonly kind: 'sub'; readonly subPage: SubPageName }
   | { readonly kind: 'done'; readonly reward: number; readonly options: SelectedOptions };
@@ -115,7 +122,10 @@ export class Episode {
    * Starts over on the search page with goal `goalIndex` (drawn by weight when omitted).
    * `sessionId` only shows in URLs and HTML; it defaults to the goal index, as `reset(session=i)` does.
    */
-  reset(goalIndex?: number, sessionId?: string): { readonly observation: string; readonly info: null } {
+  reset(
+    goalIndex?: number,
+    sessionId?: string,
+  ): { readonly observation: string; readonly info: null } {
     const index = goalIndex ?? this.store.sampleGoalIndex();
     this.goal = this.store.goal(index);
     this.goalIndex = index;
@@ -159,7 +169,12 @@ export class Episode {
     let actionValid = true;
     if (name === 'search' && target !== null && target !== '') {
       await this.showResults(target.split(' '), 1);
-    } else if (name === 'click' && target !== null && target !== 'search' && clickables.has(target)) {
+    } else if (
+      name === 'click' &&
+      target !== null &&
+      target !== 'search' &&
+      clickables.has(target)
+    ) {
       const purchase = await this.click(target);
       if (purchase !== null) {
         done = true;
@@ -224,14 +239,19 @@ export class Episode {
     if (this.goalIndex < 0) throw new Error('call reset() before using the episode');
   }
 
-  private async click(target: string): Promise<{ readonly reward: number; readonly info: PurchaseInfo } | null> {
+  private async click(
+    target: string,
+  ): Promise<{ readonly reward: number; readonly info: PurchaseInfo } | null> {
     const page = this.page;
     if (target === 'buy now') return this.purchase();
     if (target === 'back to search') this.goToSearchPage();
-    else if (target === 'next >' && page.kind === 'results') await this.showResults(this.keywords, this.pageNumber + 1);
-    else if (target === '< prev' && page.kind === 'results') await this.showResults(this.keywords, this.pageNumber - 1);
+    else if (target === 'next >' && page.kind === 'results')
+      await this.showResults(this.keywords, this.pageNumber + 1);
+    else if (target === '< prev' && page.kind === 'results')
+      await this.showResults(this.keywords, this.pageNumber - 1);
     else if (target === '< prev' && page.kind === 'sub') this.page = { kind: 'item' };
-    else if (target === '< prev' && page.kind === 'item') await this.showResults(this.keywords, this.pageNumber);
+    else if (target === '< prev' && page.kind === 'item')
+      await this.showResults(this.keywords, this.pageNumber);
     else {
       const subPage = SUB_PAGE_BY_CLICK.get(target);
       if (subPage !== undefined) this.page = { kind: 'sub', subPage };
@@ -263,7 +283,12 @@ export class Episode {
     this.purchased = true;
     return {
       reward: score.reward,
-      info: { asin, options: Object.fromEntries(options), price: score.price, rewardInfo: score.info },
+      info: {
+        asin,
+        options: Object.fromEntries(options),
+        price: score.price,
+        rewardInfo: score.info,
+      },
     };
   }
 
@@ -392,7 +417,8 @@ export class Episode {
       const previousAction = this.actionHistory[this.actionHistory.length - i];
       if (previousAction !== undefined && this.previousActions >= i) parts.push(previousAction);
       const previousObservation = this.observationHistory[this.observationHistory.length - i];
-      if (previousObservation !== undefined && this.previousObservations >= i) parts.push(previousObservation);
+      if (previousObservation !== undefined && this.previousObservations >= i)
+        parts.push(previousObservation);
     }
     this.observationHistory.push(observation);
     if (this.observationHistory.length > this.previousObservations) this.observationHistory.shift();

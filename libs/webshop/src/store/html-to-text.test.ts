@@ -6,7 +6,9 @@ const sharedWebshop = new URL('../../../../../shared/webshop/', import.meta.url)
 
 describe('visibleTextNodes and the text modes', () => {
   it('reproduces the recorded text observation of each real WebShop page', () => {
-    const expected = JSON.parse(readFileSync(new URL('fixtures/html_mock_text_observations.json', sharedWebshop), 'utf8')) as {
+    const expected = JSON.parse(
+      readFileSync(new URL('fixtures/html_mock_text_observations.json', sharedWebshop), 'utf8'),
+    ) as {
       text_observations: Record<string, string>;
     };
     for (const [name, text] of Object.entries(expected.text_observations)) {
@@ -16,7 +18,8 @@ describe('visibleTextNodes and the text modes', () => {
   });
 
   it('drops head, script, style, comments and top-level text', () => {
-    const html = 'top<!DOCTYPE html><html><head><title>T</title><style>p{}</style></head><body><script>if (a < b) {}</script><!-- c -->x</body></html>tail';
+    const html =
+      'top<!DOCTYPE html><html><head><title>T</title><style>p{}</style></head><body><script>if (a < b) {}</script><!-- c -->x</body></html>tail';
     expect(visibleTextNodes(html).map((node) => node.text)).toEqual(['x']);
   });
 
@@ -27,12 +30,15 @@ describe('visibleTextNodes and the text modes', () => {
   });
 
   it('decodes entities, numeric references in windows-1252 style, and keeps unknown names', () => {
-    const [node] = visibleTextNodes('<p>&lt;2-Pack&gt; &#34;x&#34; it&#39;s &#x27;y&#x27; &#150; &bogus; &amp;amp;</p>');
+    const [node] = visibleTextNodes(
+      '<p>&lt;2-Pack&gt; &#34;x&#34; it&#39;s &#x27;y&#x27; &#150; &bogus; &amp;amp;</p>',
+    );
     expect(node?.text).toBe(`<2-Pack> "x" it's 'y' \u2013 &bogus; &amp;`);
   });
 
   it('ignores end tags that close nothing, as the original parser does', () => {
-    const html = '<h4 class="product-asin"><a class="product-link" href="/x">B01</a></h5><h4 class="product-title">Title</h5><div><h5>$1</h6></div>';
+    const html =
+      '<h4 class="product-asin"><a class="product-link" href="/x">B01</a></h5><h4 class="product-title">Title</h5><div><h5>$1</h6></div>';
     expect(visibleTextNodes(html)).toEqual([
       { text: 'B01', parentTag: 'a', parentClass: ['product-link'] },
       { text: 'Title', parentTag: 'h4', parentClass: ['product-title'] },

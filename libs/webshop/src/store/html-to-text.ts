@@ -14,27 +14,102 @@ export interface VisibleTextNode {
 
 const INVISIBLE_PARENTS = new Set(['style', 'script', 'head', 'title', 'meta', '[document]']);
 const VOID_ELEMENTS = new Set([
-  'area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'keygen', 'link', 'menuitem', 'meta',
-  'param', 'source', 'track', 'wbr', 'basefont', 'bgsound', 'command', 'frame', 'image', 'isindex',
-  'nextid', 'spacer',
+  'area',
+  'base',
+  'br',
+  'col',
+  'embed',
+  'hr',
+  'img',
+  'input',
+  'keygen',
+  'link',
+  'menuitem',
+  'meta',
+  'param',
+  'source',
+  'track',
+  'wbr',
+  'basefont',
+  'bgsound',
+  'command',
+  'frame',
+  'image',
+  'isindex',
+  'nextid',
+  'spacer',
 ]);
 const WHITESPACE_PRESERVING = new Set(['pre', 'textarea']);
 
 const NAMED_ENTITIES: Readonly<Record<string, string>> = {
-  amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0', copy: '\u00a9', reg: '\u00ae',
-  trade: '\u2122', hellip: '\u2026', mdash: '\u2014', ndash: '\u2013', lsquo: '\u2018', rsquo: '\u2019',
-  ldquo: '\u201c', rdquo: '\u201d', bull: '\u2022', middot: '\u00b7', deg: '\u00b0', times: '\u00d7',
-  rsaquo: '\u203a', lsaquo: '\u2039', laquo: '\u00ab', raquo: '\u00bb', euro: '\u20ac', pound: '\u00a3',
-  cent: '\u00a2', yen: '\u00a5', sect: '\u00a7', para: '\u00b6', plusmn: '\u00b1', frac12: '\u00bd',
-  frac14: '\u00bc', frac34: '\u00be', shy: '\u00ad', iexcl: '\u00a1', iquest: '\u00bf',
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  nbsp: '\u00a0',
+  copy: '\u00a9',
+  reg: '\u00ae',
+  trade: '\u2122',
+  hellip: '\u2026',
+  mdash: '\u2014',
+  ndash: '\u2013',
+  lsquo: '\u2018',
+  rsquo: '\u2019',
+  ldquo: '\u201c',
+  rdquo: '\u201d',
+  bull: '\u2022',
+  middot: '\u00b7',
+  deg: '\u00b0',
+  times: '\u00d7',
+  rsaquo: '\u203a',
+  lsaquo: '\u2039',
+  laquo: '\u00ab',
+  raquo: '\u00bb',
+  euro: '\u20ac',
+  pound: '\u00a3',
+  cent: '\u00a2',
+  yen: '\u00a5',
+  sect: '\u00a7',
+  para: '\u00b6',
+  plusmn: '\u00b1',
+  frac12: '\u00bd',
+  frac14: '\u00bc',
+  frac34: '\u00be',
+  shy: '\u00ad',
+  iexcl: '\u00a1',
+  iquest: '\u00bf',
 };
 
 // Code points 0x80-0x9f that bs4 reads as windows-1252 when they arrive as numeric references.
 const WINDOWS_1252: Readonly<Record<number, number>> = {
-  0x80: 0x20ac, 0x82: 0x201a, 0x83: 0x0192, 0x84: 0x201e, 0x85: 0x2026, 0x86: 0x2020, 0x87: 0x2021,
-  0x88: 0x02c6, 0x89: 0x2030, 0x8a: 0x0160, 0x8b: 0x2039, 0x8c: 0x0152, 0x8e: 0x017d, 0x91: 0x2018,
-  0x92: 0x2019, 0x93: 0x201c, 0x94: 0x201d, 0x95: 0x2022, 0x96: 0x2013, 0x97: 0x2014, 0x98: 0x02dc,
-  0x99: 0x2122, 0x9a: 0x0161, 0x9b: 0x203a, 0x9c: 0x0153, 0x9e: 0x017e, 0x9f: 0x0178,
+  0x80: 0x20ac,
+  0x82: 0x201a,
+  0x83: 0x0192,
+  0x84: 0x201e,
+  0x85: 0x2026,
+  0x86: 0x2020,
+  0x87: 0x2021,
+  0x88: 0x02c6,
+  0x89: 0x2030,
+  0x8a: 0x0160,
+  0x8b: 0x2039,
+  0x8c: 0x0152,
+  0x8e: 0x017d,
+  0x91: 0x2018,
+  0x92: 0x2019,
+  0x93: 0x201c,
+  0x94: 0x201d,
+  0x95: 0x2022,
+  0x96: 0x2013,
+  0x97: 0x2014,
+  0x98: 0x02dc,
+  0x99: 0x2122,
+  0x9a: 0x0161,
+  0x9b: 0x203a,
+  0x9c: 0x0153,
+  0x9e: 0x017e,
+  0x9f: 0x0178,
 };
 
 function numericReference(codePoint: number): string {
@@ -47,11 +122,19 @@ const REFERENCE = /&(?:#(\d+)|#[xX]([0-9a-fA-F]+)|([a-zA-Z][a-zA-Z0-9]*));?/g;
 
 export function decodeHtmlReferences(text: string): string {
   if (!text.includes('&')) return text;
-  return text.replace(REFERENCE, (whole, decimal: string | undefined, hexDigits: string | undefined, name: string | undefined) => {
-    if (decimal !== undefined) return numericReference(Number.parseInt(decimal, 10));
-    if (hexDigits !== undefined) return numericReference(Number.parseInt(hexDigits, 16));
-    return (name !== undefined ? NAMED_ENTITIES[name] : undefined) ?? whole;
-  });
+  return text.replace(
+    REFERENCE,
+    (
+      whole,
+      decimal: string | undefined,
+      hexDigits: string | undefined,
+      name: string | undefined,
+    ) => {
+      if (decimal !== undefined) return numericReference(Number.parseInt(decimal, 10));
+      if (hexDigits !== undefined) return numericReference(Number.parseInt(hexDigits, 16));
+      return (name !== undefined ? NAMED_ENTITIES[name] : undefined) ?? whole;
+    },
+  );
 }
 
 interface OpenElement {
@@ -60,7 +143,10 @@ interface OpenElement {
 }
 
 const TAG_NAME = /[a-zA-Z][^\s/>]*/y;
-const RAW_TEXT_END: Readonly<Record<string, RegExp>> = { script: /<\/script\s*>/gi, style: /<\/style\s*>/gi };
+const RAW_TEXT_END: Readonly<Record<string, RegExp>> = {
+  script: /<\/script\s*>/gi,
+  style: /<\/style\s*>/gi,
+};
 
 function tagNameAt(html: string, position: number): string | null {
   TAG_NAME.lastIndex = position;
@@ -105,7 +191,10 @@ export function visibleTextNodes(html: string): VisibleTextNode[] {
     if (pending === '') return;
     let text = pending;
     pending = '';
-    if (ASCII_WHITESPACE_ONLY.test(text) && !stack.some((element) => WHITESPACE_PRESERVING.has(element.tag))) {
+    if (
+      ASCII_WHITESPACE_ONLY.test(text) &&
+      !stack.some((element) => WHITESPACE_PRESERVING.has(element.tag))
+    ) {
       text = text.includes('\n') ? '\n' : ' ';
     }
     const parent = stack[stack.length - 1];
@@ -179,7 +268,10 @@ export function visibleTextNodes(html: string): VisibleTextNode[] {
       continue;
     }
     if (selfClosing || VOID_ELEMENTS.has(tag)) continue;
-    stack.push({ tag, classList: /class/i.test(attributeText) ? parseClassAttribute(attributeText) : null });
+    stack.push({
+      tag,
+      classList: /class/i.test(attributeText) ? parseClassAttribute(attributeText) : null,
+    });
   }
   flush();
   return nodes;
@@ -202,7 +294,10 @@ export interface RichTextContext {
 }
 
 /** Observation mode 'text_rich': one line per node, clickables marked. */
-export function richTextFromNodes(nodes: readonly VisibleTextNode[], context: RichTextContext): string {
+export function richTextFromNodes(
+  nodes: readonly VisibleTextNode[],
+  context: RichTextContext,
+): string {
   let observation = '';
   for (const node of nodes) {
     const t = node.text;
@@ -215,10 +310,11 @@ export function richTextFromNodes(nodes: readonly VisibleTextNode[], context: Ri
         observation = `You have clicked ${t}.\n${observation}`;
       } else line = `  [button] ${t} [button_]`;
     } else if (node.parentClass?.length === 1 && node.parentClass[0] === 'product-link') {
-      line = context.visitedAsins.has(t) ? `\n[clicked button] ${t} [clicked button_]` : `\n[button] ${t} [button_]`;
+      line = context.visitedAsins.has(t)
+        ? `\n[clicked button] ${t} [clicked button_]`
+        : `\n[button] ${t} [button_]`;
     } else line = t;
     observation += `${line}\n`;
   }
   return observation;
 }
-

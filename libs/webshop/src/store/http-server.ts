@@ -33,12 +33,18 @@ class HttpError extends Error {
   }
 }
 
-const SUB_PAGES: ReadonlySet<string> = new Set<SubPageName>(['Description', 'Features', 'Reviews', 'Attributes']);
+const SUB_PAGES: ReadonlySet<string> = new Set<SubPageName>([
+  'Description',
+  'Features',
+  'Reviews',
+  'Attributes',
+]);
 const PRODUCTS_PER_PAGE = 10;
 const MAX_FORM_BYTES = 64 * 1024;
 
 function pythonInt(text: string, what: string): number {
-  if (!/^\s*[+-]?\d+(?:_\d+)*\s*$/.test(text)) throw new HttpError(404, `${what} is not an integer: ${text}`);
+  if (!/^\s*[+-]?\d+(?:_\d+)*\s*$/.test(text))
+    throw new HttpError(404, `${what} is not an integer: ${text}`);
   return Number(text.replaceAll('_', ''));
 }
 
@@ -145,7 +151,11 @@ export function createStoreHttpServer(store: Store, options: StoreHttpServerOpti
     instructionText: store.goal(session(sessionId).goalIndex).instructionText,
   });
 
-  const donePage = async (sessionId: string, asin: string, selected: Map<string, string>): Promise<PageView> => {
+  const donePage = async (
+    sessionId: string,
+    asin: string,
+    selected: Map<string, string>,
+  ): Promise<PageView> => {
     const state = session(sessionId);
     const bought = await product(asin);
     const score = await store.scorePurchase(state.goalIndex, bought.asin, selected);
@@ -169,14 +179,26 @@ export function createStoreHttpServer(store: Store, options: StoreHttpServerOpti
       goal: goal === undefined ? 'None' : pythonValueRepr(goal),
       rewardInfo: pythonValueRepr(score.info),
     };
-    return { kind: 'done', sessionId, asin: bought.asin, options: selected, reward: score.reward, details };
+    return {
+      kind: 'done',
+      sessionId,
+      asin: bought.asin,
+      options: selected,
+      reward: score.reward,
+      details,
+    };
   };
 
-  const route = async (request: IncomingMessage): Promise<{ status: number; location?: string; html?: string }> => {
+  const route = async (
+    request: IncomingMessage,
+  ): Promise<{ status: number; location?: string; html?: string }> => {
     const rawPath = (request.url ?? '/').split('?')[0] ?? '/';
     let segments: string[];
     try {
-      segments = rawPath.split('/').slice(1).map((segment) => decodeURIComponent(segment));
+      segments = rawPath
+        .split('/')
+        .slice(1)
+        .map((segment) => decodeURIComponent(segment));
     } catch {
       throw new HttpError(400, 'malformed percent-encoding in the path');
     }
@@ -189,10 +211,16 @@ export function createStoreHttpServer(store: Store, options: StoreHttpServerOpti
       if (request.method === 'POST') {
         const query = (await readForm(request)).get('search_query');
         if (query !== null) {
-          return { status: 302, location: siteLinks.searchResults(sessionId, query.toLowerCase().split(' '), 1) };
+          return {
+            status: 302,
+            location: siteLinks.searchResults(sessionId, query.toLowerCase().split(' '), 1),
+          };
         }
       }
-      return { status: 200, html: renderPageHtml({ kind: 'search', ...base(sessionId) }, siteLinks) };
+      return {
+        status: 200,
+        html: renderPageHtml({ kind: 'search', ...base(sessionId) }, siteLinks),
+      };
     }
 
     if (head === 'search_results' && args.length === 3) {
@@ -206,7 +234,9 @@ export function createStoreHttpServer(store: Store, options: StoreHttpServerOpti
         keywords,
         page,
         total: hits.length,
-        products: await store.productsOf(pythonSlice(hits, (page - 1) * PRODUCTS_PER_PAGE, page * PRODUCTS_PER_PAGE)),
+        products: await store.productsOf(
+          pythonSlice(hits, (page - 1) * PRODUCTS_PER_PAGE, page * PRODUCTS_PER_PAGE),
+        ),
       };
       return { status: 200, html: renderPageHtml(view, siteLinks) };
     }
@@ -226,7 +256,14 @@ export function createStoreHttpServer(store: Store, options: StoreHttpServerOpti
     }
 
     if (head === 'item_sub_page' && args.length === 6) {
-      const [sessionId = '', asin = '', keywordText = '', pageText = '', subPage = '', optionText = ''] = args;
+      const [
+        sessionId = '',
+        asin = '',
+        keywordText = '',
+        pageText = '',
+        subPage = '',
+        optionText = '',
+      ] = args;
       if (!SUB_PAGES.has(subPage)) throw new HttpError(404, `no sub-page ${subPage}`);
       const view: PageView = {
         kind: 'sub',
@@ -242,13 +279,24 @@ export function createStoreHttpServer(store: Store, options: StoreHttpServerOpti
 
     if (head === 'done' && args.length === 3) {
       const [sessionId = '', asin = '', optionText = ''] = args;
-      return { status: 200, html: renderPageHtml(await donePage(sessionId, asin, optionsFromSegment(optionText)), siteLinks) };
+      return {
+        status: 200,
+        html: renderPageHtml(
+          await donePage(sessionId, asin, optionsFromSegment(optionText)),
+          siteLinks,
+        ),
+      };
     }
 
     throw new HttpError(404, `no route for ${rawPath}`);
   };
 
-  const respond = (response: ServerResponse, status: number, headers: Record<string, string>, body: string): void => {
+  const respond = (
+    response: ServerResponse,
+    status: number,
+    headers: Record<string, string>,
+    body: string,
+  ): void => {
     response.writeHead(status, { ...headers, 'content-length': String(Buffer.byteLength(body)) });
     response.end(body);
   };
@@ -257,9 +305,19 @@ export function createStoreHttpServer(store: Store, options: StoreHttpServerOpti
     route(request).then(
       (outcome) => {
         if (outcome.location !== undefined) {
-          respond(response, outcome.status, { location: outcome.location, 'content-type': 'text/plain; charset=utf-8' }, `Redirecting to ${outcome.location}`);
+          respond(
+            response,
+            outcome.status,
+            { location: outcome.location, 'content-type': 'text/plain; charset=utf-8' },
+            `Redirecting to ${outcome.location}`,
+          );
         } else {
-          respond(response, outcome.status, { 'content-type': 'text/html; charset=utf-8' }, outcome.html ?? '');
+          respond(
+            response,
+            outcome.status,
+            { 'content-type': 'text/html; charset=utf-8' },
+            outcome.html ?? '',
+          );
         }
       },
       (error: unknown) => {

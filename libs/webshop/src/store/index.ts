@@ -29,7 +29,13 @@ export {
   type VisibleTextNode,
 } from './html-to-text.js';
 export { createStoreHttpServer, type StoreHttpServerOptions } from './http-server.js';
-export { siteLinks, textEnvironmentLinks, type PageLinks, type SelectedOptions, type SubPageName } from './page-links.js';
+export {
+  siteLinks,
+  textEnvironmentLinks,
+  type PageLinks,
+  type SelectedOptions,
+  type SubPageName,
+} from './page-links.js';
 export {
   renderPageHtml,
   type DonePageDetails,

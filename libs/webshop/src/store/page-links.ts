@@ -13,7 +13,13 @@ export type SelectedOptions = ReadonlyMap<string, string>;
 export interface PageLinks {
   index(sessionId: string): string;
   searchResults(sessionId: string, keywords: readonly string[], page: number): string;
-  itemPage(sessionId: string, asin: string, keywords: readonly string[], page: number, options: SelectedOptions): string;
+  itemPage(
+    sessionId: string,
+    asin: string,
+    keywords: readonly string[],
+    page: number,
+    options: SelectedOptions,
+  ): string;
   itemSubPage(
     sessionId: string,
     asin: string,
@@ -83,7 +89,14 @@ export const siteLinks: PageLinks = {
   searchResults: (sessionId, keywords, page) =>
     pathUrl(['search_results', sessionId, pythonListRepr(keywords), String(page)]),
   itemPage: (sessionId, asin, keywords, page, options) =>
-    pathUrl(['item_page', sessionId, asin, pythonListRepr(keywords), String(page), pythonDictRepr(options)]),
+    pathUrl([
+      'item_page',
+      sessionId,
+      asin,
+      pythonListRepr(keywords),
+      String(page),
+      pythonDictRepr(options),
+    ]),
   itemSubPage: (sessionId, asin, keywords, page, subPage, options) =>
     pathUrl([
       'item_sub_page',

@@ -88,7 +88,13 @@ const SEARCH_HEAD = [
   '        <div class="row">',
 ];
 
-const SEARCH_FOOT = ['        </div>            ', '      </div>', '    </div>', '  </body>', '</html>'];
+const SEARCH_FOOT = [
+  '        </div>            ',
+  '      </div>',
+  '    </div>',
+  '  </body>',
+  '</html>',
+];
 
 const BROWSE_HEAD = [
   '<!DOCTYPE html>',
@@ -232,7 +238,12 @@ function renderResultsPage(view: ResultsPageView, links: PageLinks): string[] {
   ];
 }
 
-function optionGroup(view: ItemPageView, name: string, values: readonly string[], links: PageLinks): string[] {
+function optionGroup(
+  view: ItemPageView,
+  name: string,
+  values: readonly string[],
+  links: PageLinks,
+): string[] {
   const lines = [
     '            <div class="row top-buffer">',
     `              <h4>${e(name)}</h4>`,
@@ -241,7 +252,13 @@ function optionGroup(view: ItemPageView, name: string, values: readonly string[]
   ];
   values.forEach((value, index) => {
     const withChoice = new Map(view.options).set(name, value);
-    const url = links.itemPage(view.sessionId, view.product.asin, view.keywords, view.page, withChoice);
+    const url = links.itemPage(
+      view.sessionId,
+      view.product.asin,
+      view.keywords,
+      view.page,
+      withChoice,
+    );
     const id = `radio_${e(name)}${index}`;
     lines.push(
       '                  ',
@@ -256,8 +273,20 @@ function optionGroup(view: ItemPageView, name: string, values: readonly string[]
   return lines;
 }
 
-function subPageButton(view: ItemPageView, name: string, subPage: SubPageName, links: PageLinks): string[] {
-  const action = links.itemSubPage(view.sessionId, view.product.asin, view.keywords, view.page, subPage, view.options);
+function subPageButton(
+  view: ItemPageView,
+  name: string,
+  subPage: SubPageName,
+  links: PageLinks,
+): string[] {
+  const action = links.itemSubPage(
+    view.sessionId,
+    view.product.asin,
+    view.keywords,
+    view.page,
+    subPage,
+    view.options,
+  );
   return [
     `            <div class="col-sm-3" name="${name}">`,
     `              <form method="post" action="${e(action)}">`,
@@ -338,7 +367,11 @@ function renderItemPage(view: ItemPageView, links: PageLinks): string[] {
   ];
 }
 
-function listCard(name: string, items: readonly string[], itemLine: (item: string) => string): string[] {
+function listCard(
+  name: string,
+  items: readonly string[],
+  itemLine: (item: string) => string,
+): string[] {
   return [
     `            <div class="col-sm-6" name="${name}">`,
     '              <div class="card card-body">',
@@ -398,7 +431,9 @@ function subPageBody(view: SubPageView): string[] {
 function renderSubPage(view: SubPageView, links: PageLinks): string[] {
   return [
     ...browseTop(view, links),
-    ...prevForm(links.itemPage(view.sessionId, view.product.asin, view.keywords, view.page, view.options)),
+    ...prevForm(
+      links.itemPage(view.sessionId, view.product.asin, view.keywords, view.page, view.options),
+    ),
     '      <div class="row top-buffer">',
     '        <div class="col-md-12">',
     '          <div class="row top-buffer">',

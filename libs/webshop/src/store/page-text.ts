@@ -7,7 +7,14 @@
 // are not listed. A test renders and parses random pages to check both ways agree.
 import { pythonFloatRepr } from '../catalog/index.js';
 import type { VisibleTextNode } from './html-to-text.js';
-import type { DonePageView, ItemPageView, PageView, ResultsPageView, SearchPageView, SubPageView } from './page-templates.js';
+import type {
+  DonePageView,
+  ItemPageView,
+  PageView,
+  ResultsPageView,
+  SearchPageView,
+  SubPageView,
+} from './page-templates.js';
 import { flaskToJsonDict, jinjaText } from './python-text-formats.js';
 
 const ASCII_WHITESPACE_ONLY = /^[ \n\t\f\r]*$/;

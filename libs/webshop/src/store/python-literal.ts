@@ -14,7 +14,17 @@ export class PythonLiteralError extends Error {
 }
 
 const SIMPLE_ESCAPES: Readonly<Record<string, string>> = {
-  '\\': '\\', "'": "'", '"': '"', a: '\x07', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v', '\n': '',
+  '\\': '\\',
+  "'": "'",
+  '"': '"',
+  a: '\x07',
+  b: '\b',
+  f: '\f',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+  v: '\v',
+  '\n': '',
 };
 
 class LiteralReader {
@@ -29,11 +39,17 @@ class LiteralReader {
   }
 
   private fail(message: string): never {
-    throw new PythonLiteralError(`${message} at offset ${this.position} of ${JSON.stringify(this.text)}`);
+    throw new PythonLiteralError(
+      `${message} at offset ${this.position} of ${JSON.stringify(this.text)}`,
+    );
   }
 
   private skipSpace(): void {
-    while (this.position < this.text.length && ' \t\n\r\f\v'.includes(this.text[this.position] ?? '')) this.position++;
+    while (
+      this.position < this.text.length &&
+      ' \t\n\r\f\v'.includes(this.text[this.position] ?? '')
+    )
+      this.position++;
   }
 
   private peek(): string {
@@ -61,7 +77,9 @@ class LiteralReader {
       this.position += word[0].length;
       return word[0] === 'None' ? null : word[0] === 'True';
     }
-    const number = /^[+-]?(?:\d[\d_]*\.?[\d_]*(?:[eE][+-]?\d+)?|\.\d[\d_]*(?:[eE][+-]?\d+)?)/.exec(this.text.slice(this.position));
+    const number = /^[+-]?(?:\d[\d_]*\.?[\d_]*(?:[eE][+-]?\d+)?|\.\d[\d_]*(?:[eE][+-]?\d+)?)/.exec(
+      this.text.slice(this.position),
+    );
     if (number !== null) {
       this.position += number[0].length;
       return Number(number[0].replaceAll('_', ''));

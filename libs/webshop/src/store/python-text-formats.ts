@@ -44,7 +44,10 @@ export function pythonJsonDumpsDict(
 ): string {
   const list = [...entries];
   if (options.sortKeys) list.sort(([a], [b]) => comparePythonStrings(a, b));
-  const parts = list.map(([key, value]) => `${jsonStringLiteral(key)}: ${value === null ? 'null' : jsonStringLiteral(value)}`);
+  const parts = list.map(
+    ([key, value]) =>
+      `${jsonStringLiteral(key)}: ${value === null ? 'null' : jsonStringLiteral(value)}`,
+  );
   return `{${parts.join(', ')}}`;
 }
 
@@ -73,7 +76,10 @@ export function jinjaText(value: string | null): string {
 }
 
 const UTF8 = new TextEncoder();
-const PERCENT_BYTE = Array.from({ length: 256 }, (_, byte) => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`);
+const PERCENT_BYTE = Array.from(
+  { length: 256 },
+  (_, byte) => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`,
+);
 
 function asciiTable(isSafe: (byte: number) => boolean): Uint8Array {
   return Uint8Array.from({ length: 128 }, (_, byte) => (isSafe(byte) ? 1 : 0));
@@ -147,13 +153,16 @@ export function pythonValueRepr(value: unknown): string {
   if (value === null || value === undefined) return 'None';
   if (typeof value === 'string') return pythonStrRepr(value);
   if (typeof value === 'boolean') return value ? 'True' : 'False';
-  if (typeof value === 'number') return Number.isInteger(value) ? String(value) : pythonFloatRepr(value);
+  if (typeof value === 'number')
+    return Number.isInteger(value) ? String(value) : pythonFloatRepr(value);
   if (Array.isArray(value)) return `[${value.map(pythonValueRepr).join(', ')}]`;
   if (value instanceof Map) {
     return `{${[...value].map(([k, v]) => `${pythonValueRepr(k)}: ${pythonValueRepr(v)}`).join(', ')}}`;
   }
   if (typeof value === 'object') {
-    return `{${Object.entries(value).map(([k, v]) => `${pythonStrRepr(k)}: ${pythonValueRepr(v)}`).join(', ')}}`;
+    return `{${Object.entries(value)
+      .map(([k, v]) => `${pythonStrRepr(k)}: ${pythonValueRepr(v)}`)
+      .join(', ')}}`;
   }
   return String(value);
 }

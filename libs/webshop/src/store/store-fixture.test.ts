@@ -4,11 +4,16 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { runStoreFixture } from './store-fixture.js';
 
-const fixturesDir = fileURLToPath(new URL('../../../../../shared/webshop/fixtures/', import.meta.url));
+const fixturesDir = fileURLToPath(
+  new URL('../../../../../shared/webshop/fixtures/', import.meta.url),
+);
 
 function load(name: string): { json: unknown; context: { filePath: string; fixtureDir: string } } {
   const filePath = `${fixturesDir}${name}`;
-  return { json: JSON.parse(readFileSync(filePath, 'utf8')) as unknown, context: { filePath, fixtureDir: dirname(filePath) } };
+  return {
+    json: JSON.parse(readFileSync(filePath, 'utf8')) as unknown,
+    context: { filePath, fixtureDir: dirname(filePath) },
+  };
 }
 
 describe('runStoreFixture', () => {

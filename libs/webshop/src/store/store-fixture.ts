@@ -15,7 +15,11 @@ import {
   type FixtureRunContext,
   type FixtureRunner,
 } from '../reward/index.js';
-import { createCatalogStore, type CatalogStoreOptions, type StoreCatalog } from './catalog-store.js';
+import {
+  createCatalogStore,
+  type CatalogStoreOptions,
+  type StoreCatalog,
+} from './catalog-store.js';
 import { Episode, type ObservationMode } from './episode.js';
 import { simpleTextFromNodes, visibleTextNodes } from './html-to-text.js';
 import type { Store, StoreSearch } from './store.js';
@@ -68,7 +72,8 @@ export type FixtureStoreFactory = (
   options: CatalogStoreOptions & { readonly search: StoreSearch },
 ) => Store | Promise<Store>;
 
-const inMemoryFixtureStore: FixtureStoreFactory = (_partName, catalog, options) => createCatalogStore(catalog, options);
+const inMemoryFixtureStore: FixtureStoreFactory = (_partName, catalog, options) =>
+  createCatalogStore(catalog, options);
 type FixtureEpisode = z.infer<typeof episodeSchema>;
 type FixtureStep = z.infer<typeof stepSchema>;
 
@@ -80,7 +85,8 @@ class RecordedSearch implements StoreSearch {
   search(query: string, limit: number): readonly string[] {
     this.calls.push(query);
     const asins = this.answers.get(query);
-    if (asins === undefined) throw new Error(`no recorded search results for query ${JSON.stringify(query)}`);
+    if (asins === undefined)
+      throw new Error(`no recorded search results for query ${JSON.stringify(query)}`);
     return asins.slice(0, limit);
   }
 }
@@ -89,7 +95,8 @@ function recordedAnswers(part: EpisodePart): Map<string, readonly string[]> {
   const answers = new Map<string, readonly string[]>();
   for (const episode of part.episodes) {
     for (const step of episode.steps) {
-      if (step.search_engine_call !== undefined) answers.set(step.search_engine_call.query, step.search_engine_call.asins);
+      if (step.search_engine_call !== undefined)
+        answers.set(step.search_engine_call.query, step.search_engine_call.asins);
     }
   }
   return answers;
@@ -108,11 +115,16 @@ async function replayEpisode(
   const search = new RecordedSearch(recordedAnswers(part));
   const store = await storeFactory(
     partName,
-    { products: part.products, productPrices: new Map(Object.entries(part.product_prices)), goals: part.goals },
+    {
+      products: part.products,
+      productPrices: new Map(Object.entries(part.product_prices)),
+      goals: part.goals,
+    },
     {
       search,
       searchCacheSize: 0,
-      nounExtractor: titleNouns === undefined ? defaultNounExtractor() : tableNounExtractor(titleNouns),
+      nounExtractor:
+        titleNouns === undefined ? defaultNounExtractor() : tableNounExtractor(titleNouns),
     },
   );
   const [first, ...rest] = episode.steps;
@@ -121,7 +133,8 @@ async function replayEpisode(
     observationMode: episode.observation_mode satisfies ObservationMode,
     // Recorded episodes do not name the flag; an item page offering 'attributes' shows it was on.
     showAttributes:
-      episode.show_attrs ?? episode.steps.some((step) => step.available_actions.clickables.includes('attributes')),
+      episode.show_attrs ??
+      episode.steps.some((step) => step.available_actions.clickables.includes('attributes')),
     baseUrl: start?.[1],
   });
   const results: FixtureCaseResult[] = [];
@@ -129,11 +142,17 @@ async function replayEpisode(
   const reset = checkCase(`${caseName}/reset`, () => {
     const { observation } = sut.reset(episode.goal_index, start?.[2]);
     const expected = first === undefined ? null : expectedStep(first);
-    return expectSameJson(`${caseName}/reset`, { ...observedStep(sut, observation, 0, false, null), searches: [] }, { ...expected, searches: [] });
+    return expectSameJson(
+      `${caseName}/reset`,
+      { ...observedStep(sut, observation, 0, false, null), searches: [] },
+      { ...expected, searches: [] },
+    );
   });
   results.push(reset);
   if (episode.instruction_text !== undefined) {
-    results.push(expectSameJson(`${caseName}/instruction_text`, sut.instructionText, episode.instruction_text));
+    results.push(
+      expectSameJson(`${caseName}/instruction_text`, sut.instructionText, episode.instruction_text),
+    );
   }
   if (!reset.passed) return results;
   for (const [index, step] of rest.entries()) {
@@ -161,7 +180,12 @@ function observedStep(
   observation: string,
   reward: number,
   done: boolean,
-  purchase: { asin: string; options: Readonly<Record<string, string>>; price: number; rewardInfo: unknown } | null,
+  purchase: {
+    asin: string;
+    options: Readonly<Record<string, string>>;
+    price: number;
+    rewardInfo: unknown;
+  } | null,
 ): Record<string, unknown> {
   const actions = sut.availableActions();
   return {
@@ -192,7 +216,10 @@ function expectedStep(step: FixtureStep): Record<string, unknown> {
 }
 
 /** Replays every episode of an env_episodes.json fixture on stores made by `storeFactory`. */
-export async function replayEnvEpisodes(json: unknown, storeFactory: FixtureStoreFactory = inMemoryFixtureStore): Promise<FixtureCaseResult[]> {
+export async function replayEnvEpisodes(
+  json: unknown,
+  storeFactory: FixtureStoreFactory = inMemoryFixtureStore,
+): Promise<FixtureCaseResult[]> {
   const fixture = envEpisodesSchema.parse(json);
   const results: FixtureCaseResult[] = [];
   for (const [partName, part] of [
@@ -201,7 +228,15 @@ export async function replayEnvEpisodes(json: unknown, storeFactory: FixtureStor
   ] as const) {
     if (part === undefined) continue;
     for (const episode of part.episodes) {
-      results.push(...(await replayEpisode(partName, part, episode, fixture.standin_title_nouns, storeFactory)));
+      results.push(
+        ...(await replayEpisode(
+          partName,
+          part,
+          episode,
+          fixture.standin_title_nouns,
+          storeFactory,
+        )),
+      );
     }
   }
   return results;
@@ -212,7 +247,10 @@ export const envEpisodeStepsFixtureRunner: FixtureRunner = {
   name: 'webshop store episodes',
   matches: (json) => {
     const parsed = envEpisodesSchema.safeParse(json);
-    return parsed.success && (parsed.data.human?.episodes.length ?? 0) + (parsed.data.synthetic?.episodes.length ?? 0) > 0;
+    return (
+      parsed.success &&
+      (parsed.data.human?.episodes.length ?? 0) + (parsed.data.synthetic?.episodes.length ?? 0) > 0
+    );
   },
   run: (json) => replayEnvEpisodes(json),
 };
@@ -222,7 +260,11 @@ const htmlMockObservationsSchema = z.object({
 });
 
 function readMockPage(context: FixtureRunContext, fileName: string): string {
-  const candidates = [join(context.fixtureDir, '..', 'html_mocks', fileName), join(context.fixtureDir, 'html_mocks', fileName), join(context.fixtureDir, fileName)];
+  const candidates = [
+    join(context.fixtureDir, '..', 'html_mocks', fileName),
+    join(context.fixtureDir, 'html_mocks', fileName),
+    join(context.fixtureDir, fileName),
+  ];
   for (const candidate of candidates) {
     try {
       return readFileSync(candidate, 'utf8');
@@ -238,10 +280,15 @@ export const htmlMockTextObservationsFixtureRunner: FixtureRunner = {
   name: 'webshop store html text observations',
   matches: (json) => htmlMockObservationsSchema.safeParse(json).success,
   run: (json, context) =>
-    Object.entries(htmlMockObservationsSchema.parse(json).text_observations).map(([fileName, expected]) =>
-      checkCase(fileName, () =>
-        expectSameJson(fileName, simpleTextFromNodes(visibleTextNodes(readMockPage(context, fileName))), expected),
-      ),
+    Object.entries(htmlMockObservationsSchema.parse(json).text_observations).map(
+      ([fileName, expected]) =>
+        checkCase(fileName, () =>
+          expectSameJson(
+            fileName,
+            simpleTextFromNodes(visibleTextNodes(readMockPage(context, fileName))),
+            expected,
+          ),
+        ),
     ),
 };
 
@@ -251,14 +298,21 @@ export const storeFixtureRunners: readonly FixtureRunner[] = [
 ];
 
 /** Runs every store runner that recognises `json`; an unrecognised file yields no cases. */
-export async function runStoreFixture(json: unknown, context: FixtureRunContext): Promise<FixtureCaseResult[]> {
+export async function runStoreFixture(
+  json: unknown,
+  context: FixtureRunContext,
+): Promise<FixtureCaseResult[]> {
   const results: FixtureCaseResult[] = [];
   for (const runner of storeFixtureRunners) {
     if (!runner.matches(json)) continue;
     try {
       results.push(...(await runner.run(json, context)));
     } catch (error) {
-      results.push({ case: runner.name, passed: false as const, message: error instanceof Error ? error.message : String(error) });
+      results.push({
+        case: runner.name,
+        passed: false as const,
+        message: error instanceof Error ? error.message : String(error),
+      });
     }
   }
   return results;

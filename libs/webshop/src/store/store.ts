@@ -44,7 +44,8 @@ export class InMemoryStoreGoals implements StoreGoals {
 
   at(index: number): StoreGoal {
     const goal = Number.isInteger(index) ? this.goals[index] : undefined;
-    if (goal === undefined) throw new RangeError(`goal index ${index} is outside 0..${this.goals.length - 1}`);
+    if (goal === undefined)
+      throw new RangeError(`goal index ${index} is outside 0..${this.goals.length - 1}`);
     return goal;
   }
 
@@ -69,7 +70,8 @@ export interface CatalogEntry {
 }
 
 /** What the debug queries `<a> attr`, `<c> category` and `<q> query` select. */
-export type ProductFilter = { readonly attribute: string } | { readonly category: string } | { readonly query: string };
+export type ProductFilter =
+  { readonly attribute: string } | { readonly category: string } | { readonly query: string };
 
 /**
  * The catalog's products as the store reads them: held in memory, or fetched on demand (e.g. from
@@ -128,7 +130,9 @@ export class Store {
 
   constructor(config: StoreConfig) {
     this.products = config.products;
-    this.goals = Array.isArray(config.goals) ? new InMemoryStoreGoals(config.goals) : (config.goals as StoreGoals);
+    this.goals = Array.isArray(config.goals)
+      ? new InMemoryStoreGoals(config.goals)
+      : (config.goals as StoreGoals);
     this.searchEngine = config.search;
     this.scorer = config.scorePurchase;
     this.random = config.random ?? Math.random;
@@ -175,7 +179,10 @@ export class Store {
     if (this.goals.count === 0) throw new RangeError('the store has no goals');
     if (this.cumulativeWeights === null) {
       const weights = this.goals.weights;
-      if (weights === undefined) throw new Error('this store fetches goals on demand and cannot draw one by weight: give a goal index');
+      if (weights === undefined)
+        throw new Error(
+          'this store fetches goals on demand and cannot draw one by weight: give a goal index',
+        );
       const sums = [0];
       let total = 0;
       for (const weight of weights) sums.push((total += weight));
@@ -213,8 +220,15 @@ export class Store {
     }
   }
 
-  async scorePurchase(goalIndex: number, asin: string, options: SelectedOptions): Promise<PurchaseScore & { readonly price: number }> {
-    const [[entry]] = await Promise.all([this.products.has(asin) ? this.products.entries([asin]) : [undefined], this.goals.load([goalIndex])]);
+  async scorePurchase(
+    goalIndex: number,
+    asin: string,
+    options: SelectedOptions,
+  ): Promise<PurchaseScore & { readonly price: number }> {
+    const [[entry]] = await Promise.all([
+      this.products.has(asin) ? this.products.entries([asin]) : [undefined],
+      this.goals.load([goalIndex]),
+    ]);
     if (entry === undefined) throw new RangeError(`no product or price for ASIN ${asin}`);
     return { ...this.scorer({ goalIndex, entry, options }), price: entry.price };
   }
@@ -223,7 +237,10 @@ export class Store {
     const cached = this.searchCache.get(query);
     if (cached !== undefined) return cached;
     const ranked = this.searchEngine.search(query, SEARCH_RETURN_N);
-    const hits = this.searchEngine.listsOnlyStoreProducts === true ? ranked : ranked.filter((asin) => this.products.has(asin));
+    const hits =
+      this.searchEngine.listsOnlyStoreProducts === true
+        ? ranked
+        : ranked.filter((asin) => this.products.has(asin));
     this.searchCache.set(query, hits);
     return hits;
   }
@@ -284,7 +301,9 @@ export class InMemoryStoreProducts implements StoreProducts {
     } else {
       keep = (product) => product.query === filter.query;
     }
-    return Promise.resolve(this.order.filter((entry) => keep(entry.product)).map((entry) => entry.product.asin));
+    return Promise.resolve(
+      this.order.filter((entry) => keep(entry.product)).map((entry) => entry.product.asin),
+    );
   }
 
   private attributeIndex(): Map<string, Set<string>> {
