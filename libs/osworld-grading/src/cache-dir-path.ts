@@ -1,4 +1,4 @@
-import { resolve, sep } from 'node:path';
+import { join, resolve, sep } from 'node:path';
 import { pythonTypeName } from './python-semantics.js';
 
 /**
@@ -12,4 +12,28 @@ export function cacheDirPath(cacheDir: string, name: unknown): string {
   if (!path.startsWith(resolve(cacheDir) + sep))
     throw new Error(`'${name}' would leave the cache dir`);
   return path;
+}
+
+/** Absolute cache paths in a getter's return shown as `<CACHE>/name`, as the fixtures write them. */
+export function withCacheMarker(value: unknown, cacheDir: string): unknown {
+  if (typeof value === 'string')
+    return value.startsWith(`${cacheDir}/`) ? `<CACHE>/${value.slice(cacheDir.length + 1)}` : value;
+  if (Array.isArray(value)) return value.map((entry) => withCacheMarker(entry, cacheDir));
+  if (typeof value === 'object' && value !== null)
+    return Object.fromEntries(
+      Object.entries(value).map(([key, entry]) => [key, withCacheMarker(entry, cacheDir)]),
+    );
+  return value;
+}
+
+/** The inverse of withCacheMarker, for a (re)grade in another cache dir. */
+export function fromCacheMarker(value: unknown, cacheDir: string): unknown {
+  if (typeof value === 'string')
+    return value.startsWith('<CACHE>/') ? join(cacheDir, value.slice('<CACHE>/'.length)) : value;
+  if (Array.isArray(value)) return value.map((entry) => fromCacheMarker(entry, cacheDir));
+  if (typeof value === 'object' && value !== null)
+    return Object.fromEntries(
+      Object.entries(value).map(([key, entry]) => [key, fromCacheMarker(entry, cacheDir)]),
+    );
+  return value;
 }
