@@ -123,10 +123,11 @@ export class OsworldVmServerClient implements OsworldVmServer {
     let last: VmServerUnreachableError | undefined;
     for (let attempt = 1; attempt <= this.retries.probeAttempts; attempt++) {
       try {
-        // Any HTTP status counts as reachable, as in SetupController.setup.
         await this.send('terminal', { method: 'GET' }, options);
         return;
       } catch (error) {
+        // Any HTTP status counts as reachable, as in SetupController.setup.
+        if (error instanceof VmServerFaultError) return;
         if (!(error instanceof VmServerUnreachableError)) throw error;
         last = error;
         this.logger.warn({ attempt, reason: error.reason }, 'VM server probe got no answer');

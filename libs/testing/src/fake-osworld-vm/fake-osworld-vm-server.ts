@@ -93,7 +93,7 @@ export interface FakeOsworldVm {
   count(endpoint: FakeVmEndpoint): number;
   /** A desktop path (`/home/user/x`, `~/x`, relative to `/home/user`, or under a mount) in the sandbox. */
   localPath(desktopPath: string): string;
-  addMount(desktopDir: string): void;
+  addMount(desktopDir: string): Promise<void>;
   writeFile(desktopPath: string, content: string | Buffer): Promise<void>;
   readFile(desktopPath: string): Promise<Buffer>;
   exists(desktopPath: string): Promise<boolean>;
@@ -135,7 +135,9 @@ export async function startFakeOsworldVm(
   const ownsRoot = options.root === undefined;
   const root = options.root ?? mkdtempSync(join(tmpdir(), 'fake-osworld-vm-'));
   const paths = new DesktopPaths(root, options.mounts);
-  await mkdir(paths.home, { recursive: true });
+  // Mount points exist, as the desktop's directories would.
+  for (const desktopDir of [DESKTOP_HOME, ...(options.mounts ?? [])])
+    await mkdir(paths.toLocal(desktopDir), { recursive: true });
   await mkdir(join(root, 'tmp'), { recursive: true });
   const executeTimeoutMs = options.executeTimeoutMs ?? 120_000;
   const screen = options.screen ?? { width: 128, height: 96 };
@@ -508,7 +510,10 @@ export async function startFakeOsworldVm(
     windowActions,
     count: (endpoint) => requests.filter((request) => request.endpoint === endpoint).length,
     localPath: (desktopPath) => paths.toLocal(paths.expandUserAndVars(desktopPath)),
-    addMount: (desktopDir) => paths.addMount(desktopDir),
+    async addMount(desktopDir) {
+      paths.addMount(desktopDir);
+      await mkdir(paths.toLocal(desktopDir), { recursive: true });
+    },
     async writeFile(desktopPath, content) {
       const local = paths.toLocal(paths.expandUserAndVars(desktopPath));
       await mkdir(dirname(local), { recursive: true });
