@@ -76,6 +76,11 @@ export interface FakeOsworldVmOptions {
   readonly mounts?: readonly string[];
   /** The server's subprocess timeout for `/execute` (upstream: 120 s). */
   readonly executeTimeoutMs?: number;
+  /**
+   * Desktop programs to stand in for (`firefox`, `thunar`, `code`…): each is a script on the PATH of
+   * commands that appends its arguments to `appRuns` and exits 0.
+   */
+  readonly apps?: readonly string[];
   /** Size of the PNG `/screenshot` answers. */
   readonly screen?: { readonly width: number; readonly height: number };
   readonly host?: string;
@@ -90,6 +95,8 @@ export interface FakeOsworldVm {
   readonly requests: readonly FakeVmRequest[];
   readonly launches: readonly FakeVmLaunch[];
   readonly windowActions: readonly FakeVmWindowAction[];
+  /** Runs of the stand-in `apps`, in order: the program name and its arguments (as desktop paths). */
+  appRuns(): Promise<string[][]>;
   count(endpoint: FakeVmEndpoint): number;
   /** A desktop path (`/home/user/x`, `~/x`, relative to `/home/user`, or under a mount) in the sandbox. */
   localPath(desktopPath: string): string;
@@ -163,8 +170,17 @@ export async function startFakeOsworldVm(
   });
   const port = (server.address() as AddressInfo).port;
 
+  const appsDir = join(root, '.fake-apps');
+  const appLog = join(appsDir, 'runs.jsonl');
+  await mkdir(appsDir, { recursive: true });
+  for (const app of options.apps ?? []) {
+    const script = `#!/bin/sh\n'${process.execPath}' -e 'process.stdout.write(JSON.stringify(process.argv.slice(1))+"\\n")' ${app} "$@" >> '${appLog}'\n`;
+    await writeFile(join(appsDir, app), script, { mode: 0o755 });
+  }
+
   const commandEnvironment = {
     ...process.env,
+    PATH: `${appsDir}:${process.env['PATH'] ?? '/usr/bin:/bin'}`,
     HOME: paths.home,
     XDG_CONFIG_HOME: join(paths.home, '.config'),
     XDG_DATA_HOME: join(paths.home, '.local', 'share'),
@@ -508,6 +524,15 @@ export async function startFakeOsworldVm(
     requests,
     launches,
     windowActions,
+    async appRuns() {
+      const text = await readFile(appLog, 'utf8').catch(() => '');
+      return text
+        .split('\n')
+        .filter((line) => line.length > 0)
+        .map((line) =>
+          (JSON.parse(line) as string[]).map((argument) => paths.rewriteOutput(argument)),
+        );
+    },
     count: (endpoint) => requests.filter((request) => request.endpoint === endpoint).length,
     localPath: (desktopPath) => paths.toLocal(paths.expandUserAndVars(desktopPath)),
     async addMount(desktopDir) {

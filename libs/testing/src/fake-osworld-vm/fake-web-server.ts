@@ -12,8 +12,8 @@ export interface FakeWebServer {
   /** Original URLs requested, in order. */
   readonly requests: readonly string[];
   serve(url: string, body: string | Buffer): void;
-  /** The next `count` requests of `url` fail: with an HTTP status, or by closing the connection. */
-  failNext(url: string, count: number, failure: number | 'reset'): void;
+  /** The next `count` requests of `url` fail: an HTTP status, the connection closed, or no answer. */
+  failNext(url: string, count: number, failure: number | 'reset' | 'hang'): void;
   close(): Promise<void>;
 }
 
@@ -21,7 +21,7 @@ const normalize = (url: string): string => new URL(url).href;
 
 export async function startFakeWebServer(): Promise<FakeWebServer> {
   const bodies = new Map<string, Buffer>();
-  const failures = new Map<string, { left: number; failure: number | 'reset' }>();
+  const failures = new Map<string, { left: number; failure: number | 'reset' | 'hang' }>();
   const requests: string[] = [];
   const sockets = new Set<Socket>();
   const server = createServer((req, res) => {
@@ -33,6 +33,7 @@ export async function startFakeWebServer(): Promise<FakeWebServer> {
     if (failure && failure.left > 0) {
       failure.left--;
       if (failure.failure === 'reset') return req.socket.destroy();
+      if (failure.failure === 'hang') return;
       return res
         .writeHead(failure.failure, { 'content-type': 'text/plain' })
         .end(`HTTP ${failure.failure}`);
