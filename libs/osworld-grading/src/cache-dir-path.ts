@@ -1,4 +1,5 @@
-import { join, resolve, sep } from 'node:path';
+import { readdir } from 'node:fs/promises';
+import { join, relative, resolve, sep } from 'node:path';
 import { pythonTypeName } from './python-semantics.js';
 
 /**
@@ -36,4 +37,18 @@ export function fromCacheMarker(value: unknown, cacheDir: string): unknown {
       Object.entries(value).map(([key, entry]) => [key, fromCacheMarker(entry, cacheDir)]),
     );
   return value;
+}
+
+/** The regular files under a cache dir, relative to it, sorted. */
+export async function listCacheFiles(cacheDir: string): Promise<string[]> {
+  const files: string[] = [];
+  const walk = async (dir: string): Promise<void> => {
+    for (const entry of await readdir(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) await walk(path);
+      else if (entry.isFile()) files.push(relative(cacheDir, path));
+    }
+  };
+  await walk(cacheDir);
+  return files.sort();
 }
