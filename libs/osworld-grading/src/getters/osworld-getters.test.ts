@@ -257,6 +257,53 @@ describe('getters over the fake desktop, beyond the fixtures', () => {
     }
   });
 
+  it('vscode_config: replays the eval extension command in VS Code, then fetches the file it writes', async () => {
+    await vm.writeFile('/home/user/OpenProject.txt', '/home/user/project');
+    const before = vm.requests.length;
+    const config = {
+      vscode_extension_command: 'OpenProject',
+      path: '/home/user/OpenProject.txt',
+      dest: 'OpenProject.txt',
+    };
+    expect(await runGetter('vscode_config', config, environment)).toBe(
+      join(cacheDir, 'OpenProject.txt'),
+    );
+    const calls = vm.requests
+      .slice(before)
+      .map((request) =>
+        request.endpoint === 'execute'
+          ? (request.body as { command: string[] }).command[2]
+          : request.endpoint,
+      );
+    expect(calls).toEqual([
+      'import pyautogui; import time; pyautogui.FAILSAFE = False; import platform; print(platform.system())',
+      'activate_window',
+      "import pyautogui; import time; pyautogui.FAILSAFE = False; import pyautogui; pyautogui.hotkey('ctrl', 'shift', 'p');",
+      "import pyautogui; import time; pyautogui.FAILSAFE = False; import pyautogui; pyautogui.typewrite('OpenProject');",
+      "import pyautogui; import time; pyautogui.FAILSAFE = False; import pyautogui; pyautogui.press('enter');",
+      'file',
+    ]);
+  });
+
+  it('vscode_config: without that file, the workspace.json files VS Code keeps stand in; none at all gives ""', async () => {
+    const config = {
+      vscode_extension_command: 'OpenProject',
+      path: '/home/user/NotWritten.txt',
+      dest: 'workspaces.txt',
+    };
+    expect(await runGetter('vscode_config', config, environment)).toBe('');
+    await vm.writeFile(
+      '/home/user/.config/Code/User/workspaceStorage/abc/workspace.json',
+      '{"folder":"file:///home/user/p"}',
+    );
+    expect(await runGetter('vscode_config', config, environment)).toBe(
+      join(cacheDir, 'workspaces.txt'),
+    );
+    expect(await readFile(join(cacheDir, 'workspaces.txt'), 'utf8')).toBe(
+      '{"folder":"file:///home/user/p"}',
+    );
+  });
+
   it('cloud_file: a gold host answering 5xx is infra after the retries; 404 is the HTTPError upstream raises', async () => {
     const url = 'https://huggingface.co/datasets/x/gold.txt';
     web.serve(url, 'GOLD');

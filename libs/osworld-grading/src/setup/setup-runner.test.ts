@@ -72,6 +72,26 @@ describe('runSetup', () => {
     expect(reports).toEqual([
       { number: 1, type: 'execute', outcome: 'done', captures: ['placeholders.out'] },
     ]);
+    // A server error that echoes the command does not carry the password into the report.
+    vm.answerNext('execute', {
+      status: 500,
+      json: {
+        status: 'error',
+        message: "Command 'echo sekret-pw | sudo -S true' timed out after 120 seconds",
+      },
+    });
+    const [timedOut] = await runSetup(
+      steps([
+        {
+          type: 'execute',
+          parameters: { command: 'echo {CLIENT_PASSWORD} | sudo -S true', shell: true },
+        },
+      ]),
+      environment,
+    );
+    expect(timedOut?.detail).toBe(
+      "HTTP 500: Command 'echo *** | sudo -S true' timed out after 120 seconds",
+    );
   });
 
   it('execute: a string without shell is shlex-split by the server; stdout and stderr go to capture files', async () => {
@@ -127,6 +147,35 @@ describe('runSetup', () => {
       strict: true,
       by_class: true,
     });
+  });
+
+  it('execute with `until` repeats every 0.3 s until it holds; an answer that misses it is not a failure', async () => {
+    const counter =
+      'n=$(cat ~/count 2>/dev/null || echo 0); n=$((n+1)); echo $n > ~/count; echo try $n';
+    const [report] = await runSetup(
+      steps([
+        {
+          type: 'execute',
+          parameters: {
+            command: counter,
+            shell: true,
+            until: { stdout: 'try 3' },
+            stdout: 'tries.out',
+          },
+        },
+      ]),
+      environment,
+    );
+    expect(report?.outcome).toBe('done');
+    expect(await readFile(join(cacheDir, 'tries.out'), 'utf8')).toBe('try 3\n');
+    vm.answerNext('execute', { status: 500, json: { status: 'error', message: 'boom' } }, 5);
+    const [failing] = await runSetup(
+      steps([
+        { type: 'execute', parameters: { command: 'true', shell: true, until: { returncode: 0 } } },
+      ]),
+      environment,
+    );
+    expect(failing).toMatchObject({ outcome: 'ignored', detail: 'HTTP 500: boom' });
   });
 
   it('download: fetched by the worker, uploaded to the path as written (relative = /home/user), cached with its sha256', async () => {

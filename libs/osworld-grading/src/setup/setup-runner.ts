@@ -62,21 +62,25 @@ export async function runSetup(
   });
   await environment.vm.probe(signalOf(environment));
   const reports: SetupStepReport[] = [];
+  // A server's error message may echo the command, and with it the substituted password.
+  const redact = (text: string) =>
+    environment.clientPassword ? text.split(environment.clientPassword).join('***') : text;
   for (const step of steps) {
     try {
       const report = await runStep(step, environment);
-      const withSubstitution = step.substitution
-        ? { ...report, substitution: step.substitution }
-        : report;
-      reports.push(withSubstitution);
+      const redacted =
+        report.detail === undefined ? report : { ...report, detail: redact(report.detail) };
+      reports.push(step.substitution ? { ...redacted, substitution: step.substitution } : redacted);
       if (report.outcome === 'ignored')
         logger.warn(
-          { step: step.number, type: step.type, detail: report.detail },
+          { step: step.number, type: step.type, detail: redacted.detail },
           'setup step answer ignored, as upstream does',
         );
     } catch (error) {
       environment.signal?.throwIfAborted();
-      throw new SetupFailedError(step.number, step.type, error);
+      const message = error instanceof Error ? error.message : String(error);
+      const cause = redact(message) === message ? error : new Error(redact(message));
+      throw new SetupFailedError(step.number, step.type, cause);
     }
   }
   return reports;

@@ -149,24 +149,18 @@ export class OsworldVmServerClient implements OsworldVmServer {
   ): Promise<ExecuteAnswer> {
     const route = options.route ?? '/execute';
     const answer = await this.send('execute', jsonRequest({ command, shell }), options, route);
-    return executeAnswerOf('execute', answer);
+    return executeAnswerOf(answer);
   }
 
   async launch(command: unknown, shell: unknown, options: VmCallOptions = {}): Promise<TextAnswer> {
-    return textAnswerOf(
-      'launch',
-      await this.send('launch', jsonRequest({ command, shell }), options),
-    );
+    return textAnswerOf(await this.send('launch', jsonRequest({ command, shell }), options));
   }
 
   async upload(path: string, localPath: string, options: VmCallOptions = {}): Promise<TextAnswer> {
     const form = new FormData();
     form.append('file_path', path);
     form.append('file_data', await openAsBlob(localPath), basename(path));
-    return textAnswerOf(
-      'upload',
-      await this.send('upload', { method: 'POST', body: form }, options),
-    );
+    return textAnswerOf(await this.send('upload', { method: 'POST', body: form }, options));
   }
 
   async getFile(path: string, options: VmCallOptions = {}): Promise<Buffer | null> {
@@ -201,7 +195,6 @@ export class OsworldVmServerClient implements OsworldVmServer {
       options,
       async () => {
         const answer = executeAnswerOf(
-          'execute',
           await this.send('execute', jsonRequest({ command, shell: false }), options, '/execute'),
         );
         return answer.ok ? { value: answer.body } : { answered: `HTTP ${answer.status}` };
@@ -210,17 +203,11 @@ export class OsworldVmServerClient implements OsworldVmServer {
   }
 
   async activateWindow(target: WindowTarget, options: VmCallOptions = {}): Promise<TextAnswer> {
-    return textAnswerOf(
-      'activate_window',
-      await this.send('activate_window', jsonRequest(target), options),
-    );
+    return textAnswerOf(await this.send('activate_window', jsonRequest(target), options));
   }
 
   async closeWindow(target: WindowTarget, options: VmCallOptions = {}): Promise<TextAnswer> {
-    return textAnswerOf(
-      'close_window',
-      await this.send('close_window', jsonRequest(target), options),
-    );
+    return textAnswerOf(await this.send('close_window', jsonRequest(target), options));
   }
 
   async screenshot(options: VmCallOptions = {}): Promise<Buffer> {
@@ -337,7 +324,7 @@ function isHandlerError(endpoint: VmServerEndpoint, status: number, body: Buffer
   }
 }
 
-function executeAnswerOf(_endpoint: 'execute', answer: RawAnswer): ExecuteAnswer {
+function executeAnswerOf(answer: RawAnswer): ExecuteAnswer {
   const json = parseJsonObject(answer.body);
   if (answer.status === 200) {
     if (
@@ -360,7 +347,7 @@ function executeAnswerOf(_endpoint: 'execute', answer: RawAnswer): ExecuteAnswer
   return { ok: false, status: answer.status, message };
 }
 
-function textAnswerOf(_endpoint: VmServerEndpoint, answer: RawAnswer): TextAnswer {
+function textAnswerOf(answer: RawAnswer): TextAnswer {
   return { status: answer.status, text: answer.body.toString('utf8') };
 }
 
