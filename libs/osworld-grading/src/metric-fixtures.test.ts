@@ -1,6 +1,6 @@
 import { readFile, readdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { metricFixtureFileSchema } from './fixtures/metric-fixture-file.js';
 import { runMetricFixtureCase } from './fixtures/metric-fixture-case.js';
 import { portedMetrics } from './metric-registry.js';
@@ -13,7 +13,8 @@ const metricFiles = (await readdir(fixturesDir)).filter(
   (name) => name.endsWith('.json') && !name.startsWith('_'),
 );
 
-describe('golden cases made by OSWorld’s own metrics', () => {
+// The golden cases made by OSWorld's own metrics, one test per ported metric.
+{
   for (const fileName of metricFiles) {
     const metricName = fileName.replace(/\.json$/, '');
     const metric = portedMetrics.get(metricName);
@@ -33,7 +34,7 @@ describe('golden cases made by OSWorld’s own metrics', () => {
       expect(file.cases.length).toBeGreaterThan(0);
     });
   }
-});
+}
 
 it('ports only metrics that have golden cases, under their upstream names', () => {
   const fixtured = new Set(metricFiles.map((name) => name.replace(/\.json$/, '')));
