@@ -1,4 +1,5 @@
 import type { PortedMetric } from '../metric-function.js';
+import { compareTextFileMetric, diffTextFileMetric } from './text-file-metrics.js';
 
-/** Metrics over binary documents: archives, e-books, PDFs, images, audio tags, Python test suites. */
-export const documentMetrics: readonly PortedMetric[] = [];
+/** Metrics over files and documents: text files, archives, e-books, PDFs, images, Python test suites. */
+export const documentMetrics: readonly PortedMetric[] = [compareTextFileMetric, diffTextFileMetric];
