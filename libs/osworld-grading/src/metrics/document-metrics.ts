@@ -1,5 +1,10 @@
 import type { PortedMetric } from '../metric-function.js';
+import { checkPythonFileByTestSuiteMetric } from './python-test-suite-metrics.js';
 import { compareTextFileMetric, diffTextFileMetric } from './text-file-metrics.js';
 
 /** Metrics over files and documents: text files, archives, e-books, PDFs, images, Python test suites. */
-export const documentMetrics: readonly PortedMetric[] = [compareTextFileMetric, diffTextFileMetric];
+export const documentMetrics: readonly PortedMetric[] = [
+  compareTextFileMetric,
+  diffTextFileMetric,
+  checkPythonFileByTestSuiteMetric,
+];
