@@ -1,4 +1,5 @@
 import type { PortedMetric } from '../metric-function.js';
+import { comparePdfsMetric } from './pdf-metrics.js';
 import { checkPythonFileByTestSuiteMetric } from './python-test-suite-metrics.js';
 import { compareTextFileMetric, diffTextFileMetric } from './text-file-metrics.js';
 
@@ -7,4 +8,5 @@ export const documentMetrics: readonly PortedMetric[] = [
   compareTextFileMetric,
   diffTextFileMetric,
   checkPythonFileByTestSuiteMetric,
+  comparePdfsMetric,
 ];
