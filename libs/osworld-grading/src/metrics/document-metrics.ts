@@ -1,4 +1,5 @@
 import type { PortedMetric } from '../metric-function.js';
+import { compareArchiveMetric } from './archive-metrics.js';
 import { comparePdfsMetric } from './pdf-metrics.js';
 import { checkPythonFileByTestSuiteMetric } from './python-test-suite-metrics.js';
 import { compareTextFileMetric, diffTextFileMetric } from './text-file-metrics.js';
@@ -9,4 +10,5 @@ export const documentMetrics: readonly PortedMetric[] = [
   diffTextFileMetric,
   checkPythonFileByTestSuiteMetric,
   comparePdfsMetric,
+  compareArchiveMetric,
 ];
