@@ -1,5 +1,6 @@
 import type { PortedMetric } from '../metric-function.js';
 import { compareArchiveMetric } from './archive-metrics.js';
+import { compareImageListMetric } from './image-metrics.js';
 import { comparePdfsMetric } from './pdf-metrics.js';
 import { checkPythonFileByTestSuiteMetric } from './python-test-suite-metrics.js';
 import { compareTextFileMetric, diffTextFileMetric } from './text-file-metrics.js';
@@ -11,4 +12,5 @@ export const documentMetrics: readonly PortedMetric[] = [
   checkPythonFileByTestSuiteMetric,
   comparePdfsMetric,
   compareArchiveMetric,
+  compareImageListMetric,
 ];
