@@ -1,5 +1,6 @@
 import type { PortedMetric } from '../metric-function.js';
 import { compareArchiveMetric } from './archive-metrics.js';
+import { compareEpubMetric } from './epub-metrics.js';
 import { compareImageListMetric } from './image-metrics.js';
 import { comparePdfsMetric } from './pdf-metrics.js';
 import { checkPythonFileByTestSuiteMetric } from './python-test-suite-metrics.js';
@@ -13,4 +14,5 @@ export const documentMetrics: readonly PortedMetric[] = [
   comparePdfsMetric,
   compareArchiveMetric,
   compareImageListMetric,
+  compareEpubMetric,
 ];
