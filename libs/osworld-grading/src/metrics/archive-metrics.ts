@@ -108,7 +108,7 @@ export async function compareArchive(
 export const compareArchiveMetric: PortedMetric = {
   name: 'compare_archive',
   tolerance: 0,
-  run: (args, options, context) => {
+  run: async (args, options, context) => {
     const { positional, kwargs } = bindPythonCall(
       'compare_archive',
       args,

@@ -112,7 +112,7 @@ export async function compareEpub(result: unknown, expected: unknown): Promise<P
 export const compareEpubMetric: PortedMetric = {
   name: 'compare_epub',
   tolerance: 0,
-  run: (args, options) => {
+  run: async (args, options) => {
     const { positional } = bindPythonCall(
       'compare_epub',
       args,

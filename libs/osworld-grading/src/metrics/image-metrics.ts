@@ -24,7 +24,7 @@ export async function compareImageList(pred: unknown, gold: unknown): Promise<Py
 export const compareImageListMetric: PortedMetric = {
   name: 'compare_image_list',
   tolerance: 0,
-  run: (args, options) => {
+  run: async (args, options) => {
     const { positional } = bindPythonCall(
       'compare_image_list',
       args,

@@ -38,7 +38,7 @@ export async function comparePdfs(pdf1: unknown, pdf2: unknown): Promise<PythonV
 export const comparePdfsMetric: PortedMetric = {
   name: 'compare_pdfs',
   tolerance: 0,
-  run: (args, options) => {
+  run: async (args, options) => {
     const { positional } = bindPythonCall(
       'compare_pdfs',
       args,

@@ -113,7 +113,7 @@ export async function checkPythonFileByTestSuite(
 export const checkPythonFileByTestSuiteMetric: PortedMetric = {
   name: 'check_python_file_by_test_suite',
   tolerance: 0,
-  run: (args, options, context) => {
+  run: async (args, options, context) => {
     const { positional, kwargs } = bindPythonCall(
       'check_python_file_by_test_suite',
       args,

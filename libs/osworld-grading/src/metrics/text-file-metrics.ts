@@ -46,7 +46,7 @@ export async function diffTextFile(result: unknown, expect: unknown): Promise<Py
 export const compareTextFileMetric: PortedMetric = {
   name: 'compare_text_file',
   tolerance: 0,
-  run: (args, options) => {
+  run: async (args, options) => {
     const { positional, kwargs } = bindPythonCall(
       'compare_text_file',
       args,
@@ -61,7 +61,7 @@ export const compareTextFileMetric: PortedMetric = {
 export const diffTextFileMetric: PortedMetric = {
   name: 'diff_text_file',
   tolerance: 0,
-  run: (args, options) => {
+  run: async (args, options) => {
     const { positional } = bindPythonCall(
       'diff_text_file',
       args,
