@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
 import { metricFixtureFileSchema } from './fixtures/metric-fixture-file.js';
 import { runMetricFixtureCase } from './fixtures/metric-fixture-case.js';
+import { LocalPythonRunner } from './local-python-runner.js';
 import { portedMetrics } from './metric-registry.js';
 
 const fixturesDir = fileURLToPath(
@@ -12,6 +13,9 @@ const fixturesDir = fileURLToPath(
 const metricFiles = (await readdir(fixturesDir)).filter(
   (name) => name.endsWith('.json') && !name.startsWith('_'),
 );
+
+// check_python_file_by_test_suite runs the fixtures' test files in this host's python3.
+const python = new LocalPythonRunner();
 
 // The golden cases made by OSWorld's own metrics, one test per ported metric.
 {
@@ -25,7 +29,7 @@ const metricFiles = (await readdir(fixturesDir)).filter(
       );
       const failures: string[] = [];
       for (const fixtureCase of file.cases) {
-        const verdict = await runMetricFixtureCase(metric, fixtureCase, {});
+        const verdict = await runMetricFixtureCase(metric, fixtureCase, { python });
         if (!verdict.passed) {
           failures.push(`${fixtureCase.id}: expected ${verdict.expected}, got ${verdict.got}`);
         }
