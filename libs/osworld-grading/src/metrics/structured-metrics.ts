@@ -1,4 +1,5 @@
 import type { PortedMetric } from '../metric-function.js';
+import { audioTagMetrics } from './audio-tag-metrics.js';
 import { basicOsMetrics } from './basic-os-metrics.js';
 import { generalMetrics } from './general-metrics.js';
 import { thunderbirdMetrics } from './thunderbird-metrics.js';
@@ -10,4 +11,5 @@ export const structuredMetrics: readonly PortedMetric[] = [
   ...vscodeMetrics,
   ...thunderbirdMetrics,
   ...basicOsMetrics,
+  ...audioTagMetrics,
 ];
