@@ -49,6 +49,23 @@ async function connectBytes(path: PyValue): Promise<Uint8Array> {
   return bytes;
 }
 
+const sqliteHeader = Buffer.from('SQLite format 3\0', 'latin1');
+const startsWithSqliteHeader = (bytes: Uint8Array): boolean =>
+  Buffer.from(bytes.subarray(0, sqliteHeader.length)).equals(sqliteHeader);
+const fileIsNotADatabase = (): PythonException =>
+  new PythonException('DatabaseError', 'file is not a database');
+
+/** Whether a statement's program opens a transaction or reads the schema cookie (needs the file). */
+function touchesDatabaseFile(database: Database, statement: string): boolean {
+  const plan = database.exec(`EXPLAIN ${statement}`)[0];
+  const opcode = plan?.columns.indexOf('opcode') ?? -1;
+  return (plan?.values ?? []).some((row) =>
+    ['Transaction', 'ReadCookie', 'SetCookie', 'OpenRead', 'OpenWrite'].includes(
+      String(row[opcode]),
+    ),
+  );
+}
+
 /** CPython's lstrip_sql: what is left after whitespace and comments, or undefined. */
 function lstripSql(sql: string): string | undefined {
   let position = 0;
@@ -103,9 +120,13 @@ export async function runSqliteScalar(path: PyValue, readSql: () => PyValue): Pr
     throw new PythonException('ProgrammingError', 'the query contains a null character');
   }
   const SQL = await loadSqlJs();
+  // SQLite reads a file's header only when a statement needs the schema ("SELECT 1" on a file that
+  // is no database works); sql.js's build reads it on every prepare. Such a file is therefore
+  // replaced by an empty database, and a statement that would touch the file is refused as SQLite does.
+  const notADatabase = bytes.length > 0 && !startsWithSqliteHeader(bytes);
   let database: Database;
   try {
-    database = new SQL.Database(bytes);
+    database = new SQL.Database(notADatabase ? undefined : bytes);
   } catch (error) {
     throw sqliteError(error);
   }
@@ -115,7 +136,16 @@ export async function runSqliteScalar(path: PyValue, readSql: () => PyValue): Pr
     try {
       first = statements.next();
     } catch (error) {
+      if (notADatabase && /^no such table/.test(String((error as Error).message))) {
+        throw fileIsNotADatabase();
+      }
       throw sqliteError(error);
+    }
+    // No statement at all (empty SQL, only comments): fetchone() is None and upstream subscripts it.
+    if (first.done)
+      throw new PythonException('TypeError', "'NoneType' object is not subscriptable");
+    if (notADatabase && touchesDatabaseFile(database, first.value.getSQL())) {
+      throw fileIsNotADatabase();
     }
     if (lstripSql(statements.getRemainingSQL()) !== undefined) {
       throw new PythonException(
@@ -123,8 +153,8 @@ export async function runSqliteScalar(path: PyValue, readSql: () => PyValue): Pr
         'You can only execute one statement at a time.',
       );
     }
-    // No statement (empty SQL) or no row: fetchone() is None and upstream subscripts it.
-    const row = !first.done && first.value.step() ? first.value.get() : undefined;
+    // No row: fetchone() is None and upstream subscripts it.
+    const row = first.value.step() ? first.value.get() : undefined;
     if (row === undefined) {
       throw new PythonException('TypeError', "'NoneType' object is not subscriptable");
     }
