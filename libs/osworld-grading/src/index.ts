@@ -14,3 +14,4 @@ export {
   type FixtureArg,
 } from './fixtures/metric-fixture-file.js';
 export { runMetricFixtureCase, type FixtureCaseVerdict } from './fixtures/metric-fixture-case.js';
+export { UnsupportedPythonFeature } from './python-exceptions.js';
