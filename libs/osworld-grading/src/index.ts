@@ -15,3 +15,4 @@ export {
 } from './fixtures/metric-fixture-file.js';
 export { runMetricFixtureCase, type FixtureCaseVerdict } from './fixtures/metric-fixture-case.js';
 export { LocalPythonRunner } from './local-python-runner.js';
+export { UnsupportedPythonFeature } from './python-exceptions.js';
