@@ -14,6 +14,8 @@ export {
   type FixtureArg,
 } from './fixtures/metric-fixture-file.js';
 export { runMetricFixtureCase, type FixtureCaseVerdict } from './fixtures/metric-fixture-case.js';
+export { LocalPythonRunner } from './local-python-runner.js';
+export { UnsupportedPythonFeature } from './python-exceptions.js';
 
 // Grading a task on a desktop: classify → set up → (agent) → grade; regrade from the saved end state.
 export {

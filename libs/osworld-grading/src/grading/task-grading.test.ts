@@ -26,9 +26,7 @@ import {
   type GradingDesktop,
 } from './task-grading.js';
 
-// Test-only metrics with upstream's semantics for these inputs (the real ports live in metrics/).
-const exactMatch: MetricFunction = ([result, rules]) =>
-  pyFloat(result === (rules as { expected: unknown }).expected ? 1 : 0);
+// Test-only metrics for the synthetic file task (the real ports live in metrics/).
 const sameText: MetricFunction = async ([result, expected]) => {
   if (result === null || typeof result !== 'string') return pyFloat(0);
   return pyFloat(
@@ -103,9 +101,8 @@ describe('grading os/5ea617a3 ("recover the poster from the Trash") on the fake 
     'https://huggingface.co/datasets/xlangai/ubuntu_osworld_file_cache/resolve/main/os/5ea617a3-0e86-4ba6-aab2-dac9aa2e8d57/poster_party_night.webp';
 
   async function setUp() {
-    const task = prepareTask(await taskFile('os', '5ea617a3-0e86-4ba6-aab2-dac9aa2e8d57'), {
-      metrics: metrics({ exact_match: exactMatch }),
-    });
+    // The real ported exact_match, from the registry.
+    const task = prepareTask(await taskFile('os', '5ea617a3-0e86-4ba6-aab2-dac9aa2e8d57'));
     expect(task.fidelity).toEqual({ level: 'graded' });
     web.serve(posterUrl, 'RIFF....WEBP');
     const setup = await setUpTask(task, desktop);
@@ -129,9 +126,7 @@ describe('grading os/5ea617a3 ("recover the poster from the Trash") on the fake 
       vm.localPath('~/.local/share/Trash/files/poster_party_night.webp'),
       vm.localPath('~/Desktop/poster_party_night.webp'),
     );
-    const outcome = await gradeTask(task, desktop, finalSignalOf('COMPLETED'), {
-      metrics: metrics({ exact_match: exactMatch }),
-    });
+    const outcome = await gradeTask(task, desktop, finalSignalOf('COMPLETED'));
     expect(scored(outcome)).toEqual({ score: 1, pythonType: 'float' });
     expect(outcome.metricVersion).toBe(OSWORLD_GRADING_VERSION);
     expect(outcome.details.finalSignal).toEqual({
@@ -168,16 +163,12 @@ describe('grading os/5ea617a3 ("recover the poster from the Trash") on the fake 
 
   it('an agent that lies (COMPLETED, file still in the Trash) scores 0.0', async () => {
     const task = await setUp();
-    const outcome = await gradeTask(task, desktop, finalSignalOf('COMPLETED'), {
-      metrics: metrics({ exact_match: exactMatch }),
-    });
+    const outcome = await gradeTask(task, desktop, finalSignalOf('COMPLETED'));
     expect(scored(outcome)).toEqual({ score: 0, pythonType: 'float' });
   });
 
   it('a setup download that fails is an infra fault of the attempt, and nothing is scored', async () => {
-    const task = prepareTask(await taskFile('os', '5ea617a3-0e86-4ba6-aab2-dac9aa2e8d57'), {
-      metrics: metrics({ exact_match: exactMatch }),
-    });
+    const task = prepareTask(await taskFile('os', '5ea617a3-0e86-4ba6-aab2-dac9aa2e8d57'));
     web.serve(posterUrl, 'RIFF....WEBP');
     web.failNext(posterUrl, 3, 502);
     const error = await setUpTask(task, desktop).catch((caught: unknown) => caught);

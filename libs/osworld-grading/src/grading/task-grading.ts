@@ -17,6 +17,7 @@ import { GradingInfraError } from '../grading-errors.js';
 import type { PortedMetric, PythonRunner } from '../metric-function.js';
 import { portedMetrics } from '../metric-registry.js';
 import { VmPythonRunner } from '../python/vm-python-runner.js';
+import { UnsupportedPythonFeature } from '../python-exceptions.js';
 import { PythonException, type PythonValue } from '../python-value.js';
 import {
   runSetup,
@@ -87,7 +88,7 @@ export interface GradeDetails {
 }
 
 export type NoScoreCause =
-  /** The task is not graded (fidelity `ungraded`). */
+  /** The task is not graded (fidelity `ungraded`, or a Python feature the port does not reproduce). */
   | 'ungraded'
   /** evaluate() raised, as upstream would: no score. */
   | 'exception'
@@ -95,7 +96,10 @@ export type NoScoreCause =
   | 'infra'
   /** The metric returned something that is not a score (None, a string). */
   | 'invalid_score'
-  /** A bug of this port (an error that is not a Python exception). */
+  /**
+   * An error that is not a Python exception: a bug of this port, or a Python runner that could not
+   * finish (`check_python_file_by_test_suite` past its deadline).
+   */
   | 'port_error'
   /** regrade: the saved end state does not hold what this evaluation needs. */
   | 'not_replayable';
@@ -276,6 +280,9 @@ async function evaluateToOutcome(
 
 function noScoreOf(error: unknown): [NoScoreCause, string] {
   if (error instanceof GradingInfraError) return ['infra', error.message];
+  // A Python behaviour the port does not reproduce: the task is ungraded, never misgraded.
+  if (error instanceof UnsupportedPythonFeature)
+    return ['ungraded', `${error.name}: ${error.message}`];
   if (error instanceof PythonException) return ['exception', `${error.type}: ${error.message}`];
   if (error instanceof NotReplayableError) return ['not_replayable', error.message];
   return ['port_error', error instanceof Error ? `${error.name}: ${error.message}` : String(error)];

@@ -45,10 +45,14 @@ describe('VmPythonRunner over the VM server', () => {
     expect(await readdir(join(vm.root, 'tmp'))).toEqual([]);
   });
 
-  it('a script past its time ends with timeout’s 124, and the temp dir is still removed', async () => {
-    const result = await sut.run(localDir, 'import time\ntime.sleep(30)', { timeoutMs: 1_000 });
-    expect(result.exitCode).toBe(124);
+  it('a script past its time is rejected and the temp dir still removed; a script that exits 124 is not', async () => {
+    await expect(
+      sut.run(localDir, 'import time\ntime.sleep(30)', { timeoutMs: 1_000 }),
+    ).rejects.toThrow('python3 did not finish within 1 s on the desktop');
     expect(await readdir(join(vm.root, 'tmp'))).toEqual([]);
+    expect(
+      await sut.run(localDir, 'import sys\nsys.exit(124)', { timeoutMs: 5_000 }),
+    ).toMatchObject({ exitCode: 124 });
   });
 
   it('a desktop that cannot make the temp dir is infra', async () => {

@@ -124,6 +124,13 @@ describe('prepareTask', () => {
     });
   });
 
+  it('with the registry as merged (every phase-1 metric ported), no phase-1 task is ungraded', () => {
+    const ungraded = phase1Tasks
+      .map((task) => prepareTask(task))
+      .filter((task) => task.fidelity.level === 'ungraded');
+    expect(ungraded.map((task) => [task.taskId, task.fidelity])).toEqual([]);
+  });
+
   it('a metric that is not ported makes the task ungraded with that reason; setup can still run', () => {
     const { fidelity, infeasible } = prepareTask(phase1('os', '5ea617a3'), { metrics: new Map() });
     expect(fidelity).toEqual({
