@@ -418,3 +418,45 @@ describe('a whole task over files: setup, the agent’s edit, postconfig, four g
     expect(outcome.endStateFiles.map((file) => file.name)).toEqual(['out.ls']);
   });
 });
+
+describe('multi_apps/9219480b (fix the tetris bug): check_python_file_by_test_suite in the desktop’s python3', () => {
+  const base =
+    'https://huggingface.co/datasets/xlangai/ubuntu_osworld_file_cache/resolve/main/multi_apps/9219480b-3aed-47fc-8bac-d2cffc5849f7/';
+  // Stand-ins for the task's files: the test suite imports the agent's tetris.py from its folder.
+  const testSuite = 'from tetris import rotate\n\ndef test():\n    return rotate(3) == 0\n';
+
+  it('the real metric imports the agent’s files fetched into the cache dir; the fix scores 1.0, the bug 0.0', async () => {
+    for (const name of ['block.py', 'main.py', 'settings.py'])
+      web.serve(base + name, `# ${name}\n`);
+    web.serve(base + 'tetris.py', 'def rotate(n):\n    return [0, 1, 2][n + 1]\n');
+    web.serve(base + 'test.py', testSuite);
+    const task = prepareTask(await taskFile('multi_apps', '9219480b-3aed-47fc-8bac-d2cffc5849f7'));
+    expect(task.fidelity).toEqual({ level: 'graded' });
+    await setUpTask(task, desktop);
+    const buggy = await gradeTask(task, desktop, finalSignalOf('COMPLETED'));
+    expect(scored(buggy)).toEqual({ score: 0, pythonType: 'float' });
+
+    await rm(desktop.cacheDir, { recursive: true });
+    await mkdir(desktop.cacheDir);
+    await vm.writeFile(
+      '/home/user/Desktop/tetris/tetris.py',
+      'def rotate(n):\n    return (n + 1) % 4\n',
+    );
+    const fixed = await gradeTask(task, desktop, finalSignalOf('COMPLETED'));
+    expect(scored(fixed)).toEqual({ score: 1, pythonType: 'float' });
+    expect(fixed.endStateFiles.map((file) => file.name)).toEqual([
+      'block.py',
+      'main.py',
+      'settings.py',
+      'test_suite.py',
+      'tetris.py',
+    ]);
+    // The suite ran on the desktop: the cache dir was uploaded to a temp dir there, then removed.
+    expect(
+      vm.requests.some(
+        (request) =>
+          request.endpoint === 'upload' && /benchfleet-python/.test(JSON.stringify(request.body)),
+      ),
+    ).toBe(true);
+  });
+});
