@@ -31,7 +31,7 @@ export const ATIF_INDEX_FILE = 'index.json';
 export const ATIF_PROBLEMS_FILE = 'export_problems.json';
 export const ATIF_TASKS_DIR = 'tasks';
 /** Tasks whose attempts and steps are read by one statement each. */
-const PAGE = 20;
+export const ATIF_EXPORT_PAGE = 20;
 
 const IMAGE_EXTENSIONS: Record<AtifImageMediaType, string> = {
   'image/png': 'png',
@@ -140,8 +140,8 @@ export const atifExporter: RunExporter<unknown> = {
       return { uri, path: relative, mediaType };
     };
 
-    for (let start = 0; start < settled.length; start += PAGE) {
-      const page = settled.slice(start, start + PAGE);
+    for (let start = 0; start < settled.length; start += ATIF_EXPORT_PAGE) {
+      const page = settled.slice(start, start + ATIF_EXPORT_PAGE);
       const attempts = await attemptsRepository(db).listOfTasks(
         run.id,
         page.map((task) => task.task_id),
