@@ -1,10 +1,11 @@
 import { z } from 'zod';
 
-// The Agent Trajectory Interchange Format, ATIF-v1.7: Harbor's RFC 0001 "Agent Trajectory
-// Interchange Format (ATIF) Specification" (Status Active, April 2026, Changelog v1.7), section II
-// (Schema) and the validation rules its section VI names for the reference implementation
-// (sequential step ids, ISO 8601 timestamps, agent-only fields, tool-call references), plus the
-// v1.7 rules on llm_call_count, trajectory_id and subagent references. Written here from that text.
+// The Agent Trajectory Interchange Format, pinned at ATIF-v1.7: Harbor's RFC 0001 "Agent Trajectory
+// Interchange Format (ATIF) Specification" (harbor-framework/harbor, rfcs/0001-trajectory-format.md;
+// Status Active, April 2026, Changelog v1.7), section II (Schema) and the validation rules its
+// section VI names for the reference implementation (sequential step ids, ISO 8601 timestamps,
+// agent-only fields, tool-call references), plus the v1.7 rules on llm_call_count, trajectory_id
+// and subagent references. Written here from that text; no code of Harbor's is used.
 // Required and optional are as the RFC's tables say; an optional field may be absent or null, as
 // the reference models accept; keys the RFC does not define are refused (they go in `extra`).
 
