@@ -10,8 +10,8 @@ const NOW = `local t = redis.call('TIME') local now = tonumber(t[1]) * 1000 + ma
 /**
  * KEYS: lane hash, lease set. ARGV: lease id, lease ms, concurrency cap, initial target.
  * Returns {0, ms left} while the lane is held off, {1, in flight} when the fleet is at its target,
- * {2, in flight, now, learned rpm, learned tpm} once a lease is taken (now: the admission time,
- * for one decrease per wave; learned limits 0 when none).
+ * {2, in flight, wave, learned rpm, learned tpm} once a lease is taken (wave: how many decreases
+ * the lane has had, so a wave of 429s decreases once; learned limits 0 when none).
  */
 const ADMIT = `${NOW}
 local closed = tonumber(redis.call('HGET', KEYS[1], 'closedUntil') or '0')
@@ -30,8 +30,8 @@ local inflight = redis.call('ZCARD', KEYS[2])
 if inflight >= math.max(1, math.floor(target)) then return {1, inflight} end
 redis.call('ZADD', KEYS[2], now + tonumber(ARGV[2]), ARGV[1])
 redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[2]) + 60000)
-local learned = redis.call('HMGET', KEYS[1], 'learnedRpm', 'learnedTpm')
-return {2, inflight + 1, now, tonumber(learned[1] or '0'), tonumber(learned[2] or '0')}`;
+local lane = redis.call('HMGET', KEYS[1], 'wave', 'learnedRpm', 'learnedTpm')
+return {2, inflight + 1, tonumber(lane[1] or '0'), tonumber(lane[2] or '0'), tonumber(lane[3] or '0')}`;
 
 /** KEYS: lane hash. Returns the ms the lane is still held off (0: open). */
 const HELD = `${NOW}
@@ -50,11 +50,11 @@ return renewed`;
 
 /**
  * KEYS: lane hash, this minute's observation hash, lease set.
- * ARGV: lease id, outcome (ok | limited | failed), admitted at, cap, decrease factor, hold-off ms,
+ * ARGV: lease id, outcome (ok | limited | failed), wave at admission, cap, decrease factor, hold-off ms,
  * tokens, nano-USD, learned rpm (0: none), learned tpm (0: none).
  * AIMD: slow start (+1 per success) until the first decrease, then +1/target per success; a
  * limited outcome multiplies the target by the factor, once per wave (calls admitted before the
- * last decrease do not decrease it again). Returns {target, held off until}.
+ * last decrease do not decrease it again: TCP's one decrease per window). Returns {target, held off until}.
  */
 const SETTLE = `${NOW}
 redis.call('ZREM', KEYS[3], ARGV[1])
@@ -68,10 +68,10 @@ if kind == 'ok' then
   if target > cap then target = cap end
   redis.call('HSET', KEYS[1], 'target', target)
 elseif kind == 'limited' then
-  local last = tonumber(redis.call('HGET', KEYS[1], 'lastDecreaseAt') or '0')
-  if tonumber(ARGV[3]) >= last then
+  local wave = tonumber(redis.call('HGET', KEYS[1], 'wave') or '0')
+  if tonumber(ARGV[3]) == wave then
     target = math.max(1, target * tonumber(ARGV[5]))
-    redis.call('HSET', KEYS[1], 'target', target, 'slowStart', 0, 'lastDecreaseAt', now)
+    redis.call('HSET', KEYS[1], 'target', target, 'slowStart', 0, 'wave', wave + 1)
   end
   local hold = tonumber(ARGV[6])
   if hold > 0 and now + hold > closed then
@@ -158,7 +158,7 @@ export type Admission =
   | {
       readonly kind: 'admitted';
       readonly inFlight: number;
-      readonly at: number;
+      readonly wave: number;
       readonly learnedRpm: number;
       readonly learnedTpm: number;
     };
@@ -313,7 +313,11 @@ export class GovernorStore {
   }
 
   async close(): Promise<void> {
-    await this.redis.quit().catch(() => this.redis.disconnect());
+    if (this.redis.status !== 'ready') {
+      this.redis.disconnect();
+      return;
+    }
+    await this.run('close', () => this.redis.quit()).catch(() => this.redis.disconnect());
   }
 }
 

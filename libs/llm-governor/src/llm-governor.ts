@@ -97,6 +97,13 @@ export interface LlmGovernorOptions {
   /** How often a process asks again while the fleet is at its concurrency target (default 25 ms). */
   readonly pollMs?: number;
   readonly isAttemptRunning?: AttemptRunningCheck;
+  /**
+   * The span the provider counts a per-minute limit over (default 60 s). Only for fakes that count
+   * over a shorter span (tests): the limits are scaled to it.
+   */
+  readonly spanSeconds?: number;
+  /** The fixed windows a per-minute limit is enforced in (default `bucketWindow`); tests pass long ones. */
+  readonly bucketWindow?: (perMinute: number) => BucketWindow;
 }
 
 /** Per (provider, key fingerprint, model): what `status`, `/metrics` and the dashboard show. */
@@ -199,6 +206,7 @@ export class LlmGovernor implements LlmCallGate {
   readonly #fallbackMs: number;
   readonly #pollMs: number;
   readonly #isAttemptRunning: AttemptRunningCheck | undefined;
+  readonly #window: (perMinute: number) => BucketWindow;
   readonly #processId = randomBytes(4).toString('hex');
   #leaseCount = 0;
   /** Leases this process holds, per lane: renewed together by the heartbeat. */
@@ -225,6 +233,8 @@ export class LlmGovernor implements LlmCallGate {
     this.#fallbackMs = options.holdOffFallbackMs ?? 1000;
     this.#pollMs = options.pollMs ?? 25;
     this.#isAttemptRunning = options.isAttemptRunning;
+    const span = options.spanSeconds ?? 60;
+    this.#window = options.bucketWindow ?? ((perMinute) => bucketWindow(perMinute, span));
     this.#heartbeat = setInterval(() => void this.#renewLeases(), Math.max(100, this.#leaseMs / 3));
     this.#heartbeat.unref();
   }
@@ -300,7 +310,7 @@ export class LlmGovernor implements LlmCallGate {
           cap,
           request,
           lease,
-          admission.at,
+          admission.wave,
           charges,
           outcome,
           budget,
@@ -425,7 +435,7 @@ export class LlmGovernor implements LlmCallGate {
         ),
       );
       const [code = 0, a = 0, b = 0, c = 0, d = 0] = reply.map(Number);
-      if (code === 2) return { at: b, learnedRpm: c, learnedTpm: d, inFlight: a };
+      if (code === 2) return { wave: b, learnedRpm: c, learnedTpm: d, inFlight: a };
       if (code === 0) {
         if (a > maxHoldOff) throw new RateLimitedTooLongError(a, identity.provider);
         await this.#holdOff(a, request.signal);
@@ -447,8 +457,8 @@ export class LlmGovernor implements LlmCallGate {
   ): Promise<TokenCharge> {
     const rpm = limits.requestsPerMinute ?? (admission.learnedRpm || undefined);
     const tpm = limits.tokensPerMinute ?? (admission.learnedTpm || undefined);
-    const requests = rpm === undefined ? undefined : bucketWindow(rpm);
-    const tokens = tpm === undefined ? undefined : bucketWindow(tpm);
+    const requests = rpm === undefined ? undefined : this.#window(rpm);
+    const tokens = tpm === undefined ? undefined : this.#window(tpm);
     // A call larger than one window's share takes the whole window.
     const charge = tokens === undefined ? 0 : Math.min(estimatedTokens, tokens.points);
     const maxHoldOff = request.maxHoldOffMs ?? 60_000;
@@ -541,7 +551,7 @@ export class LlmGovernor implements LlmCallGate {
     cap: number,
     request: LlmCallRequest,
     lease: string,
-    admittedAt: number,
+    wave: number,
     charge: TokenCharge,
     outcome: LlmOutcome,
     budget: LlmBudget | undefined,
@@ -564,7 +574,7 @@ export class LlmGovernor implements LlmCallGate {
         this.#store.leaseKey(identity.id),
         lease,
         outcome.kind === 'ok' ? 'ok' : outcome.kind === 'rate-limited' ? 'limited' : 'failed',
-        admittedAt,
+        wave,
         cap,
         this.#factor,
         Math.ceil(hold),

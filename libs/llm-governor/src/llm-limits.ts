@@ -157,20 +157,22 @@ export interface BucketWindow {
   readonly points: number;
 }
 
-const WINDOW_SECONDS = [1, 2, 3, 4, 5, 6, 10, 12, 15, 20, 30, 60] as const;
-
 /**
- * Windows of W seconds holding P = floor(L·W / (60 + W)) each: any 60-second span meets at most
- * 60/W + 1 windows, so however the provider aligns its minute it never sees more than L. W is the
- * divisor of 60 that lets the most through on average (P·60/W): 95 % of 1200/min in 1-second
- * windows, 98 % of 90 000 tokens/min.
+ * Windows of W seconds holding P = floor(L·W / (S + W)) each, for a limit of L per span of S
+ * seconds (S = 60: per minute): any S-second span meets at most S/W + 1 windows, so however the
+ * provider aligns its minute it never sees more than L. W is the divisor of S that lets the most
+ * through on average (P·S/W): 95 % of 1200/min in 1-second windows, 98 % of 90 000 tokens/min.
+ * `spanSeconds` other than 60 is for fakes that count over a shorter span (tests): the per-minute
+ * limit is scaled to it.
  */
-export function bucketWindow(perMinute: number): BucketWindow {
-  let best: BucketWindow = { seconds: 60, points: 1 };
+export function bucketWindow(perMinute: number, spanSeconds = 60): BucketWindow {
+  const perSpan = (perMinute * spanSeconds) / 60;
+  let best: BucketWindow = { seconds: spanSeconds, points: 1 };
   let bestRate = 0;
-  for (const seconds of WINDOW_SECONDS) {
-    const points = Math.floor((perMinute * seconds) / (60 + seconds));
-    const rate = (points * 60) / seconds;
+  for (let seconds = 1; seconds <= spanSeconds; seconds += 1) {
+    if (spanSeconds % seconds !== 0) continue;
+    const points = Math.floor((perSpan * seconds) / (spanSeconds + seconds));
+    const rate = (points * spanSeconds) / seconds;
     if (points > 0 && rate > bestRate) {
       best = { seconds, points };
       bestRate = rate;
