@@ -86,6 +86,8 @@ export interface LlmGovernorOptions {
   readonly redisTimeoutMs?: number;
   /** How long an in-flight lease lives without renewal (default 30 s): the bound on a dead process's leak. */
   readonly leaseMs?: number;
+  /** A permit not settled after this long is no longer renewed (default 15 min): a lost permit cannot hold a lease forever. */
+  readonly maxPermitMs?: number;
   /** The concurrency target a lane starts at (default 8); slow start doubles it per wave until the first 429. */
   readonly initialConcurrency?: number;
   /** The target's ceiling for lanes with no `maxConcurrency` limit (default 256). */
@@ -200,6 +202,7 @@ export class LlmGovernor implements LlmCallGate {
   readonly #logger: Logger | undefined;
   readonly #secret: string;
   readonly #leaseMs: number;
+  readonly #maxPermitMs: number;
   readonly #initial: number;
   readonly #defaultCap: number;
   readonly #factor: number;
@@ -209,8 +212,8 @@ export class LlmGovernor implements LlmCallGate {
   readonly #window: (perMinute: number) => BucketWindow;
   readonly #processId = randomBytes(4).toString('hex');
   #leaseCount = 0;
-  /** Leases this process holds, per lane: renewed together by the heartbeat. */
-  readonly #leases = new Map<string, Set<string>>();
+  /** Leases this process holds, per lane, with when each was taken: renewed together by the heartbeat. */
+  readonly #leases = new Map<string, Map<string, number>>();
   /** The tail of each lane's local line: one waiter per process asks Redis at a time. */
   readonly #lines = new Map<string, Promise<void>>();
   readonly #registered = new Set<string>();
@@ -227,6 +230,7 @@ export class LlmGovernor implements LlmCallGate {
     this.#logger = options.logger;
     this.#secret = options.fingerprintSecret ?? '';
     this.#leaseMs = options.leaseMs ?? 30_000;
+    this.#maxPermitMs = options.maxPermitMs ?? 15 * 60_000;
     this.#initial = options.initialConcurrency ?? 8;
     this.#defaultCap = options.defaultMaxConcurrency ?? 256;
     this.#factor = options.decreaseFactor ?? 0.5;
@@ -466,14 +470,14 @@ export class LlmGovernor implements LlmCallGate {
       if (tokens !== undefined) {
         const left = await this.#store.remaining('tpm', tokens, identity.id);
         if (left.points < charge) {
-          await abortable(left.msLeft + 5, request.signal);
+          await abortable(left.msLeft + 1, request.signal);
           continue;
         }
       }
       if (requests !== undefined) {
         const taken = await this.#store.consume('rpm', requests, identity.id, 1);
         if (!taken.ok) {
-          await abortable(taken.waitMs + 5, request.signal);
+          await abortable(taken.waitMs + 1, request.signal);
           continue;
         }
       }
@@ -483,7 +487,7 @@ export class LlmGovernor implements LlmCallGate {
         const taken = await this.#store.consume('tpm', tokens, identity.id, charge);
         if (!taken.ok) {
           // Another process took the room first; the request slot stays spent (never over-admits).
-          await abortable(taken.waitMs + 5, request.signal);
+          await abortable(taken.waitMs + 1, request.signal);
           continue;
         }
         chargedAt = Date.now();
@@ -504,8 +508,8 @@ export class LlmGovernor implements LlmCallGate {
 
   #holdLease(laneId: string, lease: string): void {
     let held = this.#leases.get(laneId);
-    if (held === undefined) this.#leases.set(laneId, (held = new Set()));
-    held.add(lease);
+    if (held === undefined) this.#leases.set(laneId, (held = new Map()));
+    held.set(lease, Date.now());
   }
 
   async #dropLease(laneId: string, lease: string): Promise<void> {
@@ -519,10 +523,22 @@ export class LlmGovernor implements LlmCallGate {
 
   async #renewLeases(): Promise<void> {
     for (const [laneId, leases] of this.#leases) {
+      for (const [lease, takenAt] of leases)
+        if (Date.now() - takenAt > this.#maxPermitMs) {
+          leases.delete(lease);
+          this.#logger?.warn(
+            { lane: laneId },
+            'an LLM permit was never settled: its lease is let go',
+          );
+        }
       if (leases.size === 0) continue;
       try {
         await this.#store.run('renew the leases', () =>
-          this.#store.redis.llmGovRenew(this.#store.leaseKey(laneId), this.#leaseMs, ...leases),
+          this.#store.redis.llmGovRenew(
+            this.#store.leaseKey(laneId),
+            this.#leaseMs,
+            ...leases.keys(),
+          ),
         );
       } catch (error) {
         this.#logger?.warn(

@@ -76,7 +76,7 @@ describe('bucketWindow', () => {
       // A 60-second span meets at most 60/W + 1 windows.
       expect(points * (60 / seconds + 1)).toBeLessThanOrEqual(perMinute);
     }
-    expect(bucketWindow(1200)).toEqual({ seconds: 1, points: 19 }); // 95 %
+    expect(bucketWindow(1200)).toEqual({ seconds: 3, points: 57 }); // 95 %, as 19 per 1 s would be
     expect(bucketWindow(90_000)).toEqual({ seconds: 1, points: 1475 }); // 98 %
     expect(bucketWindow(1200, 6)).toEqual({ seconds: 1, points: 17 }); // 120 per 6 s
   });

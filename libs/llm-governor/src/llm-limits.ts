@@ -161,7 +161,8 @@ export interface BucketWindow {
  * Windows of W seconds holding P = floor(L·W / (S + W)) each, for a limit of L per span of S
  * seconds (S = 60: per minute): any S-second span meets at most S/W + 1 windows, so however the
  * provider aligns its minute it never sees more than L. W is the divisor of S that lets the most
- * through on average (P·S/W): 95 % of 1200/min in 1-second windows, 98 % of 90 000 tokens/min.
+ * through on average (P·S/W): 95 % of 1200/min (57 per 3 s), 98 % of 90 000 tokens/min (1475 per
+ * second); of equal rates the longer window, up to 10 s.
  * `spanSeconds` other than 60 is for fakes that count over a shorter span (tests): the per-minute
  * limit is scaled to it.
  */
@@ -173,7 +174,8 @@ export function bucketWindow(perMinute: number, spanSeconds = 60): BucketWindow 
     if (spanSeconds % seconds !== 0) continue;
     const points = Math.floor((perSpan * seconds) / (spanSeconds + seconds));
     const rate = (points * spanSeconds) / seconds;
-    if (points > 0 && rate > bestRate) {
+    // Equal rates: the longer window (up to 10 s), whose start drifts less per second.
+    if (points > 0 && (rate > bestRate || (rate === bestRate && seconds <= 10))) {
       best = { seconds, points };
       bestRate = rate;
     }
