@@ -2,7 +2,7 @@ import { Redis } from 'ioredis';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { TransientError } from '@benchfleet/core';
 import { freePort, LocalRedis } from '@benchfleet/local-services';
-import { deleteKeysWithPrefix, uniqueQueuePrefix } from '@benchfleet/testing';
+import { deleteKeysWithPrefix, uniqueQueuePrefix, waitFor } from '@benchfleet/testing';
 import {
   AttemptNotRunningError,
   BudgetExceededError,
@@ -213,6 +213,22 @@ describe('LlmGovernor', () => {
     await admitted.settle(ok(1, 1));
     await held[0]!.settle(ok(1, 1));
     expect((await laneOf(sut, 'gate')).concurrency.inFlight).toBe(0);
+  });
+
+  it('lets go of the lease of a permit that is never settled, once it is older than maxPermitMs', async () => {
+    const sut = governor({ leaseMs: 300, maxPermitMs: 600 });
+    await sut.acquire(request('lost-permit'));
+    const renewed = await sut.acquire(request('lost-permit'));
+    expect((await laneOf(sut, 'lost-permit')).concurrency.inFlight).toBe(2);
+    // Settled permits free their lease at once; a lost one is renewed until maxPermitMs, then expires.
+    await renewed.settle(ok(1, 1));
+    expect((await laneOf(sut, 'lost-permit')).concurrency.inFlight).toBe(1);
+    await waitFor(
+      'the lost permit to expire',
+      async () => (await laneOf(sut, 'lost-permit')).concurrency.inFlight === 0,
+      10_000,
+      50,
+    );
   });
 
   it('shares a Retry-After: once one governor sees it, another calls only after it has passed', async () => {
