@@ -58,12 +58,15 @@ export interface FaultFleetOptions {
   products?: number;
   /** Latency of every fake LLM answer: three per episode. */
   llmLatencyMs?: number;
+  /** The workers' own lock duration and stalled interval instead of the suite's fast 1 s ones. */
+  productionLocks?: boolean;
 }
 
 export class FaultFleet {
   readonly processes: StartedProcess[] = [];
   private constructor(
     private readonly codeDir: string | undefined,
+    private readonly productionLocks: boolean,
     readonly postgres: LocalPostgres,
     readonly redis: LocalRedis,
     readonly db: Database,
@@ -91,6 +94,7 @@ export class FaultFleet {
     const scratch = await mkdtemp(path.join(tmpdir(), 'fault-fleet-'));
     return new FaultFleet(
       options.codeDir,
+      options.productionLocks === true,
       postgres,
       redis,
       db,
@@ -101,7 +105,7 @@ export class FaultFleet {
     );
   }
 
-  /** The environment of every process of the fleet: its own services, fast stall detection. */
+  /** The environment of every process of the fleet: its own services, fast stall detection (unless `productionLocks`). */
   get env(): NodeJS.ProcessEnv {
     return {
       ...process.env,
@@ -109,7 +113,7 @@ export class FaultFleet {
       REDIS_URL: this.redis.url,
       BENCHFLEET_QUEUE_PREFIX: this.prefix,
       BENCHFLEET_ARTIFACTS: `file://${path.join(this.scratch, 'artifacts')}`,
-      BENCHFLEET_LOCK_MS: '1000',
+      BENCHFLEET_LOCK_MS: this.productionLocks ? undefined : '1000',
       LOG_LEVEL: 'info',
     };
   }

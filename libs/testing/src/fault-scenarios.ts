@@ -426,3 +426,6 @@ export function killOsworldWorker(): Promise<FaultResult> {
     }
   });
 }
+
+/** For the scenarios of other files: the verdict once converged, and a fleet stopped whatever happens. */
+export { finish as finishFaultScenario, withFleet as withFaultFleet };

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   cancelDuringARun,
+  killedWorkerNoticed,
   killOsworldWorker,
   killWebshopWorker,
   resumesDuringARun,
@@ -77,5 +78,22 @@ describe('faults of the workers', () => {
       attemptsAfterCancel: 0,
       runningAttempts: 0,
     });
+  }, 240_000);
+
+  // Once: BullMQ's 30 s lock and 30 s stalled interval; a kill -9 was noticed after 68 s.
+  it('kill -9 a worker on its own lock settings: another takes its jobs within the stated bound', async () => {
+    const result = await killedWorkerNoticed();
+    reportFault(result);
+    expect(result).toMatchObject({
+      tasks: 4,
+      stuck: 0,
+      double: 0,
+      lost: 0,
+      summaryMatches: true,
+      status: 'finished',
+    });
+    // The stated bound (LOST_WORKER_BOUND_MS, 20 s), and 5 s for the new worker's start and a busy
+    // machine's timers; with BullMQ's defaults this takes 30 to 60 s.
+    expect(result.checks['takeoverSeconds']).toBeLessThanOrEqual(25);
   }, 240_000);
 });
