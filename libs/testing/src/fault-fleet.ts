@@ -146,7 +146,11 @@ export class FaultFleet {
     return worker;
   }
 
-  async startOsworldWorker(stackId: string, bytebotUrl: string): Promise<StartedProcess> {
+  async startOsworldWorker(
+    stackId: string,
+    bytebotUrl: string,
+    extra: string[] = [],
+  ): Promise<StartedProcess> {
     const worker = this.start('worker-osworld', [
       '--stack-id',
       stackId,
@@ -156,6 +160,7 @@ export class FaultFleet {
       '0',
       '--grace-s',
       '5',
+      ...extra,
     ]);
     await waitForWorkerReady(worker);
     return worker;

@@ -9,3 +9,4 @@ export * from './echo-benchmark/index.js';
 export * from './fault-fleet.js';
 export * from './fault-scenarios.js';
 export * from './lost-worker-faults.js';
+export * from './desktop-faults.js';

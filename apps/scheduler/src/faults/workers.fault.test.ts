@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   cancelDuringARun,
+  desktopDiesMidTask,
   killedWorkerNoticed,
   killOsworldWorker,
   killWebshopWorker,
@@ -95,5 +96,33 @@ describe('faults of the workers', () => {
     // The stated bound (LOST_WORKER_BOUND_MS, 20 s), and 5 s for the new worker's start and a busy
     // machine's timers; with BullMQ's defaults this takes 30 to 60 s.
     expect(result.checks['takeoverSeconds']).toBeLessThanOrEqual(25);
+  }, 240_000);
+
+  // Once: bytebotd died mid-task; the agent went on with tool errors and no screenshots until the
+  // step limit, and the task was recorded as the agent's (cancelled). The worker probed its
+  // desktop only before each task.
+  it('a desktop dies mid-task: the attempt ends as infra, the task runs on another stack, the stack pauses and comes back', async () => {
+    const result = await desktopDiesMidTask();
+    reportFault(result);
+    expect(result).toMatchObject({
+      tasks: 6,
+      stuck: 0,
+      double: 0,
+      lost: 0,
+      summaryMatches: true,
+      status: 'finished',
+    });
+    expect(result.checks).toMatchObject({
+      task: 'success/stack-b',
+      attempts: [
+        expect.stringMatching(
+          /^stack-a: error\/infra: the desktop died mid-task, after step 4: the Bytebot desktop at \S+ does not answer \(ECONNREFUSED\); the agent's last 2 computer actions came back without a screenshot/,
+        ),
+        'stack-b: success/-: ',
+      ],
+      orphanOnItsStack: 'CANCELLED',
+      nextTasks: ['success/stack-a', 'success/stack-a'],
+    });
+    expect(result.checks['stepsOfTheDeadDesktop']).toBeLessThan(30);
   }, 240_000);
 });
