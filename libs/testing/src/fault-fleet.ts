@@ -20,6 +20,7 @@ import {
   type StartedProcess,
 } from './process-harness.js';
 import { withDatabase } from './test-database.js';
+import type { TestHost, TestNetwork } from './test-network.js';
 
 // A fleet of real processes on a Postgres and a Redis of its own, for the fault suite and
 // bench/faults.ts: faults are done to these servers and processes, never to the machine's.
@@ -60,6 +61,11 @@ export interface FaultFleetOptions {
   llmLatencyMs?: number;
   /** The workers' own lock duration and stalled interval instead of the suite's fast 1 s ones. */
   productionLocks?: boolean;
+  /**
+   * Hosts of their own: Postgres and Redis run on a host `services` of this network, the fake LLM
+   * listens on the test process's address there, and workers may be started on other hosts.
+   */
+  network?: TestNetwork;
 }
 
 export class FaultFleet {
@@ -77,32 +83,52 @@ export class FaultFleet {
   ) {}
 
   static async start(options: FaultFleetOptions = {}): Promise<FaultFleet> {
-    const postgres = await LocalPostgres.create();
-    const redis = await LocalRedis.create({ appendOnly: options.redisAppendOnly === true });
-    const admin = new pg.Client({ connectionString: postgres.url });
-    await admin.connect();
-    await admin.query('create database benchfleet');
-    await admin.end();
-    const databaseUrl = withDatabase(postgres.url, 'benchfleet');
-    const db = createDatabase(databaseUrl, { max: 4 });
-    await migrateToLatest(db, migrations);
-    await importWebshopCatalog(
-      db,
-      demoCatalogRequest({ seed: 0, products: options.products ?? 1_000 }),
-    );
-    const llm = await startFakeLlm({ latencyMs: options.llmLatencyMs ?? 50 });
-    const scratch = await mkdtemp(path.join(tmpdir(), 'fault-fleet-'));
-    return new FaultFleet(
-      options.codeDir,
-      options.productionLocks === true,
-      postgres,
-      redis,
-      db,
-      databaseUrl,
-      llm,
-      scratch,
-      '{faults}',
-    );
+    // What was started before a later step failed is stopped again (a server left running would
+    // also keep its network namespace alive).
+    const undo: Array<() => Promise<unknown>> = [];
+    try {
+      const services = await options.network?.addHost('services');
+      const on = services ? { host: services.address, netns: services.namespace } : {};
+      const postgres = await LocalPostgres.create(on);
+      undo.push(() => postgres.destroy());
+      const redis = await LocalRedis.create({
+        appendOnly: options.redisAppendOnly === true,
+        ...on,
+      });
+      undo.push(() => redis.destroy());
+      const admin = new pg.Client({ connectionString: postgres.url });
+      await admin.connect();
+      await admin.query('create database benchfleet');
+      await admin.end();
+      const databaseUrl = withDatabase(postgres.url, 'benchfleet');
+      const db = createDatabase(databaseUrl, { max: 4 });
+      undo.push(() => db.destroy());
+      await migrateToLatest(db, migrations);
+      await importWebshopCatalog(
+        db,
+        demoCatalogRequest({ seed: 0, products: options.products ?? 1_000 }),
+      );
+      const llm = await startFakeLlm({
+        latencyMs: options.llmLatencyMs ?? 50,
+        ...(options.network ? { host: options.network.gateway } : {}),
+      });
+      undo.push(() => llm.close());
+      const scratch = await mkdtemp(path.join(tmpdir(), 'fault-fleet-'));
+      return new FaultFleet(
+        options.codeDir,
+        options.productionLocks === true,
+        postgres,
+        redis,
+        db,
+        databaseUrl,
+        llm,
+        scratch,
+        '{faults}',
+      );
+    } catch (error) {
+      for (const step of undo.reverse()) await step().catch(() => undefined);
+      throw error;
+    }
   }
 
   /** The environment of every process of the fleet: its own services, fast stall detection (unless `productionLocks`). */
@@ -118,7 +144,8 @@ export class FaultFleet {
     };
   }
 
-  private start(name: CliName, args: string[]): StartedProcess {
+  private start(name: CliName, args: string[], host?: TestHost): StartedProcess {
+    if (host && this.codeDir) throw new Error('a baseline checkout runs on this host only');
     const started = this.codeDir
       ? startScript(
           path.join(this.codeDir, 'apps', name, 'bin', `${name}.js`),
@@ -126,22 +153,27 @@ export class FaultFleet {
           this.env,
           false,
         )
-      : startCli(name, args, this.env);
+      : startCli(name, args, this.env, host?.wrap);
     this.processes.push(started);
     return started;
   }
 
-  async startWebshopWorker(id: string, concurrency = 8): Promise<StartedProcess> {
-    const worker = this.start('worker-webshop', [
-      '--worker-id',
-      id,
-      '--concurrency',
-      String(concurrency),
-      '--metrics-port',
-      '0',
-      '--grace-s',
-      '5',
-    ]);
+  /** On `host`, a host of its own of the fleet's network; on this one without. */
+  async startWebshopWorker(id: string, concurrency = 8, host?: TestHost): Promise<StartedProcess> {
+    const worker = this.start(
+      'worker-webshop',
+      [
+        '--worker-id',
+        id,
+        '--concurrency',
+        String(concurrency),
+        '--metrics-port',
+        '0',
+        '--grace-s',
+        '5',
+      ],
+      host,
+    );
     await waitForWorkerReady(worker);
     return worker;
   }

@@ -10,3 +10,5 @@ export * from './fault-fleet.js';
 export * from './fault-scenarios.js';
 export * from './lost-worker-faults.js';
 export * from './desktop-faults.js';
+export * from './test-network.js';
+export * from './host-faults.js';
