@@ -75,11 +75,15 @@ export interface SchedulerServices {
  * migrated), and always releases them.
  */
 export async function withSchedulerServices<T>(
-  needs: { redis: boolean; schema?: boolean },
+  needs: { redis: boolean; schema?: boolean; longStatements?: boolean },
   body: (services: SchedulerServices) => Promise<T>,
 ): Promise<T> {
   const config = await loadSchedulerConfig({ database: true, redis: needs.redis });
-  const db = createDatabase(config.databaseUrl, { max: 4 });
+  // A migration may rewrite a large table in one statement: it gets half an hour, not a minute.
+  const long = needs.longStatements
+    ? { statementTimeoutMs: 30 * 60_000, idleInTransactionTimeoutMs: 30 * 60_000 }
+    : {};
+  const db = createDatabase(config.databaseUrl, { max: 4, ...long });
   const producer = needs.redis ? new JobProducer(config.redisUrl, config.prefix) : undefined;
   try {
     if (needs.schema !== false) await checkSchema(db, migrations);
