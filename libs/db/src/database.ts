@@ -49,6 +49,8 @@ export interface DatabaseOptions extends Partial<PostgresDeadlines> {
   max?: number;
   /** Name of the variable the URL came from, for error messages. */
   variable?: string;
+  /** Hears errors of connections no query was waiting on (a restart ends them all at once). */
+  onError?: (error: Error) => void;
 }
 
 /** Server settings sent with each connection: plans, and the server's side of the deadlines. */
@@ -97,8 +99,9 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Data
   // crash the process, whether idle in the pool ('error' on the pool) or checked out between two
   // queries ('error' on the client, which the pool does not listen to then). The query in flight
   // fails on its own; the pool replaces the broken client.
-  pool.on('error', () => undefined);
-  pool.on('connect', (client) => client.on('error', () => undefined));
+  const onError = options.onError ?? (() => undefined);
+  pool.on('error', onError);
+  pool.on('connect', (client) => client.on('error', onError));
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   pools.set(db, pool);
   return db;

@@ -9,3 +9,4 @@ export * from './group-commit.js';
 export * from './webshop-catalog-repository.js';
 export * from './named-query.js';
 export { prepared, PostgresTimeoutError } from './prepared-statements.js';
+export * from './postgres-health.js';

@@ -22,7 +22,9 @@ export class PostgresTimeoutError extends Error {
   override readonly name = 'PostgresTimeoutError';
   readonly code = 'ETIMEDOUT';
   constructor(readonly timeoutMs: number) {
-    super(`Postgres did not answer within ${timeoutMs / 1000} s (the connection was dropped)`);
+    super(
+      `Postgres did not answer within ${Math.round(timeoutMs / 100) / 10} s (the connection was dropped)`,
+    );
   }
 }
 
