@@ -112,7 +112,7 @@ export class LocalRedis {
     await waitUntilServing(
       server,
       `redis-server on port ${this.port}`,
-      () => checkRedis(this.url, 'redis-server', 500),
+      async () => void (await checkRedis(this.url, 'redis-server', 500)),
       20_000,
     ).catch(async (error: unknown) => {
       await stopServerProcess(server, 'SIGKILL');

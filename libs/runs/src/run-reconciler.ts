@@ -112,10 +112,16 @@ export async function reconcileRuns(
       if (toRequeue.length > 0) {
         const requeued = await ensureJobs(deps.producer, benchmark, run.id, toRequeue);
         report.requeued += requeued.requeued.length;
-        deps.logger.warn(
-          { run: run.id, tasks: requeued.requeued.length, sample: requeued.requeued.slice(0, 5) },
-          'open tasks had no job that would run them: re-enqueued',
-        );
+        if (requeued.requeued.length > 0)
+          deps.logger.warn(
+            {
+              run: run.id,
+              tasks: requeued.requeued.length,
+              replaced: requeued.replaced.length,
+              sample: requeued.requeued.slice(0, 5),
+            },
+            `open tasks had no job that would run them: re-enqueued (${requeued.replaced.length} replacing a finished job or a record left in no state)`,
+          );
       }
     }
     const stillOpen = await tasks.openTaskIds(run.id);

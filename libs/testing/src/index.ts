@@ -12,3 +12,4 @@ export * from './lost-worker-faults.js';
 export * from './desktop-faults.js';
 export * from './test-network.js';
 export * from './host-faults.js';
+export * from './tcp-relay.js';
