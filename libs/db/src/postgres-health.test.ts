@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { TcpRelay, useTestServices } from '@benchfleet/testing';
+import { PermanentError, TransientError } from '@benchfleet/core';
 import { PostgresHealthProbe, postgresOutageOf } from './postgres-health.js';
 import { PostgresTimeoutError } from './prepared-statements.js';
 
@@ -93,5 +94,18 @@ describe('postgresOutageOf', () => {
     );
     expect(postgresOutageOf(withCode('23505', 'duplicate key'), url)).toBeNull();
     expect(postgresOutageOf(new Error('the LLM answered 500'), url)).toBeNull();
+  });
+
+  // Once: a desktop that died mid-task ("… does not answer (ECONNREFUSED)") was recorded as
+  // "Postgres … does not answer": the connection errors of other services were read as Postgres'.
+  it("leaves other services' errors to them, whatever their message names", () => {
+    const url = 'postgres://u:secret@db:5432/x';
+    expect(
+      postgresOutageOf(
+        new TransientError('Bytebot unreachable: GET /tasks failed 4 time(s): ECONNREFUSED'),
+        url,
+      ),
+    ).toBeNull();
+    expect(postgresOutageOf(new PermanentError('the LLM refused: ECONNRESET'), url)).toBeNull();
   });
 });

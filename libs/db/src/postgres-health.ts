@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { errorMessage, redactSecrets } from '@benchfleet/core';
+import { errorMessage, PermanentError, redactSecrets, TransientError } from '@benchfleet/core';
 import { endClient } from './database.js';
 import { PostgresTimeoutError } from './prepared-statements.js';
 
@@ -36,6 +36,9 @@ function describeProblem(error: unknown): string {
  * without using up an attempt), or null when the error is the job's own. `url` is only named.
  */
 export function postgresOutageOf(error: unknown, url: string): string | null {
+  // Another service's client names its own outage (a Bytebot stack or a desktop refusing
+  // connections, an LLM endpoint down): only pg's own errors are read for one of Postgres.
+  if (error instanceof TransientError || error instanceof PermanentError) return null;
   const code = (error as { code?: unknown }).code;
   const outage =
     error instanceof PostgresTimeoutError ||

@@ -99,13 +99,17 @@ export async function cutOffWorkerHost(cut: HostCut): Promise<FaultResult> {
       // Cut off, it gives up: it pauses and says why (its log is a pipe to this process, not the network).
       let cutHostPaused: { seconds: number; reason: string } | null = null;
       try {
-        const [, reason] = await waitForOutput(
+        const [line] = await waitForOutput(
           workerA,
-          /"msg":"paused: ([^"]*)"/,
+          /^\{.*"msg":"paused: .*\}$/m,
           'the cut-off worker to pause',
           60_000 - (Date.now() - cutAt),
         );
-        cutHostPaused = { seconds: (Date.now() - cutAt) / 1000, reason: reason ?? '' };
+        const logged = JSON.parse(line) as { time: number; msg: string };
+        cutHostPaused = {
+          seconds: (logged.time - cutAt) / 1000,
+          reason: logged.msg.replace(/^paused: /, ''),
+        };
       } catch {
         // It did not notice: null says so.
       }
