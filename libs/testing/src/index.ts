@@ -9,3 +9,4 @@ export * from './echo-benchmark/index.js';
 export * from './fault-fleet.js';
 export * from './fault-scenarios.js';
 export * from './tcp-relay.js';
+export * from './service-fault-scenarios.js';
