@@ -23,10 +23,18 @@ describe('faults of Postgres that refuse nothing', () => {
       handedBackAfterS: number;
       boundS: number;
       healthz: string;
+      statusSaid: unknown;
+      resumed: boolean;
       cutWorker: { handedBack: number; workerLost: number; stillRunning: number };
       all: { workerLost: number };
     };
     expect(checks.healthz).toMatch(/^paused: Postgres at postgres:\/\/.* does not answer/);
+    // `scheduler status` from elsewhere says it too.
+    expect(checks.statusSaid).toMatchObject({
+      state: 'paused',
+      reason: expect.stringMatching(/^Postgres at .* does not answer/),
+    });
+    expect(checks.resumed).toBe(true);
     // The bound, with room for a machine whose cores are busy.
     expect(checks.handedBackAfterS).toBeLessThan(checks.boundS + 15);
     expect(checks.cutWorker.handedBack).toBeGreaterThan(0);

@@ -23,6 +23,7 @@ describe('faults of Redis that refuse nothing', () => {
       status: 'finished',
     });
     const checks = result.checks as {
+      resumed: boolean;
       releasedAfterS: number;
       boundS: number;
       healthz: string;
@@ -31,6 +32,7 @@ describe('faults of Redis that refuse nothing', () => {
     expect(checks.healthz).toMatch(
       /^paused: Redis at redis:\/\/127\.0\.0\.1:\d+\/? does not answer/,
     );
+    expect(checks.resumed).toBe(true);
     // Nothing runs on under the cut-off worker past the bound (with room for busy cores).
     expect(checks.releasedAfterS).toBeLessThan(checks.boundS + 15);
     // No worker was lost: every attempt the other worker took over says why it ended.
@@ -73,7 +75,9 @@ describe('faults of Redis that refuse nothing', () => {
       afterResume: 'waiting',
       repairedOnce: 1,
       beforeKeeper: 'unknown',
+      keeperRepaired: true,
       keeperSaid: true,
+      workerLogged: true,
       mostAttempts: 1,
       refusedWorker: {
         code: 2,
