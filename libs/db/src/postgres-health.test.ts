@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { TcpRelay, useTestServices } from '@benchfleet/testing';
+import { PermanentError, TransientError } from '@benchfleet/core';
 import { PostgresHealthProbe, postgresOutageOf } from './postgres-health.js';
 import { PostgresTimeoutError } from './prepared-statements.js';
 
@@ -91,7 +92,28 @@ describe('postgresOutageOf', () => {
     expect(postgresOutageOf(new Error('Connection terminated unexpectedly'), url)).toMatch(
       /does not answer/,
     );
+    const refused = (port: number) =>
+      Object.assign(new Error(`connect ECONNREFUSED 127.0.0.1:${port}`), {
+        code: 'ECONNREFUSED',
+        port,
+      });
+    expect(postgresOutageOf(refused(5432), url)).toMatch(/does not answer \(connect ECONNREFUSED/);
+    // Another server refusing (a desktop, an LLM endpoint) is not Postgres.
+    expect(postgresOutageOf(refused(9990), url)).toBeNull();
     expect(postgresOutageOf(withCode('23505', 'duplicate key'), url)).toBeNull();
     expect(postgresOutageOf(new Error('the LLM answered 500'), url)).toBeNull();
+  });
+
+  // Once: a desktop that died mid-task ("… does not answer (ECONNREFUSED)") was recorded as
+  // "Postgres … does not answer": the connection errors of other services were read as Postgres'.
+  it("leaves other services' errors to them, whatever their message names", () => {
+    const url = 'postgres://u:secret@db:5432/x';
+    expect(
+      postgresOutageOf(
+        new TransientError('Bytebot unreachable: GET /tasks failed 4 time(s): ECONNREFUSED'),
+        url,
+      ),
+    ).toBeNull();
+    expect(postgresOutageOf(new PermanentError('the LLM refused: ECONNRESET'), url)).toBeNull();
   });
 });
