@@ -51,6 +51,7 @@ const program = createCliProgram(
         app: 'worker-osworld',
         ...workerProcessSettings(config),
         concurrency: 1,
+        artifactStore: artifacts,
         // A dead stack pauses this worker instead of failing the tasks it would take.
         healthCheck: async () => {
           const agentProblem = await client.healthProblem();

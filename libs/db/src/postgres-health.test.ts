@@ -92,6 +92,14 @@ describe('postgresOutageOf', () => {
     expect(postgresOutageOf(new Error('Connection terminated unexpectedly'), url)).toMatch(
       /does not answer/,
     );
+    const refused = (port: number) =>
+      Object.assign(new Error(`connect ECONNREFUSED 127.0.0.1:${port}`), {
+        code: 'ECONNREFUSED',
+        port,
+      });
+    expect(postgresOutageOf(refused(5432), url)).toMatch(/does not answer \(connect ECONNREFUSED/);
+    // Another server refusing (a desktop, an LLM endpoint) is not Postgres.
+    expect(postgresOutageOf(refused(9990), url)).toBeNull();
     expect(postgresOutageOf(withCode('23505', 'duplicate key'), url)).toBeNull();
     expect(postgresOutageOf(new Error('the LLM answered 500'), url)).toBeNull();
   });

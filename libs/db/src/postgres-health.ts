@@ -39,15 +39,36 @@ export function postgresOutageOf(error: unknown, url: string): string | null {
   // Another service's client names its own outage (a Bytebot stack or a desktop refusing
   // connections, an LLM endpoint down): only pg's own errors are read for one of Postgres.
   if (error instanceof TransientError || error instanceof PermanentError) return null;
-  const code = (error as { code?: unknown }).code;
   const outage =
     error instanceof PostgresTimeoutError ||
-    (typeof code === 'string' && cannotServe(code)) ||
-    (error instanceof Error &&
-      /Connection terminated|connection timeout|ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT/i.test(
-        error.message,
-      ));
+    (error instanceof pg.DatabaseError &&
+      typeof error.code === 'string' &&
+      cannotServe(error.code)) ||
+    lostPostgresConnection(error, url);
   return outage ? `Postgres at ${redactSecrets(url)} ${describeProblem(error)}` : null;
+}
+
+/** pg's own words for a connection it lost or could not make. */
+const PG_CONNECTION_LOST =
+  /^(Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect|timeout expired)/;
+
+/**
+ * A connection to this Postgres lost or refused: pg's own messages, a refusal from its address,
+ * or a socket reset (which carries no address; the other clients of the fleet wrap theirs).
+ */
+function lostPostgresConnection(error: unknown, url: string): boolean {
+  if (!(error instanceof Error)) return false;
+  if (PG_CONNECTION_LOST.test(error.message)) return true;
+  const { code, port } = error as { code?: unknown; port?: unknown };
+  if (code === 'ECONNRESET' || code === 'EPIPE') return true;
+  if (code !== 'ECONNREFUSED' && code !== 'ETIMEDOUT' && code !== 'EHOSTUNREACH') return false;
+  let postgresPort = 5432;
+  try {
+    postgresPort = Number(new URL(url).port || 5432);
+  } catch {
+    // Not a URL: the default port.
+  }
+  return Number(port) === postgresPort;
 }
 
 /**

@@ -233,10 +233,8 @@ export function createTaskJobHandler(
       // job goes back to the queue without using up an attempt, and the attempt says why.
       const outage = await job.outage(error);
       if (outage) {
-        await settleOrKeep(
-          infra(`handed back: ${outage} (the attempt failed with: ${message})`),
-          false,
-        );
+        const failedWith = message.includes(outage) ? '' : ` (the attempt failed with: ${message})`;
+        await settleOrKeep(infra(`handed back: ${outage}${failedWith}`), false);
         throw new ServiceOutageError(outage);
       }
       const lastAttempt = job.job.attemptsMade + 1 >= (job.job.opts.attempts ?? 1);

@@ -1,5 +1,5 @@
 import type { FaultFleet } from './fault-fleet.js';
-import { finishFaultScenario, withFaultFleet, type FaultResult } from './fault-scenarios.js';
+import { finishFault, withFaultFleet, type FaultResult } from './fault-scenarios.js';
 import {
   startFakeBytebot,
   startFakeBytebotDesktop,
@@ -61,8 +61,14 @@ export function desktopDiesMidTask(): Promise<FaultResult> {
     try {
       await fleet.startKeeper();
       const [workerA, workerB] = await Promise.all([
-        fleet.startOsworldWorker('stack-a', stacks[0]!.url, ['--desktop-url', desktops[0]!.url]),
-        fleet.startOsworldWorker('stack-b', stacks[1]!.url, ['--desktop-url', desktops[1]!.url]),
+        fleet.startOsworldWorker('stack-a', stacks[0]!.url, {}, [
+          '--desktop-url',
+          desktops[0]!.url,
+        ]),
+        fleet.startOsworldWorker('stack-b', stacks[1]!.url, {}, [
+          '--desktop-url',
+          desktops[1]!.url,
+        ]),
       ]);
       // A step limit the dying task reaches in seconds: before the watch, it ended there, cancelled.
       const runId = await enqueueOsworld(fleet, 'fault', 6, ['--max-steps', '30']);
@@ -90,7 +96,7 @@ export function desktopDiesMidTask(): Promise<FaultResult> {
         'stack A to pause, naming its desktop',
         60_000,
       );
-      const result = await finishFaultScenario(fleet, 'a desktop dies mid-task', runId);
+      const result = await finishFault(fleet, 'a desktop dies mid-task', runId);
       const attempts = await fleet.db
         .selectFrom('attempts')
         .select(['worker_id', 'status', 'error_class', 'error'])

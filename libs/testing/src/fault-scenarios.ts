@@ -57,6 +57,9 @@ async function finish(
   };
 }
 
+/** For scenarios kept in other files: the verdict once the fleet has converged (see `finish`). */
+export { finish as finishFault, withFleet as withFaultFleet };
+
 async function withFleet<T>(
   options: Parameters<typeof FaultFleet.start>[0],
   body: (fleet: FaultFleet) => Promise<T>,
@@ -426,6 +429,3 @@ export function killOsworldWorker(): Promise<FaultResult> {
     }
   });
 }
-
-/** For the scenarios of other files: the verdict once converged, and a fleet stopped whatever happens. */
-export { finish as finishFaultScenario, withFleet as withFaultFleet };

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { LOST_WORKER_BOUND_MS } from '@benchfleet/queue';
 import type { FaultFleet } from './fault-fleet.js';
-import { finishFaultScenario, withFaultFleet, type FaultResult } from './fault-scenarios.js';
+import { finishFault, withFaultFleet, type FaultResult } from './fault-scenarios.js';
 import { waitFor, waitForOutput } from './process-harness.js';
 import { TestNetwork } from './test-network.js';
 
@@ -61,8 +61,8 @@ export async function cutOffWorkerHost(cut: HostCut): Promise<FaultResult> {
       const [hostA, hostB] = [await network.addHost('workera'), await network.addHost('workerb')];
       await fleet.startKeeper();
       const [workerA, workerB] = await Promise.all([
-        fleet.startWebshopWorker('webshop-a', 8, hostA),
-        fleet.startWebshopWorker('webshop-b', 8, hostB),
+        fleet.startWebshopWorker('webshop-a', 8, {}, hostA),
+        fleet.startWebshopWorker('webshop-b', 8, {}, hostB),
       ]);
       const runId = await fleet.enqueueWebshop('0-159');
       await waitFor(
@@ -114,7 +114,7 @@ export async function cutOffWorkerHost(cut: HostCut): Promise<FaultResult> {
         // It did not notice: null says so.
       }
       const waited = (Date.now() - cutAt) / 1000;
-      const result = await finishFaultScenario(fleet, `a worker host cut off (${cut})`, runId);
+      const result = await finishFault(fleet, `a worker host cut off (${cut})`, runId);
       const staleOutcomes = await sql<{ n: number }>`
         select count(*)::int as n from attempts a
         where a.run_id = ${runId} and a.worker_id = 'webshop-a' and a.status in ('success', 'failed')

@@ -13,3 +13,4 @@ export * from './desktop-faults.js';
 export * from './test-network.js';
 export * from './host-faults.js';
 export * from './tcp-relay.js';
+export * from './service-fault-scenarios.js';

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { LOST_WORKER_BOUND_MS } from '@benchfleet/queue';
 import type { FaultFleet } from './fault-fleet.js';
-import { finishFaultScenario, withFaultFleet, type FaultResult } from './fault-scenarios.js';
+import { finishFault, withFaultFleet, type FaultResult } from './fault-scenarios.js';
 import { waitFor } from './process-harness.js';
 
 /** Tasks of a run with an attempt opened by `workerId`, whatever became of it. */
@@ -56,7 +56,7 @@ export function killedWorkerNoticed(): Promise<FaultResult> {
       // Not within the time allowed: the result says NaN.
     }
     const waited = (Date.now() - killedAt) / 1000;
-    const result = await finishFaultScenario(fleet, 'kill -9 a worker (own lock settings)', runId, {
+    const result = await finishFault(fleet, 'kill -9 a worker (own lock settings)', runId, {
       takeoverSeconds,
       boundSeconds: LOST_WORKER_BOUND_MS / 1000,
     });

@@ -64,7 +64,7 @@ describe('TestNetwork', () => {
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
       child.once('exit', (code, signal) => resolve({ code, signal })),
     );
-    const server: StartedProcess = { child, output: () => output, exited };
+    const server: StartedProcess = { child, output: () => output, lines: () => 0, exited };
     cleanups.push(async () => {
       child.kill('SIGKILL');
       await exited;
