@@ -98,12 +98,15 @@ export function redisHealth(
 }
 
 /**
- * The worker's view of its health check: asked at most once per `maxAgeMs` while it passes (a
- * check per job would cost a write per episode), afresh after a job failed; checks asked for
- * while one is under way share it; a check that does not end within `timeoutMs` fails.
+ * The worker's view of its health check: before jobs at most once per `maxAgeMs` while it passes
+ * (a check per job would cost a write per episode), afresh after a job failed and on the
+ * monitor's rhythm; checks asked for while one is under way share it; a check that does not end
+ * within `timeoutMs` fails.
  */
 export class HealthGate {
   private last: { report: HealthReport; at: number } | undefined;
+  /** When `current()` last had a check made for it: a monitor's checks do not count there. */
+  private lastAsked = 0;
   private underWay: Promise<HealthReport> | undefined;
 
   constructor(
@@ -112,8 +115,15 @@ export class HealthGate {
     private readonly timeoutMs = 10_000,
   ) {}
 
+  /**
+   * Before a job: a check made for an earlier job within `maxAgeMs` serves while it and every
+   * check since passed; otherwise a fresh one (a stack that died just after the monitor's last
+   * look must not get the job).
+   */
   async current(): Promise<HealthReport> {
-    if (this.last?.report.ok && Date.now() - this.last.at < this.maxAgeMs) return this.last.report;
+    if (this.last?.report.ok && Date.now() - this.lastAsked < this.maxAgeMs)
+      return this.last.report;
+    this.lastAsked = Date.now();
     return this.recheck();
   }
 

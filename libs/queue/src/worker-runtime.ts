@@ -196,8 +196,9 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
       ),
       ...(options.healthCheck ? [options.healthCheck] : []),
     ]),
-    // Before a job, the monitor's last report serves while it is recent.
-    timings.intervalMs + timings.timeoutMs,
+    // Before a job, a report at most a second old: a job taken on a dead stack opens an attempt
+    // for nothing. Under load that is a check a second, not one per job.
+    1_000,
     timings.timeoutMs + 1_000,
   );
   const heartbeat = new WorkerHeartbeat(
