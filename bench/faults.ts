@@ -5,11 +5,14 @@
 // what else the scenario measured.
 //
 // Run: npx tsx bench/faults.ts [--only kill-webshop,postgres-10s,…] [--baseline DIR [--baseline-timeout-s 60]]
-// The host scenarios (network namespaces) need root.
+// The host scenarios (network namespaces) and artifacts-full (a tmpfs) need root.
 // With --baseline, the same faults are done to a fleet running DIR's CLIs (a checkout of an earlier
 // commit, with its own npm ci), side by side; "never" is a fleet that had not converged in time.
 import { parseArgs } from 'node:util';
 import {
+  artifactStoreFull,
+  blackholePostgresForOneWorker,
+  blackholeRedisForOneWorker,
   cancelDuringARun,
   cutOffWorkerHost,
   desktopDiesMidTask,
@@ -17,6 +20,9 @@ import {
   killedWorkerNoticed,
   killOsworldWorker,
   killWebshopWorker,
+  readOnlyPostgres,
+  readOnlyRedis,
+  redisLosesJobRecords,
   restartPostgres,
   restartRedis,
   resumesDuringARun,
@@ -64,6 +70,47 @@ const SCENARIOS: Scenario[] = [
     baseline: true,
     note: (checks) =>
       `its task: ${String(checks['task'])}; ${String(checks['stepsOfTheDeadDesktop'])} steps on the dead desktop`,
+  },
+  {
+    name: 'postgres-blackhole',
+    run: blackholePostgresForOneWorker,
+    baseline: true,
+    note: (checks) =>
+      `handed back after ${seconds1(checks['handedBackAfterS'])} (bound ${String(checks['boundS'])} s); resumed: ${String(checks['resumed'])}`,
+  },
+  {
+    name: 'redis-blackhole',
+    run: blackholeRedisForOneWorker,
+    baseline: true,
+    note: (checks) =>
+      `released after ${seconds1(checks['releasedAfterS'])} (bound ${String(checks['boundS'])} s); resumed: ${String(checks['resumed'])}`,
+  },
+  {
+    name: 'postgres-read-only',
+    run: readOnlyPostgres,
+    baseline: true,
+    note: (checks) =>
+      `${String(checks['failedAttempts'])} attempt(s) failed as the task's; most attempts of a job ${String(checks['mostJobAttempts'])}`,
+  },
+  {
+    name: 'redis-read-only',
+    run: readOnlyRedis,
+    baseline: true,
+    note: (checks) => `${String(checks['linesDuringFault'])} log lines during the fault`,
+  },
+  {
+    name: 'redis-lost-records',
+    run: redisLosesJobRecords,
+    baseline: true,
+    note: (checks) =>
+      `repaired once: ${String(checks['repairedOnce'] === 1)}; by the keeper: ${String(checks['keeperRepaired'])}`,
+  },
+  {
+    name: 'artifacts-full',
+    run: artifactStoreFull,
+    baseline: true,
+    note: (checks) =>
+      `Bytebot tasks created while full: ${String(checks['createdWhileFull'])}; handed back as: ${String(checks['handedBackAs'] ?? '-').slice(0, 60)}`,
   },
   // Workers in network namespaces run this checkout's CLIs only.
   {
