@@ -41,7 +41,8 @@ export function desktopDiesMidTask(): Promise<FaultResult> {
   return withFaultFleet({}, async (fleet) => {
     const options = {
       pendingDelayMs: 10,
-      stepIntervalMs: 150,
+      // The model's turn: slow enough that the steps after the desktop's death count the watch's delay.
+      stepIntervalMs: 300,
       toolDelayMs: 5,
       scenarios: { steady: { steps: 6, ending: { kind: 'completed' as const, answer: 'Done.' } } },
     };
