@@ -21,8 +21,10 @@ describe('faults of a worker host', () => {
         status: 'finished',
       });
       expect(result.checks['heldAtCut']).toBeGreaterThan(0);
-      // The stated bound (LOST_WORKER_BOUND_MS, 20 s), and 5 s for a busy machine's timers.
-      expect(result.checks['takeoverSeconds']).toBeLessThanOrEqual(25);
+      // The stated bound (LOST_WORKER_BOUND_MS, 20 s: the cut-off host's job locks lapse, the other
+      // worker's stalled check hands them over), and 10 s for a machine whose two cores are busy
+      // (measured: 15-23 s).
+      expect(result.checks['takeoverSeconds']).toBeLessThanOrEqual(30);
       expect(result.checks).toMatchObject({
         heldAfterBound: { postgresTransactions: [], activeJobs: 0 },
         // It gives up on its own (deadlines on every Postgres and Redis call) and says why.
