@@ -19,7 +19,7 @@ import {
   type Run,
 } from '@benchfleet/db';
 import { migrations } from '@benchfleet/migrations';
-import { checkRedis, JobProducer } from '@benchfleet/queue';
+import { checkRedis, JobProducer, refuseEvictingRedis } from '@benchfleet/queue';
 
 const baseSchema = z.object({
   logLevel: logLevelSchema,
@@ -29,7 +29,8 @@ const baseSchema = z.object({
   debug: z.boolean(),
 });
 
-export type Needs = { database?: boolean; redis?: boolean };
+/** What a command needs; `evictingRedis`: it may run on a Redis that evicts keys (status, to warn of it). */
+export type Needs = { database?: boolean; redis?: boolean; evictingRedis?: boolean };
 
 export interface SchedulerConfig extends z.output<typeof baseSchema> {
   databaseUrl: string;
@@ -55,10 +56,11 @@ export async function loadSchedulerConfig(
     },
     SERVICE_ENV_LABELS,
   );
-  await Promise.all([
+  const [, redisFacts] = await Promise.all([
     needs.database ? checkDatabase(config.databaseUrl, 'DATABASE_URL') : undefined,
     needs.redis ? checkRedis(config.redisUrl, 'REDIS_URL') : undefined,
   ]);
+  if (redisFacts && !needs.evictingRedis) refuseEvictingRedis(config.redisUrl, redisFacts);
   const s3 = s3SettingsFromEnv(env);
   return { ...config, artifactSettings: s3 ? { s3 } : {} };
 }
@@ -75,11 +77,19 @@ export interface SchedulerServices {
  * migrated), and always releases them.
  */
 export async function withSchedulerServices<T>(
-  needs: { redis: boolean; schema?: boolean },
+  needs: { redis: boolean; schema?: boolean; longStatements?: boolean; evictingRedis?: boolean },
   body: (services: SchedulerServices) => Promise<T>,
 ): Promise<T> {
-  const config = await loadSchedulerConfig({ database: true, redis: needs.redis });
-  const db = createDatabase(config.databaseUrl, { max: 4 });
+  const config = await loadSchedulerConfig({
+    database: true,
+    redis: needs.redis,
+    evictingRedis: needs.evictingRedis === true,
+  });
+  // A migration may rewrite a large table in one statement: it gets half an hour, not a minute.
+  const long = needs.longStatements
+    ? { statementTimeoutMs: 30 * 60_000, idleInTransactionTimeoutMs: 30 * 60_000 }
+    : {};
+  const db = createDatabase(config.databaseUrl, { max: 4, ...long });
   const producer = needs.redis ? new JobProducer(config.redisUrl, config.prefix) : undefined;
   try {
     if (needs.schema !== false) await checkSchema(db, migrations);

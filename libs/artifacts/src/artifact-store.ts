@@ -1,8 +1,8 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { AwsClient } from 'aws4fetch';
-import { sanitizeId, UsageError } from '@benchfleet/core';
+import { errorMessage, sanitizeId, TransientError, UsageError } from '@benchfleet/core';
 
 /** Large blobs (screenshots) live here; rows keep only their URI. */
 export interface ArtifactStore {
@@ -10,6 +10,59 @@ export interface ArtifactStore {
   /** Stores bytes under a key built from sanitised id segments; returns the artifact's URI. */
   put(segments: string[], bytes: Buffer): Promise<string>;
   get(uri: string): Promise<Buffer>;
+  /**
+   * Whether the store takes a write now (under `.health/`: a new file of 64 KiB, the size of a
+   * small screenshot, removed again; a small object on S3), within `timeoutMs`: null, or why not,
+   * naming the store and the cause (ENOSPC on a full disk, S3 5xx, no answer).
+   */
+  healthProblem(name: string, timeoutMs?: number): Promise<string | null>;
+}
+
+/** Every request to an S3 service has this long, at most (a screenshot is a few hundred KiB). */
+export const ARTIFACT_REQUEST_TIMEOUT_MS = 30_000;
+
+const PROBE_BYTES = Buffer.alloc(64 * 1024);
+
+/** The store cannot take or give an artifact now: a fault of the world around the fleet, named. */
+export class ArtifactStoreError extends TransientError {
+  override readonly name = 'ArtifactStoreError';
+  constructor(
+    readonly store: string,
+    problem: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`the artifact store ${store} ${problem}`, options);
+  }
+}
+
+/** What a file system error says of the store. */
+function fileProblem(error: unknown): string {
+  const code = (error as { code?: unknown }).code;
+  const message = errorMessage(error);
+  if (code === 'ENOSPC' || code === 'EDQUOT') return `is full (${message})`;
+  if (code === 'EROFS' || code === 'EACCES' || code === 'EPERM')
+    return `refuses writes (${message})`;
+  return `cannot be written (${message})`;
+}
+
+/** Runs `work` within `ms`, or fails with what did not answer. */
+async function within<T>(ms: number, work: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  work.catch(() => undefined);
+  try {
+    return await Promise.race([
+      work,
+      new Promise<never>(
+        (_, reject) =>
+          (timer = setTimeout(
+            () => reject(new Error(`${what} did not finish within ${ms / 1000} s`)),
+            ms,
+          )),
+      ),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** An S3-compatible service (AWS S3, MinIO, R2, …), addressed path-style. */
@@ -33,9 +86,33 @@ export class FileArtifactStore implements ArtifactStore {
 
   async put(segments: string[], bytes: Buffer): Promise<string> {
     const path = join(this.root, ...segments.map(sanitizeId));
-    await mkdir(dirname(path), { recursive: true });
-    await writeFile(path, bytes);
+    try {
+      await mkdir(dirname(path), { recursive: true });
+      await writeFile(path, bytes);
+    } catch (error) {
+      throw new ArtifactStoreError(this.baseUri, fileProblem(error), { cause: error });
+    }
     return pathToFileURL(path).toString();
+  }
+
+  async healthProblem(name: string, timeoutMs = 5_000): Promise<string | null> {
+    // A new file each time: rewriting one would reuse its own blocks and pass on a full disk.
+    const path = join(this.root, '.health', `${sanitizeId(name)}-${process.pid}-${Date.now()}`);
+    try {
+      await within(
+        timeoutMs,
+        (async () => {
+          await mkdir(dirname(path), { recursive: true });
+          await writeFile(path, PROBE_BYTES);
+        })(),
+        'a write',
+      );
+      return null;
+    } catch (error) {
+      return `the artifact store ${this.baseUri} ${fileProblem(error)}`;
+    } finally {
+      await unlink(path).catch(() => undefined);
+    }
   }
 
   async get(uri: string): Promise<Buffer> {
@@ -69,6 +146,9 @@ export class S3ArtifactStore implements ArtifactStore {
       secretAccessKey: settings.secretAccessKey,
       region: settings.region,
       service: 's3',
+      // Two quick retries of a 5xx, not aws4fetch's ten with backoff (half a minute): a service
+      // that keeps failing pauses the worker (its health check) instead of holding the episode.
+      retries: 2,
     });
   }
 
@@ -79,21 +159,60 @@ export class S3ArtifactStore implements ArtifactStore {
 
   async put(segments: string[], bytes: Buffer): Promise<string> {
     const key = [this.prefix, ...segments.map(sanitizeId)].filter(Boolean).join('/');
-    const response = await this.client.fetch(this.objectUrl(this.bucket, key), {
-      method: 'PUT',
-      body: bytes,
-      headers: { 'content-type': key.endsWith('.png') ? 'image/png' : 'application/octet-stream' },
-    });
-    if (!response.ok)
-      throw new Error(`S3 PUT s3://${this.bucket}/${key} failed: HTTP ${response.status}`);
+    await this.putObject(key, bytes, ARTIFACT_REQUEST_TIMEOUT_MS);
     return `s3://${this.bucket}/${key}`;
+  }
+
+  private async putObject(key: string, bytes: Buffer, timeoutMs: number): Promise<void> {
+    const uri = `s3://${this.bucket}/${key}`;
+    let response: Response;
+    try {
+      response = await this.client.fetch(this.objectUrl(this.bucket, key), {
+        method: 'PUT',
+        body: bytes,
+        headers: {
+          'content-type': key.endsWith('.png') ? 'image/png' : 'application/octet-stream',
+        },
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+    } catch (error) {
+      throw new ArtifactStoreError(
+        this.baseUri,
+        `does not answer (S3 PUT ${uri}: ${errorMessage(error)})`,
+        {
+          cause: error,
+        },
+      );
+    }
+    if (response.ok) return;
+    await response.body?.cancel().catch(() => undefined);
+    const problem = `S3 PUT ${uri} failed: HTTP ${response.status}`;
+    // 5xx (and 429 SlowDown) say the service cannot now; 4xx is what was asked (a key, a bucket).
+    if (response.status >= 500 || response.status === 429)
+      throw new ArtifactStoreError(this.baseUri, `fails (${problem})`);
+    throw new Error(problem);
   }
 
   async get(uri: string): Promise<Buffer> {
     const { bucket, key } = parseS3Uri(uri);
-    const response = await this.client.fetch(this.objectUrl(bucket, key));
+    const response = await this.client.fetch(this.objectUrl(bucket, key), {
+      signal: AbortSignal.timeout(ARTIFACT_REQUEST_TIMEOUT_MS),
+    });
     if (!response.ok) throw new Error(`S3 GET ${uri} failed: HTTP ${response.status}`);
     return Buffer.from(await response.arrayBuffer());
+  }
+
+  async healthProblem(name: string, timeoutMs = 5_000): Promise<string | null> {
+    const key = [this.prefix, '.health', sanitizeId(name)].filter(Boolean).join('/');
+    try {
+      // A service has no disk to fill: a small object proves it takes writes.
+      await this.putObject(key, Buffer.from('ok'), timeoutMs);
+      return null;
+    } catch (error) {
+      return error instanceof ArtifactStoreError
+        ? error.message
+        : `the artifact store ${this.baseUri} refuses writes (${errorMessage(error)})`;
+    }
   }
 }
 

@@ -69,3 +69,27 @@ describe('S3ArtifactStore', () => {
     });
   });
 });
+
+describe('S3ArtifactStore when the service fails', () => {
+  // Once: every failed PUT used up an attempt and a Bytebot task; the worker never paused.
+  it('names the store and the cause of a 5xx or of no answer, on a put and in its health check', async () => {
+    const sut = createArtifactStore('s3://shots/runs', { s3: settings });
+    expect(await sut.healthProblem('w1')).toBeNull();
+    s3.failing = 503;
+    try {
+      await expect(sut.put(['x.png'], Buffer.from('x'))).rejects.toThrow(
+        /^the artifact store s3:\/\/shots\/runs fails \(S3 PUT s3:\/\/shots\/runs\/x\.png failed: HTTP 503\)$/,
+      );
+      expect(await sut.healthProblem('w1')).toBe(
+        'the artifact store s3://shots/runs fails (S3 PUT s3://shots/runs/.health/w1 failed: HTTP 503)',
+      );
+      s3.failing = 'hang';
+      expect(await sut.healthProblem('w1', 500)).toMatch(
+        /^the artifact store s3:\/\/shots\/runs does not answer \(S3 PUT s3:\/\/shots\/runs\/\.health\/w1: .*(timeout|aborted)/i,
+      );
+    } finally {
+      s3.failing = null;
+    }
+    expect(await sut.healthProblem('w1')).toBeNull();
+  });
+});

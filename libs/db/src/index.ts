@@ -9,4 +9,5 @@ export * from './settle-batcher.js';
 export * from './group-commit.js';
 export * from './webshop-catalog-repository.js';
 export * from './named-query.js';
-export { prepared } from './prepared-statements.js';
+export { prepared, PostgresTimeoutError } from './prepared-statements.js';
+export * from './postgres-health.js';

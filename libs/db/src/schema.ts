@@ -84,6 +84,12 @@ export interface AttemptsTable {
   finished_at: NullableTimestamp;
 }
 
+/** Written by each worker's health check: a Postgres that refuses writes fails it. */
+export interface WorkerHealthTable {
+  worker_id: string;
+  checked_at: Generated<Timestamp>;
+}
+
 export interface StepsTable {
   run_id: string;
   task_id: string;
@@ -194,6 +200,7 @@ export interface DB {
   webshop_goals: WebshopGoalsTable;
   webshop_search_snapshots: WebshopSearchSnapshotsTable;
   webshop_search_snapshot_chunks: WebshopSearchSnapshotChunksTable;
+  worker_health: WorkerHealthTable;
   run_summary: RunSummaryView;
   domain_summary: DomainSummaryView;
 }

@@ -235,3 +235,65 @@ describe('tasksRepository.openAttempts (a batch of episodes starting)', () => {
     expect(await statusOf('run-o', 'second')).toBe('queued');
   });
 });
+
+describe('tasksRepository.recordAttemptCause', () => {
+  // Once: a worker that could not write its attempt's end (Postgres read-only, out of connections)
+  // left it running, and the next attempt closed it as "worker lost" though no worker was lost.
+  it('writes the real cause on a running attempt, or over a presumed lost worker, never over an outcome', async () => {
+    await createRun('run-cause', ['presumed', 'running', 'settled']);
+    const tasks = tasksRepository(services.db);
+    const at = new Date('2026-11-26T10:00:00Z');
+    // The cut-off worker's attempt, closed as lost by the next attempt on another worker.
+    await tasks.openAttempt('run-cause', 'presumed', 'cut', 1);
+    await tasks.openAttempt('run-cause', 'presumed', 'other', 1);
+    await tasks.openAttempt('run-cause', 'running', 'cut', 1);
+    const settled = await tasks.openAttempt('run-cause', 'settled', 'cut', 1);
+    await tasks.settle('run-cause', 'settled', settled!.attempt, {
+      status: 'success',
+      totalSteps: 1,
+      durationMs: 1,
+    });
+    const cause = 'handed back: Postgres at postgres://x is read-only (…)';
+    expect(await tasks.recordAttemptCause('run-cause', 'presumed', 1, cause, at)).toBe(true);
+    expect(await tasks.recordAttemptCause('run-cause', 'running', 1, cause, at)).toBe(true);
+    expect(await tasks.recordAttemptCause('run-cause', 'settled', 1, cause, at)).toBe(false);
+    // The other worker's attempt that took the task over runs on.
+    expect(await tasks.recordAttemptCause('run-cause', 'presumed', 2, cause, at)).toBe(true);
+    const rows = await services.db
+      .selectFrom('attempts')
+      .select(['task_id', 'attempt', 'status', 'error_class', 'error', 'finished_at'])
+      .where('run_id', '=', 'run-cause')
+      .orderBy('task_id')
+      .orderBy('attempt')
+      .execute();
+    expect(rows).toEqual([
+      {
+        task_id: 'presumed',
+        attempt: 1,
+        status: 'error',
+        error_class: 'infra',
+        error: cause,
+        finished_at: at,
+      },
+      {
+        task_id: 'presumed',
+        attempt: 2,
+        status: 'error',
+        error_class: 'infra',
+        error: cause,
+        finished_at: at,
+      },
+      {
+        task_id: 'running',
+        attempt: 1,
+        status: 'error',
+        error_class: 'infra',
+        error: cause,
+        finished_at: at,
+      },
+      expect.objectContaining({ task_id: 'settled', attempt: 1, status: 'success', error: null }),
+    ]);
+    // A second write of a cause changes nothing: the first one said it.
+    expect(await tasks.recordAttemptCause('run-cause', 'running', 1, 'other', at)).toBe(false);
+  });
+});

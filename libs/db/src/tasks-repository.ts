@@ -5,6 +5,14 @@ import { prepared } from './prepared-statements.js';
 import type { NewStep, Task } from './schema.js';
 import { insertStepsStatement } from './steps-repository.js';
 
+/**
+ * What the next attempt of a task writes on an earlier one it finds still running: its worker was
+ * lost (killed, or stalled past its lock). A worker that was alive but could not write its
+ * attempt's cause (Postgres refused or did not answer) writes it later over this presumption
+ * (`recordAttemptCause`).
+ */
+export const WORKER_LOST_ERROR = 'worker lost: the job stalled and was redelivered';
+
 export interface OpenedAttempt {
   attempt: number;
   task: Task;
@@ -102,7 +110,7 @@ export function tasksRepository(db: Database) {
       ),
       closed as (
         update attempts a
-        set status = 'error', error_class = 'infra', error = 'worker lost: the job stalled and was redelivered', finished_at = now()
+        set status = 'error', error_class = 'infra', error = ${sql.lit(WORKER_LOST_ERROR)}, finished_at = now()
         from task
         where a.run_id = task.run_id and a.task_id = task.task_id and a.status = 'running'
         returning a.attempt
@@ -346,6 +354,39 @@ export function tasksRepository(db: Database) {
         select chosen.task_id, chosen.status as was from chosen order by chosen.seq
       `.execute(db);
       return result.rows.map((row) => ({ taskId: row.task_id, was: row.was }));
+    },
+
+    /**
+     * Writes the real cause of an attempt's end (an infrastructure error, at `at`) that its worker
+     * could not write when it happened: on the attempt while it is still running, or over the
+     * presumption of a lost worker that a later attempt wrote meanwhile; never over any other
+     * outcome. Returns whether it was written.
+     */
+    async recordAttemptCause(
+      runId: string,
+      taskId: string,
+      attempt: number,
+      cause: string,
+      at: Date,
+    ): Promise<boolean> {
+      const written = await db
+        .updateTable('attempts')
+        .set({ status: 'error', error_class: 'infra', error: cause, finished_at: at })
+        .where('run_id', '=', runId)
+        .where('task_id', '=', taskId)
+        .where('attempt', '=', attempt)
+        .where((eb) =>
+          eb.or([
+            eb('status', '=', 'running'),
+            eb.and([
+              eb('status', '=', 'error'),
+              eb('error_class', '=', 'infra'),
+              eb('error', '=', WORKER_LOST_ERROR),
+            ]),
+          ]),
+        )
+        .executeTakeFirst();
+      return Number(written.numUpdatedRows) > 0;
     },
 
     /**

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { to as copyTo } from 'pg-copy-streams';
 import { readBinaryCopyOfOneColumn } from './copy-binary.js';
-import { withPostgresClient, type Database } from './database.js';
+import { allowLongTransaction, withPostgresClient, type Database } from './database.js';
 import { prepared } from './prepared-statements.js';
 
 const PAGE = 1_000;
@@ -118,6 +118,7 @@ export function webshopCatalogRepository(db: Database) {
       ) => Promise<{ goals: readonly CatalogGoalRow[]; searchSnapshot: SearchSnapshotUpload }>,
     ): Promise<{ products: number; goals: number }> {
       return db.transaction().execute(async (trx) => {
+        await allowLongTransaction(trx);
         await trx.deleteFrom('webshop_catalogs').where('id', '=', header.id).execute();
         await trx
           .insertInto('webshop_catalogs')
@@ -171,6 +172,7 @@ export function webshopCatalogRepository(db: Database) {
     /** Stores (or replaces) the search snapshot of the catalog's current version, in one transaction. */
     async replaceSearchSnapshot(catalogId: string, upload: SearchSnapshotUpload): Promise<void> {
       await db.transaction().execute(async (trx) => {
+        await allowLongTransaction(trx);
         const catalog = await trx
           .selectFrom('webshop_catalogs')
           .select('version')
@@ -213,14 +215,18 @@ export function webshopCatalogRepository(db: Database) {
       catalogId: string,
       onBytes: (piece: Buffer) => Promise<void> | void,
     ): Promise<number> {
-      return withPostgresClient(db, async (client) => {
-        const stream = client.query(
-          copyTo(
-            `copy (select data from webshop_search_snapshot_chunks where catalog_id = ${client.escapeLiteral(catalogId)} order by chunk) to stdout (format binary)`,
-          ),
-        );
-        return readBinaryCopyOfOneColumn(stream, onBytes);
-      });
+      return withPostgresClient(
+        db,
+        async (client) => {
+          const stream = client.query(
+            copyTo(
+              `copy (select data from webshop_search_snapshot_chunks where catalog_id = ${client.escapeLiteral(catalogId)} order by chunk) to stdout (format binary)`,
+            ),
+          );
+          return readBinaryCopyOfOneColumn(stream, onBytes);
+        },
+        { statementTimeoutMs: 30 * 60_000 },
+      );
     },
 
     /**

@@ -10,3 +10,4 @@ export * from './lost-job-watcher.js';
 export * from './worker-config.js';
 export * from './health-gate.js';
 export * from './worker-heartbeat.js';
+export * from './attempt-records.js';

@@ -13,6 +13,44 @@ export interface EnqueueItem<P> {
   options?: JobsOptions;
 }
 
+/**
+ * Clears what is left of a job that no BullMQ state holds, so its id can be added again (BullMQ
+ * ignores an add whose id has a record). One script, so nothing moves between the look and the
+ * delete: a job waiting, delayed, prioritized, active or locked by a worker is live and left alone
+ * (-1); a finished one or a record in no state (a Redis that evicted part of it) is deleted (1);
+ * nothing there at all is 0. Keys: the six live states, completed, failed, then the job's hash and
+ * its lock; the rest of the job's keys follow. Each is looked at by its type, as keys a state has
+ * never held do not exist.
+ */
+const CLEAR_DEAD_JOB = `
+local id = ARGV[1]
+local function holds(key)
+  local kind = redis.call('TYPE', key)['ok']
+  if kind == 'list' then return redis.call('LPOS', key, id) ~= false end
+  if kind == 'zset' then return redis.call('ZSCORE', key, id) ~= false end
+  if kind == 'set' then return redis.call('SISMEMBER', key, id) == 1 end
+  return false
+end
+for i = 1, 6 do
+  if holds(KEYS[i]) then return -1 end
+end
+if redis.call('EXISTS', KEYS[10]) == 1 then return -1 end
+redis.call('ZREM', KEYS[7], id)
+redis.call('ZREM', KEYS[8], id)
+local deleted = 0
+for i = 9, #KEYS do
+  deleted = deleted + redis.call('DEL', KEYS[i])
+end
+if deleted > 0 then return 1 end
+return 0
+`;
+
+const LIVE_STATES = ['wait', 'paused', 'active', 'prioritized', 'delayed', 'waiting-children'];
+const JOB_SUBKEYS = ['lock', 'logs', 'dependencies', 'processed', 'failed', 'unsuccessful'];
+
+/** What `clearDeadJobs` found of a job: live (left alone), cleared (its old record deleted), absent. */
+export type DeadJobClearing = 'live' | 'cleared' | 'absent';
+
 /** Channel on which `scheduler cancel` tells workers to abort the active jobs of a run. */
 export function cancelChannel(prefix: string): string {
   return `${prefix}:benchfleet:cancel-run`;
@@ -104,6 +142,41 @@ export class JobProducer {
       removed += codes.filter((code) => code === 1).length;
     }
     return removed;
+  }
+
+  /**
+   * Makes room to add each of `jobIds` again (see CLEAR_DEAD_JOB): a live job is left alone; a
+   * finished job, or the record of one that Redis left in no state, is deleted, atomically, so
+   * two keepers or resumes at once cannot delete a job the other just added and a worker took.
+   */
+  async clearDeadJobs(
+    queueName: string,
+    jobIds: readonly string[],
+  ): Promise<Map<string, DeadJobClearing>> {
+    const queue = this.queue(queueName);
+    const keys = queue.keys as Record<string, string>;
+    const states = [...LIVE_STATES, 'completed', 'failed'].map((state) => keys[state] ?? '');
+    const found = new Map<string, DeadJobClearing>();
+    for (let i = 0; i < jobIds.length; i += REMOVE_PAGE) {
+      const page = jobIds.slice(i, i + REMOVE_PAGE);
+      const codes = await Promise.all(
+        page.map((jobId) => {
+          const jobKey = `${keys[''] ?? ''}${jobId}`;
+          const jobKeys = [jobKey, ...JOB_SUBKEYS.map((sub) => `${jobKey}:${sub}`)];
+          return this.connection.eval(
+            CLEAR_DEAD_JOB,
+            states.length + jobKeys.length,
+            ...states,
+            ...jobKeys,
+            jobId,
+          ) as Promise<number>;
+        }),
+      );
+      page.forEach((jobId, index) =>
+        found.set(jobId, codes[index] === -1 ? 'live' : codes[index] === 1 ? 'cleared' : 'absent'),
+      );
+    }
+    return found;
   }
 
   async publishCancel(runId: string): Promise<void> {

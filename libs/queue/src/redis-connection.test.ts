@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { checkRedis, createRedisConnection } from './redis-connection.js';
+import { TcpRelay, useTestServices } from '@benchfleet/testing';
+import {
+  checkRedis,
+  createRedisConnection,
+  maxmemoryPolicyOf,
+  REDIS_DEADLINES,
+  refuseEvictingRedis,
+} from './redis-connection.js';
+
+const services = useTestServices();
 
 describe('createRedisConnection', () => {
   it('takes TLS from rediss:// and the password from the URL; workers never give up on a command', () => {
@@ -12,6 +21,10 @@ describe('createRedisConnection', () => {
       expect(sut.options.port).toBe(6380);
       expect(sut.options.db).toBe(2);
       expect(sut.options.maxRetriesPerRequest).toBeNull();
+      // Above BullMQ's longest blocking read (10 s), so an idle worker's wait never times out.
+      expect(sut.options.commandTimeout).toBe(REDIS_DEADLINES.commandTimeoutMs.worker);
+      expect(sut.options.commandTimeout).toBeGreaterThan(11_000);
+      expect(sut.options.keepAlive).toBe(REDIS_DEADLINES.keepAliveMs);
     } finally {
       sut.disconnect();
     }
@@ -22,6 +35,7 @@ describe('createRedisConnection', () => {
     try {
       expect(sut.options.tls).toBeFalsy();
       expect(sut.options.maxRetriesPerRequest).toBe(2);
+      expect(sut.options.commandTimeout).toBe(REDIS_DEADLINES.commandTimeoutMs.producer);
     } finally {
       sut.disconnect();
     }
@@ -38,5 +52,45 @@ describe('checkRedis', () => {
       /^REDIS_URL: cannot reach Redis at redis:\/\/:\*\*\*@127\.0\.0\.1:1/,
     );
     expect((error as Error).message).not.toContain('hunter2');
+  });
+});
+
+describe('checkRedis on a network that drops every packet', () => {
+  // Once: the connection's ready check (INFO) had no deadline and the check waited as long as the network did.
+  it('fails in one line naming the variable', async () => {
+    const target = new URL(services.redisUrl);
+    const relay = await TcpRelay.open(target.hostname, Number(target.port || 6379));
+    try {
+      relay.blackhole();
+      await expect(
+        checkRedis(relay.rewrite(services.redisUrl), 'REDIS_URL', 1_000),
+      ).rejects.toThrow(
+        /^REDIS_URL: cannot reach Redis at redis:\/\/127\.0\.0\.1:\d+.*(timed out|no answer)/,
+      );
+    } finally {
+      relay.forward();
+      await relay.close();
+    }
+  });
+
+  it('tells the eviction policy of a Redis that answers', async () => {
+    const facts = await checkRedis(services.redisUrl, 'REDIS_URL', 5_000);
+    expect(facts.maxmemoryPolicy).toMatch(/^[a-z-]+$/);
+  });
+});
+
+describe('refuseEvictingRedis', () => {
+  it('refuses any policy but noeviction in one line naming the setting, its value and the fix', () => {
+    expect(() =>
+      refuseEvictingRedis('redis://:pw@cache:6379', { maxmemoryPolicy: 'allkeys-lru' }),
+    ).toThrow(
+      /^REDIS_URL: Redis at redis:\/\/:\*\*\*@cache:6379\/? has maxmemory-policy allkeys-lru, .*set maxmemory-policy noeviction/,
+    );
+    expect(() =>
+      refuseEvictingRedis('redis://cache', { maxmemoryPolicy: 'noeviction' }),
+    ).not.toThrow();
+    expect(
+      maxmemoryPolicyOf('# Memory\r\nused_memory:1\r\nmaxmemory_policy:volatile-lru\r\n'),
+    ).toBe('volatile-lru');
   });
 });

@@ -1,5 +1,11 @@
 import { UnrecoverableError } from 'bullmq';
-import { errorMessage, faultKindOf, redactSecrets, type Logger } from '@benchfleet/core';
+import {
+  createLogger,
+  errorMessage,
+  faultKindOf,
+  redactSecrets,
+  type Logger,
+} from '@benchfleet/core';
 import {
   tasksRepository,
   GroupCommit,
@@ -13,9 +19,12 @@ import {
   type TaskOutcomeRecord,
 } from '@benchfleet/db';
 import type { TaskPayload } from './job-catalog.js';
+import { PendingAttemptRecords } from './attempt-records.js';
 import {
   ABORT_REASONS,
   abortReasonOf,
+  outageOf,
+  ServiceOutageError,
   type JobContext,
   type JobHandler,
 } from './worker-runtime.js';
@@ -67,6 +76,9 @@ export interface TaskProcessorDeps {
     tokensIn: number;
     tokensOut: number;
   }): void;
+  /** Where outcomes Postgres did not take wait to be written (one per process; made here if not given). */
+  records?: PendingAttemptRecords;
+  logger?: Logger;
 }
 
 /**
@@ -87,6 +99,13 @@ export function createTaskJobHandler(
     },
   );
   const settler = new SettleBatcher(tasks, deps.steps);
+  const records =
+    deps.records ??
+    new PendingAttemptRecords(
+      tasks,
+      deps.logger ?? createLogger({ level: 'warn' }),
+      deps.onRunSettled,
+    );
   return async (job) => {
     const { runId, taskId } = job.payload;
     const opened = await opener.submit({
@@ -118,6 +137,28 @@ export function createTaskJobHandler(
       }
       if (result.runSettled) await deps.onRunSettled(runId);
       return result;
+    };
+    /**
+     * Settles, or when Postgres does not take it keeps it to be written when it does (`cause` is
+     * what the attempt says if by then its outcome no longer can be). Resolves to the settle's
+     * error, or undefined once written.
+     */
+    const settleOrKeep = async (
+      outcome: TaskOutcomeRecord,
+      final: boolean,
+      cause = outcome.error ?? `${outcome.status}`,
+    ): Promise<unknown> => {
+      const at = new Date();
+      try {
+        await settle(outcome, final);
+        // A later attempt may have taken the task meanwhile and presumed this worker lost.
+        if (outcome.status === 'error' && outcome.errorClass === 'infra')
+          await tasks.recordAttemptCause(runId, taskId, attempt, cause, at);
+        return undefined;
+      } catch (error) {
+        records.keep({ runId, taskId, attempt, outcome, taskFinal: final }, cause, error);
+        return error;
+      }
     };
     let stepsSeen = 0;
     let lastStepAt = 0;
@@ -152,28 +193,31 @@ export function createTaskJobHandler(
       const reason = abortReasonOf(job.signal);
       const message = redactSecrets(errorMessage(error));
       const durationMs = Date.now() - started;
+      const infra = (detail: string): TaskOutcomeRecord => ({
+        status: 'error',
+        errorClass: 'infra',
+        totalSteps: stepsSeen,
+        durationMs,
+        error: detail,
+      });
       if (reason === ABORT_REASONS.cancelled) {
-        await settle(
+        await settleOrKeep(
           { status: 'cancelled', totalSteps: stepsSeen, durationMs, error: 'run cancelled' },
           true,
         );
         return { cancelled: true };
       }
       if (reason === ABORT_REASONS.shutdown) {
-        await settle(
-          {
-            status: 'error',
-            errorClass: 'infra',
-            totalSteps: stepsSeen,
-            durationMs,
-            error: 'handed back at worker shutdown',
-          },
-          false,
-        );
+        await settleOrKeep(infra('handed back at worker shutdown'), false);
+        throw error;
+      }
+      // The worker handed its jobs back: a service it needs has been down for too long.
+      if (reason === ABORT_REASONS.outage) {
+        await settleOrKeep(infra(`handed back: ${outageOf(job.signal)}`), false);
         throw error;
       }
       if (error instanceof UnrecoverableError || faultKindOf(error) === 'permanent') {
-        await settle(
+        await settleOrKeep(
           {
             status: 'error',
             errorClass: 'permanent',
@@ -185,14 +229,22 @@ export function createTaskJobHandler(
         );
         throw error instanceof UnrecoverableError ? error : new UnrecoverableError(message);
       }
+      // A failure while a service the worker needs is down is the outage's, not the task's: the
+      // job goes back to the queue without using up an attempt, and the attempt says why.
+      const outage = await job.outage(error);
+      if (outage) {
+        // The attempt's own message too, unless it only repeats the outage: it may say more (a
+        // desktop found dead after step 4, from the agent's failed actions and a probe).
+        const failedWith =
+          message === outage || message === `handed back: ${outage}`
+            ? ''
+            : ` (the attempt failed with: ${message})`;
+        await settleOrKeep(infra(`handed back: ${outage}${failedWith}`), false);
+        throw new ServiceOutageError(outage);
+      }
       const lastAttempt = job.job.attemptsMade + 1 >= (job.job.opts.attempts ?? 1);
       const detail = reason === ABORT_REASONS.deadline ? `deadline exceeded: ${message}` : message;
-      await settle(
-        { status: 'error', errorClass: 'infra', totalSteps: stepsSeen, durationMs, error: detail },
-        lastAttempt,
-      ).catch((settleError: unknown) =>
-        logger.error({ err: settleError }, 'could not record the failed attempt'),
-      );
+      await settleOrKeep(infra(detail), lastAttempt);
       throw error;
     }
     const errorClass = outcome.status === 'error' ? (outcome.errorClass ?? 'agent') : null;
@@ -201,7 +253,32 @@ export function createTaskJobHandler(
       errorClass,
       durationMs: outcome.durationMs ?? Date.now() - started,
     };
-    const { recorded } = await settle(record, true);
+    let recorded: boolean;
+    try {
+      ({ recorded } = await settle(record, true));
+    } catch (settleError) {
+      // The outcome is kept and written when Postgres takes it; if the task has run again by then,
+      // the attempt says its outcome could not be written, and why.
+      const why = redactSecrets(errorMessage(settleError));
+      records.keep(
+        { runId, taskId, attempt, outcome: record, taskFinal: true },
+        `its outcome (${record.status}) could not be written before the task ran again: ${why}`,
+        settleError,
+      );
+      const outage = await job.outage(settleError);
+      throw outage ? new ServiceOutageError(outage) : settleError;
+    }
+    if (!recorded) {
+      // The task was taken again before this outcome came (its lock lapsed while the worker could
+      // not reach Redis, or the worker handed it back): the attempt says so instead of "worker lost".
+      const outage = outageOf(job.signal) ?? (await job.outage().catch(() => null));
+      const cause = `its outcome (${record.status}) came after the task was taken again${outage ? ` (handed back: ${outage})` : ''}`;
+      await tasks
+        .recordAttemptCause(runId, taskId, attempt, cause, new Date())
+        .catch((error: unknown) =>
+          records.keep({ runId, taskId, attempt, outcome: record, taskFinal: true }, cause, error),
+        );
+    }
     logger.debug({ status: outcome.status, steps: outcome.totalSteps, recorded }, 'task settled');
     return { status: outcome.status, recorded };
   };

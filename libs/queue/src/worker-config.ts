@@ -42,6 +42,11 @@ export const workerConfigShape = {
   lockDurationMs: wholeNumber('of milliseconds')
     .positive('expected a positive whole number of milliseconds')
     .optional(),
+  /** From a lost service (Postgres, Redis, the stack, the artifact store) to the worker's jobs back in the queue. */
+  handBackS: z.coerce
+    .number({ error: 'expected a number of seconds, at least 3' })
+    .min(3, 'expected a number of seconds, at least 3')
+    .default(30),
 };
 
 export const WORKER_CONFIG_LABELS = {
@@ -51,6 +56,7 @@ export const WORKER_CONFIG_LABELS = {
   metricsPort: '--metrics-port (or BENCHFLEET_METRICS_PORT)',
   metricsHost: '--metrics-host (or BENCHFLEET_METRICS_HOST)',
   lockDurationMs: 'BENCHFLEET_LOCK_MS',
+  handBackS: 'BENCHFLEET_HANDBACK_S',
 } as const;
 
 /** The raw values of those settings: flags first, then their environment variables, then the app's defaults. */
@@ -66,6 +72,7 @@ export function workerConfigInput(
     metricsPort: flags.metricsPort ?? (env.BENCHFLEET_METRICS_PORT || undefined),
     metricsHost: flags.metricsHost ?? (env.BENCHFLEET_METRICS_HOST || undefined),
     lockDurationMs: env.BENCHFLEET_LOCK_MS || undefined,
+    handBackS: env.BENCHFLEET_HANDBACK_S || undefined,
   };
 }
 
@@ -80,6 +87,7 @@ export function workerProcessSettings(config: WorkerConfig) {
     logLevel: config.logLevel,
     workerId: config.workerId,
     graceMs: config.graceS * 1000,
+    handBackMs: Math.round(config.handBackS * 1000),
     metricsHost: config.metricsHost,
     ...(config.metricsPort !== undefined ? { metricsPort: config.metricsPort } : {}),
     ...(config.lockDurationMs !== undefined

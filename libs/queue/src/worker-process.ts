@@ -1,22 +1,25 @@
-import { createLogger, type Logger } from '@benchfleet/core';
+import { causeOf, createLogger, errorMessage, RepeatedLog, type Logger } from '@benchfleet/core';
 import {
   checkDatabase,
   checkSchema,
   createDatabase,
+  PostgresHealthProbe,
+  postgresOutageOf,
   StepWriter,
   stepsRepository,
+  tasksRepository,
   type Database,
 } from '@benchfleet/db';
 import { migrations } from '@benchfleet/migrations';
 import { aggregateJobId, aggregateRunJob } from './job-catalog.js';
-import { checkRedis } from './redis-connection.js';
+import { checkRedis, refuseEvictingRedis } from './redis-connection.js';
+import { PendingAttemptRecords } from './attempt-records.js';
+import { DEFAULT_HAND_BACK_MS, handBackTimings } from './health-gate.js';
 import { JobProducer } from './job-producer.js';
 import { startWorkerRuntime, type ServedJob, type WorkerRuntime } from './worker-runtime.js';
 import type { TaskProcessorDeps } from './task-processor.js';
 import { startMetricsServer, WorkerMetrics, type MetricsServer } from './worker-metrics.js';
-import { allHealthy, type HealthCheck } from './health-gate.js';
-import { sql } from 'kysely';
-import { errorMessage, redactSecrets } from '@benchfleet/core';
+import { allHealthy, type HealthCheck, type HealthReport } from './health-gate.js';
 
 export interface WorkerProcessSettings {
   app: string;
@@ -34,8 +37,12 @@ export interface WorkerProcessSettings {
   metricsHost?: string;
   lockDurationMs?: number;
   stalledIntervalMs?: number;
-  /** What else the worker needs up besides Postgres (checked always), e.g. its Bytebot stack. */
+  /** From a service lost to the worker's jobs back in the queue, at most (BENCHFLEET_HANDBACK_S; default 30 s). */
+  handBackMs?: number;
+  /** What else the worker needs up besides Postgres and Redis (checked always), e.g. its Bytebot stack. */
   healthCheck?: HealthCheck;
+  /** The artifact store the worker writes to: checked like Postgres (a full disk pauses the worker). */
+  artifactStore?: { healthProblem(name: string, timeoutMs?: number): Promise<string | null> };
   /**
    * Summarises a run whose last task this worker settled, so a run gets its summary with no
    * aggregate worker running; when it fails (or is not given) the aggregate job does it.
@@ -71,13 +78,22 @@ export async function startWorkerProcess(
   settings: WorkerProcessSettings,
   buildJobs: (services: WorkerServices) => Promise<readonly ServedJob[]>,
 ): Promise<RunningWorker> {
-  await Promise.all([
+  const [, redisFacts] = await Promise.all([
     checkDatabase(settings.databaseUrl, 'DATABASE_URL'),
     checkRedis(settings.redisUrl, 'REDIS_URL'),
   ]);
+  refuseEvictingRedis(settings.redisUrl, redisFacts);
   const logger = createLogger({ level: settings.logLevel, name: settings.app });
+  // Errors of one cause (every connection of the pool ends at once on a restart) once per interval.
+  const repeated = new RepeatedLog(logger.child({ worker: settings.workerId }));
   const db = createDatabase(settings.databaseUrl, {
     max: Math.min(20, Math.max(4, Math.ceil(settings.concurrency / 4))),
+    onError: (error) =>
+      repeated.warn(
+        `pg:${causeOf(error)}`,
+        { err: error },
+        `Postgres connection: ${errorMessage(error)}`,
+      ),
   });
   await checkSchema(db, migrations).catch(async (error: unknown) => {
     await db.destroy();
@@ -88,27 +104,35 @@ export async function startWorkerProcess(
   const producer = new JobProducer(settings.redisUrl, settings.prefix, 'worker');
   const metrics = new WorkerMetrics(settings.queue, { worker: settings.workerId });
   metrics.watchQueue(producer.queue(settings.queue));
+  const onRunSettled = async (runId: string): Promise<void> => {
+    if (settings.summarizeRun) {
+      try {
+        await settings.summarizeRun(db, runId);
+        logger.info({ run: runId }, 'run settled and summarised');
+        return;
+      } catch (error) {
+        logger.warn(
+          { run: runId, err: error },
+          'run settled but could not be summarised here: leaving it to the aggregate job',
+        );
+      }
+    }
+    await producer.enqueue(aggregateRunJob, { payload: { runId }, jobId: aggregateJobId(runId) });
+    logger.info({ run: runId }, 'run settled: aggregate job enqueued');
+  };
+  const records = new PendingAttemptRecords(tasksRepository(db), logger, onRunSettled);
   const taskDeps: TaskProcessorDeps = {
     db,
     steps,
-    onRunSettled: async (runId) => {
-      if (settings.summarizeRun) {
-        try {
-          await settings.summarizeRun(db, runId);
-          logger.info({ run: runId }, 'run settled and summarised');
-          return;
-        } catch (error) {
-          logger.warn(
-            { run: runId, err: error },
-            'run settled but could not be summarised here: leaving it to the aggregate job',
-          );
-        }
-      }
-      await producer.enqueue(aggregateRunJob, { payload: { runId }, jobId: aggregateJobId(runId) });
-      logger.info({ run: runId }, 'run settled: aggregate job enqueued');
-    },
+    onRunSettled,
     onOutcome: (event) => metrics.outcome(event),
+    records,
+    logger,
   };
+  const handBackMs = settings.handBackMs ?? DEFAULT_HAND_BACK_MS;
+  const { timeoutMs } = handBackTimings(handBackMs);
+  const probe = new PostgresHealthProbe(settings.databaseUrl, settings.workerId, timeoutMs);
+  const artifactStore = settings.artifactStore;
   const jobs = await buildJobs({ db, logger, metrics, taskDeps });
   let stopping = false;
   let pausedBecause: string | null = null;
@@ -125,10 +149,28 @@ export async function startWorkerProcess(
     ...(settings.stalledIntervalMs !== undefined
       ? { stalledIntervalMs: settings.stalledIntervalMs }
       : {}),
+    handBackMs,
     healthCheck: allHealthy([
-      postgresHealth(db, settings.databaseUrl),
+      async () => {
+        const problem = await probe.problem();
+        return problem === null ? { ok: true } : { ok: false, reason: problem };
+      },
+      ...(artifactStore
+        ? [
+            async (): Promise<HealthReport> => {
+              const problem = await artifactStore.healthProblem(settings.workerId, timeoutMs);
+              return problem === null ? { ok: true } : { ok: false, reason: problem };
+            },
+          ]
+        : []),
       ...(settings.healthCheck ? [settings.healthCheck] : []),
     ]),
+    outageOf: (error) => postgresOutageOf(error, settings.databaseUrl),
+    // What Postgres did not take during the outage is written before the next job is taken.
+    onRecovered: async () => {
+      const left = await records.flush();
+      if (left > 0) throw new Error(`${left} kept attempt record(s) still not written`);
+    },
     onPause: (reason) => (pausedBecause = reason),
     onJobFinished: (event) => metrics.jobFinished(event),
   });
@@ -156,6 +198,15 @@ export async function startWorkerProcess(
       await steps
         .flush()
         .catch((error: unknown) => logger.error({ err: error }, 'could not write the last steps'));
+      const left = await records.flush();
+      if (left > 0)
+        logger.error(
+          { left },
+          'Postgres did not take these attempt records before exit: their attempts will read "worker lost"',
+        );
+      records.close();
+      repeated.flush();
+      await probe.close();
       await producer.close();
       await metricsServer?.close();
       await db.destroy();
@@ -168,19 +219,4 @@ export async function startWorkerProcess(
     });
   }
   return { runtime, db, ...(metricsServer ? { metricsServer } : {}), logger, stop, finished };
-}
-
-/** Postgres answers a query within the pool's connect timeout; the reason names it (password hidden) and the cause. */
-function postgresHealth(db: Database, url: string): HealthCheck {
-  return async () => {
-    try {
-      await sql`select 1`.execute(db);
-      return { ok: true };
-    } catch (error) {
-      return {
-        ok: false,
-        reason: `Postgres at ${redactSecrets(url)} does not answer (${errorMessage(error) || 'connection failed'})`,
-      };
-    }
-  };
 }

@@ -84,6 +84,8 @@ export async function enqueueRun(
 export interface RequeueReport {
   /** Tasks given a new job. */
   requeued: string[];
+  /** Of those, tasks whose old job record was deleted first: finished, failed, or in no state. */
+  replaced: string[];
   /** Tasks whose job waits already. */
   alreadyQueued: string[];
   /** Tasks a worker runs now. */
@@ -95,9 +97,12 @@ const PAGE = 500;
 
 /**
  * Makes sure each of `taskIds` (open tasks of the run) has a job: one waiting or running is left
- * alone; a finished, failed or missing one is replaced (BullMQ would ignore a re-add of its id).
- * A task that gets its outcome meanwhile may get a job too: its attempt finds the outcome and does
- * nothing, so no task runs twice.
+ * alone; a finished or failed one, or the record of one that Redis left in no state (an evicted
+ * key), is deleted and the task gets a new job under the same id (BullMQ would ignore a re-add of
+ * an id that has a record). The delete looks again at the job in the same script, so a job that a
+ * concurrent keeper or resume just added is live and kept: an id never holds two jobs. A task that
+ * gets its outcome meanwhile may get a job too: its attempt finds the outcome and does nothing, so
+ * no task runs twice.
  */
 export async function ensureJobs(
   producer: JobProducer,
@@ -106,25 +111,33 @@ export async function ensureJobs(
   taskIds: readonly string[],
 ): Promise<RequeueReport> {
   const queue = producer.queue(benchmark.job.queue);
-  const report: RequeueReport = { requeued: [], alreadyQueued: [], active: [] };
+  const report: RequeueReport = { requeued: [], replaced: [], alreadyQueued: [], active: [] };
   for (let i = 0; i < taskIds.length; i += PAGE) {
     const page = taskIds.slice(i, i + PAGE);
     const states = await Promise.all(
       page.map((taskId) => queue.getJobState(taskJobId(runId, taskId))),
     );
-    const toAdd: string[] = [];
-    await Promise.all(
-      page.map(async (taskId, index) => {
-        const state = states[index] ?? 'unknown';
-        if (state === 'active') report.active.push(taskId);
-        else if (WAITING_STATES.has(state)) report.alreadyQueued.push(taskId);
-        else {
-          if (state !== 'unknown')
-            await queue.remove(taskJobId(runId, taskId), { removeChildren: false }).catch(() => 0);
-          toAdd.push(taskId);
-        }
-      }),
+    const candidates: string[] = [];
+    page.forEach((taskId, index) => {
+      const state = states[index] ?? 'unknown';
+      if (state === 'active') report.active.push(taskId);
+      else if (WAITING_STATES.has(state)) report.alreadyQueued.push(taskId);
+      else candidates.push(taskId);
+    });
+    const cleared = await producer.clearDeadJobs(
+      benchmark.job.queue,
+      candidates.map((taskId) => taskJobId(runId, taskId)),
     );
+    const toAdd: string[] = [];
+    for (const taskId of candidates) {
+      const found = cleared.get(taskJobId(runId, taskId));
+      // Taken by a worker, or added by another keeper, since the look above.
+      if (found === 'live') report.alreadyQueued.push(taskId);
+      else {
+        if (found === 'cleared') report.replaced.push(taskId);
+        toAdd.push(taskId);
+      }
+    }
     await producer.enqueueBulk(benchmark.job, jobItems(runId, toAdd));
     report.requeued.push(...toAdd);
   }

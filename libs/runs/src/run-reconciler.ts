@@ -1,4 +1,4 @@
-import type { Logger } from '@benchfleet/core';
+import { causeOf, RepeatedLog, type Logger } from '@benchfleet/core';
 import type { BenchmarkRegistry } from '@benchfleet/benchmark-kit';
 import { runsRepository, tasksRepository, type Database } from '@benchfleet/db';
 import { taskJobId, type JobProducer } from '@benchfleet/queue';
@@ -112,10 +112,16 @@ export async function reconcileRuns(
       if (toRequeue.length > 0) {
         const requeued = await ensureJobs(deps.producer, benchmark, run.id, toRequeue);
         report.requeued += requeued.requeued.length;
-        deps.logger.warn(
-          { run: run.id, tasks: requeued.requeued.length, sample: requeued.requeued.slice(0, 5) },
-          'open tasks had no job that would run them: re-enqueued',
-        );
+        if (requeued.requeued.length > 0)
+          deps.logger.warn(
+            {
+              run: run.id,
+              tasks: requeued.requeued.length,
+              replaced: requeued.replaced.length,
+              sample: requeued.requeued.slice(0, 5),
+            },
+            `open tasks had no job that would run them: re-enqueued (${requeued.replaced.length} replacing a finished job or a record left in no state)`,
+          );
       }
     }
     const stillOpen = await tasks.openTaskIds(run.id);
@@ -136,6 +142,8 @@ export function startReconciler(
   let stopped = false;
   let round: Promise<void> = Promise.resolve();
   let timer: NodeJS.Timeout | undefined;
+  // A round a second fails alike through a whole outage: said once per interval, with a count.
+  const repeated = new RepeatedLog(deps.logger);
   const tick = () => {
     round = reconcileRuns(deps, options.graceMs !== undefined ? { graceMs: options.graceMs } : {})
       .then((report) => {
@@ -143,7 +151,11 @@ export function startReconciler(
           deps.logger.info(report, 'reconciled the queues with Postgres');
       })
       .catch((error: unknown) =>
-        deps.logger.warn({ err: error }, 'reconciling failed; trying again at the next round'),
+        repeated.warn(
+          `reconcile:${causeOf(error)}`,
+          { err: error },
+          'reconciling failed; trying again at the next round',
+        ),
       )
       .finally(() => {
         if (!stopped) timer = setTimeout(tick, options.intervalMs);
@@ -155,6 +167,7 @@ export function startReconciler(
       stopped = true;
       if (timer) clearTimeout(timer);
       await round;
+      repeated.flush();
     },
   };
 }

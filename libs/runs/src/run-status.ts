@@ -3,6 +3,7 @@ import type { BenchmarkRegistry } from '@benchfleet/benchmark-kit';
 import { runsRepository, type Database, type RunSummaryRow } from '@benchfleet/db';
 import {
   AGGREGATE_QUEUE,
+  maxmemoryPolicyOf,
   readWorkerBeats,
   type JobProducer,
   type WorkerBeat,
@@ -70,6 +71,12 @@ export async function readRunStatus(
     (beat) => beat.queue === benchmark.job.queue || beat.queue === AGGREGATE_QUEUE,
   );
   const notes: string[] = [];
+  // Workers refuse to start on such a Redis; this is one that changed under a running fleet.
+  const policy = maxmemoryPolicyOf(await producer.connection.info('memory'));
+  if (policy !== undefined && policy !== 'noeviction')
+    notes.push(
+      `Redis maxmemory-policy is ${policy}: it may evict queue keys (a job left in no state never runs); set maxmemory-policy noeviction`,
+    );
   if (pending > 0) {
     const serving = workers.filter(
       (beat) => beat.queue === benchmark.job.queue && beat.state === 'serving',

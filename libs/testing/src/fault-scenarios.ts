@@ -57,6 +57,9 @@ async function finish(
   };
 }
 
+/** For scenarios kept in other files: the verdict once the fleet has converged (see `finish`). */
+export { finish as finishFault, withFleet as withFaultFleet };
+
 async function withFleet<T>(
   options: Parameters<typeof FaultFleet.start>[0],
   body: (fleet: FaultFleet) => Promise<T>,

@@ -68,12 +68,21 @@ function runNode(
 /** A long-running CLI (a worker); `ready` resolves when its log says `readyText`. */
 export interface StartedProcess {
   child: ChildProcess;
+  /** The last 200,000 characters it wrote (stdout and stderr). */
   output(): string;
+  /** How many lines it has written in all (a log storm is counted, not kept). */
+  lines(): number;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-export function startCli(name: CliName, args: string[], env: NodeJS.ProcessEnv): StartedProcess {
-  return startNode([cliBin(name), ...args], env);
+/** `wrap`: a command prefix the CLI runs under, e.g. `ip netns exec <namespace>` for a host of its own. */
+export function startCli(
+  name: CliName,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  wrap: readonly string[] = [],
+): StartedProcess {
+  return startNode([cliBin(name), ...args], env, wrap);
 }
 
 /** Starts an entry script (`node --import tsx file …`; `tsx: false` for JavaScript that loads its own), e.g. a worker. */
@@ -87,21 +96,26 @@ export function startScript(
   return startNode([...nodeArgs, ...(tsx ? ['--import', 'tsx'] : []), file, ...args], env);
 }
 
-function startNode(argv: string[], env: NodeJS.ProcessEnv): StartedProcess {
-  const child = spawn(process.execPath, argv, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+function startNode(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  wrap: readonly string[] = [],
+): StartedProcess {
+  const [command, ...prefix] = [...wrap, process.execPath];
+  const child = spawn(command!, [...prefix, ...argv], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
-  child.stdout?.on(
-    'data',
-    (chunk: Buffer) => (output = (output + chunk.toString()).slice(-200_000)),
-  );
-  child.stderr?.on(
-    'data',
-    (chunk: Buffer) => (output = (output + chunk.toString()).slice(-200_000)),
-  );
+  let lines = 0;
+  const take = (chunk: Buffer) => {
+    const text = chunk.toString();
+    output = (output + text).slice(-200_000);
+    for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) lines += 1;
+  };
+  child.stdout?.on('data', take);
+  child.stderr?.on('data', take);
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once('exit', (code, signal) => resolve({ code, signal })),
   );
-  return { child, output: () => output, exited };
+  return { child, output: () => output, lines: () => lines, exited };
 }
 
 export async function waitFor<T>(

@@ -8,12 +8,15 @@ export function configureMigrate(command: Command): void {
 }
 
 async function migrate(): Promise<void> {
-  await withSchedulerServices({ redis: false, schema: false }, async ({ db }) => {
-    const { applied } = await migrateToLatest(db, migrations);
-    process.stdout.write(
-      applied.length
-        ? `applied ${applied.length} migration(s): ${applied.join(', ')}\n`
-        : 'schema is up to date\n',
-    );
-  });
+  await withSchedulerServices(
+    { redis: false, schema: false, longStatements: true },
+    async ({ db }) => {
+      const { applied } = await migrateToLatest(db, migrations);
+      process.stdout.write(
+        applied.length
+          ? `applied ${applied.length} migration(s): ${applied.join(', ')}\n`
+          : 'schema is up to date\n',
+      );
+    },
+  );
 }

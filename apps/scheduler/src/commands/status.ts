@@ -12,18 +12,22 @@ export function configureStatus(command: Command, registry: BenchmarkRegistry): 
     .option('--json', 'print one JSON snapshot and exit')
     .option('--follow', 'keep reporting until the run has no pending task (default on a terminal)')
     .action(async (runArg: string | undefined, flags: { json?: boolean; follow?: boolean }) => {
-      await withSchedulerServices({ redis: true }, async ({ config, db, producer }) => {
-        const runId = runArg ?? (await latestRunId(db));
-        const first = await readRunStatus(db, producer, registry, runId);
-        const follow = !flags.json && (flags.follow ?? process.stderr.isTTY === true);
-        if (!follow) {
-          if (flags.json) process.stdout.write(`${JSON.stringify(first)}\n`);
-          else process.stdout.write(describeStatus(first));
-          return;
-        }
-        await followRun(db, producer, registry, config.redisUrl, config.prefix, first);
-        process.stdout.write(describeStatus(await readRunStatus(db, producer, registry, runId)));
-      });
+      // It runs on a Redis that evicts keys, to warn of it.
+      await withSchedulerServices(
+        { redis: true, evictingRedis: true },
+        async ({ config, db, producer }) => {
+          const runId = runArg ?? (await latestRunId(db));
+          const first = await readRunStatus(db, producer, registry, runId);
+          const follow = !flags.json && (flags.follow ?? process.stderr.isTTY === true);
+          if (!follow) {
+            if (flags.json) process.stdout.write(`${JSON.stringify(first)}\n`);
+            else process.stdout.write(describeStatus(first));
+            return;
+          }
+          await followRun(db, producer, registry, config.redisUrl, config.prefix, first);
+          process.stdout.write(describeStatus(await readRunStatus(db, producer, registry, runId)));
+        },
+      );
     });
 }
 

@@ -6,6 +6,8 @@ export interface FakeS3 {
   objects: Map<string, { body: Buffer; contentType: string | undefined }>;
   /** Access key ids seen in SigV4 Authorization headers. */
   accessKeys: Set<string>;
+  /** While set, every request is answered with this status (503 SlowDown, 500 InternalError), or never (`'hang'`). */
+  failing: number | 'hang' | null;
   close(): Promise<void>;
 }
 
@@ -19,6 +21,7 @@ const SIGV4 =
 export async function startFakeS3(options: { accessKeyId?: string } = {}): Promise<FakeS3> {
   const objects = new Map<string, { body: Buffer; contentType: string | undefined }>();
   const accessKeys = new Set<string>();
+  const fake = { failing: null as FakeS3['failing'] };
   const server: Server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -31,6 +34,9 @@ export async function startFakeS3(options: { accessKeyId?: string } = {}): Promi
           `<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code><Key>${key}</Key></Error>`,
         );
       };
+      if (fake.failing === 'hang') return;
+      if (fake.failing !== null)
+        return error(fake.failing, fake.failing === 503 ? 'SlowDown' : 'InternalError');
       if (!auth?.[1] || (options.accessKeyId && auth[1] !== options.accessKeyId))
         return error(403, 'AccessDenied');
       accessKeys.add(auth[1]);
@@ -56,10 +62,14 @@ export async function startFakeS3(options: { accessKeyId?: string } = {}): Promi
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
-  return {
+  return Object.assign(fake, {
     url: `http://127.0.0.1:${port}`,
     objects,
     accessKeys,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  });
 }
