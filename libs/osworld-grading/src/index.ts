@@ -1,11 +1,11 @@
-export * from './python-value.js';
+export * from './python/metric-value.js';
 export type {
   MetricContext,
   MetricFunction,
   PortedMetric,
   PythonRunner,
-} from './metric-function.js';
-export { portedMetrics } from './metric-registry.js';
+} from './metrics/metric-function.js';
+export { portedMetrics } from './metrics/metric-registry.js';
 export {
   metricFixtureFileSchema,
   decodeFixtureArgs,
@@ -14,8 +14,8 @@ export {
   type FixtureArg,
 } from './fixtures/metric-fixture-file.js';
 export { runMetricFixtureCase, type FixtureCaseVerdict } from './fixtures/metric-fixture-case.js';
-export { LocalPythonRunner } from './local-python-runner.js';
-export { UnsupportedPythonFeature } from './python-exceptions.js';
+export { LocalPythonRunner } from './python-runners/local-python-runner.js';
+export { UnsupportedPythonFeature } from './python/exceptions.js';
 
 // Grading a task on a desktop: classify → set up → (agent) → grade; regrade from the saved end state.
 export {
@@ -67,14 +67,14 @@ export {
   type DownloadCacheOptions,
   type UrlFileSource,
 } from './downloads/download-cache.js';
-export { VmPythonRunner } from './python/vm-python-runner.js';
+export { VmPythonRunner } from './python-runners/vm-python-runner.js';
 export {
   GradingInfraError,
   VmServerUnreachableError,
   VmServerFaultError,
   DownloadFailedError,
   SetupFailedError,
-} from './grading-errors.js';
+} from './grading/grading-errors.js';
 
 // Golden-case files for `verify-grading` (metric files: runMetricFixtureCase above).
 export {

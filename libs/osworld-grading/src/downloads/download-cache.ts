@@ -7,7 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pino, type Logger } from 'pino';
 import { z } from 'zod';
-import { DownloadFailedError } from '../grading-errors.js';
+import { DownloadFailedError } from '../grading/grading-errors.js';
 
 /** A downloaded file: its bytes in the cache at `path`, named by their sha256. */
 export interface CachedDownload {

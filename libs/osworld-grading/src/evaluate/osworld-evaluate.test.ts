@@ -5,7 +5,7 @@ import {
   parseEvaluateFixtureFile,
   runEvaluateFixtureCase,
 } from '../fixtures/evaluate-fixture-file.js';
-import { pyFloat, PythonException } from '../python-value.js';
+import { pyFloat, PythonException } from '../python/metric-value.js';
 import { evaluateOsworld, lastActionIsFail, type EvaluateHooks } from './osworld-evaluate.js';
 
 const evaluateFixtures = fileURLToPath(

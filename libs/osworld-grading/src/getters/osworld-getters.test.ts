@@ -18,8 +18,8 @@ import {
   runGetterFixtureCase,
   type GetterFixtureCase,
 } from '../fixtures/getter-fixture-file.js';
-import { VmServerUnreachableError } from '../grading-errors.js';
-import { PythonException } from '../python-value.js';
+import { VmServerUnreachableError } from '../grading/grading-errors.js';
+import { PythonException } from '../python/metric-value.js';
 import { OsworldVmServerClient } from '../vm-server/osworld-vm-server-client.js';
 import { runGetter } from './osworld-getters.js';
 

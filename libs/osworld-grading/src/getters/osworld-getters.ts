@@ -1,11 +1,11 @@
 import { copyFile, stat, writeFile } from 'node:fs/promises';
 import { relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { cacheDirPath } from '../cache-dir-path.js';
+import { cacheDirPath } from '../cache-dir/cache-dir.js';
 import type { UrlFileSource } from '../downloads/download-cache.js';
-import { DownloadFailedError } from '../grading-errors.js';
+import { DownloadFailedError } from '../grading/grading-errors.js';
 import { pythonTruthy, pythonTypeName } from '../python-semantics.js';
-import { PythonException } from '../python-value.js';
+import { PythonException } from '../python/metric-value.js';
 import type { OsworldVmServer } from '../vm-server/osworld-vm-server.js';
 
 /** The getter types the phase-1 tasks use, all ported (reference §4). */

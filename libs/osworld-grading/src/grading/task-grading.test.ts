@@ -12,9 +12,9 @@ import {
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DownloadCache } from '../downloads/download-cache.js';
 import { finalSignalOf, FINAL_SIGNAL_MAPPING } from '../evaluate/final-signal.js';
-import { SetupFailedError, VmServerUnreachableError } from '../grading-errors.js';
-import type { MetricFunction, PortedMetric } from '../metric-function.js';
-import { pyFloat, PythonException } from '../python-value.js';
+import { SetupFailedError, VmServerUnreachableError } from './grading-errors.js';
+import type { MetricFunction, PortedMetric } from '../metrics/metric-function.js';
+import { pyFloat, PythonException } from '../python/metric-value.js';
 import { prepareTask, type OsworldTaskSpec } from '../tasks/task-preparation.js';
 import { OsworldVmServerClient } from '../vm-server/osworld-vm-server-client.js';
 import {

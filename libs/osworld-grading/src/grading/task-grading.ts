@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { PermanentError } from '@benchfleet/core';
 import type { Logger } from 'pino';
-import { fromCacheMarker, listCacheFiles, withCacheMarker } from '../cache-dir-path.js';
+import { fromCacheMarker, listCacheFiles, withCacheMarker } from '../cache-dir/cache-dir.js';
 import { hashFile, type UrlFileSource } from '../downloads/download-cache.js';
 import { actionHistoryOf, type FinalSignal } from '../evaluate/final-signal.js';
 import {
@@ -13,12 +13,12 @@ import {
   type GetterSlot,
 } from '../evaluate/osworld-evaluate.js';
 import { isSupportedGetter, runGetter } from '../getters/osworld-getters.js';
-import { GradingInfraError } from '../grading-errors.js';
-import type { PortedMetric, PythonRunner } from '../metric-function.js';
-import { portedMetrics } from '../metric-registry.js';
-import { VmPythonRunner } from '../python/vm-python-runner.js';
-import { UnsupportedPythonFeature } from '../python-exceptions.js';
-import { PythonException, type PythonValue } from '../python-value.js';
+import { GradingInfraError } from './grading-errors.js';
+import type { PortedMetric, PythonRunner } from '../metrics/metric-function.js';
+import { portedMetrics } from '../metrics/metric-registry.js';
+import { VmPythonRunner } from '../python-runners/vm-python-runner.js';
+import { UnsupportedPythonFeature } from '../python/exceptions.js';
+import { PythonException, type PythonValue } from '../python/metric-value.js';
 import {
   runSetup,
   type DownloadRecord,

@@ -1,7 +1,7 @@
 // `compare_archive(pred_path, gold_path, **kwargs)` (metrics/chrome.py).
 import { mkdir, readdir, rm, stat } from 'node:fs/promises';
-import type { MetricContext, PortedMetric } from '../metric-function.js';
-import { PythonException, pyFloat, pythonFloat, type PythonValue } from '../python-value.js';
+import type { MetricContext, PortedMetric } from './metric-function.js';
+import { PythonException, pyFloat, pythonFloat, type PythonValue } from '../python/metric-value.js';
 import {
   bindPythonCall,
   pythonOsError,
@@ -14,7 +14,7 @@ import {
   pythonJoin,
   pythonSplitext,
   pythonUnpackArchive,
-} from './python-unpack-archive.js';
+} from '../python/shutil-unpack-archive.js';
 
 /** `file_type` → the upstream metric compare_archive imports for it. */
 const SUB_METRICS: Readonly<Record<string, string>> = {
@@ -36,7 +36,7 @@ async function subMetric(fileType: unknown): Promise<PortedMetric> {
   }
   // Looked up at run time, so a newly ported sub-metric serves archives too (a static import of
   // the registry would be circular: the registry lists this metric).
-  const { portedMetrics } = await import('../metric-registry.js');
+  const { portedMetrics } = await import('./metric-registry.js');
   const metric = portedMetrics.get(name);
   if (metric === undefined) {
     throw new Error(

@@ -1,11 +1,11 @@
 // Port of check_mp3_meta from desktop_env/evaluators/metrics/others.py: ID3 tags read as EasyID3
 // gives them, each matched by _match_value_to_rule.
-import { loadEasyId3 } from '../id3-tags.js';
-import type { PortedMetric } from '../metric-function.js';
-import { bindPythonCall } from '../python-call.js';
-import { PyDict, pyTypeName, type PyValue } from '../python-data.js';
-import { pyFloat, PythonException } from '../python-value.js';
-import { matchValueToRule } from '../rule-matching.js';
+import { loadEasyId3 } from '../python-libraries/id3-tags.js';
+import type { PortedMetric } from './metric-function.js';
+import { bindPythonCall } from '../python/call-binding.js';
+import { PyDict, pyTypeName, type PyValue } from '../python/values.js';
+import { pyFloat, PythonException } from '../python/metric-value.js';
+import { matchValueToRule } from './rule-matching.js';
 
 export const checkMp3Meta: PortedMetric = {
   name: 'check_mp3_meta',

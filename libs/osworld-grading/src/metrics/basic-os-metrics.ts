@@ -1,10 +1,10 @@
 // Ports of desktop_env/evaluators/metrics/basic_os.py: check_moved_jpgs and is_in_vm_clickboard,
 // which return Python ints (0/1), not floats.
-import type { PortedMetric } from '../metric-function.js';
-import { pyContains, pyGetItem, pyIter, pyLen, pySetEquals } from '../python-builtins.js';
-import { bindPythonCall } from '../python-call.js';
-import type { PyValue } from '../python-data.js';
-import { pyInt } from '../python-value.js';
+import type { PortedMetric } from './metric-function.js';
+import { pyContains, pyGetItem, pyIter, pyLen, pySetEquals } from '../python/builtins.js';
+import { bindPythonCall } from '../python/call-binding.js';
+import type { PyValue } from '../python/values.js';
+import { pyInt } from '../python/metric-value.js';
 
 export const checkMovedJpgs: PortedMetric = {
   name: 'check_moved_jpgs',

@@ -1,10 +1,10 @@
 // `compare_epub(result, expected)` and its `process_epub` (metrics/others.py).
 import { mkdir, open } from 'node:fs/promises';
 import { unzipSync } from 'fflate';
-import type { PortedMetric } from '../metric-function.js';
-import { PythonException, pyFloat, type PythonValue } from '../python-value.js';
+import type { PortedMetric } from './metric-function.js';
+import { PythonException, pyFloat, type PythonValue } from '../python/metric-value.js';
 import { diffTextFile } from './text-file-metrics.js';
-import { lxmlPrettyHtml } from './lxml-html.js';
+import { lxmlPrettyHtml } from '../python-libraries/lxml-html.js';
 import {
   bindPythonCall,
   pythonDecodeUtf8,
@@ -15,7 +15,7 @@ import {
   pythonSplitlines,
   pythonTypeName,
 } from './python-semantics.js';
-import { pythonJoin } from './python-unpack-archive.js';
+import { pythonJoin } from '../python/shutil-unpack-archive.js';
 
 /** The members of a ZIP in central-directory order, as `ZipFile.namelist()` lists them. */
 function readZip(

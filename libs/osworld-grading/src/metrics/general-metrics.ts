@@ -1,19 +1,19 @@
 // Ports of desktop_env/evaluators/metrics/general.py: check_include_exclude, exact_match, check_csv,
 // check_list, run_sqlite3, check_json, check_direct_json_object, file_contains.
-import type { PortedMetric } from '../metric-function.js';
-import { pyContains, pyDictGet, pyGetItem, pyIter, pyLen, pyStrip } from '../python-builtins.js';
-import { bindPythonCall } from '../python-call.js';
-import { pyCsvDictRows } from '../python-csv.js';
-import { PyDict, pyTruthy, type PyValue } from '../python-data.js';
-import { pyEquals, pySorted } from '../python-equality.js';
-import { pyIsInstance, pyTry, pyTryAsync } from '../python-exceptions.js';
-import { pyJsonLoads } from '../python-json.js';
-import { pyReCompile } from '../python-re.js';
-import { pyPathArgument, pyReadText, pyTextLines } from '../python-text-file.js';
-import { pyFloat, PythonException, type PythonValue } from '../python-value.js';
-import { pyYamlSafeLoad } from '../python-yaml.js';
-import { matchRecord, matchValueToRule } from '../rule-matching.js';
-import { runSqliteScalar } from '../sqlite-query.js';
+import type { PortedMetric } from './metric-function.js';
+import { pyContains, pyDictGet, pyGetItem, pyIter, pyLen, pyStrip } from '../python/builtins.js';
+import { bindPythonCall } from '../python/call-binding.js';
+import { pyCsvDictRows } from '../python/csv.js';
+import { PyDict, pyTruthy, type PyValue } from '../python/values.js';
+import { pyEquals, pySorted } from '../python/equality.js';
+import { pyIsInstance, pyTry, pyTryAsync } from '../python/exceptions.js';
+import { pyJsonLoads } from '../python/json.js';
+import { pyReCompile } from '../python/re.js';
+import { pyPathArgument, pyReadText, pyTextLines } from '../python/text-files.js';
+import { pyFloat, PythonException, type PythonValue } from '../python/metric-value.js';
+import { pyYamlSafeLoad } from '../python/yaml.js';
+import { matchRecord, matchValueToRule } from './rule-matching.js';
+import { runSqliteScalar } from '../python-libraries/sqlite-query.js';
 
 const score = (passed: boolean): PythonValue => pyFloat(passed ? 1 : 0);
 

@@ -1,7 +1,12 @@
 // `compare_image_list(pred_img_path_list, gold_img_path_list)` (metrics/gimp.py).
-import type { PortedMetric } from '../metric-function.js';
-import { pyFloat, type PythonValue } from '../python-value.js';
-import { convertPil, openPilImage, pilImagesDiffer, resizeLanczos } from './pil-image.js';
+import type { PortedMetric } from './metric-function.js';
+import { pyFloat, type PythonValue } from '../python/metric-value.js';
+import {
+  convertPil,
+  openPilImage,
+  pilImagesDiffer,
+  resizeLanczos,
+} from '../python-libraries/pil-image.js';
 import { bindPythonCall, pythonTruthy, pythonZip } from './python-semantics.js';
 
 export async function compareImageList(pred: unknown, gold: unknown): Promise<PythonValue> {

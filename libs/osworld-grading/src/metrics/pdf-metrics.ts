@@ -1,8 +1,8 @@
 // `compare_pdfs(pdf1_path, pdf2_path)` (metrics/chrome.py).
-import type { PortedMetric } from '../metric-function.js';
-import { PythonException, pyFloat, type PythonValue } from '../python-value.js';
-import { indelRatio } from './indel-ratio.js';
-import { extractPdfText } from './pdf-text.js';
+import type { PortedMetric } from './metric-function.js';
+import { PythonException, pyFloat, type PythonValue } from '../python/metric-value.js';
+import { indelRatio } from '../python-libraries/indel-ratio.js';
+import { extractPdfText } from '../python-libraries/pdf-text.js';
 import {
   bindPythonCall,
   pythonLen,

@@ -2,8 +2,8 @@
 import { randomBytes } from 'node:crypto';
 import { realpath, stat } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
-import type { MetricContext, PortedMetric } from '../metric-function.js';
-import { PythonException, pyFloat, type PythonValue } from '../python-value.js';
+import type { MetricContext, PortedMetric } from './metric-function.js';
+import { PythonException, pyFloat, type PythonValue } from '../python/metric-value.js';
 import { bindPythonCall, pythonPath, pythonTruthy } from './python-semantics.js';
 
 /** Upstream has no deadline (a hanging test hangs the harness); ours matches the VM server's /execute. */

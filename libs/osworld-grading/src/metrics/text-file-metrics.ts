@@ -1,7 +1,7 @@
 // `compare_text_file` (metrics/vscode.py) and `diff_text_file` (metrics/general.py).
 import { SequenceMatcher } from '@benchfleet/core';
-import type { PortedMetric } from '../metric-function.js';
-import { pyFloat, type PythonValue } from '../python-value.js';
+import type { PortedMetric } from './metric-function.js';
+import { pyFloat, type PythonValue } from '../python/metric-value.js';
 import {
   bindPythonCall,
   pythonReadText,

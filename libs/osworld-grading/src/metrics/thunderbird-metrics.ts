@@ -1,14 +1,14 @@
 // Ports of desktop_env/evaluators/metrics/thunderbird.py: check_thunderbird_prefs (prefs.js) and
 // check_thunderbird_filter (msgFilterRules.dat).
-import type { PortedMetric } from '../metric-function.js';
-import { pyContains, pyDictGet, pyGetItem, pyIter, pyLen, pyStrip } from '../python-builtins.js';
-import { bindPythonCall } from '../python-call.js';
-import { PyDict, type PyValue } from '../python-data.js';
-import { pyJsonLoads } from '../python-json.js';
-import { pyReCompile } from '../python-re.js';
-import { pyReadText, pyTextLines } from '../python-text-file.js';
-import { pyFloat, PythonException, type PythonValue } from '../python-value.js';
-import { matchRecord, matchValueToRule } from '../rule-matching.js';
+import type { PortedMetric } from './metric-function.js';
+import { pyContains, pyDictGet, pyGetItem, pyIter, pyLen, pyStrip } from '../python/builtins.js';
+import { bindPythonCall } from '../python/call-binding.js';
+import { PyDict, type PyValue } from '../python/values.js';
+import { pyJsonLoads } from '../python/json.js';
+import { pyReCompile } from '../python/re.js';
+import { pyReadText, pyTextLines } from '../python/text-files.js';
+import { pyFloat, PythonException, type PythonValue } from '../python/metric-value.js';
+import { matchRecord, matchValueToRule } from './rule-matching.js';
 
 const score = (passed: boolean): PythonValue => pyFloat(passed ? 1 : 0);
 

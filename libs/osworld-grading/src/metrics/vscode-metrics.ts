@@ -1,14 +1,14 @@
 // Ports of desktop_env/evaluators/metrics/vscode.py: check_json_keybindings, check_json_settings,
 // compare_config (the containment_ok variant of the pinned commit) and is_extension_installed.
-import type { PortedMetric } from '../metric-function.js';
-import { pyContains, pyDictGet, pyGetItem, pyStrip } from '../python-builtins.js';
-import { bindPythonCall } from '../python-call.js';
-import { PyDict, pyTruthy, pyTypeName, type PyValue } from '../python-data.js';
-import { pyEquals } from '../python-equality.js';
-import { pyTryAsync } from '../python-exceptions.js';
-import { pyJsonLoads } from '../python-json.js';
-import { pyReadText } from '../python-text-file.js';
-import { pyFloat, PythonException, type PythonValue } from '../python-value.js';
+import type { PortedMetric } from './metric-function.js';
+import { pyContains, pyDictGet, pyGetItem, pyStrip } from '../python/builtins.js';
+import { bindPythonCall } from '../python/call-binding.js';
+import { PyDict, pyTruthy, pyTypeName, type PyValue } from '../python/values.js';
+import { pyEquals } from '../python/equality.js';
+import { pyTryAsync } from '../python/exceptions.js';
+import { pyJsonLoads } from '../python/json.js';
+import { pyReadText } from '../python/text-files.js';
+import { pyFloat, PythonException, type PythonValue } from '../python/metric-value.js';
 
 const score = (passed: boolean): PythonValue => pyFloat(passed ? 1 : 0);
 

@@ -10,7 +10,7 @@ import {
 } from '@benchfleet/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DownloadCache } from '../downloads/download-cache.js';
-import { SetupFailedError, VmServerUnreachableError } from '../grading-errors.js';
+import { SetupFailedError, VmServerUnreachableError } from '../grading/grading-errors.js';
 import { OsworldVmServerClient } from '../vm-server/osworld-vm-server-client.js';
 import { substituteForStockDesktop } from './desktop-substitutions.js';
 import { runSetup, type SetupEnvironment } from './setup-runner.js';

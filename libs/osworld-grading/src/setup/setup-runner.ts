@@ -2,10 +2,10 @@ import { writeFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pino, type Logger } from 'pino';
 import type { UrlFileSource } from '../downloads/download-cache.js';
-import { SetupFailedError } from '../grading-errors.js';
+import { SetupFailedError } from '../grading/grading-errors.js';
 import { pythonSplit, pythonTruthy, pythonTypeName } from '../python-semantics.js';
 import type { OsworldVmServer } from '../vm-server/osworld-vm-server.js';
-import { cacheDirPath } from '../cache-dir-path.js';
+import { cacheDirPath } from '../cache-dir/cache-dir.js';
 import type { DesktopSubstitution, EffectiveStep } from './desktop-substitutions.js';
 
 export interface ScreenSize {

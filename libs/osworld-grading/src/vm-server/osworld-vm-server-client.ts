@@ -6,7 +6,7 @@ import {
   GradingInfraError,
   VmServerFaultError,
   VmServerUnreachableError,
-} from '../grading-errors.js';
+} from '../grading/grading-errors.js';
 import type {
   DirectoryNode,
   ExecuteAnswer,

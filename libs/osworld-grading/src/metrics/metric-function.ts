@@ -1,0 +1,52 @@
+import type { PythonValue } from '../python/metric-value.js';
+
+/**
+ * Runs Python for `check_python_file_by_test_suite`, which upstream runs inside the harness's own
+ * interpreter. `verify-grading` and the fixture test use `LocalPythonRunner` (python3 on the worker
+ * host); graded runs may use the desktop's python3 through the VM server instead.
+ *
+ * Contract: run `script` (Python 3 source, self-contained) with a python3 whose working directory
+ * holds every file of the host folder `dir` under the same names (a remote runner copies the folder
+ * first: the script imports siblings of the test file from its cwd). Resolve with the process's
+ * stdout, stderr and exit code whatever the exit code; reject only when the script could not be run
+ * or did not finish within `timeoutMs` (the process is then killed).
+ */
+export interface PythonRunner {
+  run(
+    dir: string,
+    script: string,
+    options: { timeoutMs: number },
+  ): Promise<{
+    stdout: string;
+    stderr: string;
+    exitCode: number;
+  }>;
+}
+
+export interface MetricContext {
+  /** The per-attempt cache directory the getters wrote into (absolute). */
+  readonly cacheDir: string;
+  readonly python?: PythonRunner;
+}
+
+/**
+ * One OSWorld metric function, ported. `args` are what the getters returned, positionally (a file
+ * getter gives an absolute path in `cacheDir`, a list of them, or null); `options` are the task's
+ * keyword arguments unchanged. It returns what the Python function returned, type included, or
+ * throws `PythonException` where the Python function raises.
+ */
+export type MetricFunction = (
+  args: readonly unknown[],
+  options: Readonly<Record<string, unknown>>,
+  context: MetricContext,
+) => PythonValue | Promise<PythonValue>;
+
+export interface PortedMetric {
+  readonly name: string;
+  readonly run: MetricFunction;
+  /**
+   * 0 for metrics that must match the original exactly; otherwise the largest absolute difference
+   * from the original's score we accept, with the reason (a different PDF text extractor…).
+   */
+  readonly tolerance: { readonly abs: number; readonly why: string } | 0;
+}
