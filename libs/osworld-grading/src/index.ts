@@ -1,4 +1,14 @@
-export * from './python/metric-value.js';
+export {
+  pyBool,
+  pyFloat,
+  pyInt,
+  pyNone,
+  pyStr,
+  pythonFloat,
+  type PythonType,
+  type PythonValue,
+} from './python/values.js';
+export { PythonException } from './python/exceptions.js';
 export type {
   MetricContext,
   MetricFunction,

@@ -5,8 +5,9 @@ import {
   parseEvaluateFixtureFile,
   runEvaluateFixtureCase,
 } from '../fixtures/evaluate-fixture-file.js';
-import { pyFloat, PythonException } from '../python/metric-value.js';
 import { evaluateOsworld, lastActionIsFail, type EvaluateHooks } from './osworld-evaluate.js';
+import { pyFloat } from '../python/values.js';
+import { PythonException } from '../python/exceptions.js';
 
 const evaluateFixtures = fileURLToPath(
   new URL('../../../../../shared/osworld/grading/metric-fixtures/_evaluate.json', import.meta.url),

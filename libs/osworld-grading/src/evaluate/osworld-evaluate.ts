@@ -1,12 +1,7 @@
 import type { MetricContext, MetricFunction } from '../metrics/metric-function.js';
 import { pythonTypeName } from '../python-semantics.js';
-import {
-  pyFloat,
-  pyInt,
-  pythonFloat,
-  PythonException,
-  type PythonValue,
-} from '../python/metric-value.js';
+import { pyFloat, pyInt, pythonFloat, type PythonValue } from '../python/values.js';
+import { PythonException } from '../python/exceptions.js';
 
 // DesktopEnv._set_evaluator_info + DesktopEnv.evaluate (reference §5), step for step, with
 // Python's evaluation order where it decides which exception escapes. Golden cases:

@@ -19,9 +19,9 @@ import {
   type GetterFixtureCase,
 } from '../fixtures/getter-fixture-file.js';
 import { VmServerUnreachableError } from '../grading/grading-errors.js';
-import { PythonException } from '../python/metric-value.js';
 import { OsworldVmServerClient } from '../vm-server/osworld-vm-server-client.js';
 import { runGetter } from './osworld-getters.js';
+import { PythonException } from '../python/exceptions.js';
 
 const gettersFixtures = fileURLToPath(
   new URL('../../../../../shared/osworld/grading/metric-fixtures/_getters.json', import.meta.url),

@@ -5,8 +5,8 @@ import { cacheDirPath } from '../cache-dir/cache-dir.js';
 import type { UrlFileSource } from '../downloads/download-cache.js';
 import { DownloadFailedError } from '../grading/grading-errors.js';
 import { pythonTruthy, pythonTypeName } from '../python-semantics.js';
-import { PythonException } from '../python/metric-value.js';
 import type { OsworldVmServer } from '../vm-server/osworld-vm-server.js';
+import { PythonException } from '../python/exceptions.js';
 
 /** The getter types the phase-1 tasks use, all ported (reference §4). */
 export const SUPPORTED_GETTERS = [

@@ -17,8 +17,7 @@ import { GradingInfraError } from './grading-errors.js';
 import type { PortedMetric, PythonRunner } from '../metrics/metric-function.js';
 import { portedMetrics } from '../metrics/metric-registry.js';
 import { VmPythonRunner } from '../python-runners/vm-python-runner.js';
-import { UnsupportedPythonFeature } from '../python/exceptions.js';
-import { PythonException, type PythonValue } from '../python/metric-value.js';
+import { UnsupportedPythonFeature, PythonException } from '../python/exceptions.js';
 import {
   runSetup,
   type DownloadRecord,
@@ -27,6 +26,7 @@ import {
 } from '../setup/setup-runner.js';
 import type { PreparedTask, TaskFidelity } from '../tasks/task-preparation.js';
 import type { OsworldVmServer } from '../vm-server/osworld-vm-server.js';
+import type { PythonValue } from '../python/values.js';
 
 /**
  * The version of this port (evaluate(), getters, metrics), recorded with every grade; raise it with

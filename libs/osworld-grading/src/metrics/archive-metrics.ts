@@ -1,7 +1,6 @@
 // `compare_archive(pred_path, gold_path, **kwargs)` (metrics/chrome.py).
 import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import type { MetricContext, PortedMetric } from './metric-function.js';
-import { PythonException, pyFloat, pythonFloat, type PythonValue } from '../python/metric-value.js';
 import {
   bindPythonCall,
   pythonOsError,
@@ -15,6 +14,8 @@ import {
   pythonSplitext,
   pythonUnpackArchive,
 } from '../python/shutil-unpack-archive.js';
+import { PythonException } from '../python/exceptions.js';
+import { pyFloat, pythonFloat, type PythonValue } from '../python/values.js';
 
 /** `file_type` → the upstream metric compare_archive imports for it. */
 const SUB_METRICS: Readonly<Record<string, string>> = {

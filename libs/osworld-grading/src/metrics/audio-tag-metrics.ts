@@ -3,9 +3,9 @@
 import { loadEasyId3 } from '../python-libraries/id3-tags.js';
 import type { PortedMetric } from './metric-function.js';
 import { bindPythonCall } from '../python/call-binding.js';
-import { PyDict, pyTypeName, type PyValue } from '../python/values.js';
-import { pyFloat, PythonException } from '../python/metric-value.js';
+import { PyDict, pyTypeName, type PyValue, pyFloat } from '../python/values.js';
 import { matchValueToRule } from './rule-matching.js';
+import { PythonException } from '../python/exceptions.js';
 
 export const checkMp3Meta: PortedMetric = {
   name: 'check_mp3_meta',

@@ -3,8 +3,7 @@
 import type { PortedMetric } from './metric-function.js';
 import { pyContains, pyGetItem, pyIter, pyLen, pySetEquals } from '../python/builtins.js';
 import { bindPythonCall } from '../python/call-binding.js';
-import type { PyValue } from '../python/values.js';
-import { pyInt } from '../python/metric-value.js';
+import { type PyValue, pyInt } from '../python/values.js';
 
 export const checkMovedJpgs: PortedMetric = {
   name: 'check_moved_jpgs',

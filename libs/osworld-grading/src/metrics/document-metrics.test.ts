@@ -7,12 +7,12 @@ import { strToU8, zipSync } from 'fflate';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LocalPythonRunner } from '../python-runners/local-python-runner.js';
 import type { MetricContext } from './metric-function.js';
-import { PythonException } from '../python/metric-value.js';
 import { compareArchiveMetric } from './archive-metrics.js';
 import { compareEpubMetric } from './epub-metrics.js';
 import { compareImageListMetric } from './image-metrics.js';
 import { checkPythonFileByTestSuiteMetric } from './python-test-suite-metrics.js';
 import { diffTextFileMetric } from './text-file-metrics.js';
+import { PythonException } from '../python/exceptions.js';
 
 let dir: string;
 let context: MetricContext;

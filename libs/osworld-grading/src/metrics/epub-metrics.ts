@@ -2,7 +2,6 @@
 import { mkdir, open } from 'node:fs/promises';
 import { unzipSync } from 'fflate';
 import type { PortedMetric } from './metric-function.js';
-import { PythonException, pyFloat, type PythonValue } from '../python/metric-value.js';
 import { diffTextFile } from './text-file-metrics.js';
 import { lxmlPrettyHtml } from '../python-libraries/lxml-html.js';
 import {
@@ -16,6 +15,8 @@ import {
   pythonTypeName,
 } from './python-semantics.js';
 import { pythonJoin } from '../python/shutil-unpack-archive.js';
+import { PythonException } from '../python/exceptions.js';
+import { pyFloat, type PythonValue } from '../python/values.js';
 
 /** The members of a ZIP in central-directory order, as `ZipFile.namelist()` lists them. */
 function readZip(

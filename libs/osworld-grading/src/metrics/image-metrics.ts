@@ -1,6 +1,5 @@
 // `compare_image_list(pred_img_path_list, gold_img_path_list)` (metrics/gimp.py).
 import type { PortedMetric } from './metric-function.js';
-import { pyFloat, type PythonValue } from '../python/metric-value.js';
 import {
   convertPil,
   openPilImage,
@@ -8,6 +7,7 @@ import {
   resizeLanczos,
 } from '../python-libraries/pil-image.js';
 import { bindPythonCall, pythonTruthy, pythonZip } from './python-semantics.js';
+import { pyFloat, type PythonValue } from '../python/values.js';
 
 export async function compareImageList(pred: unknown, gold: unknown): Promise<PythonValue> {
   // Only a non-list prediction wraps both sides (a str gold beside a list is zipped by character).

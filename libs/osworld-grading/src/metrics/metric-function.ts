@@ -1,4 +1,4 @@
-import type { PythonValue } from '../python/metric-value.js';
+import type { PythonValue } from '../python/values.js';
 
 /**
  * Runs Python for `check_python_file_by_test_suite`, which upstream runs inside the harness's own

@@ -1,6 +1,5 @@
 // `compare_pdfs(pdf1_path, pdf2_path)` (metrics/chrome.py).
 import type { PortedMetric } from './metric-function.js';
-import { PythonException, pyFloat, type PythonValue } from '../python/metric-value.js';
 import { indelRatio } from '../python-libraries/indel-ratio.js';
 import { extractPdfText } from '../python-libraries/pdf-text.js';
 import {
@@ -10,6 +9,8 @@ import {
   pythonStrip,
   pythonZip,
 } from './python-semantics.js';
+import { PythonException } from '../python/exceptions.js';
+import { pyFloat, type PythonValue } from '../python/values.js';
 
 /** `extract_text_from_pdf`: every page's text, stripped; `fitz.open(None)` (or "") is an empty document. */
 async function pdfText(path: unknown): Promise<string> {

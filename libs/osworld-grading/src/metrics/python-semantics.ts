@@ -1,7 +1,7 @@
 // What the document metrics need of Python itself: argument binding, truthiness, str methods,
 // `open()` in text mode and the OSError subclasses it raises, each as CPython 3.11 behaves.
 import { readFile } from 'node:fs/promises';
-import { PythonException } from '../python/metric-value.js';
+import { PythonException } from '../python/exceptions.js';
 
 /** Python's name for the type of a JSON-decoded value, as error messages print it. */
 export function pythonTypeName(value: unknown): string {

@@ -3,8 +3,9 @@ import { randomBytes } from 'node:crypto';
 import { realpath, stat } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import type { MetricContext, PortedMetric } from './metric-function.js';
-import { PythonException, pyFloat, type PythonValue } from '../python/metric-value.js';
 import { bindPythonCall, pythonPath, pythonTruthy } from './python-semantics.js';
+import { PythonException } from '../python/exceptions.js';
+import { pyFloat, type PythonValue } from '../python/values.js';
 
 /** Upstream has no deadline (a hanging test hangs the harness); ours matches the VM server's /execute. */
 const TEST_SUITE_TIMEOUT_MS = 120_000;

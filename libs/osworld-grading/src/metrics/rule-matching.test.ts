@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { toPy } from '../python/values.js';
-import { UnsupportedPythonFeature } from '../python/exceptions.js';
-import { PythonException } from '../python/metric-value.js';
+import { UnsupportedPythonFeature, PythonException } from '../python/exceptions.js';
 import { matchRecord, matchValueToRule } from './rule-matching.js';
 
 const match = (value: unknown, rule: unknown): boolean | string => {

@@ -10,9 +10,8 @@ import {
 } from '../python/builtins.js';
 import { PyDict, pyTypeName, type PyValue } from '../python/values.js';
 import { pyCompare, pyEquals } from '../python/equality.js';
-import { pyTry, UnsupportedPythonFeature } from '../python/exceptions.js';
+import { pyTry, UnsupportedPythonFeature, PythonException } from '../python/exceptions.js';
 import { pyReCompile, pyReFlags } from '../python/re.js';
-import { PythonException } from '../python/metric-value.js';
 
 /** Attributes of Python's `re` module that are not flags: `RegexFlag(0) | re.<name>` is a TypeError. */
 const reNonFlagAttributes: Readonly<Record<string, string>> = {

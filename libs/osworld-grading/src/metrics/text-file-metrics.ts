@@ -1,7 +1,6 @@
 // `compare_text_file` (metrics/vscode.py) and `diff_text_file` (metrics/general.py).
 import { SequenceMatcher } from '@benchfleet/core';
 import type { PortedMetric } from './metric-function.js';
-import { pyFloat, type PythonValue } from '../python/metric-value.js';
 import {
   bindPythonCall,
   pythonReadText,
@@ -10,6 +9,7 @@ import {
   pythonTruthy,
   pythonWhitespaceRun,
 } from './python-semantics.js';
+import { pyFloat, type PythonValue } from '../python/values.js';
 
 /** `compare_text_file(actual, expected, **options)`: 1.0 when both files read the same, else 0.0. */
 export async function compareTextFile(

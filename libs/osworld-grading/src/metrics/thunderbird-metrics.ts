@@ -3,12 +3,12 @@
 import type { PortedMetric } from './metric-function.js';
 import { pyContains, pyDictGet, pyGetItem, pyIter, pyLen, pyStrip } from '../python/builtins.js';
 import { bindPythonCall } from '../python/call-binding.js';
-import { PyDict, type PyValue } from '../python/values.js';
+import { PyDict, type PyValue, pyFloat, type PythonValue } from '../python/values.js';
 import { pyJsonLoads } from '../python/json.js';
 import { pyReCompile } from '../python/re.js';
 import { pyReadText, pyTextLines } from '../python/text-files.js';
-import { pyFloat, PythonException, type PythonValue } from '../python/metric-value.js';
 import { matchRecord, matchValueToRule } from './rule-matching.js';
+import { PythonException } from '../python/exceptions.js';
 
 const score = (passed: boolean): PythonValue => pyFloat(passed ? 1 : 0);
 

@@ -3,12 +3,18 @@
 import type { PortedMetric } from './metric-function.js';
 import { pyContains, pyDictGet, pyGetItem, pyStrip } from '../python/builtins.js';
 import { bindPythonCall } from '../python/call-binding.js';
-import { PyDict, pyTruthy, pyTypeName, type PyValue } from '../python/values.js';
+import {
+  PyDict,
+  pyTruthy,
+  pyTypeName,
+  type PyValue,
+  pyFloat,
+  type PythonValue,
+} from '../python/values.js';
 import { pyEquals } from '../python/equality.js';
-import { pyTryAsync } from '../python/exceptions.js';
+import { pyTryAsync, PythonException } from '../python/exceptions.js';
 import { pyJsonLoads } from '../python/json.js';
 import { pyReadText } from '../python/text-files.js';
-import { pyFloat, PythonException, type PythonValue } from '../python/metric-value.js';
 
 const score = (passed: boolean): PythonValue => pyFloat(passed ? 1 : 0);
 

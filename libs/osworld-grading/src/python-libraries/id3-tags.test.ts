@@ -3,8 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadEasyId3 } from './id3-tags.js';
-import { UnsupportedPythonFeature } from '../python/exceptions.js';
-import { PythonException } from '../python/metric-value.js';
+import { UnsupportedPythonFeature, PythonException } from '../python/exceptions.js';
 
 const dir = await mkdtemp(join(tmpdir(), 'id3-tags-'));
 afterAll(() => rm(dir, { recursive: true, force: true }));

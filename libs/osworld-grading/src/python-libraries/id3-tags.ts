@@ -7,9 +7,8 @@
 // website and replaygain_*; a genre given by ID3v1 number (needs mutagen's genre table).
 import { inflateSync } from 'node:zlib';
 import { pyRepr, type PyValue } from '../python/values.js';
-import { pyIsInstance, UnsupportedPythonFeature } from '../python/exceptions.js';
+import { pyIsInstance, UnsupportedPythonFeature, PythonException } from '../python/exceptions.js';
 import { pyOsError, pyReadBytes } from '../python/text-files.js';
-import { PythonException } from '../python/metric-value.js';
 
 /** Every frame ID mutagen knows (v2.3/2.4), which its v2.4 size heuristic counts. */
 const knownFrameIds = new Set(

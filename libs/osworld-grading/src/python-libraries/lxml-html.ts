@@ -16,9 +16,9 @@
 // Not reproduced: libxml2's tokenizer corner cases (entities without ';', HTML 5 entity names it
 // lacks, tags inside title/textarea, bogus comments), handled here by htmlparser2's tokenizer.
 import { Tokenizer, QuoteType } from 'htmlparser2';
-import { PythonException } from '../python/metric-value.js';
 import { pythonStrip } from '../metrics/python-semantics.js';
 import { LIBXML2_HTML_ELEMENTS, LIBXML2_START_CLOSE } from './libxml2-html-tables.js';
+import { PythonException } from '../python/exceptions.js';
 
 type HtmlNode = HtmlElement | HtmlText | HtmlComment;
 type HtmlText = { kind: 'text'; text: string };

@@ -4,8 +4,8 @@
 // libjpeg-turbo decode is bit-identical to Pillow's (default islow IDCT, fancy upsampling); the
 // resampling and conversions are Pillow's integer arithmetic (Resample.c, Convert.c).
 import sharp, { type OutputInfo } from 'sharp';
-import { PythonException } from '../python/metric-value.js';
 import { pythonReadBytes, pythonStrRepr } from '../metrics/python-semantics.js';
+import { PythonException } from '../python/exceptions.js';
 
 export type PilMode = '1' | 'L' | 'LA' | 'P' | 'RGB' | 'RGBA';
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import initSqlJs from 'sql.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runSqliteScalar } from './sqlite-query.js';
-import { PythonException } from '../python/metric-value.js';
+import { PythonException } from '../python/exceptions.js';
 
 const dir = await mkdtemp(join(tmpdir(), 'sqlite-query-'));
 afterAll(() => rm(dir, { recursive: true, force: true }));

@@ -5,8 +5,7 @@ import { open, stat } from 'node:fs/promises';
 import initSqlJs, { type Database, type SqlJsStatic, type SqlValue } from 'sql.js';
 import { pyToFloat } from '../python/builtins.js';
 import { pyTypeName, type PyValue } from '../python/values.js';
-import { UnsupportedPythonFeature } from '../python/exceptions.js';
-import { PythonException } from '../python/metric-value.js';
+import { UnsupportedPythonFeature, PythonException } from '../python/exceptions.js';
 
 let sqlJs: Promise<SqlJsStatic> | undefined;
 const loadSqlJs = (): Promise<SqlJsStatic> => (sqlJs ??= initSqlJs());

@@ -1,7 +1,7 @@
 // Python's `in`, `x[k]`, `d.get`, `float()` and `str.strip()` with the exceptions Python raises.
 import { PyDict, pyRepr, pyTypeName, type PyValue } from './values.js';
 import { pyEquals } from './equality.js';
-import { PythonException } from './metric-value.js';
+import { PythonException } from './exceptions.js';
 
 /** Python's `item in container`. */
 export function pyContains(container: PyValue, item: PyValue): boolean {

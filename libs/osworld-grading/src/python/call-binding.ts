@@ -1,7 +1,7 @@
 // Binds a metric call `metric(*args, **options)` to the upstream function's Python signature, with
 // the TypeErrors Python raises for a missing, unexpected or doubled argument.
 import { PyDict, toPy, type PyValue } from './values.js';
-import { PythonException } from './metric-value.js';
+import { PythonException } from './exceptions.js';
 
 export interface PythonSignature {
   readonly name: string;

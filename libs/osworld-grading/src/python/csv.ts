@@ -2,7 +2,7 @@
 // mode, as check_csv reads it: the state machine of CPython's _csv.c, line by line.
 import { PyDict, type PyValue } from './values.js';
 import { pyTextLines } from './text-files.js';
-import { PythonException } from './metric-value.js';
+import { PythonException } from './exceptions.js';
 
 const fieldLimit = 131072;
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PyDict, toPy } from './values.js';
 import { pyCompare, pyEquals, pySorted } from './equality.js';
-import { PythonException } from './metric-value.js';
+import { PythonException } from './exceptions.js';
 
 const typeErrorOf = (run: () => unknown): string | undefined => {
   try {

@@ -1,7 +1,7 @@
 // Python's ==, <, <=, >, >= and sorted() on JSON-like values, whose quirks leak into OSWorld's scores:
 // True == 1 == 1.0, dicts equal whatever their key order, lists only in the same order.
 import { PyDict, PyOpaque, pyTypeName, type PyValue } from './values.js';
-import { PythonException } from './metric-value.js';
+import { PythonException } from './exceptions.js';
 
 type Numeric = boolean | number | bigint;
 

@@ -1,5 +1,20 @@
-// Python's exception classes as far as the ported metrics' `except` clauses need them.
-import { PythonException } from './metric-value.js';
+// Python's exceptions in the ports: the class a port raises where Python raises, the class hierarchy
+// the ported `except` clauses test, and the marker for a Python feature the port does not reproduce.
+
+/**
+ * An exception the original Python function raises for this input (a KeyError, a TypeError on
+ * None, a ZeroDivisionError…). Upstream's `evaluate()` does not catch these: the task gets no score.
+ * `type` is the Python class name, as the golden fixtures record it.
+ */
+export class PythonException extends Error {
+  constructor(
+    readonly type: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = `PythonException(${type})`;
+  }
+}
 
 /** Each class's base, so `except ValueError` also catches a JSONDecodeError. */
 const baseOf: Readonly<Record<string, string>> = {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PyDict } from './values.js';
 import { pyJsonLoads } from './json.js';
-import { PythonException } from './metric-value.js';
+import { PythonException } from './exceptions.js';
 
 const errorOf = (text: string): string => {
   try {

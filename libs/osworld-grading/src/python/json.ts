@@ -1,7 +1,7 @@
 // Python's json.loads: what it accepts beyond JSON.parse (NaN, Infinity), what it refuses (a BOM,
 // raw control characters in strings), insertion-ordered dicts and its JSONDecodeError messages.
 import { PyDict, type PyValue } from './values.js';
-import { PythonException } from './metric-value.js';
+import { PythonException } from './exceptions.js';
 
 const whitespace = new Set([' ', '\t', '\n', '\r']);
 const numberPattern = /-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?/y;

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { UnsupportedPythonFeature } from './exceptions.js';
+import { UnsupportedPythonFeature, PythonException } from './exceptions.js';
 import { pyReCompile, pyReFlags } from './re.js';
-import { PythonException } from './metric-value.js';
 
 const search = (pattern: string, text: string, flags = 0): boolean =>
   pyReCompile(pattern, flags).search(text) !== null;

@@ -10,8 +10,7 @@
 // Not supported (UnsupportedPythonFeature, never a silent difference): a scoped (?i:…)/(?-i:…) that
 // changes case sensitivity, re.A together with re.I, conditionals (?(1)…|…), atomic groups (?>…),
 // possessive quantifiers (*+ ++ ?+ {m,n}+), \N{NAME}, re.TEMPLATE.
-import { UnsupportedPythonFeature } from './exceptions.js';
-import { PythonException } from './metric-value.js';
+import { UnsupportedPythonFeature, PythonException } from './exceptions.js';
 
 /** Python's re flag values, by every name `getattr(re, name)` accepts. */
 export const pyReFlags: Readonly<Record<string, number>> = {

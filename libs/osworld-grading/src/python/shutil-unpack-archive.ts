@@ -3,8 +3,8 @@
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { unzipSync } from 'fflate';
-import { PythonException } from './metric-value.js';
 import { pythonOsError, pythonPath } from '../metrics/python-semantics.js';
+import { PythonException } from './exceptions.js';
 
 /** `os.path.splitext(p)` (posix): the last dot of the last component, leading dots not counting. */
 export function pythonSplitext(path: string): [string, string] {

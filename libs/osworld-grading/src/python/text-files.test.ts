@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { pyReadText, pyTextLines } from './text-files.js';
-import { PythonException } from './metric-value.js';
+import { PythonException } from './exceptions.js';
 
 const dir = await mkdtemp(join(tmpdir(), 'py-text-file-'));
 afterAll(() => rm(dir, { recursive: true, force: true }));

@@ -2,8 +2,7 @@
 // strict UTF-8 (a BOM is kept as U+FEFF) and universal newlines (\r\n and \r read as \n).
 import { readFile } from 'node:fs/promises';
 import { pyRepr, pyTypeName, type PyValue } from './values.js';
-import { UnsupportedPythonFeature } from './exceptions.js';
-import { PythonException } from './metric-value.js';
+import { UnsupportedPythonFeature, PythonException } from './exceptions.js';
 
 const errnoClass: Readonly<Record<string, [string, number, string]>> = {
   ENOENT: ['FileNotFoundError', 2, 'No such file or directory'],

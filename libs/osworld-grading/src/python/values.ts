@@ -1,5 +1,6 @@
-// Python data as the ported metrics see it: what json.loads, yaml.safe_load or a getter would give.
-import { PythonException } from './metric-value.js';
+// Python values in the ports. `PyValue` is data a port reads (what json.loads, yaml.safe_load or a
+// getter gives); `PythonValue` is what a metric returns, its Python type kept (1, 1.0 and True differ).
+import { PythonException } from './exceptions.js';
 
 /**
  * A value of a Python type the metrics meet. `number` is int or float (JSON does not keep the
@@ -151,4 +152,45 @@ export function pyRepr(value: PyValue): string {
       .join(', ')}}`;
   }
   return value.key;
+}
+
+export type PythonType = 'float' | 'int' | 'bool' | 'NoneType' | 'str';
+
+export type PythonValue =
+  | { readonly type: 'float'; readonly value: number }
+  | { readonly type: 'int'; readonly value: number }
+  | { readonly type: 'bool'; readonly value: boolean }
+  | { readonly type: 'NoneType'; readonly value: null }
+  | { readonly type: 'str'; readonly value: string };
+
+export const pyFloat = (value: number): PythonValue => ({ type: 'float', value });
+export const pyInt = (value: number): PythonValue => ({ type: 'int', value: Math.trunc(value) });
+export const pyBool = (value: boolean): PythonValue => ({ type: 'bool', value });
+export const pyNone: PythonValue = { type: 'NoneType', value: null };
+export const pyStr = (value: string): PythonValue => ({ type: 'str', value });
+
+/** Python's `float(x)` of a metric's return value, as `evaluate()` uses it to combine scores. */
+export function pythonFloat(value: PythonValue): number {
+  switch (value.type) {
+    case 'float':
+    case 'int':
+      return value.value;
+    case 'bool':
+      return value.value ? 1 : 0;
+    case 'NoneType':
+      throw new PythonException(
+        'TypeError',
+        "float() argument must be a string or a real number, not 'NoneType'",
+      );
+    case 'str': {
+      const parsed = Number(value.value.trim());
+      if (value.value.trim() === '' || Number.isNaN(parsed)) {
+        throw new PythonException(
+          'ValueError',
+          `could not convert string to float: '${value.value}'`,
+        );
+      }
+      return parsed;
+    }
+  }
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PyDict, PyOpaque } from './values.js';
 import { pyYamlSafeLoad } from './yaml.js';
-import { PythonException } from './metric-value.js';
+import { PythonException } from './exceptions.js';
 
 const load = (text: string) => pyYamlSafeLoad(text) as PyDict;
 const typeOfError = (text: string): string | undefined => {

@@ -12,8 +12,7 @@ import {
   type Scalar,
 } from 'yaml';
 import { PyDict, PyOpaque, type PyValue } from './values.js';
-import { UnsupportedPythonFeature } from './exceptions.js';
-import { PythonException } from './metric-value.js';
+import { UnsupportedPythonFeature, PythonException } from './exceptions.js';
 
 const yamlTag = 'tag:yaml.org,2002:';
 
