@@ -1,21 +1,14 @@
 // Port of check_mp3_meta from desktop_env/evaluators/metrics/others.py: ID3 tags read as EasyID3
 // gives them, each matched by _match_value_to_rule.
 import { loadEasyId3 } from '../python-libraries/id3-tags.js';
-import type { PortedMetric } from './metric-function.js';
-import { bindPythonCall } from '../python/call-binding.js';
-import { PyDict, pyTypeName, type PyValue, pyFloat } from '../python/values.js';
+import { portedMetric, scoreOf, type PortedMetric } from './metric-function.js';
+import { PyDict, pyFloat, pyTypeName } from '../python/values.js';
 import { matchValueToRule } from './rule-matching.js';
 import { PythonException } from '../python/exceptions.js';
 
-export const checkMp3Meta: PortedMetric = {
-  name: 'check_mp3_meta',
-  tolerance: 0,
-  async run(args, options) {
-    const [result, meta] = bindPythonCall(
-      { name: 'check_mp3_meta', parameters: ['result', 'meta'] },
-      args,
-      options,
-    ).values as [PyValue, PyValue];
+export const checkMp3Meta = portedMetric(
+  { name: 'check_mp3_meta', parameters: ['result', 'meta'] },
+  async ([result, meta]) => {
     if (result === null) return pyFloat(0);
     const tags = await loadEasyId3(result);
     if (!(meta instanceof PyDict)) {
@@ -37,8 +30,8 @@ export const checkMp3Meta: PortedMetric = {
       const value = values === undefined ? '' : values.join(',');
       metric = metric && matchValueToRule(value, rule);
     }
-    return pyFloat(metric ? 1 : 0);
+    return scoreOf(metric);
   },
-};
+);
 
 export const audioTagMetrics: readonly PortedMetric[] = [checkMp3Meta];

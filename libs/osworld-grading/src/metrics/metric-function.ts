@@ -1,4 +1,5 @@
-import type { PythonValue } from '../python/values.js';
+import { bindPythonCall, type PythonSignature } from '../python/call-binding.js';
+import { pyFloat, type PyDict, type PythonValue, type PyValue } from '../python/values.js';
 
 /**
  * Runs Python for `check_python_file_by_test_suite`, which upstream runs inside the harness's own
@@ -49,4 +50,30 @@ export interface PortedMetric {
    * from the original's score we accept, with the reason (a different PDF text extractor…).
    */
   readonly tolerance: { readonly abs: number; readonly why: string } | 0;
+}
+
+/** A metric's float score for a comparison: 1.0 or 0.0. */
+export const scoreOf = (passed: boolean): PythonValue => pyFloat(passed ? 1 : 0);
+
+/**
+ * A ported metric from its upstream Python signature and its body: the call is bound as Python
+ * binds it (TypeError for a bad call), the body gets one PyValue per parameter and `**options`.
+ */
+export function portedMetric<const P extends readonly string[]>(
+  signature: PythonSignature & { readonly parameters: P },
+  run: (
+    values: { readonly [K in keyof P]: PyValue },
+    options: PyDict,
+    context: MetricContext,
+  ) => PythonValue | Promise<PythonValue>,
+  tolerance: PortedMetric['tolerance'] = 0,
+): PortedMetric {
+  return {
+    name: signature.name,
+    tolerance,
+    run: async (args, options, context) => {
+      const bound = bindPythonCall(signature, args, options);
+      return run(bound.values as { readonly [K in keyof P]: PyValue }, bound.options, context);
+    },
+  };
 }

@@ -1,32 +1,16 @@
 // Ports of desktop_env/evaluators/metrics/vscode.py: check_json_keybindings, check_json_settings,
 // compare_config (the containment_ok variant of the pinned commit) and is_extension_installed.
-import type { PortedMetric } from './metric-function.js';
+import { portedMetric, scoreOf, type PortedMetric } from './metric-function.js';
 import { pyContains, pyDictGet, pyGetItem, pyStrip } from '../python/builtins.js';
-import { bindPythonCall } from '../python/call-binding.js';
-import {
-  PyDict,
-  pyTruthy,
-  pyTypeName,
-  type PyValue,
-  pyFloat,
-  type PythonValue,
-} from '../python/values.js';
+import { PyDict, pyFloat, pyTruthy, pyTypeName, type PyValue } from '../python/values.js';
 import { pyEquals } from '../python/equality.js';
 import { pyTryAsync, PythonException } from '../python/exceptions.js';
 import { pyJsonLoads } from '../python/json.js';
 import { pyReadText } from '../python/text-files.js';
 
-const score = (passed: boolean): PythonValue => pyFloat(passed ? 1 : 0);
-
-export const checkJsonKeybindings: PortedMetric = {
-  name: 'check_json_keybindings',
-  tolerance: 0,
-  async run(args, options) {
-    const [actual, expected] = bindPythonCall(
-      { name: 'check_json_keybindings', parameters: ['actual', 'expected'], varKeywords: true },
-      args,
-      options,
-    ).values as [PyValue, PyValue];
+export const checkJsonKeybindings = portedMetric(
+  { name: 'check_json_keybindings', parameters: ['actual', 'expected'], varKeywords: true },
+  async ([actual, expected]) => {
     // Two loaders, each swallowing every error (bare except): the whole file, then all but line 1.
     const load = (skipFirstLine: boolean) =>
       pyTryAsync<PyValue>(
@@ -48,9 +32,9 @@ export const checkJsonKeybindings: PortedMetric = {
       }
     }
     if (data === undefined) return pyFloat(0);
-    return score(pyContains(data, pyGetItem(expected, 'expected')));
+    return scoreOf(pyContains(data, pyGetItem(expected, 'expected')));
   },
-};
+);
 
 /** Python's `json.loads(value)`, which only takes text. */
 function jsonLoadsValue(value: PyValue): PyValue {
@@ -63,15 +47,9 @@ function jsonLoadsValue(value: PyValue): PyValue {
   return pyJsonLoads(value);
 }
 
-export const checkJsonSettings: PortedMetric = {
-  name: 'check_json_settings',
-  tolerance: 0,
-  async run(args, options) {
-    const [actual, expected] = bindPythonCall(
-      { name: 'check_json_settings', parameters: ['actual', 'expected'], varKeywords: true },
-      args,
-      options,
-    ).values as [PyValue, PyValue];
+export const checkJsonSettings = portedMetric(
+  { name: 'check_json_settings', parameters: ['actual', 'expected'], varKeywords: true },
+  async ([actual, expected]) => {
     if (!pyTruthy(actual)) return pyFloat(0);
     const data = await pyTryAsync<PyValue | undefined>(
       async () => pyJsonLoads(await pyReadText(actual)),
@@ -91,7 +69,7 @@ export const checkJsonSettings: PortedMetric = {
     }
     return pyFloat(1);
   },
-};
+);
 
 /** compare_config's `_is_subset(expected, actual)`: dicts by containment, anything else by ==. */
 function isSubset(expected: PyValue, actual: PyValue): boolean {
@@ -105,26 +83,19 @@ function isSubset(expected: PyValue, actual: PyValue): boolean {
   return pyEquals(expected, actual);
 }
 
-export const compareConfig: PortedMetric = {
-  name: 'compare_config',
-  tolerance: 0,
-  async run(args, options) {
-    const bound = bindPythonCall(
-      { name: 'compare_config', parameters: ['actual', 'rules'], varKeywords: true },
-      args,
-      options,
-    );
-    const [actual, rules] = bound.values as [PyValue, PyValue];
+export const compareConfig = portedMetric(
+  { name: 'compare_config', parameters: ['actual', 'rules'], varKeywords: true },
+  async ([actual, rules], options) => {
     if (!pyTruthy(actual)) return pyFloat(0);
     const expectedText = pyDictGet(rules, 'expected');
     if (!pyTruthy(expectedText)) return pyFloat(0);
     const actualText = await pyReadText(actual);
-    if (pyTruthy(pyDictGet(bound.options, 'containment_ok', true))) {
+    if (pyTruthy(pyDictGet(options, 'containment_ok', true))) {
       try {
         const actualJson = pyJsonLoads(actualText);
         const expectedJson = jsonLoadsValue(expectedText);
         // Both parse: containment decides, with no substring fallback.
-        return score(isSubset(expectedJson, actualJson));
+        return scoreOf(isSubset(expectedJson, actualJson));
       } catch (error) {
         if (!(error instanceof PythonException)) throw error;
         // Either side is not JSON: the stripped expected text as a substring (raises if not a str).
@@ -134,7 +105,7 @@ export const compareConfig: PortedMetric = {
             `'${pyTypeName(expectedText)}' object has no attribute 'strip'`,
           );
         }
-        return score(actualText.includes(pyStrip(expectedText)));
+        return scoreOf(actualText.includes(pyStrip(expectedText)));
       }
     }
     if (pyEquals(actualText, expectedText)) return pyFloat(1);
@@ -145,25 +116,19 @@ export const compareConfig: PortedMetric = {
     }
     return pyFloat(0);
   },
-};
+);
 
-export const isExtensionInstalled: PortedMetric = {
-  name: 'is_extension_installed',
-  tolerance: 0,
-  run(args, options) {
-    const [actual, rules] = bindPythonCall(
-      { name: 'is_extension_installed', parameters: ['actual', 'rules'], varKeywords: true },
-      args,
-      options,
-    ).values as [PyValue, PyValue];
+export const isExtensionInstalled = portedMetric(
+  { name: 'is_extension_installed', parameters: ['actual', 'rules'], varKeywords: true },
+  ([actual, rules]) => {
     const type = pyGetItem(rules, 'type');
-    if (pyEquals(type, 'contain')) return score(pyContains(actual, pyGetItem(rules, 'expected')));
+    if (pyEquals(type, 'contain')) return scoreOf(pyContains(actual, pyGetItem(rules, 'expected')));
     if (pyEquals(pyGetItem(rules, 'type'), 'not_contain')) {
-      return score(!pyContains(actual, pyGetItem(rules, 'expected')));
+      return scoreOf(!pyContains(actual, pyGetItem(rules, 'expected')));
     }
     throw new PythonException('NotImplementedError', '');
   },
-};
+);
 
 export const vscodeMetrics: readonly PortedMetric[] = [
   checkJsonKeybindings,

@@ -8,7 +8,7 @@
 import { inflateSync } from 'node:zlib';
 import { pyRepr, type PyValue } from '../python/values.js';
 import { pyIsInstance, UnsupportedPythonFeature, PythonException } from '../python/exceptions.js';
-import { pyOsError, pyReadBytes } from '../python/text-files.js';
+import { pyReadBytes } from '../python/text-files.js';
 
 /** Every frame ID mutagen knows (v2.3/2.4), which its v2.4 size heuristic counts. */
 const knownFrameIds = new Set(
@@ -550,7 +550,7 @@ export async function loadEasyId3(path: PyValue): Promise<EasyId3Tags> {
   } catch (error) {
     // mutagen's loadfile turns an OSError into MutagenError
     if (pyIsInstance(error, 'OSError') && typeof path === 'string') {
-      throw new PythonException('MutagenError', (pyOsError(error, path) as Error).message);
+      throw new PythonException('MutagenError', error.message);
     }
     throw error;
   }

@@ -16,7 +16,7 @@
 // Not reproduced: libxml2's tokenizer corner cases (entities without ';', HTML 5 entity names it
 // lacks, tags inside title/textarea, bogus comments), handled here by htmlparser2's tokenizer.
 import { Tokenizer, QuoteType } from 'htmlparser2';
-import { pythonStrip } from '../metrics/python-semantics.js';
+import { pyStrip } from '../python/builtins.js';
 import { LIBXML2_HTML_ELEMENTS, LIBXML2_START_CLOSE } from './libxml2-html-tables.js';
 import { PythonException } from '../python/exceptions.js';
 
@@ -340,8 +340,8 @@ function chooseElement(root: HtmlElement, fullHtml: boolean): Chosen {
   if (
     nodes.length === 1 &&
     only?.kind === 'element' &&
-    pythonStrip(bodyText) === '' &&
-    pythonStrip(lastTail) === ''
+    pyStrip(bodyText) === '' &&
+    pyStrip(lastTail) === ''
   ) {
     return { element: only, tail: lastTail };
   }

@@ -4,8 +4,9 @@
 // libjpeg-turbo decode is bit-identical to Pillow's (default islow IDCT, fancy upsampling); the
 // resampling and conversions are Pillow's integer arithmetic (Resample.c, Convert.c).
 import sharp, { type OutputInfo } from 'sharp';
-import { pythonReadBytes, pythonStrRepr } from '../metrics/python-semantics.js';
 import { PythonException } from '../python/exceptions.js';
+import { pyReadBytes } from '../python/text-files.js';
+import { pyRepr, type PyValue } from '../python/values.js';
 
 export type PilMode = '1' | 'L' | 'LA' | 'P' | 'RGB' | 'RGBA';
 
@@ -58,8 +59,8 @@ function pngMode(bytes: Uint8Array, path: string): PilMode {
 }
 
 /** `Image.open(path)` followed by the load that `resize`/`difference` trigger. */
-export async function openPilImage(path: unknown): Promise<PilImage> {
-  const bytes = new Uint8Array(await pythonReadBytes(path));
+export async function openPilImage(path: PyValue): Promise<PilImage> {
+  const bytes = new Uint8Array(await pyReadBytes(path));
   const name = path as string;
   let mode: PilMode;
   if (startsWith(bytes, PNG_SIGNATURE)) mode = pngMode(bytes, name);
@@ -71,7 +72,7 @@ export async function openPilImage(path: unknown): Promise<PilImage> {
     }
     throw new PythonException(
       'UnidentifiedImageError',
-      `cannot identify image file ${pythonStrRepr(name)}`,
+      `cannot identify image file ${pyRepr(name)}`,
     );
   }
   let raw: { data: Buffer; info: OutputInfo };

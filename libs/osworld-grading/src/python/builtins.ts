@@ -1,5 +1,7 @@
-// Python's `in`, `x[k]`, `d.get`, `float()` and `str.strip()` with the exceptions Python raises.
-import { PyDict, pyRepr, pyTypeName, type PyValue } from './values.js';
+// Python's builtins and str methods as the ports use them — `in`, `x[k]`, `d.get`, `float()`,
+// `iter`, `len`, `zip`, `set(a) == set(b)`, `str.strip/split/splitlines` — with the exceptions
+// Python raises.
+import { PyDict, pyRepr, pyTypeName, toPy, type PyValue } from './values.js';
 import { pyEquals } from './equality.js';
 import { PythonException } from './exceptions.js';
 
@@ -59,6 +61,33 @@ export function pyGetItem(container: PyValue, key: PyValue): PyValue {
   throw new PythonException('TypeError', `'${pyTypeName(container)}' object is not subscriptable`);
 }
 
+/**
+ * `container[key]` on plain JSON (a task file's dicts and lists, as JSON.parse gives them): the value
+ * as it is, or what Python makes of the subscript (KeyError, IndexError, TypeError, a str's character).
+ */
+export function pyGetItemOfJson(container: unknown, key: string | number): unknown {
+  if (Array.isArray(container) && Number.isInteger(key)) {
+    const index = key as number;
+    const position = index < 0 ? index + container.length : index;
+    if (position >= 0 && position < container.length) return container[position];
+  } else if (
+    typeof container === 'object' &&
+    container !== null &&
+    !Array.isArray(container) &&
+    !(container instanceof PyDict) &&
+    typeof key === 'string' &&
+    Object.hasOwn(container, key)
+  ) {
+    return (container as Record<string, unknown>)[key];
+  }
+  return pyGetItem(toPy(container), key);
+}
+
+/** Python's `str(value)`: a str itself, anything else as its repr (true of every PyValue). */
+export function pyToStr(value: PyValue): string {
+  return typeof value === 'string' ? value : pyRepr(value);
+}
+
 /** Python's `container.get(key, fallback)`: only dicts have it. */
 export function pyDictGet(container: PyValue, key: PyValue, fallback: PyValue = null): PyValue {
   if (!(container instanceof PyDict)) {
@@ -76,6 +105,12 @@ export const pythonWhitespace =
   '\t\n\v\f\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006' +
   '\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000';
 
+/** The same set as a RegExp character-class body (what `\s` matches in a str pattern). */
+export const pythonWhitespaceClass = [...pythonWhitespace]
+  .map((char) => `\\u{${(char.codePointAt(0) ?? 0).toString(16)}}`)
+  .join('');
+const whitespaceRun = new RegExp(`[${pythonWhitespaceClass}]+`, 'u');
+
 /** Python's `text.strip(chars)` (whitespace by Python's definition when chars is omitted). */
 export function pyStrip(text: string, chars: string = pythonWhitespace): string {
   const strip = new Set(chars);
@@ -85,6 +120,22 @@ export function pyStrip(text: string, chars: string = pythonWhitespace): string 
   while (start < end && strip.has(points[start] as string)) start++;
   while (end > start && strip.has(points[end - 1] as string)) end--;
   return points.slice(start, end).join('');
+}
+
+/** Python's `text.split()` without arguments: runs of whitespace separate, the ends are dropped. */
+export function pySplit(text: string): string[] {
+  return text.split(whitespaceRun).filter((part) => part.length > 0);
+}
+
+// str.splitlines() boundaries: \n, \r, \r\n, \v, \f, \x1c, \x1d, \x1e, \x85, \u2028, \u2029.
+const lineBoundary = /\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/u;
+
+/** Python's `text.splitlines()`: no trailing empty line for a final line break. */
+export function pySplitlines(text: string): string[] {
+  if (text === '') return [];
+  const lines = text.split(lineBoundary);
+  if (lines[lines.length - 1] === '') lines.pop();
+  return lines;
 }
 
 const floatLiteral =
@@ -124,6 +175,14 @@ export function pyIter(value: PyValue): PyValue[] {
   if (Array.isArray(value)) return [...value];
   if (value instanceof PyDict) return value.keys();
   throw new PythonException('TypeError', `'${pyTypeName(value)}' object is not iterable`);
+}
+
+/** Python's `zip(a, b)`: pairs until the shorter runs out. */
+export function pyZip(a: PyValue, b: PyValue): Array<[PyValue, PyValue]> {
+  const left = pyIter(a);
+  const right = pyIter(b);
+  const length = Math.min(left.length, right.length);
+  return Array.from({ length }, (_, index) => [left[index] as PyValue, right[index] as PyValue]);
 }
 
 /** Python's `len(value)`. */

@@ -1,6 +1,6 @@
-// Binds a metric call `metric(*args, **options)` to the upstream function's Python signature, with
-// the TypeErrors Python raises for a missing, unexpected or doubled argument.
-import { PyDict, toPy, type PyValue } from './values.js';
+// Python's argument binding, `f(*args, **options)` against a function's signature, with the
+// TypeErrors Python raises for a missing, unexpected or doubled argument or a `**` that is no mapping.
+import { PyDict, pyTypeName, toPy, type PyValue } from './values.js';
 import { PythonException } from './exceptions.js';
 
 export interface PythonSignature {
@@ -13,6 +13,13 @@ export interface PythonSignature {
   readonly varKeywords?: boolean;
 }
 
+export interface BoundArguments {
+  /** One value per parameter, in order, as the caller gave it (or the default). */
+  readonly values: readonly unknown[];
+  /** What `**options` received, in the caller's order. */
+  readonly options: ReadonlyArray<readonly [string, unknown]>;
+}
+
 export interface BoundCall {
   /** One value per parameter, in order. */
   readonly values: readonly PyValue[];
@@ -20,23 +27,34 @@ export interface BoundCall {
   readonly options: PyDict;
 }
 
-/** Python's argument binding for `signature` called with `args` and keyword `options`. */
-export function bindPythonCall(
+/** Python's "'a', 'b', and 'c'" listing of parameter names. */
+function listNames(names: readonly string[]): string {
+  const quoted = names.map((name) => `'${name}'`);
+  if (quoted.length === 1) return quoted[0] as string;
+  if (quoted.length === 2) return `${quoted[0]} and ${quoted[1]}`;
+  return `${quoted.slice(0, -1).join(', ')}, and ${quoted[quoted.length - 1]}`;
+}
+
+/** Python's binding of `name(*args, **options)` to `signature`; the values are left as given. */
+export function bindArguments(
   signature: PythonSignature,
   args: readonly unknown[],
   options: Readonly<Record<string, unknown>>,
-): BoundCall {
+): BoundArguments {
   const { name, parameters } = signature;
+  const hasDefault = (parameter: string): boolean => signature.defaults?.[parameter] !== undefined;
   if (args.length > parameters.length) {
-    const takes = parameters.length;
+    const most = parameters.length;
+    const least = parameters.filter((parameter) => !hasDefault(parameter)).length;
+    const takes = least === most ? `${most}` : `from ${least} to ${most}`;
     throw new PythonException(
       'TypeError',
-      `${name}() takes ${takes} positional argument${takes === 1 ? '' : 's'} but ${args.length} were given`,
+      `${name}() takes ${takes} positional argument${most === 1 ? '' : 's'} but ${args.length} were given`,
     );
   }
-  const values = new Map<string, PyValue>();
-  args.forEach((arg, index) => values.set(parameters[index] as string, toPy(arg)));
-  const extra = new PyDict();
+  const values = new Map<string, unknown>();
+  args.forEach((arg, index) => values.set(parameters[index] as string, arg));
+  const extra: Array<[string, unknown]> = [];
   for (const [key, value] of Object.entries(options)) {
     if (parameters.includes(key)) {
       if (values.has(key)) {
@@ -45,9 +63,9 @@ export function bindPythonCall(
           `${name}() got multiple values for argument '${key}'`,
         );
       }
-      values.set(key, toPy(value));
+      values.set(key, value);
     } else if (signature.varKeywords) {
-      extra.set(key, toPy(value));
+      extra.push([key, value]);
     } else {
       throw new PythonException(
         'TypeError',
@@ -56,23 +74,45 @@ export function bindPythonCall(
     }
   }
   const missing = parameters.filter(
-    (parameter) => !values.has(parameter) && signature.defaults?.[parameter] === undefined,
+    (parameter) => !values.has(parameter) && !hasDefault(parameter),
   );
   if (missing.length > 0) {
-    const quoted = missing.map((parameter) => `'${parameter}'`);
-    const list =
-      quoted.length === 1
-        ? (quoted[0] as string)
-        : `${quoted.slice(0, -1).join(', ')} and ${quoted[quoted.length - 1]}`;
     throw new PythonException(
       'TypeError',
-      `${name}() missing ${missing.length} required positional argument${missing.length === 1 ? '' : 's'}: ${list}`,
+      `${name}() missing ${missing.length} required positional argument${missing.length === 1 ? '' : 's'}: ${listNames(missing)}`,
     );
   }
   return {
-    values: parameters.map(
-      (parameter) => values.get(parameter) ?? signature.defaults?.[parameter] ?? null,
+    values: parameters.map((parameter) =>
+      values.has(parameter) ? values.get(parameter) : (signature.defaults?.[parameter] ?? null),
     ),
     options: extra,
   };
+}
+
+/** Python's binding of a metric call, values as PyValues (dicts as PyDict). */
+export function bindPythonCall(
+  signature: PythonSignature,
+  args: readonly unknown[],
+  options: Readonly<Record<string, unknown>>,
+): BoundCall {
+  const bound = bindArguments(signature, args, options);
+  return {
+    values: bound.values.map(toPy),
+    options: PyDict.fromEntries(bound.options.map(([key, value]) => [key, toPy(value)])),
+  };
+}
+
+/** `name(**value)` with a JSON value: its keyword arguments, or the TypeError for a non-mapping. */
+export function pyKeywordArguments(
+  functionName: string,
+  value: unknown,
+): Readonly<Record<string, unknown>> {
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    return value as Readonly<Record<string, unknown>>;
+  }
+  throw new PythonException(
+    'TypeError',
+    `${functionName}() argument after ** must be a mapping, not ${pyTypeName(toPy(value))}`,
+  );
 }

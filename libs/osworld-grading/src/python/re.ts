@@ -10,6 +10,7 @@
 // Not supported (UnsupportedPythonFeature, never a silent difference): a scoped (?i:…)/(?-i:…) that
 // changes case sensitivity, re.A together with re.I, conditionals (?(1)…|…), atomic groups (?>…),
 // possessive quantifiers (*+ ++ ?+ {m,n}+), \N{NAME}, re.TEMPLATE.
+import { pythonWhitespaceClass } from './builtins.js';
 import { UnsupportedPythonFeature, PythonException } from './exceptions.js';
 
 /** Python's re flag values, by every name `getattr(re, name)` accepts. */
@@ -60,9 +61,7 @@ const atEnd = '(?![\\s\\S])';
 function categoryBody(name: 'd' | 's' | 'w', ascii: boolean): string {
   if (name === 'd') return ascii ? '0-9' : '\\p{Nd}';
   if (name === 'w') return ascii ? 'A-Za-z0-9_' : '\\p{L}\\p{N}_';
-  return ascii
-    ? '\\t\\n\\v\\f\\r '
-    : '\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
+  return ascii ? '\\t\\n\\v\\f\\r ' : pythonWhitespaceClass;
 }
 
 const literal = (code: number): string => `\\u{${code.toString(16)}}`;
@@ -696,6 +695,14 @@ export class PyPattern {
   match(text: string): RegExpExecArray | null {
     this.sticky.lastIndex = 0;
     return this.sticky.exec(text);
+  }
+
+  /** `pattern.sub(replacement, text)` for a replacement without backslashes (no template to expand). */
+  sub(replacement: string, text: string): string {
+    if (replacement.includes('\\')) {
+      throw new UnsupportedPythonFeature('re.sub with a backslash in the replacement');
+    }
+    return text.replace(this.global, () => replacement);
   }
 
   /** `pattern.findall(text)`: whole matches, the group, or the groups' list (unmatched = ''). */

@@ -1,33 +1,11 @@
-// What `compare_archive` needs of CPython 3.11's os.path and shutil: splitext, join, and
-// `shutil.unpack_archive` for ZIP files (format chosen by the file name, as shutil does).
-import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+// CPython 3.11's `shutil.unpack_archive` for ZIP files (format chosen by the file name, as shutil
+// does), as compare_archive uses it.
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { unzipSync } from 'fflate';
-import { pythonOsError, pythonPath } from '../metrics/python-semantics.js';
 import { PythonException } from './exceptions.js';
-
-/** `os.path.splitext(p)` (posix): the last dot of the last component, leading dots not counting. */
-export function pythonSplitext(path: string): [string, string] {
-  const sepIndex = path.lastIndexOf('/');
-  const dotIndex = path.lastIndexOf('.');
-  if (dotIndex > sepIndex) {
-    for (let index = sepIndex + 1; index < dotIndex; index += 1) {
-      if (path[index] !== '.') return [path.slice(0, dotIndex), path.slice(dotIndex)];
-    }
-  }
-  return [path, ''];
-}
-
-/** `os.path.join(a, *parts)` (posix): an absolute part discards what came before it. */
-export function pythonJoin(first: string, ...parts: string[]): string {
-  let joined = first;
-  for (const part of parts) {
-    if (part.startsWith('/')) joined = part;
-    else if (joined === '' || joined.endsWith('/')) joined += part;
-    else joined += `/${part}`;
-  }
-  return joined;
-}
+import { pyOsError, pyOsPath, pyPathJoin } from './os.js';
+import type { PyValue } from './values.js';
 
 /** `shutil.ReadError`'s class name, as the fixtures record it. */
 const readError = (message: string): PythonException => new PythonException('ReadError', message);
@@ -68,13 +46,13 @@ async function unpackZip(filename: string, extractDir: string): Promise<void> {
   for (const [name, data] of Object.entries(entries)) {
     // shutil skips absolute names and any name containing '..'.
     if (name.startsWith('/') || name.includes('..')) continue;
-    const target = pythonJoin(extractDir, ...name.split('/'));
+    const target = pyPathJoin(extractDir, ...name.split('/'));
     await mkdir(dirname(target), { recursive: true }).catch((error: unknown) => {
-      throw pythonOsError(error, dirname(target));
+      throw pyOsError(error, dirname(target));
     });
     if (name.endsWith('/')) continue;
     await writeFile(target, data).catch((error: unknown) => {
-      throw pythonOsError(error, target);
+      throw pyOsError(error, target);
     });
   }
 }
@@ -84,8 +62,8 @@ async function unpackZip(filename: string, extractDir: string): Promise<void> {
  * Tar formats are recognised but not unpacked by this port: that raises a plain Error (the task is
  * then ungraded), not a Python exception.
  */
-export async function pythonUnpackArchive(filename: unknown, extractDir: string): Promise<void> {
-  const path = pythonPath(filename);
+export async function pyUnpackArchive(filename: PyValue, extractDir: string): Promise<void> {
+  const path = pyOsPath(filename);
   const format = UNPACK_FORMATS.find(([, extensions]) =>
     extensions.some((extension) => path.endsWith(extension)),
   )?.[0];
@@ -94,9 +72,4 @@ export async function pythonUnpackArchive(filename: unknown, extractDir: string)
     throw new Error(`compare_archive: ${format} archives are not unpacked by the port (${path})`);
   }
   await unpackZip(path, extractDir);
-}
-
-/** `os.path.exists(path)`. */
-export async function pythonExists(path: string): Promise<boolean> {
-  return (await stat(path).catch(() => undefined)) !== undefined;
 }

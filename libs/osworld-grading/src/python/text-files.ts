@@ -1,44 +1,21 @@
-// Python's `open(path).read()` in text mode as the metrics use it: the path checks of open(),
-// strict UTF-8 (a BOM is kept as U+FEFF) and universal newlines (\r\n and \r read as \n).
+// Python's `open()` in the ports: the path checks of open(), strict UTF-8 (a BOM is kept as
+// U+FEFF), universal newlines and line iteration.
 import { readFile } from 'node:fs/promises';
-import { pyRepr, pyTypeName, type PyValue } from './values.js';
-import { UnsupportedPythonFeature, PythonException } from './exceptions.js';
+import type { PyValue } from './values.js';
+import { PythonException, UnsupportedPythonFeature } from './exceptions.js';
+import { pyOsError, pyOsPath } from './os.js';
 
-const errnoClass: Readonly<Record<string, [string, number, string]>> = {
-  ENOENT: ['FileNotFoundError', 2, 'No such file or directory'],
-  EISDIR: ['IsADirectoryError', 21, 'Is a directory'],
-  ENOTDIR: ['NotADirectoryError', 20, 'Not a directory'],
-  EACCES: ['PermissionError', 13, 'Permission denied'],
-  EPERM: ['PermissionError', 1, 'Operation not permitted'],
-};
-
-/** The path Python's `open()`/`os.fspath()` accepts, or the TypeError it raises. */
-export function pyPathArgument(path: PyValue): string {
-  if (typeof path === 'string') {
-    if (path.includes('\0')) throw new PythonException('ValueError', 'embedded null byte');
-    return path;
-  }
-  if (typeof path === 'number' || typeof path === 'boolean' || typeof path === 'bigint') {
+/** The path `open()` accepts, or the TypeError/ValueError it raises (an int would be a descriptor). */
+export function pyOpenPath(path: PyValue): string {
+  if (typeof path === 'bigint' || typeof path === 'boolean' || Number.isInteger(path)) {
     throw new UnsupportedPythonFeature('open() of a file descriptor number');
   }
-  throw new PythonException(
-    'TypeError',
-    `expected str, bytes or os.PathLike object, not ${pyTypeName(path)}`,
-  );
+  return pyOsPath(path);
 }
 
-/** An fs error as the OSError subclass Python raises for it. */
-export function pyOsError(error: unknown, path: string): unknown {
-  const code = (error as { code?: unknown } | null)?.code;
-  const known = typeof code === 'string' ? errnoClass[code] : undefined;
-  if (known === undefined) return error;
-  const [type, errno, text] = known;
-  return new PythonException(type, `[Errno ${errno}] ${text}: ${pyRepr(path)}`);
-}
-
-/** The bytes of `open(path, 'rb')`. */
+/** The bytes of `open(path, 'rb').read()`. */
 export async function pyReadBytes(path: PyValue): Promise<Buffer> {
-  const checked = pyPathArgument(path);
+  const checked = pyOpenPath(path);
   try {
     return await readFile(checked);
   } catch (error) {
@@ -46,13 +23,48 @@ export async function pyReadBytes(path: PyValue): Promise<Buffer> {
   }
 }
 
-/** Python's strict UTF-8 decoding (a BOM stays in the text, as with encoding='utf-8'). */
-export function pyDecodeUtf8(bytes: Uint8Array): string {
-  try {
-    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
-  } catch {
-    throw new PythonException('UnicodeDecodeError', `'utf-8' codec can't decode the file`);
+const isContinuation = (byte: number | undefined): boolean =>
+  byte !== undefined && byte >= 0x80 && byte < 0xc0;
+
+/**
+ * Where CPython's UTF-8 decoder stops on `bytes`: the first bad sequence's start, end and reason, or
+ * undefined for valid UTF-8 (surrogates and overlong forms are invalid, as in CPython).
+ */
+function firstUtf8Error(bytes: Uint8Array): [number, number, string] | undefined {
+  const end = bytes.length;
+  let at = 0;
+  while (at < end) {
+    const lead = bytes[at] as number;
+    if (lead < 0x80) {
+      at += 1;
+      continue;
+    }
+    if (lead < 0xc2 || lead > 0xf4) return [at, at + 1, 'invalid start byte'];
+    const length = lead < 0xe0 ? 2 : lead < 0xf0 ? 3 : 4;
+    // The second byte's range narrows after E0, ED, F0 and F4 (no overlongs, surrogates, > U+10FFFF).
+    const low = lead === 0xe0 ? 0xa0 : lead === 0xf0 ? 0x90 : 0x80;
+    const high = lead === 0xed ? 0x9f : lead === 0xf4 ? 0x8f : 0xbf;
+    for (let offset = 1; offset < length; offset += 1) {
+      const byte = bytes[at + offset];
+      if (byte === undefined) return [at, end, 'unexpected end of data'];
+      const valid = offset === 1 ? byte >= low && byte <= high : isContinuation(byte);
+      if (!valid) return [at, at + offset, 'invalid continuation byte'];
+    }
+    at += length;
   }
+  return undefined;
+}
+
+/** Python's strict `bytes.decode('utf-8')` (a BOM stays in the text, as with encoding='utf-8'). */
+export function pyDecodeUtf8(bytes: Uint8Array): string {
+  const error = firstUtf8Error(bytes);
+  if (error === undefined) return new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes);
+  const [start, stop, reason] = error;
+  const where =
+    stop - start === 1
+      ? `byte 0x${(bytes[start] as number).toString(16).padStart(2, '0')} in position ${start}`
+      : `bytes in position ${start}-${stop - 1}`;
+  throw new PythonException('UnicodeDecodeError', `'utf-8' codec can't decode ${where}: ${reason}`);
 }
 
 /** Universal newlines: what Python's text mode makes of \r\n and \r. */
