@@ -4,7 +4,6 @@ export {
   pyInt,
   pyNone,
   pyStr,
-  pythonFloat,
   type PythonType,
   type PythonValue,
 } from './python/values.js';

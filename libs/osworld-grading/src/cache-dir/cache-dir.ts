@@ -1,15 +1,16 @@
+// The per-attempt cache dir the getters and setup captures write into: its paths, the `<CACHE>`
+// marker that makes a recorded path portable, and its files.
 import { readdir } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
-import { pythonTypeName } from '../python-semantics.js';
+import { pyPathJoin } from '../python/os.js';
+import { toPy } from '../python/values.js';
 
 /**
  * Python's `os.path.join(cache_dir, name)` for a name from a task file (a capture, a `dest`). Names
  * that would leave the cache dir (absolute, `..`) are refused instead of written elsewhere.
  */
 export function cacheDirPath(cacheDir: string, name: unknown): string {
-  if (typeof name !== 'string')
-    throw new TypeError(`expected str, bytes or os.PathLike object, not ${pythonTypeName(name)}`);
-  const path = resolve(cacheDir, name);
+  const path = resolve(pyPathJoin(cacheDir, toPy(name)));
   if (!path.startsWith(resolve(cacheDir) + sep))
     throw new Error(`'${name}' would leave the cache dir`);
   return path;
@@ -39,16 +40,16 @@ export function fromCacheMarker(value: unknown, cacheDir: string): unknown {
   return value;
 }
 
-/** The regular files under a cache dir, relative to it, sorted. */
-export async function listCacheFiles(cacheDir: string): Promise<string[]> {
+/** The regular files under `dir` (a cache dir, a folder in it), relative to it, sorted. */
+export async function listFilesUnder(dir: string): Promise<string[]> {
   const files: string[] = [];
-  const walk = async (dir: string): Promise<void> => {
-    for (const entry of await readdir(dir, { withFileTypes: true })) {
-      const path = join(dir, entry.name);
+  const walk = async (current: string): Promise<void> => {
+    for (const entry of await readdir(current, { withFileTypes: true })) {
+      const path = join(current, entry.name);
       if (entry.isDirectory()) await walk(path);
-      else if (entry.isFile()) files.push(relative(cacheDir, path));
+      else if (entry.isFile()) files.push(relative(dir, path));
     }
   };
-  await walk(cacheDir);
+  await walk(dir);
   return files.sort();
 }

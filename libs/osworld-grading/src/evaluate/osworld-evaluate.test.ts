@@ -6,7 +6,7 @@ import {
   runEvaluateFixtureCase,
 } from '../fixtures/evaluate-fixture-file.js';
 import { evaluateOsworld, lastActionIsFail, type EvaluateHooks } from './osworld-evaluate.js';
-import { pyFloat } from '../python/values.js';
+import { pyFloat, pyStr } from '../python/values.js';
 import { PythonException } from '../python/exceptions.js';
 
 const evaluateFixtures = fileURLToPath(
@@ -75,6 +75,22 @@ describe('evaluateOsworld beyond the golden cases', () => {
       }),
     );
     await expect(run).rejects.toMatchObject({ type: 'UnboundLocalError' });
+  });
+
+  it("float() of a str score is Python's: '1_0' is 10.0, so under or it is kept and max() returns it", async () => {
+    const score = await evaluateOsworld(
+      { func: ['s'], conj: 'or', result: [{ type: 'rule' }] },
+      [],
+      hooks({ findMetric: (name) => (name === 's' ? () => pyStr('1_0') : undefined) }),
+    );
+    expect(score).toEqual(pyStr('1_0'));
+  });
+
+  it("a getter config that is a list fails with Python's TypeError for list['type']", async () => {
+    const run = evaluateOsworld({ func: ['m'], result: [['rule']] }, [], hooks());
+    await expect(run).rejects.toEqual(
+      new PythonException('TypeError', 'list indices must be integers or slices, not str'),
+    );
   });
 
   it('FAIL counts only as the last action, as a string or an action dict', () => {

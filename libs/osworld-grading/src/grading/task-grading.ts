@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { PermanentError } from '@benchfleet/core';
 import type { Logger } from 'pino';
-import { fromCacheMarker, listCacheFiles, withCacheMarker } from '../cache-dir/cache-dir.js';
+import { fromCacheMarker, listFilesUnder, withCacheMarker } from '../cache-dir/cache-dir.js';
 import { hashFile, type UrlFileSource } from '../downloads/download-cache.js';
 import { actionHistoryOf, type FinalSignal } from '../evaluate/final-signal.js';
 import {
@@ -215,7 +215,7 @@ export async function regradeTask(
       : { cacheDir: options.cacheDir },
   };
   // The end state is what was restored, listed before a metric adds files of its own.
-  const restored = new Set(await listCacheFiles(options.cacheDir));
+  const restored = new Set(await listFilesUnder(options.cacheDir));
   return evaluateToOutcome(task, saved.finalSignal, hooks, [], {
     cacheDir: options.cacheDir,
     written: restored,

@@ -1,5 +1,5 @@
-import { readdir } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
+import { listFilesUnder } from '../cache-dir/cache-dir.js';
 import { GradingInfraError } from '../grading/grading-errors.js';
 import type { PythonRunner } from '../metrics/metric-function.js';
 import type { OsworldVmServer } from '../vm-server/osworld-vm-server.js';
@@ -46,7 +46,7 @@ export class VmPythonRunner implements PythonRunner {
       );
     const remoteDir = made.output.trim();
     try {
-      for (const file of await filesUnder(dir)) {
+      for (const file of await listFilesUnder(dir)) {
         const answer = await this.vm.upload(`${remoteDir}/${file}`, join(dir, file), call);
         if (answer.status !== 200)
           throw new GradingInfraError(
@@ -76,17 +76,4 @@ export class VmPythonRunner implements PythonRunner {
       await this.vm.execute(['rm', '-rf', remoteDir], false, call).catch(() => undefined);
     }
   }
-}
-
-async function filesUnder(dir: string): Promise<string[]> {
-  const files: string[] = [];
-  const walk = async (current: string): Promise<void> => {
-    for (const entry of await readdir(current, { withFileTypes: true })) {
-      const path = join(current, entry.name);
-      if (entry.isDirectory()) await walk(path);
-      else if (entry.isFile()) files.push(relative(dir, path));
-    }
-  };
-  await walk(dir);
-  return files.sort();
 }

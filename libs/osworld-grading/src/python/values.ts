@@ -168,29 +168,3 @@ export const pyInt = (value: number): PythonValue => ({ type: 'int', value: Math
 export const pyBool = (value: boolean): PythonValue => ({ type: 'bool', value });
 export const pyNone: PythonValue = { type: 'NoneType', value: null };
 export const pyStr = (value: string): PythonValue => ({ type: 'str', value });
-
-/** Python's `float(x)` of a metric's return value, as `evaluate()` uses it to combine scores. */
-export function pythonFloat(value: PythonValue): number {
-  switch (value.type) {
-    case 'float':
-    case 'int':
-      return value.value;
-    case 'bool':
-      return value.value ? 1 : 0;
-    case 'NoneType':
-      throw new PythonException(
-        'TypeError',
-        "float() argument must be a string or a real number, not 'NoneType'",
-      );
-    case 'str': {
-      const parsed = Number(value.value.trim());
-      if (value.value.trim() === '' || Number.isNaN(parsed)) {
-        throw new PythonException(
-          'ValueError',
-          `could not convert string to float: '${value.value}'`,
-        );
-      }
-      return parsed;
-    }
-  }
-}

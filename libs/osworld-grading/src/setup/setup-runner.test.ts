@@ -245,6 +245,12 @@ describe('runSetup', () => {
     await expect(
       runSetup(steps([{ type: 'launch', parameters: { command: [] } }]), environment),
     ).rejects.toThrow('Setup step 1 failed: _launch_setup - Empty command to launch.');
+    // Python's wording: "argument" for one missing parameter (not "argument(s)").
+    await expect(
+      runSetup(steps([{ type: 'execute', parameters: { stdout: 'out.txt' } }]), environment),
+    ).rejects.toThrow(
+      "Setup step 1 failed: _execute_setup - _execute_setup() missing 1 required positional argument: 'command'",
+    );
   });
 
   it('a VM server that does not answer the probe is infra before any step runs', async () => {
