@@ -32,7 +32,7 @@ import type { PythonValue } from '../python/values.js';
  * The version of this port (evaluate(), getters, metrics), recorded with every grade; raise it with
  * any change that can change a score, so `regrade` can tell old grades from new.
  */
-export const OSWORLD_GRADING_VERSION = 'osworld-grading/1';
+export const OSWORLD_GRADING_VERSION = 'osworld-grading/2';
 
 /** One stack's desktop, for one attempt. */
 export interface GradingDesktop {
