@@ -8,12 +8,8 @@ export {
   type PythonValue,
 } from './python/values.js';
 export { PythonException } from './python/exceptions.js';
-export type {
-  MetricContext,
-  MetricFunction,
-  PortedMetric,
-  PythonRunner,
-} from './metrics/metric-function.js';
+export type { MetricContext, MetricFunction, PortedMetric } from './metrics/metric-function.js';
+export type { PythonRunner } from './python-runners/python-runner.js';
 export { portedMetrics } from './metrics/metric-registry.js';
 export {
   metricFixtureFileSchema,

@@ -14,7 +14,8 @@ import {
 } from '../evaluate/osworld-evaluate.js';
 import { isSupportedGetter, runGetter } from '../getters/osworld-getters.js';
 import { GradingInfraError } from './grading-errors.js';
-import type { PortedMetric, PythonRunner } from '../metrics/metric-function.js';
+import type { PortedMetric } from '../metrics/metric-function.js';
+import type { PythonRunner } from '../python-runners/python-runner.js';
 import { portedMetrics } from '../metrics/metric-registry.js';
 import { VmPythonRunner } from '../python-runners/vm-python-runner.js';
 import { UnsupportedPythonFeature, PythonException } from '../python/exceptions.js';

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import type { PythonRunner } from '../metrics/metric-function.js';
+import type { PythonRunner } from './python-runner.js';
 
 const MAX_OUTPUT_BYTES = 16 * 1024 * 1024;
 

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { listFilesUnder } from '../cache-dir/cache-dir.js';
 import { GradingInfraError } from '../grading/grading-errors.js';
-import type { PythonRunner } from '../metrics/metric-function.js';
+import type { PythonRunner } from './python-runner.js';
 import type { OsworldVmServer } from '../vm-server/osworld-vm-server.js';
 
 /** `/execute` kills its command after 120 s; the script gets less so its own timeout answers first. */
