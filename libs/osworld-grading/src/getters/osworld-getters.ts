@@ -150,7 +150,7 @@ async function cloudFile(
         );
       throw error;
     }
-    await copyInCache(environment, target, downloaded.path);
+    await writeInCache(environment, target, { copyOf: downloaded.path });
   }
   return shapeOf(cachePaths);
 }
@@ -231,26 +231,15 @@ async function vscodeConfig(
   return target;
 }
 
+/** Writes `target` in the cache dir (bytes, or a copy of a downloaded file) and records it as written. */
 async function writeInCache(
   environment: GetterEnvironment,
   target: string,
-  bytes: Buffer,
+  content: Buffer | { readonly copyOf: string },
 ): Promise<void> {
   try {
-    await writeFile(target, bytes);
-  } catch (error) {
-    throw pyOsError(error, target);
-  }
-  environment.written?.add(relative(environment.cacheDir, target));
-}
-
-async function copyInCache(
-  environment: GetterEnvironment,
-  target: string,
-  source: string,
-): Promise<void> {
-  try {
-    await copyFile(source, target);
+    if (Buffer.isBuffer(content)) await writeFile(target, content);
+    else await copyFile(content.copyOf, target);
   } catch (error) {
     throw pyOsError(error, target);
   }

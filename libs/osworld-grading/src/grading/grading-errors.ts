@@ -64,3 +64,13 @@ export class SetupFailedError extends GradingInfraError {
     );
   }
 }
+
+/** What went wrong on the wire (fetch hides it in `cause`): `ECONNREFUSED: connect …`. */
+export function transportReasonOf(error: unknown): string {
+  const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
+  if (cause instanceof Error) {
+    const code = (cause as { code?: unknown }).code;
+    return typeof code === 'string' ? `${code}: ${cause.message}` : cause.message;
+  }
+  return String(cause);
+}
