@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { cacheDirPath } from '../cache-dir/cache-dir.js';
 import type { UrlFileSource } from '../downloads/download-cache.js';
 import { DownloadFailedError } from '../grading/grading-errors.js';
-import { pyGetItemOfJson, pyIter } from '../python/builtins.js';
+import { pyGetItemOfJson, pyIter, pyStrip } from '../python/builtins.js';
 import { PythonException } from '../python/exceptions.js';
 import { pyOsError, pyPathExists } from '../python/os.js';
 import { pyTruthy, pyTypeName, toPy } from '../python/values.js';
@@ -197,7 +197,7 @@ async function vscodeConfig(
   );
   if (platformAnswer === null)
     throw new PythonException('TypeError', "'NoneType' object is not subscriptable");
-  const osType = String(platformAnswer['output'] ?? '').trim();
+  const osType = pyStrip(String(platformAnswer['output'] ?? ''));
   const extensionCommand = key(settings, 'vscode_extension_command');
   await environment.vm.activateWindow(
     { window_name: 'Visual Studio Code', strict: false, by_class: false },

@@ -1,18 +1,26 @@
 // Ports of desktop_env/evaluators/metrics/general.py: check_include_exclude, exact_match, check_csv,
 // check_list, run_sqlite3, check_json, check_direct_json_object, file_contains.
-import { portedMetric, scoreOf, type PortedMetric } from './metric-function.js';
-import { pyContains, pyDictGet, pyGetItem, pyIter, pyLen, pyStrip } from '../python/builtins.js';
+import { runSqliteScalar } from '../python-libraries/sqlite-query.js';
+import {
+  pyAttributeError,
+  pyContains,
+  pyDictGet,
+  pyGetItem,
+  pyIter,
+  pyLen,
+  pyStrip,
+} from '../python/builtins.js';
 import { pyCsvDictRows } from '../python/csv.js';
-import { PyDict, pyFloat, pyTruthy, type PythonValue, type PyValue } from '../python/values.js';
 import { pyEquals, pySorted } from '../python/equality.js';
 import { pyIsInstance, pyTry, pyTryAsync, PythonException } from '../python/exceptions.js';
 import { pyJsonLoads } from '../python/json.js';
-import { pyReCompile } from '../python/re.js';
 import { pyPathExists } from '../python/os.js';
+import { pyReCompileValue } from '../python/re.js';
 import { pyReadText, pyTextLines } from '../python/text-files.js';
+import { PyDict, pyFloat, pyTruthy, type PythonValue, type PyValue } from '../python/values.js';
 import { pyYamlSafeLoad } from '../python/yaml.js';
+import { portedMetric, scoreOf, type PortedMetric } from './metric-function.js';
 import { matchRecord, matchValueToRule } from './rule-matching.js';
-import { runSqliteScalar } from '../python-libraries/sqlite-query.js';
 
 export const checkIncludeExclude = portedMetric(
   { name: 'check_include_exclude', parameters: ['result', 'rules'] },
@@ -55,26 +63,16 @@ export const checkCsv = portedMetric(
   },
 );
 
-/** `re.compile(pattern)` for a value from a task's rules. */
-function compileRulePattern(pattern: PyValue) {
-  if (Array.isArray(pattern) || pattern instanceof PyDict) {
-    throw new PythonException(
-      'TypeError',
-      `unhashable type: '${Array.isArray(pattern) ? 'list' : 'dict'}'`,
-    );
-  }
-  if (typeof pattern !== 'string') {
-    throw new PythonException('TypeError', 'first argument must be string or compiled pattern');
-  }
-  return pyReCompile(pattern);
-}
-
 export const checkList = portedMetric(
   { name: 'check_list', parameters: ['result', 'rules'] },
   async ([result, rules]) => {
     if (result === null) return pyFloat(0);
-    const expectPatterns = pyIter(pyDictGet(rules, 'expect', [])).map(compileRulePattern);
-    const unexpectPatterns = pyIter(pyDictGet(rules, 'unexpect', [])).map(compileRulePattern);
+    const expectPatterns = pyIter(pyDictGet(rules, 'expect', [])).map((pattern) =>
+      pyReCompileValue(pattern),
+    );
+    const unexpectPatterns = pyIter(pyDictGet(rules, 'unexpect', [])).map((pattern) =>
+      pyReCompileValue(pattern),
+    );
     const expectMetrics = expectPatterns.map(() => false);
     let unexpectMetric = true;
     // Each line is searched on its own, '\n' included (text mode turned \r\n into \n).
@@ -174,7 +172,7 @@ export const checkDirectJsonObject = portedMetric(
         const expected = pyDictGet(rules, 'expected', new PyDict());
         if (!pyTruthy(expected)) return false;
         if (!(expected instanceof PyDict)) {
-          throw new PythonException('AttributeError', `object has no attribute 'items'`);
+          throw pyAttributeError(expected, 'items');
         }
         return expected.items().some(([, value]) => pyEquals(value, '__EVALUATION_FAILED__'));
       },
@@ -192,7 +190,7 @@ export const checkDirectJsonObject = portedMetric(
 
 const keysOf = (value: PyValue): PyValue[] => {
   if (!(value instanceof PyDict)) {
-    throw new PythonException('AttributeError', `object has no attribute 'keys'`);
+    throw pyAttributeError(value, 'keys');
   }
   return value.keys();
 };

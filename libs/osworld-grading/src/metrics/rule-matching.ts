@@ -1,17 +1,18 @@
 // OSWorld's `_match_value_to_rule` and `_match_record` (desktop_env/evaluators/metrics/utils.py),
 // shared by check_json, check_csv, check_thunderbird_prefs/filter and check_mp3_meta.
 import {
+  pyAttributeError,
   pyContains,
-  pyToFloat,
   pyGetItem,
   pyIter,
   pySetEquals,
   pyStrip,
+  pyToFloat,
 } from '../python/builtins.js';
-import { PyDict, pyTypeName, type PyValue } from '../python/values.js';
 import { pyCompare, pyEquals } from '../python/equality.js';
-import { pyTry, UnsupportedPythonFeature, PythonException } from '../python/exceptions.js';
-import { pyReCompile, pyReFlags } from '../python/re.js';
+import { pyTry, PythonException, UnsupportedPythonFeature } from '../python/exceptions.js';
+import { pyReCompileValue, pyReFlags } from '../python/re.js';
+import { PyDict, pyTypeName, type PyValue } from '../python/values.js';
 
 /** Attributes of Python's `re` module that are not flags: `RegexFlag(0) | re.<name>` is a TypeError. */
 const reNonFlagAttributes: Readonly<Record<string, string>> = {
@@ -65,13 +66,7 @@ function reFlagsOf(names: readonly string[]): number {
 
 /** Python's `re.search(pattern, value, flags) is not None`, with its TypeErrors. */
 export function pyReSearch(pattern: PyValue, value: PyValue, flags: number): boolean {
-  if (Array.isArray(pattern) || pattern instanceof PyDict) {
-    throw new PythonException('TypeError', `unhashable type: '${pyTypeName(pattern)}'`);
-  }
-  if (typeof pattern !== 'string') {
-    throw new PythonException('TypeError', 'first argument must be string or compiled pattern');
-  }
-  const compiled = pyReCompile(pattern, flags);
+  const compiled = pyReCompileValue(pattern, flags);
   if (typeof value !== 'string') {
     throw new PythonException(
       'TypeError',
@@ -81,16 +76,13 @@ export function pyReSearch(pattern: PyValue, value: PyValue, flags: number): boo
   return compiled.search(value) !== null;
 }
 
-const attributeError = (value: PyValue, name: string): PythonException =>
-  new PythonException('AttributeError', `'${pyTypeName(value)}' object has no attribute '${name}'`);
-
 /**
  * `_match_value_to_rule(value, rule)`: `rule["method"]` is `re[.FLAG…]`, eq/ne/lt/le/gt/ge,
  * `approx:T`, `range.XY`, `str_list_eq` or `str_set_eq`; anything else raises NotImplementedError.
  */
 export function matchValueToRule(value: PyValue, rule: PyValue): boolean {
   const method = pyGetItem(rule, 'method');
-  if (typeof method !== 'string') throw attributeError(method, 'startswith');
+  if (typeof method !== 'string') throw pyAttributeError(method, 'startswith');
   if (method.startsWith('re')) {
     // Any method starting with "re" is a regex; the dotted suffixes are re module attributes.
     const flags = reFlagsOf(method.split('.').slice(1));
@@ -154,7 +146,7 @@ export function matchValueToRule(value: PyValue, rule: PyValue): boolean {
     return pyCompare(rightOperator, value, pyGetItem(pyGetItem(rule, 'ref'), 1));
   }
   if (method === 'str_list_eq' || method === 'str_set_eq') {
-    if (typeof value !== 'string') throw attributeError(value, 'strip');
+    if (typeof value !== 'string') throw pyAttributeError(value, 'strip');
     const parts = pyStrip(value, '"\'').split(',');
     const ref = pyIter(pyGetItem(rule, 'ref'));
     return method === 'str_list_eq' ? pyEquals(parts, ref) : pySetEquals(parts, ref);
@@ -164,7 +156,7 @@ export function matchValueToRule(value: PyValue, rule: PyValue): boolean {
 
 /** `_match_record(pattern, item)`: every key of `pattern` is in `item` with an equal value. */
 export function matchRecord(pattern: PyValue, item: PyValue): boolean {
-  if (!(pattern instanceof PyDict)) throw attributeError(pattern, 'items');
+  if (!(pattern instanceof PyDict)) throw pyAttributeError(pattern, 'items');
   return pattern
     .items()
     .every(([key, value]) => pyContains(item, key) && pyEquals(pyGetItem(item, key), value));

@@ -1,12 +1,12 @@
 // Ports of desktop_env/evaluators/metrics/vscode.py: check_json_keybindings, check_json_settings,
 // compare_config (the containment_ok variant of the pinned commit) and is_extension_installed.
-import { portedMetric, scoreOf, type PortedMetric } from './metric-function.js';
-import { pyContains, pyDictGet, pyGetItem, pyStrip } from '../python/builtins.js';
-import { PyDict, pyFloat, pyTruthy, pyTypeName, type PyValue } from '../python/values.js';
+import { pyAttributeError, pyContains, pyDictGet, pyGetItem, pyStrip } from '../python/builtins.js';
 import { pyEquals } from '../python/equality.js';
-import { pyTryAsync, PythonException } from '../python/exceptions.js';
+import { PythonException, pyTryAsync } from '../python/exceptions.js';
 import { pyJsonLoads } from '../python/json.js';
 import { pyReadText } from '../python/text-files.js';
+import { PyDict, pyFloat, pyTruthy, pyTypeName, type PyValue } from '../python/values.js';
+import { portedMetric, scoreOf, type PortedMetric } from './metric-function.js';
 
 export const checkJsonKeybindings = portedMetric(
   { name: 'check_json_keybindings', parameters: ['actual', 'expected'], varKeywords: true },
@@ -59,10 +59,7 @@ export const checkJsonSettings = portedMetric(
     if (data === undefined) return pyFloat(0);
     const expect = pyGetItem(expected, 'expected');
     if (!(expect instanceof PyDict)) {
-      throw new PythonException(
-        'AttributeError',
-        `'${pyTypeName(expect)}' object has no attribute 'items'`,
-      );
+      throw pyAttributeError(expect, 'items');
     }
     for (const [key, value] of expect.items()) {
       if (!pyContains(data, key) || !pyEquals(pyGetItem(data, key), value)) return pyFloat(0);
@@ -100,10 +97,7 @@ export const compareConfig = portedMetric(
         if (!(error instanceof PythonException)) throw error;
         // Either side is not JSON: the stripped expected text as a substring (raises if not a str).
         if (typeof expectedText !== 'string') {
-          throw new PythonException(
-            'AttributeError',
-            `'${pyTypeName(expectedText)}' object has no attribute 'strip'`,
-          );
+          throw pyAttributeError(expectedText, 'strip');
         }
         return scoreOf(actualText.includes(pyStrip(expectedText)));
       }

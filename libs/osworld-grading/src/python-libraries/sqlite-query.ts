@@ -4,6 +4,7 @@
 import { open, stat } from 'node:fs/promises';
 import initSqlJs, { type Database, type SqlJsStatic, type SqlValue } from 'sql.js';
 import { pyToFloat } from '../python/builtins.js';
+import { pyFspath } from '../python/os.js';
 import { pyTypeName, type PyValue } from '../python/values.js';
 import { UnsupportedPythonFeature, PythonException } from '../python/exceptions.js';
 
@@ -18,13 +19,8 @@ function sqliteError(error: unknown): PythonException {
 }
 
 /** `sqlite3.connect(path)`: creates a missing file as SQLite does; its bytes (empty = new database). */
-async function connectBytes(path: PyValue): Promise<Uint8Array> {
-  if (typeof path !== 'string') {
-    throw new PythonException(
-      'TypeError',
-      `expected str, bytes or os.PathLike object, not ${pyTypeName(path)}`,
-    );
-  }
+async function connectBytes(value: PyValue): Promise<Uint8Array> {
+  const path = pyFspath(value);
   if (path.includes('\0')) throw new PythonException('ValueError', 'embedded null character');
   if (path === '' || path === ':memory:') return new Uint8Array();
   const unableToOpen = () =>

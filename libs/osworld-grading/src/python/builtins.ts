@@ -83,6 +83,14 @@ export function pyGetItemOfJson(container: unknown, key: string | number): unkno
   return pyGetItem(toPy(container), key);
 }
 
+/** The AttributeError of `value.name` where the value's type has no such attribute. */
+export function pyAttributeError(value: PyValue, name: string): PythonException {
+  return new PythonException(
+    'AttributeError',
+    `'${pyTypeName(value)}' object has no attribute '${name}'`,
+  );
+}
+
 /** Python's `str(value)`: a str itself, anything else as its repr (true of every PyValue). */
 export function pyToStr(value: PyValue): string {
   return typeof value === 'string' ? value : pyRepr(value);
@@ -91,10 +99,7 @@ export function pyToStr(value: PyValue): string {
 /** Python's `container.get(key, fallback)`: only dicts have it. */
 export function pyDictGet(container: PyValue, key: PyValue, fallback: PyValue = null): PyValue {
   if (!(container instanceof PyDict)) {
-    throw new PythonException(
-      'AttributeError',
-      `'${pyTypeName(container)}' object has no attribute 'get'`,
-    );
+    throw pyAttributeError(container, 'get');
   }
   const value = container.lookup(key);
   return value === undefined ? fallback : value;

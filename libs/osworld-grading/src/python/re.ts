@@ -12,6 +12,7 @@
 // possessive quantifiers (*+ ++ ?+ {m,n}+), \N{NAME}, re.TEMPLATE.
 import { pythonWhitespaceClass } from './builtins.js';
 import { UnsupportedPythonFeature, PythonException } from './exceptions.js';
+import { PyDict, pyTypeName, type PyValue } from './values.js';
 
 /** Python's re flag values, by every name `getattr(re, name)` accepts. */
 export const pyReFlags: Readonly<Record<string, number>> = {
@@ -718,4 +719,15 @@ export class PyPattern {
 /** `re.compile(pattern, flags)` for a str pattern: re.error, ValueError or unsupported. */
 export function pyReCompile(pattern: string, flags = 0): PyPattern {
   return PyPattern.compile(pattern, flags);
+}
+
+/** `re.compile(value, flags)` for any value: a list or dict is unhashable (re's cache), others no pattern. */
+export function pyReCompileValue(pattern: PyValue, flags = 0): PyPattern {
+  if (Array.isArray(pattern) || pattern instanceof PyDict) {
+    throw new PythonException('TypeError', `unhashable type: '${pyTypeName(pattern)}'`);
+  }
+  if (typeof pattern !== 'string') {
+    throw new PythonException('TypeError', 'first argument must be string or compiled pattern');
+  }
+  return pyReCompile(pattern, flags);
 }
