@@ -86,10 +86,17 @@ describe('evaluateOsworld beyond the golden cases', () => {
     expect(score).toEqual(pyStr('1_0'));
   });
 
-  it("a getter config that is a list fails with Python's TypeError for list['type']", async () => {
-    const run = evaluateOsworld({ func: ['m'], result: [['rule']] }, [], hooks());
-    await expect(run).rejects.toEqual(
-      new PythonException('TypeError', 'list indices must be integers or slices, not str'),
+  it("an evaluator or a getter config that is a list fails with Python's TypeError for list['…']", async () => {
+    const listIndices = new PythonException(
+      'TypeError',
+      'list indices must be integers or slices, not str',
+    );
+    await expect(evaluateOsworld({ func: ['m'], result: [['rule']] }, [], hooks())).rejects.toEqual(
+      listIndices,
+    );
+    await expect(evaluateOsworld([{ func: 'm' }], [], hooks())).rejects.toEqual(listIndices);
+    await expect(evaluateOsworld(null, [], hooks())).rejects.toEqual(
+      new PythonException('TypeError', "'NoneType' object is not subscriptable"),
     );
   });
 

@@ -3,7 +3,7 @@ import { pyGetItemOfJson, pyLen, pyToFloat } from '../python/builtins.js';
 import { pyKeywordArguments } from '../python/call-binding.js';
 import { pyCompare } from '../python/equality.js';
 import { PythonException } from '../python/exceptions.js';
-import { pyFloat, pyInt, pyTruthy, pyTypeName, toPy, type PythonValue } from '../python/values.js';
+import { pyFloat, pyInt, pyTruthy, toPy, type PythonValue } from '../python/values.js';
 
 // DesktopEnv._set_evaluator_info + DesktopEnv.evaluate (reference §5), step for step, with
 // Python's evaluation order where it decides which exception escapes. Golden cases:
@@ -171,13 +171,9 @@ export async function evaluateOsworld(
 }
 
 function setEvaluatorInfo(spec: unknown, hooks: EvaluateHooks): EvaluatorInfo {
-  if (typeof spec !== 'object' || spec === null || Array.isArray(spec))
-    throw new PythonException(
-      'TypeError',
-      `'${pyTypeName(toPy(spec))}' object is not subscriptable`,
-    );
+  // evaluator["func"] is the first subscript: it raises Python's error for anything but a dict.
+  const func = keyOf(spec, 'func');
   const evaluator = spec as Readonly<Record<string, unknown>>;
-  const func = keyOf(evaluator, 'func');
   const metric = Array.isArray(func)
     ? func.map((name) => metricNamed(name, hooks))
     : metricNamed(func, hooks);
