@@ -1,6 +1,6 @@
-// Python's builtins and str methods as the ports use them — `in`, `x[k]`, `d.get`, `float()`,
-// `iter`, `len`, `zip`, `set(a) == set(b)`, `str.strip/split/splitlines` — with the exceptions
-// Python raises.
+// Python's builtins and str methods as the ports use them — `in`, `x[k]` (also on plain JSON),
+// `d.get`, `str()`, `float()`, `iter`, `len`, `zip`, `set(a) == set(b)`, `str.strip/split/splitlines`
+// and Python's whitespace — with the exceptions Python raises (AttributeError, KeyError, TypeError…).
 import { PyDict, pyRepr, pyTypeName, toPy, type PyValue } from './values.js';
 import { pyEquals } from './equality.js';
 import { PythonException } from './exceptions.js';
