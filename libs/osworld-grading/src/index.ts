@@ -1,21 +1,5 @@
-export * from './python-value.js';
-export type {
-  MetricContext,
-  MetricFunction,
-  PortedMetric,
-  PythonRunner,
-} from './metric-function.js';
-export { portedMetrics } from './metric-registry.js';
-export {
-  metricFixtureFileSchema,
-  decodeFixtureArgs,
-  type MetricFixtureCase,
-  type MetricFixtureFile,
-  type FixtureArg,
-} from './fixtures/metric-fixture-file.js';
-export { runMetricFixtureCase, type FixtureCaseVerdict } from './fixtures/metric-fixture-case.js';
-export { LocalPythonRunner } from './local-python-runner.js';
-export { UnsupportedPythonFeature } from './python-exceptions.js';
+// The public face of OSWorld grading: what the worker, the scheduler (regrade, verify-grading) and
+// the test kit use. Everything else (Python semantics, metric ports, getters) stays inside.
 
 // Grading a task on a desktop: classify → set up → (agent) → grade; regrade from the saved end state.
 export {
@@ -44,6 +28,7 @@ export {
   type NoScoreCause,
 } from './grading/task-grading.js';
 export type { EvaluateEvent, GetterSlot } from './evaluate/osworld-evaluate.js';
+export type { PythonValue } from './python/values.js';
 export type { DownloadRecord, SetupStepReport, ScreenSize } from './setup/setup-runner.js';
 export {
   finalSignalOf,
@@ -67,16 +52,25 @@ export {
   type DownloadCacheOptions,
   type UrlFileSource,
 } from './downloads/download-cache.js';
-export { VmPythonRunner } from './python/vm-python-runner.js';
+export type { PythonRunner } from './python-runners/python-runner.js';
 export {
   GradingInfraError,
   VmServerUnreachableError,
   VmServerFaultError,
   DownloadFailedError,
   SetupFailedError,
-} from './grading-errors.js';
+} from './grading/grading-errors.js';
 
-// Golden-case files for `verify-grading` (metric files: runMetricFixtureCase above).
+// Golden-case files for `verify-grading`: metric files, `_evaluate.json`, `_getters.json`.
+export { portedMetrics } from './metrics/metric-registry.js';
+export type { MetricContext, PortedMetric } from './metrics/metric-function.js';
+export { LocalPythonRunner } from './python-runners/local-python-runner.js';
+export {
+  metricFixtureFileSchema,
+  type MetricFixtureCase,
+  type MetricFixtureFile,
+} from './fixtures/metric-fixture-file.js';
+export { runMetricFixtureCase, type FixtureCaseVerdict } from './fixtures/metric-fixture-case.js';
 export {
   parseEvaluateFixtureFile,
   runEvaluateFixtureCase,

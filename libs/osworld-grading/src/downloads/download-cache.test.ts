@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeWebServer, type FakeWebServer } from '@benchfleet/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DownloadFailedError } from '../grading-errors.js';
+import { DownloadFailedError } from '../grading/grading-errors.js';
 import { DownloadCache, sha256Hex } from './download-cache.js';
 
 const URL_A =

@@ -7,7 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pino, type Logger } from 'pino';
 import { z } from 'zod';
-import { DownloadFailedError } from '../grading-errors.js';
+import { DownloadFailedError, transportReasonOf } from '../grading/grading-errors.js';
 
 /** A downloaded file: its bytes in the cache at `path`, named by their sha256. */
 export interface CachedDownload {
@@ -175,7 +175,7 @@ export class DownloadCache implements UrlFileSource {
         status = null;
         reason = deadline.aborted
           ? `not complete within ${this.deadlineMs} ms`
-          : transportReason(error);
+          : transportReasonOf(error);
       }
       this.logger.warn({ url, attempt, reason }, 'download failed');
       if (attempt < this.attempts)
@@ -199,13 +199,4 @@ export async function hashFile(path: string): Promise<string> {
   const hash = createHash('sha256');
   for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
   return hash.digest('hex');
-}
-
-function transportReason(error: unknown): string {
-  const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
-  if (cause instanceof Error) {
-    const code = (cause as { code?: unknown }).code;
-    return typeof code === 'string' ? `${code}: ${cause.message}` : cause.message;
-  }
-  return String(cause);
 }

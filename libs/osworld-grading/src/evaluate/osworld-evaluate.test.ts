@@ -5,8 +5,9 @@ import {
   parseEvaluateFixtureFile,
   runEvaluateFixtureCase,
 } from '../fixtures/evaluate-fixture-file.js';
-import { pyFloat, PythonException } from '../python-value.js';
 import { evaluateOsworld, lastActionIsFail, type EvaluateHooks } from './osworld-evaluate.js';
+import { pyFloat, pyStr } from '../python/values.js';
+import { PythonException } from '../python/exceptions.js';
 
 const evaluateFixtures = fileURLToPath(
   new URL('../../../../../shared/osworld/grading/metric-fixtures/_evaluate.json', import.meta.url),
@@ -74,6 +75,29 @@ describe('evaluateOsworld beyond the golden cases', () => {
       }),
     );
     await expect(run).rejects.toMatchObject({ type: 'UnboundLocalError' });
+  });
+
+  it("float() of a str score is Python's: '1_0' is 10.0, so under or it is kept and max() returns it", async () => {
+    const score = await evaluateOsworld(
+      { func: ['s'], conj: 'or', result: [{ type: 'rule' }] },
+      [],
+      hooks({ findMetric: (name) => (name === 's' ? () => pyStr('1_0') : undefined) }),
+    );
+    expect(score).toEqual(pyStr('1_0'));
+  });
+
+  it("an evaluator or a getter config that is a list fails with Python's TypeError for list['…']", async () => {
+    const listIndices = new PythonException(
+      'TypeError',
+      'list indices must be integers or slices, not str',
+    );
+    await expect(evaluateOsworld({ func: ['m'], result: [['rule']] }, [], hooks())).rejects.toEqual(
+      listIndices,
+    );
+    await expect(evaluateOsworld([{ func: 'm' }], [], hooks())).rejects.toEqual(listIndices);
+    await expect(evaluateOsworld(null, [], hooks())).rejects.toEqual(
+      new PythonException('TypeError', "'NoneType' object is not subscriptable"),
+    );
   });
 
   it('FAIL counts only as the last action, as a string or an action dict', () => {

@@ -1,6 +1,9 @@
-import type { MetricContext, MetricFunction } from '../metric-function.js';
-import { pythonTypeName } from '../python-semantics.js';
-import { pyFloat, pyInt, pythonFloat, PythonException, type PythonValue } from '../python-value.js';
+import type { MetricContext, MetricFunction } from '../metrics/metric-function.js';
+import { pyGetItemOfJson, pyLen, pyToFloat } from '../python/builtins.js';
+import { pyKeywordArguments } from '../python/call-binding.js';
+import { pyCompare } from '../python/equality.js';
+import { PythonException } from '../python/exceptions.js';
+import { pyFloat, pyInt, pyTruthy, toPy, type PythonValue } from '../python/values.js';
 
 // DesktopEnv._set_evaluator_info + DesktopEnv.evaluate (reference §5), step for step, with
 // Python's evaluation order where it decides which exception escapes. Golden cases:
@@ -135,8 +138,8 @@ export async function evaluateOsworld(
       }
       const options = item(info.options, index);
       const value = await callMetric(metric, args, options, index, hooks, trace);
-      if (info.conj === 'and' && pythonFloat(value) === 0) return pyInt(0);
-      if (info.conj === 'or' && pythonFloat(value) === 1) return pyInt(1);
+      if (info.conj === 'and' && pyToFloat(value.value) === 0) return pyInt(0);
+      if (info.conj === 'or' && pyToFloat(value.value) === 1) return pyInt(1);
       results.push(value);
     }
     return info.conj === 'and' ? pythonMean(results) : pythonMax(results);
@@ -168,10 +171,9 @@ export async function evaluateOsworld(
 }
 
 function setEvaluatorInfo(spec: unknown, hooks: EvaluateHooks): EvaluatorInfo {
-  if (typeof spec !== 'object' || spec === null || Array.isArray(spec))
-    throw new PythonException('TypeError', `'${pythonTypeName(spec)}' object is not subscriptable`);
+  // evaluator["func"] is the first subscript: it raises Python's error for anything but a dict.
+  const func = keyOf(spec, 'func');
   const evaluator = spec as Readonly<Record<string, unknown>>;
-  const func = keyOf(evaluator, 'func');
   const metric = Array.isArray(func)
     ? func.map((name) => metricNamed(name, hooks))
     : metricNamed(func, hooks);
@@ -278,17 +280,12 @@ async function callMetric(
 ): Promise<PythonValue> {
   if (Array.isArray(metric))
     throw new PythonException('TypeError', "'list' object is not callable");
-  if (typeof options !== 'object' || options === null || Array.isArray(options))
-    throw new PythonException(
-      'TypeError',
-      `${metric.name}() argument after ** must be a mapping, not ${pythonTypeName(options)}`,
-    );
+  const keywordOptions = pyKeywordArguments(metric.name, options);
   if (metric.run === null)
     throw new PythonException(
       'TypeError',
       `${metric.name}() takes 0 positional arguments but ${args.length} were given`,
     );
-  const keywordOptions = options as Readonly<Record<string, unknown>>;
   try {
     const value = await metric.run(args, keywordOptions, hooks.metricContext);
     trace.push({ kind: 'metric', index, name: metric.name, args, options: keywordOptions, value });
@@ -327,7 +324,7 @@ function pythonMean(results: readonly PythonValue[]): PythonValue {
         'TypeError',
         `unsupported operand type(s) for +: 'int' and '${value.type}'`,
       );
-    sum += pythonFloat(value);
+    sum += pyToFloat(value.value);
   }
   return pyFloat(sum / results.length);
 }
@@ -345,38 +342,19 @@ function pythonMax(results: readonly PythonValue[]): PythonValue {
 function pythonGreater(left: PythonValue, right: PythonValue): boolean {
   const numeric = (value: PythonValue) =>
     value.type === 'float' || value.type === 'int' || value.type === 'bool';
-  if (numeric(left) && numeric(right)) return pythonFloat(left) > pythonFloat(right);
-  if (left.type === 'str' && right.type === 'str') return left.value > right.value;
+  if ((numeric(left) && numeric(right)) || (left.type === 'str' && right.type === 'str'))
+    return pyCompare('>', left.value, right.value);
   throw new PythonException(
     'TypeError',
     `'>' not supported between instances of '${left.type}' and '${right.type}'`,
   );
 }
 
-function keyOf(value: unknown, name: string): unknown {
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    throw new PythonException(
-      'TypeError',
-      `'${pythonTypeName(value)}' object is not subscriptable`,
-    );
-  if (!(name in value)) throw new PythonException('KeyError', `'${name}'`);
-  return (value as Record<string, unknown>)[name];
-}
+/** `value[name]` on the task's evaluator dict. */
+const keyOf = (value: unknown, name: string): unknown => pyGetItemOfJson(value, name);
 
-/** `sequence[index]` for a list, or a dict indexed by an int (a KeyError: its keys are strings). */
-function item(container: unknown, index: number): unknown {
-  if (Array.isArray(container)) {
-    if (index >= container.length)
-      throw new PythonException('IndexError', 'list index out of range');
-    return container[index];
-  }
-  if (typeof container === 'object' && container !== null)
-    throw new PythonException('KeyError', String(index));
-  throw new PythonException(
-    'TypeError',
-    `'${pythonTypeName(container)}' object is not subscriptable`,
-  );
-}
+/** `sequence[index]` for a list of the evaluator (a dict's keys are strings: KeyError). */
+const item = (container: unknown, index: number): unknown => pyGetItemOfJson(container, index);
 
 function listItem(getters: Getter | Getter[], index: number): Getter {
   if (!Array.isArray(getters))
@@ -398,16 +376,6 @@ function pythonTruthyGetter(getters: Getter | Getter[]): boolean {
   return Array.isArray(getters) ? getters.length > 0 : getters !== null;
 }
 
-function pythonLen(value: unknown): number {
-  if (typeof value === 'string' || Array.isArray(value)) return value.length;
-  if (typeof value === 'object' && value !== null) return Object.keys(value).length;
-  throw new PythonException('TypeError', `object of type '${pythonTypeName(value)}' has no len()`);
-}
-
-function isTruthy(value: unknown): boolean {
-  if (value === null || value === undefined || value === false || value === 0 || value === '')
-    return false;
-  if (Array.isArray(value)) return value.length > 0;
-  if (typeof value === 'object') return Object.keys(value).length > 0;
-  return true;
-}
+/** Python's `len()` and truthiness of a JSON value of the evaluator. */
+const pythonLen = (value: unknown): number => pyLen(toPy(value));
+const isTruthy = (value: unknown): boolean => pyTruthy(toPy(value));

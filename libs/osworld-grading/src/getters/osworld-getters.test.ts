@@ -18,10 +18,10 @@ import {
   runGetterFixtureCase,
   type GetterFixtureCase,
 } from '../fixtures/getter-fixture-file.js';
-import { VmServerUnreachableError } from '../grading-errors.js';
-import { PythonException } from '../python-value.js';
+import { VmServerUnreachableError } from '../grading/grading-errors.js';
 import { OsworldVmServerClient } from '../vm-server/osworld-vm-server-client.js';
 import { runGetter } from './osworld-getters.js';
+import { PythonException } from '../python/exceptions.js';
 
 const gettersFixtures = fileURLToPath(
   new URL('../../../../../shared/osworld/grading/metric-fixtures/_getters.json', import.meta.url),
@@ -212,13 +212,25 @@ describe('getters over the fake desktop, beyond the fixtures', () => {
 
   it('vm_file into a dest folder that does not exist raises FileNotFoundError (which evaluate() scores 0)', async () => {
     await vm.writeFile('/home/user/x.txt', 'x');
-    const run = runGetter(
-      'vm_file',
-      { path: '/home/user/x.txt', dest: 'no-such-dir/x.txt' },
-      environment,
+    const run = runGetter('vm_file', { path: '/home/user/x.txt', dest: "it's/x.txt" }, environment);
+    // Python names the path by its repr: double quotes around a quote.
+    await expect(run).rejects.toEqual(
+      new PythonException(
+        'FileNotFoundError',
+        `[Errno 2] No such file or directory: "${join(cacheDir, "it's/x.txt")}"`,
+      ),
     );
-    await expect(run).rejects.toMatchObject({ type: 'FileNotFoundError' });
-    await expect(run).rejects.toBeInstanceOf(PythonException);
+  });
+
+  it("a dest that is not a str raises os.path.join's TypeError, a Python exception (no score)", async () => {
+    await vm.writeFile('/home/user/x.txt', 'x');
+    const run = runGetter('vm_file', { path: '/home/user/x.txt', dest: 5 }, environment);
+    await expect(run).rejects.toEqual(
+      new PythonException(
+        'TypeError',
+        "join() argument must be str, bytes, or os.PathLike object, not 'int'",
+      ),
+    );
   });
 
   it('vm_file writes every fetched file, also those not in gives, and reports them as written', async () => {

@@ -1,11 +1,13 @@
-import { copyFile, stat, writeFile } from 'node:fs/promises';
+import { copyFile, writeFile } from 'node:fs/promises';
 import { relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { cacheDirPath } from '../cache-dir-path.js';
+import { cacheDirPath } from '../cache-dir/cache-dir.js';
 import type { UrlFileSource } from '../downloads/download-cache.js';
-import { DownloadFailedError } from '../grading-errors.js';
-import { pythonTruthy, pythonTypeName } from '../python-semantics.js';
-import { PythonException } from '../python-value.js';
+import { DownloadFailedError } from '../grading/grading-errors.js';
+import { pyGetItemOfJson, pyIter, pyStrip } from '../python/builtins.js';
+import { PythonException } from '../python/exceptions.js';
+import { pyOsError, pyPathExists } from '../python/os.js';
+import { pyTruthy, pyTypeName, toPy } from '../python/values.js';
 import type { OsworldVmServer } from '../vm-server/osworld-vm-server.js';
 
 /** The getter types the phase-1 tasks use, all ported (reference §4). */
@@ -77,13 +79,13 @@ function pathPairs(settings: Record<string, unknown>): {
   pairs: [unknown, unknown][];
   gives: Set<unknown>;
 } {
-  if (!pythonTruthy(settings['multi'] ?? false)) {
-    if (pythonTruthy(settings['time_suffix'] ?? false))
+  if (!pyTruthy(toPy(settings['multi'] ?? false))) {
+    if (pyTruthy(toPy(settings['time_suffix'] ?? false)))
       throw new PythonException('NotImplementedError', 'vm_file time_suffix is not ported');
     return { pairs: [[key(settings, 'path'), key(settings, 'dest')]], gives: givesOf(settings) };
   }
-  const paths = iterable(key(settings, 'path'));
-  const dests = iterable(key(settings, 'dest'));
+  const paths = pyIter(toPy(key(settings, 'path')));
+  const dests = pyIter(toPy(key(settings, 'dest')));
   // zip() stops at the shorter list.
   const pairs = paths
     .slice(0, Math.min(paths.length, dests.length))
@@ -92,7 +94,7 @@ function pathPairs(settings: Record<string, unknown>): {
 }
 
 function givesOf(settings: Record<string, unknown>): Set<unknown> {
-  return new Set(iterable(settings['gives'] ?? [0]));
+  return new Set(pyIter(toPy(settings['gives'] ?? [0])));
 }
 
 /** `cache_paths[0] if len(cache_paths) == 1 else cache_paths`. */
@@ -129,7 +131,7 @@ async function cloudFile(
     const target = cacheDirPath(environment.cacheDir, dest);
     if (gives.has(index)) cachePaths.push(target);
     // Cached by `dest`, not by URL: an existing file of that name is used as the gold (quirk kept).
-    if (await exists(target)) continue;
+    if (await pyPathExists(target)) continue;
     let downloaded;
     try {
       downloaded = await environment.files.fetch(String(url), signalOf(environment));
@@ -148,7 +150,7 @@ async function cloudFile(
         );
       throw error;
     }
-    await copyInCache(environment, target, downloaded.path);
+    await writeInCache(environment, target, { copyOf: downloaded.path });
   }
   return shapeOf(cachePaths);
 }
@@ -158,7 +160,7 @@ async function cacheFile(
   environment: GetterEnvironment,
 ): Promise<string> {
   const path = cacheDirPath(environment.cacheDir, key(settings, 'path'));
-  if (!(await exists(path))) throw new PythonException('AssertionError', '');
+  if (!(await pyPathExists(path))) throw new PythonException('AssertionError', '');
   return path;
 }
 
@@ -195,7 +197,7 @@ async function vscodeConfig(
   );
   if (platformAnswer === null)
     throw new PythonException('TypeError', "'NoneType' object is not subscriptable");
-  const osType = String(platformAnswer['output'] ?? '').trim();
+  const osType = pyStrip(String(platformAnswer['output'] ?? ''));
   const extensionCommand = key(settings, 'vscode_extension_command');
   await environment.vm.activateWindow(
     { window_name: 'Visual Studio Code', strict: false, by_class: false },
@@ -229,69 +231,33 @@ async function vscodeConfig(
   return target;
 }
 
+/** Writes `target` in the cache dir (bytes, or a copy of a downloaded file) and records it as written. */
 async function writeInCache(
   environment: GetterEnvironment,
   target: string,
-  bytes: Buffer,
+  content: Buffer | { readonly copyOf: string },
 ): Promise<void> {
   try {
-    await writeFile(target, bytes);
+    if (Buffer.isBuffer(content)) await writeFile(target, content);
+    else await copyFile(content.copyOf, target);
   } catch (error) {
-    throw pythonOsError(error, target);
+    throw pyOsError(error, target);
   }
   environment.written?.add(relative(environment.cacheDir, target));
-}
-
-async function copyInCache(
-  environment: GetterEnvironment,
-  target: string,
-  source: string,
-): Promise<void> {
-  try {
-    await copyFile(source, target);
-  } catch (error) {
-    throw pythonOsError(error, target);
-  }
-  environment.written?.add(relative(environment.cacheDir, target));
-}
-
-/** `open(path, "wb")` in a folder that does not exist raises FileNotFoundError, which evaluate() scores 0. */
-function pythonOsError(error: unknown, path: string): unknown {
-  const code = (error as NodeJS.ErrnoException).code;
-  if (code === 'ENOENT')
-    return new PythonException(
-      'FileNotFoundError',
-      `[Errno 2] No such file or directory: '${path}'`,
-    );
-  if (code === 'EISDIR')
-    return new PythonException('IsADirectoryError', `[Errno 21] Is a directory: '${path}'`);
-  return error;
-}
-
-async function exists(path: string): Promise<boolean> {
-  return (await stat(path).catch(() => null)) !== null;
 }
 
 function configOf(config: unknown): Record<string, unknown> {
   if (typeof config !== 'object' || config === null || Array.isArray(config))
     throw new PythonException(
       'TypeError',
-      `'${pythonTypeName(config)}' object is not subscriptable`,
+      `'${pyTypeName(toPy(config))}' object is not subscriptable`,
     );
   return config as Record<string, unknown>;
 }
 
-function key(settings: Record<string, unknown>, name: string): unknown {
-  if (!(name in settings)) throw new PythonException('KeyError', `'${name}'`);
-  return settings[name];
-}
-
-/** What Python iterates: a list's items, a string's characters. */
-function iterable(value: unknown): unknown[] {
-  if (Array.isArray(value)) return value;
-  if (typeof value === 'string') return [...value];
-  throw new PythonException('TypeError', `'${pythonTypeName(value)}' object is not iterable`);
-}
+/** `config[name]`. */
+const key = (settings: Record<string, unknown>, name: string): unknown =>
+  pyGetItemOfJson(settings, name);
 
 function signalOf(environment: { signal?: AbortSignal }): { signal?: AbortSignal } {
   return environment.signal ? { signal: environment.signal } : {};

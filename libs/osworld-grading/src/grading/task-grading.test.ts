@@ -12,9 +12,8 @@ import {
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DownloadCache } from '../downloads/download-cache.js';
 import { finalSignalOf, FINAL_SIGNAL_MAPPING } from '../evaluate/final-signal.js';
-import { SetupFailedError, VmServerUnreachableError } from '../grading-errors.js';
-import type { MetricFunction, PortedMetric } from '../metric-function.js';
-import { pyFloat, PythonException } from '../python-value.js';
+import { SetupFailedError, VmServerUnreachableError } from './grading-errors.js';
+import type { MetricFunction, PortedMetric } from '../metrics/metric-function.js';
 import { prepareTask, type OsworldTaskSpec } from '../tasks/task-preparation.js';
 import { OsworldVmServerClient } from '../vm-server/osworld-vm-server-client.js';
 import {
@@ -25,6 +24,8 @@ import {
   type GradeOutcome,
   type GradingDesktop,
 } from './task-grading.js';
+import { pyFloat } from '../python/values.js';
+import { PythonException } from '../python/exceptions.js';
 
 // Test-only metrics for the synthetic file task (the real ports live in metrics/).
 const sameText: MetricFunction = async ([result, expected]) => {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { PermanentError } from '@benchfleet/core';
 import type { Logger } from 'pino';
-import { fromCacheMarker, listCacheFiles, withCacheMarker } from '../cache-dir-path.js';
+import { fromCacheMarker, listFilesUnder, withCacheMarker } from '../cache-dir/cache-dir.js';
 import { hashFile, type UrlFileSource } from '../downloads/download-cache.js';
 import { actionHistoryOf, type FinalSignal } from '../evaluate/final-signal.js';
 import {
@@ -13,12 +13,12 @@ import {
   type GetterSlot,
 } from '../evaluate/osworld-evaluate.js';
 import { isSupportedGetter, runGetter } from '../getters/osworld-getters.js';
-import { GradingInfraError } from '../grading-errors.js';
-import type { PortedMetric, PythonRunner } from '../metric-function.js';
-import { portedMetrics } from '../metric-registry.js';
-import { VmPythonRunner } from '../python/vm-python-runner.js';
-import { UnsupportedPythonFeature } from '../python-exceptions.js';
-import { PythonException, type PythonValue } from '../python-value.js';
+import { GradingInfraError } from './grading-errors.js';
+import type { PortedMetric } from '../metrics/metric-function.js';
+import type { PythonRunner } from '../python-runners/python-runner.js';
+import { portedMetrics } from '../metrics/metric-registry.js';
+import { VmPythonRunner } from '../python-runners/vm-python-runner.js';
+import { UnsupportedPythonFeature, PythonException } from '../python/exceptions.js';
 import {
   runSetup,
   type DownloadRecord,
@@ -27,12 +27,13 @@ import {
 } from '../setup/setup-runner.js';
 import type { PreparedTask, TaskFidelity } from '../tasks/task-preparation.js';
 import type { OsworldVmServer } from '../vm-server/osworld-vm-server.js';
+import type { PythonValue } from '../python/values.js';
 
 /**
  * The version of this port (evaluate(), getters, metrics), recorded with every grade; raise it with
  * any change that can change a score, so `regrade` can tell old grades from new.
  */
-export const OSWORLD_GRADING_VERSION = 'osworld-grading/1';
+export const OSWORLD_GRADING_VERSION = 'osworld-grading/2';
 
 /** One stack's desktop, for one attempt. */
 export interface GradingDesktop {
@@ -215,7 +216,7 @@ export async function regradeTask(
       : { cacheDir: options.cacheDir },
   };
   // The end state is what was restored, listed before a metric adds files of its own.
-  const restored = new Set(await listCacheFiles(options.cacheDir));
+  const restored = new Set(await listFilesUnder(options.cacheDir));
   return evaluateToOutcome(task, saved.finalSignal, hooks, [], {
     cacheDir: options.cacheDir,
     written: restored,

@@ -1,20 +1,11 @@
 // `compare_archive(pred_path, gold_path, **kwargs)` (metrics/chrome.py).
-import { mkdir, readdir, rm, stat } from 'node:fs/promises';
-import type { MetricContext, PortedMetric } from '../metric-function.js';
-import { PythonException, pyFloat, pythonFloat, type PythonValue } from '../python-value.js';
-import {
-  bindPythonCall,
-  pythonOsError,
-  pythonPath,
-  pythonSortedStrings,
-  pythonTruthy,
-} from './python-semantics.js';
-import {
-  pythonExists,
-  pythonJoin,
-  pythonSplitext,
-  pythonUnpackArchive,
-} from './python-unpack-archive.js';
+import { rm, stat } from 'node:fs/promises';
+import { pyDictGet, pyToFloat, pyToStr } from '../python/builtins.js';
+import { PythonException } from '../python/exceptions.js';
+import { pyMakedirs, pyPathExists, pyPathJoin, pySortedListdir, pySplitext } from '../python/os.js';
+import { pyUnpackArchive } from '../python/shutil-unpack-archive.js';
+import { pyFloat, pyTruthy, type PyValue } from '../python/values.js';
+import { portedMetric, type PortedMetric } from './metric-function.js';
 
 /** `file_type` → the upstream metric compare_archive imports for it. */
 const SUB_METRICS: Readonly<Record<string, string>> = {
@@ -29,14 +20,17 @@ const SUB_METRICS: Readonly<Record<string, string>> = {
   video: 'compare_videos',
 };
 
-async function subMetric(fileType: unknown): Promise<PortedMetric> {
-  const name = typeof fileType === 'string' ? SUB_METRICS[fileType] : undefined;
+async function subMetric(fileType: PyValue): Promise<PortedMetric> {
+  const name =
+    typeof fileType === 'string' && Object.hasOwn(SUB_METRICS, fileType)
+      ? SUB_METRICS[fileType]
+      : undefined;
   if (name === undefined) {
-    throw new PythonException('ValueError', `[ERROR]: not support file type: ${String(fileType)}`);
+    throw new PythonException('ValueError', `[ERROR]: not support file type: ${pyToStr(fileType)}`);
   }
   // Looked up at run time, so a newly ported sub-metric serves archives too (a static import of
   // the registry would be circular: the registry lists this metric).
-  const { portedMetrics } = await import('../metric-registry.js');
+  const { portedMetrics } = await import('./metric-registry.js');
   const metric = portedMetrics.get(name);
   if (metric === undefined) {
     throw new Error(
@@ -46,76 +40,48 @@ async function subMetric(fileType: unknown): Promise<PortedMetric> {
   return metric;
 }
 
-async function listdir(path: string): Promise<string[]> {
-  try {
-    return pythonSortedStrings(await readdir(path));
-  } catch (error) {
-    throw pythonOsError(error, path);
-  }
-}
-
-async function makedirs(path: string): Promise<void> {
-  if (await pythonExists(path)) throw pythonOsError({ code: 'EEXIST' }, path);
-  await mkdir(path, { recursive: true }).catch((error: unknown) => {
-    throw pythonOsError(error, path);
-  });
-}
-
-export async function compareArchive(
-  predPath: unknown,
-  goldPath: unknown,
-  options: Readonly<Record<string, unknown>>,
-  context: MetricContext,
-): Promise<PythonValue> {
-  const { file_path: filePathOption, file_type: fileType, ...kwargs } = options;
-  const filePath = filePathOption === undefined ? '' : filePathOption;
-  if (!pythonTruthy(predPath)) return pyFloat(0.0);
-  const predFolder = `${pythonSplitext(pythonPath(predPath))[0]}_pred`;
-  const goldFolder = `${pythonSplitext(pythonPath(goldPath))[0]}_gold`;
-  // The prediction is unpacked afresh; a gold folder left by an earlier run is reused as it is.
-  const predStat = await stat(predFolder).catch(() => undefined);
-  if (predStat?.isDirectory() === true) await rm(predFolder, { recursive: true, force: true });
-  await makedirs(predFolder);
-  await pythonUnpackArchive(predPath, predFolder);
-  if (!(await pythonExists(goldFolder))) {
-    await makedirs(goldFolder);
-    await pythonUnpackArchive(goldPath, goldFolder);
-  }
-  const inside = pythonPath(filePath);
-  const predFiles = await listdir(pythonJoin(predFolder, inside));
-  const goldFiles = await listdir(pythonJoin(goldFolder, inside));
-  if (
-    predFiles.length !== goldFiles.length ||
-    predFiles.some((name, index) => name !== goldFiles[index])
-  ) {
-    return pyFloat(0.0);
-  }
-  const metric = await subMetric(fileType === undefined ? 'text' : fileType);
-  let score = 0;
-  for (const [index, predName] of predFiles.entries()) {
-    const goldName = goldFiles[index] ?? predName;
-    const value = await metric.run(
-      [pythonJoin(predFolder, inside, predName), pythonJoin(goldFolder, inside, goldName)],
-      kwargs,
-      context,
-    );
-    score += pythonFloat(value);
-  }
-  if (predFiles.length === 0) throw new PythonException('ZeroDivisionError', 'division by zero');
-  return pyFloat(score / predFiles.length);
-}
-
-export const compareArchiveMetric: PortedMetric = {
-  name: 'compare_archive',
-  tolerance: 0,
-  run: async (args, options, context) => {
-    const { positional, kwargs } = bindPythonCall(
-      'compare_archive',
-      args,
-      options,
-      ['pred_path', 'gold_path'],
-      true,
-    );
-    return compareArchive(positional[0], positional[1], kwargs, context);
+/** `compare_archive(pred_path, gold_path, **kwargs)`. */
+export const compareArchiveMetric = portedMetric(
+  { name: 'compare_archive', parameters: ['pred_path', 'gold_path'], varKeywords: true },
+  async ([predPath, goldPath], options, context) => {
+    const filePath = pyDictGet(options, 'file_path', '');
+    const fileType = pyDictGet(options, 'file_type', 'text');
+    // What is left of **kwargs after the two pops goes on to the sub-metric.
+    const kwargs = Object.fromEntries(
+      options.items().filter(([key]) => key !== 'file_path' && key !== 'file_type'),
+    ) as Record<string, PyValue>;
+    if (!pyTruthy(predPath)) return pyFloat(0.0);
+    const predFolder = `${pySplitext(predPath)[0]}_pred`;
+    const goldFolder = `${pySplitext(goldPath)[0]}_gold`;
+    // The prediction is unpacked afresh; a gold folder left by an earlier run is reused as it is.
+    const predStat = await stat(predFolder).catch(() => undefined);
+    if (predStat?.isDirectory() === true) await rm(predFolder, { recursive: true, force: true });
+    await pyMakedirs(predFolder);
+    await pyUnpackArchive(predPath, predFolder);
+    if (!(await pyPathExists(goldFolder))) {
+      await pyMakedirs(goldFolder);
+      await pyUnpackArchive(goldPath, goldFolder);
+    }
+    const predFiles = await pySortedListdir(pyPathJoin(predFolder, filePath));
+    const goldFiles = await pySortedListdir(pyPathJoin(goldFolder, filePath));
+    if (
+      predFiles.length !== goldFiles.length ||
+      predFiles.some((name, index) => name !== goldFiles[index])
+    ) {
+      return pyFloat(0.0);
+    }
+    const metric = await subMetric(fileType);
+    let score = 0;
+    for (const [index, predName] of predFiles.entries()) {
+      const goldName = goldFiles[index] ?? predName;
+      const value = await metric.run(
+        [pyPathJoin(predFolder, filePath, predName), pyPathJoin(goldFolder, filePath, goldName)],
+        kwargs,
+        context,
+      );
+      score += pyToFloat(value.value);
+    }
+    if (predFiles.length === 0) throw new PythonException('ZeroDivisionError', 'division by zero');
+    return pyFloat(score / predFiles.length);
   },
-};
+);

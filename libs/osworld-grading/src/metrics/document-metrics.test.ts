@@ -5,14 +5,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { strToU8, zipSync } from 'fflate';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LocalPythonRunner } from '../local-python-runner.js';
-import type { MetricContext } from '../metric-function.js';
-import { PythonException } from '../python-value.js';
+import { LocalPythonRunner } from '../python-runners/local-python-runner.js';
+import type { MetricContext } from './metric-function.js';
 import { compareArchiveMetric } from './archive-metrics.js';
 import { compareEpubMetric } from './epub-metrics.js';
 import { compareImageListMetric } from './image-metrics.js';
+import { comparePdfsMetric } from './pdf-metrics.js';
 import { checkPythonFileByTestSuiteMetric } from './python-test-suite-metrics.js';
 import { diffTextFileMetric } from './text-file-metrics.js';
+import { PythonException, UnsupportedPythonFeature } from '../python/exceptions.js';
 
 let dir: string;
 let context: MetricContext;
@@ -53,6 +54,25 @@ describe('compare_archive', () => {
     await expect(refusal).rejects.not.toBeInstanceOf(PythonException);
   });
 
+  it("raises Python's ValueError for file_type None or 'constructor', and join()'s TypeError for a file_path 5", async () => {
+    const pred = await file('p.zip', zip({ 'a.txt': 'x' }));
+    const gold = await file('g.zip', zip({ 'a.txt': 'x' }));
+    await expect(
+      compareArchiveMetric.run([pred, gold], { file_type: null }, context),
+    ).rejects.toEqual(new PythonException('ValueError', '[ERROR]: not support file type: None'));
+    await expect(
+      compareArchiveMetric.run([pred, gold], { file_type: 'constructor' }, context),
+    ).rejects.toEqual(
+      new PythonException('ValueError', '[ERROR]: not support file type: constructor'),
+    );
+    await expect(compareArchiveMetric.run([pred, gold], { file_path: 5 }, context)).rejects.toEqual(
+      new PythonException(
+        'TypeError',
+        "join() argument must be str, bytes, or os.PathLike object, not 'int'",
+      ),
+    );
+  });
+
   it('refuses tar archives rather than guessing', async () => {
     const pred = await file('p.tar.gz', 'x');
     const gold = await file('g.tar.gz', 'x');
@@ -69,9 +89,26 @@ describe('compare_epub', () => {
     const sut = compareEpubMetric.run([result, expected], {}, context);
     await expect(sut).rejects.toMatchObject({ type: 'FileNotFoundError' });
   });
+
+  it('raises ValueError for a path with a NUL, as os.makedirs does', async () => {
+    const sut = compareEpubMetric.run([join(dir, 'a\0b.epub'), join(dir, 'e.epub')], {}, context);
+    await expect(sut).rejects.toEqual(new PythonException('ValueError', 'embedded null byte'));
+  });
+});
+
+describe('compare_pdfs', () => {
+  it('zips a dict result by its keys: the pair fails to open and scores 0, as upstream logs it', async () => {
+    const sut = await comparePdfsMetric.run([{ a: 1 }, [join(dir, 'gold.pdf')]], {}, context);
+    expect(sut).toEqual({ type: 'float', value: 0.0 });
+  });
 });
 
 describe('compare_image_list', () => {
+  it('does not reproduce Image.open of an int (Python would not take it as a path)', async () => {
+    const sut = compareImageListMetric.run([5, 6], {}, context);
+    await expect(sut).rejects.toBeInstanceOf(UnsupportedPythonFeature);
+  });
+
   it('refuses an image format the port does not decode', async () => {
     const gif = await file('a.gif', 'GIF89a\x01\x00\x01\x00');
     const sut = compareImageListMetric.run([gif, gif], {}, context);

@@ -1,4 +1,4 @@
-import type { PortedMetric } from '../metric-function.js';
+import type { PortedMetric } from './metric-function.js';
 import { compareArchiveMetric } from './archive-metrics.js';
 import { compareEpubMetric } from './epub-metrics.js';
 import { compareImageListMetric } from './image-metrics.js';

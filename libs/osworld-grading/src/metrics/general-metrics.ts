@@ -1,63 +1,50 @@
 // Ports of desktop_env/evaluators/metrics/general.py: check_include_exclude, exact_match, check_csv,
 // check_list, run_sqlite3, check_json, check_direct_json_object, file_contains.
-import type { PortedMetric } from '../metric-function.js';
-import { pyContains, pyDictGet, pyGetItem, pyIter, pyLen, pyStrip } from '../python-builtins.js';
-import { bindPythonCall } from '../python-call.js';
-import { pyCsvDictRows } from '../python-csv.js';
-import { PyDict, pyTruthy, type PyValue } from '../python-data.js';
-import { pyEquals, pySorted } from '../python-equality.js';
-import { pyIsInstance, pyTry, pyTryAsync } from '../python-exceptions.js';
-import { pyJsonLoads } from '../python-json.js';
-import { pyReCompile } from '../python-re.js';
-import { pyPathArgument, pyReadText, pyTextLines } from '../python-text-file.js';
-import { pyFloat, PythonException, type PythonValue } from '../python-value.js';
-import { pyYamlSafeLoad } from '../python-yaml.js';
-import { matchRecord, matchValueToRule } from '../rule-matching.js';
-import { runSqliteScalar } from '../sqlite-query.js';
+import { runSqliteScalar } from '../python-libraries/sqlite-query.js';
+import {
+  pyAttributeError,
+  pyContains,
+  pyDictGet,
+  pyGetItem,
+  pyIter,
+  pyLen,
+  pyStrip,
+} from '../python/builtins.js';
+import { pyCsvDictRows } from '../python/csv.js';
+import { pyEquals, pySorted } from '../python/equality.js';
+import { pyIsInstance, pyTry, pyTryAsync, PythonException } from '../python/exceptions.js';
+import { pyJsonLoads } from '../python/json.js';
+import { pyPathExists } from '../python/os.js';
+import { pyReCompileValue } from '../python/re.js';
+import { pyReadText, pyTextLines } from '../python/text-files.js';
+import { PyDict, pyFloat, pyTruthy, type PythonValue, type PyValue } from '../python/values.js';
+import { pyYamlSafeLoad } from '../python/yaml.js';
+import { portedMetric, scoreOf, type PortedMetric } from './metric-function.js';
+import { matchRecord, matchValueToRule } from './rule-matching.js';
 
-const score = (passed: boolean): PythonValue => pyFloat(passed ? 1 : 0);
-
-export const checkIncludeExclude: PortedMetric = {
-  name: 'check_include_exclude',
-  tolerance: 0,
-  run(args, options) {
-    const [result, rules] = bindPythonCall(
-      { name: 'check_include_exclude', parameters: ['result', 'rules'] },
-      args,
-      options,
-    ).values as [PyValue, PyValue];
+export const checkIncludeExclude = portedMetric(
+  { name: 'check_include_exclude', parameters: ['result', 'rules'] },
+  ([result, rules]) => {
     if (result === null) return pyFloat(0);
     const include = pyDictGet(rules, 'include', []);
     const exclude = pyDictGet(rules, 'exclude', []);
-    return score(
+    return scoreOf(
       pyIter(include).every((item) => pyContains(result, item)) &&
         pyIter(exclude).every((item) => !pyContains(result, item)),
     );
   },
-};
+);
 
-export const exactMatch: PortedMetric = {
-  name: 'exact_match',
-  tolerance: 0,
-  run(args, options) {
-    const [result, rules] = bindPythonCall(
-      { name: 'exact_match', parameters: ['result', 'rules'] },
-      args,
-      options,
-    ).values as [PyValue, PyValue];
-    return score(pyEquals(result, pyGetItem(rules, 'expected')));
+export const exactMatch = portedMetric(
+  { name: 'exact_match', parameters: ['result', 'rules'] },
+  ([result, rules]) => {
+    return scoreOf(pyEquals(result, pyGetItem(rules, 'expected')));
   },
-};
+);
 
-export const checkCsv: PortedMetric = {
-  name: 'check_csv',
-  tolerance: 0,
-  async run(args, options) {
-    const [result, rules] = bindPythonCall(
-      { name: 'check_csv', parameters: ['result', 'rules'] },
-      args,
-      options,
-    ).values as [PyValue, PyValue];
+export const checkCsv = portedMetric(
+  { name: 'check_csv', parameters: ['result', 'rules'] },
+  async ([result, rules]) => {
     if (result === null) return pyFloat(0);
     const expectMetrics: boolean[] = new Array(pyLen(pyDictGet(rules, 'expect', []))).fill(false);
     let unexpectMetric = true;
@@ -72,36 +59,20 @@ export const checkCsv: PortedMetric = {
         unexpectMetric &&
         !pyIter(pyDictGet(rules, 'unexpect', [])).some((rule) => matchRecord(rule, record));
     }
-    return score(expectMetrics.every(Boolean) && unexpectMetric);
+    return scoreOf(expectMetrics.every(Boolean) && unexpectMetric);
   },
-};
+);
 
-/** `re.compile(pattern)` for a value from a task's rules. */
-function compileRulePattern(pattern: PyValue) {
-  if (Array.isArray(pattern) || pattern instanceof PyDict) {
-    throw new PythonException(
-      'TypeError',
-      `unhashable type: '${Array.isArray(pattern) ? 'list' : 'dict'}'`,
-    );
-  }
-  if (typeof pattern !== 'string') {
-    throw new PythonException('TypeError', 'first argument must be string or compiled pattern');
-  }
-  return pyReCompile(pattern);
-}
-
-export const checkList: PortedMetric = {
-  name: 'check_list',
-  tolerance: 0,
-  async run(args, options) {
-    const [result, rules] = bindPythonCall(
-      { name: 'check_list', parameters: ['result', 'rules'] },
-      args,
-      options,
-    ).values as [PyValue, PyValue];
+export const checkList = portedMetric(
+  { name: 'check_list', parameters: ['result', 'rules'] },
+  async ([result, rules]) => {
     if (result === null) return pyFloat(0);
-    const expectPatterns = pyIter(pyDictGet(rules, 'expect', [])).map(compileRulePattern);
-    const unexpectPatterns = pyIter(pyDictGet(rules, 'unexpect', [])).map(compileRulePattern);
+    const expectPatterns = pyIter(pyDictGet(rules, 'expect', [])).map((pattern) =>
+      pyReCompileValue(pattern),
+    );
+    const unexpectPatterns = pyIter(pyDictGet(rules, 'unexpect', [])).map((pattern) =>
+      pyReCompileValue(pattern),
+    );
     const expectMetrics = expectPatterns.map(() => false);
     let unexpectMetric = true;
     // Each line is searched on its own, '\n' included (text mode turned \r\n into \n).
@@ -112,22 +83,16 @@ export const checkList: PortedMetric = {
       unexpectMetric =
         unexpectMetric && unexpectPatterns.every((pattern) => pattern.search(line) === null);
     }
-    return score(expectMetrics.every(Boolean) && unexpectMetric);
+    return scoreOf(expectMetrics.every(Boolean) && unexpectMetric);
   },
-};
+);
 
-export const runSqlite3: PortedMetric = {
-  name: 'run_sqlite3',
-  tolerance: 0,
-  async run(args, options) {
-    const [result, rules] = bindPythonCall(
-      { name: 'run_sqlite3', parameters: ['result', 'rules'] },
-      args,
-      options,
-    ).values as [PyValue, PyValue];
+export const runSqlite3 = portedMetric(
+  { name: 'run_sqlite3', parameters: ['result', 'rules'] },
+  async ([result, rules]) => {
     return pyFloat(await runSqliteScalar(result, () => pyGetItem(rules, 'sql')));
   },
-};
+);
 
 /** Walks `rule["key"]` into `data` as check_json does; KeyError/TypeError give `onMissing`. */
 function lookupKeyPath(data: PyValue, rule: PyValue): PyValue | 'missing' {
@@ -143,36 +108,21 @@ function lookupKeyPath(data: PyValue, rule: PyValue): PyValue | 'missing' {
   return value;
 }
 
-export const checkJson: PortedMetric = {
-  name: 'check_json',
-  tolerance: 0,
-  async run(args, options) {
-    const [result, rules, isYaml] = bindPythonCall(
-      {
-        name: 'check_json',
-        parameters: ['result', 'rules', 'is_yaml'],
-        defaults: { is_yaml: false },
-      },
-      args,
-      options,
-    ).values as [PyValue, PyValue, PyValue];
+export const checkJson = portedMetric(
+  { name: 'check_json', parameters: ['result', 'rules', 'is_yaml'], defaults: { is_yaml: false } },
+  async ([result, rules, isYaml]) => {
     if (result === null) return pyFloat(0);
-    // os.path.exists: False for a missing file, an empty path or an embedded NUL
-    const path = pyTry(
-      () => pyPathArgument(result),
-      'ValueError',
-      () => undefined,
-    );
-    if (path === undefined || path === '') return pyFloat(0);
+    // A missing file, an empty path or an embedded NUL: os.path.exists is False.
+    if (!(await pyPathExists(result))) return pyFloat(0);
     const data = await pyTryAsync<PyValue | undefined>(
       async () => {
-        const text = await pyReadText(path);
+        const text = await pyReadText(result);
         return pyTruthy(isYaml) ? pyYamlSafeLoad(text) : pyJsonLoads(text);
       },
       'Exception',
       () => undefined,
     );
-    // A missing file (os.path.exists), unreadable or unparsable content, or empty YAML all score 0.
+    // Unreadable or unparsable content, or empty YAML, scores 0.
     if (data === undefined || (pyTruthy(isYaml) && data === null)) return pyFloat(0);
     const expectRules = pyDictGet(rules, 'expect', new PyDict());
     const unexpectRules = pyDictGet(rules, 'unexpect', new PyDict());
@@ -204,19 +154,14 @@ export const checkJson: PortedMetric = {
       if (outcome === 'zero') return pyFloat(0);
       metric = outcome;
     }
-    return score(metric);
+    return scoreOf(metric);
   },
-};
+);
 
-export const checkDirectJsonObject: PortedMetric = {
-  name: 'check_direct_json_object',
-  tolerance: 0,
-  run(args, options) {
-    let [result, rules] = bindPythonCall(
-      { name: 'check_direct_json_object', parameters: ['result', 'rules'] },
-      args,
-      options,
-    ).values as [PyValue, PyValue];
+export const checkDirectJsonObject = portedMetric(
+  { name: 'check_direct_json_object', parameters: ['result', 'rules'] },
+  ([given, rules]) => {
+    let result = given;
     if (typeof result === 'string') {
       // upstream replaces every ' by " (a value with an apostrophe then fails to parse, uncaught)
       result = pyJsonLoads(pyStrip(result).replaceAll("'", '"'));
@@ -227,7 +172,7 @@ export const checkDirectJsonObject: PortedMetric = {
         const expected = pyDictGet(rules, 'expected', new PyDict());
         if (!pyTruthy(expected)) return false;
         if (!(expected instanceof PyDict)) {
-          throw new PythonException('AttributeError', `object has no attribute 'items'`);
+          throw pyAttributeError(expected, 'items');
         }
         return expected.items().some(([, value]) => pyEquals(value, '__EVALUATION_FAILED__'));
       },
@@ -241,11 +186,11 @@ export const checkDirectJsonObject: PortedMetric = {
       () => pyFloat(0),
     );
   },
-};
+);
 
 const keysOf = (value: PyValue): PyValue[] => {
   if (!(value instanceof PyDict)) {
-    throw new PythonException('AttributeError', `object has no attribute 'keys'`);
+    throw pyAttributeError(value, 'keys');
   }
   return value.keys();
 };
@@ -292,15 +237,9 @@ function compareDirectJson(result: PyValue, rules: PyValue): PythonValue {
   return pyFloat(1);
 }
 
-export const fileContains: PortedMetric = {
-  name: 'file_contains',
-  tolerance: 0,
-  async run(args, options) {
-    const [filePath, config] = bindPythonCall(
-      { name: 'file_contains', parameters: ['file_path', 'config'] },
-      args,
-      options,
-    ).values as [PyValue, PyValue];
+export const fileContains = portedMetric(
+  { name: 'file_contains', parameters: ['file_path', 'config'] },
+  async ([filePath, config]) => {
     if (!pyTruthy(filePath)) return pyFloat(0);
     // A bare `except:` upstream: any error reading the file or walking "expected" scores 0.
     return pyTryAsync(
@@ -315,7 +254,7 @@ export const fileContains: PortedMetric = {
       () => pyFloat(0),
     );
   },
-};
+);
 
 export const generalMetrics: readonly PortedMetric[] = [
   checkIncludeExclude,

@@ -1,14 +1,21 @@
 // `compare_image_list(pred_img_path_list, gold_img_path_list)` (metrics/gimp.py).
-import type { PortedMetric } from '../metric-function.js';
-import { pyFloat, type PythonValue } from '../python-value.js';
-import { convertPil, openPilImage, pilImagesDiffer, resizeLanczos } from './pil-image.js';
-import { bindPythonCall, pythonTruthy, pythonZip } from './python-semantics.js';
+import {
+  convertPil,
+  openPilImage,
+  pilImagesDiffer,
+  resizeLanczos,
+} from '../python-libraries/pil-image.js';
+import { pyZip } from '../python/builtins.js';
+import { pyFloat, pyTruthy, type PythonValue, type PyValue } from '../python/values.js';
+import { portedMetric } from './metric-function.js';
 
-export async function compareImageList(pred: unknown, gold: unknown): Promise<PythonValue> {
+export async function compareImageList(pred: PyValue, gold: PyValue): Promise<PythonValue> {
   // Only a non-list prediction wraps both sides (a str gold beside a list is zipped by character).
-  const [predictions, golds] = Array.isArray(pred) ? [pred, gold] : [[pred], [gold]];
-  for (const [predPath, goldPath] of pythonZip(predictions, golds)) {
-    if (!pythonTruthy(predPath) || !pythonTruthy(goldPath)) return pyFloat(0.0);
+  const [predictions, golds]: [PyValue, PyValue] = Array.isArray(pred)
+    ? [pred, gold]
+    : [[pred], [gold]];
+  for (const [predPath, goldPath] of pyZip(predictions, golds)) {
+    if (!pyTruthy(predPath) || !pyTruthy(goldPath)) return pyFloat(0.0);
     let predicted = await openPilImage(predPath);
     const expected = await openPilImage(goldPath);
     // The prediction is brought to the gold's size (LANCZOS), then to its mode.
@@ -21,17 +28,7 @@ export async function compareImageList(pred: unknown, gold: unknown): Promise<Py
   return pyFloat(1.0);
 }
 
-export const compareImageListMetric: PortedMetric = {
-  name: 'compare_image_list',
-  tolerance: 0,
-  run: async (args, options) => {
-    const { positional } = bindPythonCall(
-      'compare_image_list',
-      args,
-      options,
-      ['pred_img_path_list', 'gold_img_path_list'],
-      false,
-    );
-    return compareImageList(positional[0], positional[1]);
-  },
-};
+export const compareImageListMetric = portedMetric(
+  { name: 'compare_image_list', parameters: ['pred_img_path_list', 'gold_img_path_list'] },
+  ([pred, gold]) => compareImageList(pred, gold),
+);

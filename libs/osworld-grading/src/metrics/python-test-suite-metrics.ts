@@ -2,9 +2,11 @@
 import { randomBytes } from 'node:crypto';
 import { realpath, stat } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
-import type { MetricContext, PortedMetric } from '../metric-function.js';
-import { PythonException, pyFloat, type PythonValue } from '../python-value.js';
-import { bindPythonCall, pythonPath, pythonTruthy } from './python-semantics.js';
+import { bindPythonCall } from '../python/call-binding.js';
+import { PythonException } from '../python/exceptions.js';
+import { pyOsPath } from '../python/os.js';
+import { pyFloat, pyTruthy, type PythonValue, type PyValue } from '../python/values.js';
+import type { MetricContext, PortedMetric } from './metric-function.js';
 
 /** Upstream has no deadline (a hanging test hangs the harness); ours matches the VM server's /execute. */
 const TEST_SUITE_TIMEOUT_MS = 120_000;
@@ -79,14 +81,12 @@ function parseVerdict(stdout: string, nonce: string): Verdict | undefined {
 }
 
 export async function checkPythonFileByTestSuite(
-  testFile: unknown,
-  options: Readonly<Record<string, unknown>>,
+  testFile: PyValue,
+  functionName: unknown,
   context: MetricContext,
 ): Promise<PythonValue> {
-  const functionName =
-    options.test_function_name === undefined ? 'test' : options.test_function_name;
-  if (!pythonTruthy(testFile)) return pyFloat(0.0);
-  const path = resolve(pythonPath(testFile));
+  if (!pyTruthy(testFile)) return pyFloat(0.0);
+  const path = resolve(pyOsPath(testFile));
   // Upstream resolves the path and checks it on the host, before importing anything.
   const found = await stat(path).catch(() => undefined);
   if (found === undefined || !found.isFile()) return pyFloat(0.0);
@@ -114,14 +114,18 @@ export const checkPythonFileByTestSuiteMetric: PortedMetric = {
   name: 'check_python_file_by_test_suite',
   tolerance: 0,
   run: async (args, options, context) => {
-    const { positional, kwargs } = bindPythonCall(
-      'check_python_file_by_test_suite',
+    const [, testFile] = bindPythonCall(
+      {
+        name: 'check_python_file_by_test_suite',
+        parameters: ['actual_files', 'test_file'],
+        varKeywords: true,
+      },
       args,
       options,
-      ['actual_files', 'test_file'],
-      true,
-    );
-    // actual_files is ignored upstream: the agent's files matter only as importable siblings.
-    return checkPythonFileByTestSuite(positional[1], kwargs, context);
+    ).values;
+    // actual_files is ignored upstream: the agent's files matter only as importable siblings. The
+    // function name reaches the Python driver as JSON, so it is passed on as the task wrote it.
+    const functionName = 'test_function_name' in options ? options['test_function_name'] : 'test';
+    return checkPythonFileByTestSuite(testFile ?? null, functionName, context);
   },
 };

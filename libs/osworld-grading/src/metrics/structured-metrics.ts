@@ -1,4 +1,4 @@
-import type { PortedMetric } from '../metric-function.js';
+import type { PortedMetric } from './metric-function.js';
 import { audioTagMetrics } from './audio-tag-metrics.js';
 import { basicOsMetrics } from './basic-os-metrics.js';
 import { generalMetrics } from './general-metrics.js';

@@ -1,29 +1,20 @@
 // Ports of desktop_env/evaluators/metrics/thunderbird.py: check_thunderbird_prefs (prefs.js) and
 // check_thunderbird_filter (msgFilterRules.dat).
-import type { PortedMetric } from '../metric-function.js';
-import { pyContains, pyDictGet, pyGetItem, pyIter, pyLen, pyStrip } from '../python-builtins.js';
-import { bindPythonCall } from '../python-call.js';
-import { PyDict, type PyValue } from '../python-data.js';
-import { pyJsonLoads } from '../python-json.js';
-import { pyReCompile } from '../python-re.js';
-import { pyReadText, pyTextLines } from '../python-text-file.js';
-import { pyFloat, PythonException, type PythonValue } from '../python-value.js';
-import { matchRecord, matchValueToRule } from '../rule-matching.js';
-
-const score = (passed: boolean): PythonValue => pyFloat(passed ? 1 : 0);
+import { portedMetric, scoreOf, type PortedMetric } from './metric-function.js';
+import { pyContains, pyDictGet, pyGetItem, pyIter, pyLen, pyStrip } from '../python/builtins.js';
+import { PyDict, pyFloat, type PyValue } from '../python/values.js';
+import { pyJsonLoads } from '../python/json.js';
+import { pyReCompile } from '../python/re.js';
+import { pyReadText, pyTextLines } from '../python/text-files.js';
+import { matchRecord, matchValueToRule } from './rule-matching.js';
+import { PythonException } from '../python/exceptions.js';
 
 /** Upstream's `_pref_pattern` (Python syntax): exactly one space after the comma, value to `);`. */
 const prefPattern = pyReCompile('^user_pref\\("(?P<key>(?:[^"]|\\\\")+)\\", (?P<val>.+)\\);$');
 
-export const checkThunderbirdPrefs: PortedMetric = {
-  name: 'check_thunderbird_prefs',
-  tolerance: 0,
-  async run(args, options) {
-    const [result, rule] = bindPythonCall(
-      { name: 'check_thunderbird_prefs', parameters: ['result', 'rule'] },
-      args,
-      options,
-    ).values as [PyValue, PyValue];
+export const checkThunderbirdPrefs = portedMetric(
+  { name: 'check_thunderbird_prefs', parameters: ['result', 'rule'] },
+  async ([result, rule]) => {
     if (result === null) return pyFloat(0);
     const expectRules = pyDictGet(rule, 'expect', new PyDict());
     const unexpectRules = pyDictGet(rule, 'unexpect', new PyDict());
@@ -43,9 +34,9 @@ export const checkThunderbirdPrefs: PortedMetric = {
       }
     }
     const allExpected = expectMetrics.items().every(([, passed]) => passed === true);
-    return score(allExpected && unexpectMetric);
+    return scoreOf(allExpected && unexpectMetric);
   },
-};
+);
 
 /** Upstream's `_value_processor`: unescapes \" then \\. */
 const unescapeValue = (value: string): string =>
@@ -67,15 +58,9 @@ const filterFields: ReadonlyArray<readonly [string, string]> = [
   ['actionValue=', 'actionValue'],
 ];
 
-export const checkThunderbirdFilter: PortedMetric = {
-  name: 'check_thunderbird_filter',
-  tolerance: 0,
-  async run(args, options) {
-    const [result, rules] = bindPythonCall(
-      { name: 'check_thunderbird_filter', parameters: ['result', 'rules'] },
-      args,
-      options,
-    ).values as [PyValue, PyValue];
+export const checkThunderbirdFilter = portedMetric(
+  { name: 'check_thunderbird_filter', parameters: ['result', 'rules'] },
+  async ([result, rules]) => {
     if (result === null) return pyFloat(0);
     const filters: PyDict[] = [];
     let current: PyDict | undefined;
@@ -114,9 +99,9 @@ export const checkThunderbirdFilter: PortedMetric = {
         unexpectMetric &&
         !pyIter(pyDictGet(rules, 'unexpect', [])).some((rule) => matchRecord(rule, filter));
     }
-    return score(expectMetrics.every(Boolean) && unexpectMetric);
+    return scoreOf(expectMetrics.every(Boolean) && unexpectMetric);
   },
-};
+);
 
 export const thunderbirdMetrics: readonly PortedMetric[] = [
   checkThunderbirdPrefs,

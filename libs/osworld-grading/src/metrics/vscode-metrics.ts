@@ -1,26 +1,16 @@
 // Ports of desktop_env/evaluators/metrics/vscode.py: check_json_keybindings, check_json_settings,
 // compare_config (the containment_ok variant of the pinned commit) and is_extension_installed.
-import type { PortedMetric } from '../metric-function.js';
-import { pyContains, pyDictGet, pyGetItem, pyStrip } from '../python-builtins.js';
-import { bindPythonCall } from '../python-call.js';
-import { PyDict, pyTruthy, pyTypeName, type PyValue } from '../python-data.js';
-import { pyEquals } from '../python-equality.js';
-import { pyTryAsync } from '../python-exceptions.js';
-import { pyJsonLoads } from '../python-json.js';
-import { pyReadText } from '../python-text-file.js';
-import { pyFloat, PythonException, type PythonValue } from '../python-value.js';
+import { pyAttributeError, pyContains, pyDictGet, pyGetItem, pyStrip } from '../python/builtins.js';
+import { pyEquals } from '../python/equality.js';
+import { PythonException, pyTryAsync } from '../python/exceptions.js';
+import { pyJsonLoads } from '../python/json.js';
+import { pyReadText } from '../python/text-files.js';
+import { PyDict, pyFloat, pyTruthy, pyTypeName, type PyValue } from '../python/values.js';
+import { portedMetric, scoreOf, type PortedMetric } from './metric-function.js';
 
-const score = (passed: boolean): PythonValue => pyFloat(passed ? 1 : 0);
-
-export const checkJsonKeybindings: PortedMetric = {
-  name: 'check_json_keybindings',
-  tolerance: 0,
-  async run(args, options) {
-    const [actual, expected] = bindPythonCall(
-      { name: 'check_json_keybindings', parameters: ['actual', 'expected'], varKeywords: true },
-      args,
-      options,
-    ).values as [PyValue, PyValue];
+export const checkJsonKeybindings = portedMetric(
+  { name: 'check_json_keybindings', parameters: ['actual', 'expected'], varKeywords: true },
+  async ([actual, expected]) => {
     // Two loaders, each swallowing every error (bare except): the whole file, then all but line 1.
     const load = (skipFirstLine: boolean) =>
       pyTryAsync<PyValue>(
@@ -42,9 +32,9 @@ export const checkJsonKeybindings: PortedMetric = {
       }
     }
     if (data === undefined) return pyFloat(0);
-    return score(pyContains(data, pyGetItem(expected, 'expected')));
+    return scoreOf(pyContains(data, pyGetItem(expected, 'expected')));
   },
-};
+);
 
 /** Python's `json.loads(value)`, which only takes text. */
 function jsonLoadsValue(value: PyValue): PyValue {
@@ -57,15 +47,9 @@ function jsonLoadsValue(value: PyValue): PyValue {
   return pyJsonLoads(value);
 }
 
-export const checkJsonSettings: PortedMetric = {
-  name: 'check_json_settings',
-  tolerance: 0,
-  async run(args, options) {
-    const [actual, expected] = bindPythonCall(
-      { name: 'check_json_settings', parameters: ['actual', 'expected'], varKeywords: true },
-      args,
-      options,
-    ).values as [PyValue, PyValue];
+export const checkJsonSettings = portedMetric(
+  { name: 'check_json_settings', parameters: ['actual', 'expected'], varKeywords: true },
+  async ([actual, expected]) => {
     if (!pyTruthy(actual)) return pyFloat(0);
     const data = await pyTryAsync<PyValue | undefined>(
       async () => pyJsonLoads(await pyReadText(actual)),
@@ -75,17 +59,14 @@ export const checkJsonSettings: PortedMetric = {
     if (data === undefined) return pyFloat(0);
     const expect = pyGetItem(expected, 'expected');
     if (!(expect instanceof PyDict)) {
-      throw new PythonException(
-        'AttributeError',
-        `'${pyTypeName(expect)}' object has no attribute 'items'`,
-      );
+      throw pyAttributeError(expect, 'items');
     }
     for (const [key, value] of expect.items()) {
       if (!pyContains(data, key) || !pyEquals(pyGetItem(data, key), value)) return pyFloat(0);
     }
     return pyFloat(1);
   },
-};
+);
 
 /** compare_config's `_is_subset(expected, actual)`: dicts by containment, anything else by ==. */
 function isSubset(expected: PyValue, actual: PyValue): boolean {
@@ -99,36 +80,26 @@ function isSubset(expected: PyValue, actual: PyValue): boolean {
   return pyEquals(expected, actual);
 }
 
-export const compareConfig: PortedMetric = {
-  name: 'compare_config',
-  tolerance: 0,
-  async run(args, options) {
-    const bound = bindPythonCall(
-      { name: 'compare_config', parameters: ['actual', 'rules'], varKeywords: true },
-      args,
-      options,
-    );
-    const [actual, rules] = bound.values as [PyValue, PyValue];
+export const compareConfig = portedMetric(
+  { name: 'compare_config', parameters: ['actual', 'rules'], varKeywords: true },
+  async ([actual, rules], options) => {
     if (!pyTruthy(actual)) return pyFloat(0);
     const expectedText = pyDictGet(rules, 'expected');
     if (!pyTruthy(expectedText)) return pyFloat(0);
     const actualText = await pyReadText(actual);
-    if (pyTruthy(pyDictGet(bound.options, 'containment_ok', true))) {
+    if (pyTruthy(pyDictGet(options, 'containment_ok', true))) {
       try {
         const actualJson = pyJsonLoads(actualText);
         const expectedJson = jsonLoadsValue(expectedText);
         // Both parse: containment decides, with no substring fallback.
-        return score(isSubset(expectedJson, actualJson));
+        return scoreOf(isSubset(expectedJson, actualJson));
       } catch (error) {
         if (!(error instanceof PythonException)) throw error;
         // Either side is not JSON: the stripped expected text as a substring (raises if not a str).
         if (typeof expectedText !== 'string') {
-          throw new PythonException(
-            'AttributeError',
-            `'${pyTypeName(expectedText)}' object has no attribute 'strip'`,
-          );
+          throw pyAttributeError(expectedText, 'strip');
         }
-        return score(actualText.includes(pyStrip(expectedText)));
+        return scoreOf(actualText.includes(pyStrip(expectedText)));
       }
     }
     if (pyEquals(actualText, expectedText)) return pyFloat(1);
@@ -139,25 +110,19 @@ export const compareConfig: PortedMetric = {
     }
     return pyFloat(0);
   },
-};
+);
 
-export const isExtensionInstalled: PortedMetric = {
-  name: 'is_extension_installed',
-  tolerance: 0,
-  run(args, options) {
-    const [actual, rules] = bindPythonCall(
-      { name: 'is_extension_installed', parameters: ['actual', 'rules'], varKeywords: true },
-      args,
-      options,
-    ).values as [PyValue, PyValue];
+export const isExtensionInstalled = portedMetric(
+  { name: 'is_extension_installed', parameters: ['actual', 'rules'], varKeywords: true },
+  ([actual, rules]) => {
     const type = pyGetItem(rules, 'type');
-    if (pyEquals(type, 'contain')) return score(pyContains(actual, pyGetItem(rules, 'expected')));
+    if (pyEquals(type, 'contain')) return scoreOf(pyContains(actual, pyGetItem(rules, 'expected')));
     if (pyEquals(pyGetItem(rules, 'type'), 'not_contain')) {
-      return score(!pyContains(actual, pyGetItem(rules, 'expected')));
+      return scoreOf(!pyContains(actual, pyGetItem(rules, 'expected')));
     }
     throw new PythonException('NotImplementedError', '');
   },
-};
+);
 
 export const vscodeMetrics: readonly PortedMetric[] = [
   checkJsonKeybindings,

@@ -1,4 +1,4 @@
-import { pythonSplit } from '../python-semantics.js';
+import { pySplit } from '../python/builtins.js';
 
 /**
  * What the stock Bytebot desktop (XFCE, Firefox) runs where a task's steps assume OSWorld's Ubuntu
@@ -117,7 +117,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 function firstWord(command: unknown): string | undefined {
   if (Array.isArray(command)) return typeof command[0] === 'string' ? command[0] : undefined;
-  return typeof command === 'string' ? pythonSplit(command)[0] : undefined;
+  return typeof command === 'string' ? pySplit(command)[0] : undefined;
 }
 
 function replaceFirstWord(command: unknown, word: string): unknown {

@@ -10,7 +10,7 @@ import {
 } from '@benchfleet/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DownloadCache } from '../downloads/download-cache.js';
-import { SetupFailedError, VmServerUnreachableError } from '../grading-errors.js';
+import { SetupFailedError, VmServerUnreachableError } from '../grading/grading-errors.js';
 import { OsworldVmServerClient } from '../vm-server/osworld-vm-server-client.js';
 import { substituteForStockDesktop } from './desktop-substitutions.js';
 import { runSetup, type SetupEnvironment } from './setup-runner.js';
@@ -245,6 +245,12 @@ describe('runSetup', () => {
     await expect(
       runSetup(steps([{ type: 'launch', parameters: { command: [] } }]), environment),
     ).rejects.toThrow('Setup step 1 failed: _launch_setup - Empty command to launch.');
+    // Python's wording: "argument" for one missing parameter (not "argument(s)").
+    await expect(
+      runSetup(steps([{ type: 'execute', parameters: { stdout: 'out.txt' } }]), environment),
+    ).rejects.toThrow(
+      "Setup step 1 failed: _execute_setup - _execute_setup() missing 1 required positional argument: 'command'",
+    );
   });
 
   it('a VM server that does not answer the probe is infra before any step runs', async () => {

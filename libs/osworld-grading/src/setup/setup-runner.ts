@@ -2,10 +2,12 @@ import { writeFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pino, type Logger } from 'pino';
 import type { UrlFileSource } from '../downloads/download-cache.js';
-import { SetupFailedError } from '../grading-errors.js';
-import { pythonSplit, pythonTruthy, pythonTypeName } from '../python-semantics.js';
+import { SetupFailedError } from '../grading/grading-errors.js';
+import { pySplit } from '../python/builtins.js';
+import { bindArguments, pyKeywordArguments } from '../python/call-binding.js';
+import { pyTruthy, pyTypeName, toPy, type PyValue } from '../python/values.js';
 import type { OsworldVmServer } from '../vm-server/osworld-vm-server.js';
-import { cacheDirPath } from '../cache-dir-path.js';
+import { cacheDirPath } from '../cache-dir/cache-dir.js';
 import type { DesktopSubstitution, EffectiveStep } from './desktop-substitutions.js';
 
 export interface ScreenSize {
@@ -119,14 +121,14 @@ type StepResult = Omit<SetupStepReport, 'number' | 'type'>;
 
 async function download(parameters: unknown, environment: SetupEnvironment): Promise<StepResult> {
   const { files } = bindParameters('_download_setup', parameters, ['files'], {});
-  if (!Array.isArray(files)) throw new Error(`'${pythonTypeName(files)}' object is not iterable`);
+  if (!Array.isArray(files)) throw new Error(`'${pyTypeName(toPy(files))}' object is not iterable`);
   const downloads: DownloadRecord[] = [];
   for (const file of files) {
     const url: unknown = keyOf(file, 'url');
     const path: unknown = keyOf(file, 'path');
     if (
-      !pythonTruthy(url) ||
-      !pythonTruthy(path) ||
+      !pyTruthy(toPy(url)) ||
+      !pyTruthy(toPy(path)) ||
       typeof url !== 'string' ||
       typeof path !== 'string'
     )
@@ -153,8 +155,8 @@ async function execute(parameters: unknown, environment: SetupEnvironment): Prom
     shell: false,
     until: null,
   });
-  if (!pythonTruthy(bound['command'])) throw new Error('Empty command to launch.');
-  const until = pythonTruthy(bound['until']) ? (bound['until'] as Record<string, unknown>) : {};
+  if (!pyTruthy(toPy(bound['command']))) throw new Error('Empty command to launch.');
+  const until = pyTruthy(toPy(bound['until'])) ? (bound['until'] as Record<string, unknown>) : {};
   const command = replacePlaceholders(bound['command'], environment);
   const captures: string[] = [];
   let failures = 0;
@@ -170,7 +172,7 @@ async function execute(parameters: unknown, environment: SetupEnvironment): Prom
         ['stderr', answer.error],
       ] as const) {
         const name = bound[stream];
-        if (!pythonTruthy(name)) continue;
+        if (!pyTruthy(toPy(name))) continue;
         // Python's text mode on Linux writes the string as UTF-8, newlines unchanged.
         await writeFile(cacheDirPath(environment.cacheDir, name), text, 'utf8');
         captures.push(String(name));
@@ -195,15 +197,11 @@ async function execute(parameters: unknown, environment: SetupEnvironment): Prom
 
 async function launch(parameters: unknown, environment: SetupEnvironment): Promise<StepResult> {
   const bound = bindParameters('_launch_setup', parameters, ['command'], { shell: false });
-  if (!pythonTruthy(bound['command'])) throw new Error('Empty command to launch.');
+  if (!pyTruthy(toPy(bound['command']))) throw new Error('Empty command to launch.');
   let command = bound['command'];
   // The host splits a plain string on whitespace (not shlex) before sending it.
-  if (
-    !pythonTruthy(bound['shell']) &&
-    typeof command === 'string' &&
-    pythonSplit(command).length > 1
-  )
-    command = pythonSplit(command);
+  if (!pyTruthy(toPy(bound['shell'])) && typeof command === 'string' && pySplit(command).length > 1)
+    command = pySplit(command);
   const answer = await environment.vm.launch(command, bound['shell'], signalOf(environment));
   return answer.status === 200
     ? { outcome: 'done', detail: answer.text }
@@ -237,7 +235,7 @@ async function sleepStep(parameters: unknown, environment: SetupEnvironment): Pr
   const { seconds } = bindParameters('_sleep_setup', parameters, ['seconds'], {});
   const value = typeof seconds === 'boolean' ? Number(seconds) : seconds;
   if (typeof value !== 'number')
-    throw new Error(`'${pythonTypeName(seconds)}' object cannot be interpreted as an integer`);
+    throw new Error(`'${pyTypeName(toPy(seconds))}' object cannot be interpreted as an integer`);
   if (value < 0) throw new Error('sleep length must be non-negative');
   await sleep(value * 1000, undefined, signalOf(environment));
   return { outcome: 'done' };
@@ -282,35 +280,28 @@ export function replacePlaceholders(
       .replaceAll('{SCREEN_HEIGHT}', String(height));
   if (typeof command === 'string') return replace(command);
   if (!Array.isArray(command))
-    throw new Error(`'${pythonTypeName(command)}' object is not iterable`);
+    throw new Error(`'${pyTypeName(toPy(command))}' object is not iterable`);
   return command.map((item: unknown) => {
     if (typeof item !== 'string')
-      throw new Error(`'${pythonTypeName(item)}' object has no attribute 'replace'`);
+      throw new Error(`'${pyTypeName(toPy(item))}' object has no attribute 'replace'`);
     return replace(item);
   });
 }
 
-/** Python's binding of `**parameters` to a step method's signature, with its TypeErrors. */
+/** `_<type>_setup(**parameters)`: the parameters bound to the step method's signature, by name. */
 function bindParameters(
   functionName: string,
   parameters: unknown,
   required: readonly string[],
-  defaults: Readonly<Record<string, unknown>>,
+  defaults: Readonly<Record<string, PyValue>>,
 ): Record<string, unknown> {
-  if (typeof parameters !== 'object' || parameters === null || Array.isArray(parameters))
-    throw new Error(
-      `${functionName}() argument after ** must be a mapping, not ${pythonTypeName(parameters)}`,
-    );
-  const given = parameters as Record<string, unknown>;
-  for (const key of Object.keys(given))
-    if (!required.includes(key) && !(key in defaults))
-      throw new Error(`${functionName}() got an unexpected keyword argument '${key}'`);
-  const missing = required.filter((key) => !(key in given));
-  if (missing.length > 0)
-    throw new Error(
-      `${functionName}() missing ${missing.length} required positional argument(s): ${missing.map((key) => `'${key}'`).join(' and ')}`,
-    );
-  return { ...defaults, ...given };
+  const signature = {
+    name: functionName,
+    parameters: [...required, ...Object.keys(defaults)],
+    defaults,
+  };
+  const { values } = bindArguments(signature, [], pyKeywordArguments(functionName, parameters));
+  return Object.fromEntries(signature.parameters.map((name, index) => [name, values[index]]));
 }
 
 function keyOf(value: unknown, key: string): unknown {

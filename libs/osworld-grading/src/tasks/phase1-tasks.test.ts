@@ -2,10 +2,10 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { SUPPORTED_GETTERS } from '../getters/osworld-getters.js';
-import type { PortedMetric } from '../metric-function.js';
-import { pyFloat } from '../python-value.js';
+import type { PortedMetric } from '../metrics/metric-function.js';
 import { PHASE1_METRICS, PHASE1_TASK_IDS, phase1ExclusionOf } from './phase1-tasks.js';
 import { prepareTask, validateGradedTasks, type OsworldTaskSpec } from './task-preparation.js';
+import { pyFloat } from '../python/values.js';
 
 const examples = fileURLToPath(
   new URL('../../../../../shared/osworld/evaluation_examples/', import.meta.url),

@@ -1,6 +1,6 @@
 import { isSupportedGetter, SUPPORTED_GETTERS } from '../getters/osworld-getters.js';
-import type { PortedMetric } from '../metric-function.js';
-import { portedMetrics } from '../metric-registry.js';
+import type { PortedMetric } from '../metrics/metric-function.js';
+import { portedMetrics } from '../metrics/metric-registry.js';
 import {
   DESKTOP_SUBSTITUTIONS,
   substituteForStockDesktop,

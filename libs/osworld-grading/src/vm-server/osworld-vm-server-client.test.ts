@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeOsworldVm, type FakeOsworldVm } from '@benchfleet/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { VmServerFaultError, VmServerUnreachableError } from '../grading-errors.js';
+import { VmServerFaultError, VmServerUnreachableError } from '../grading/grading-errors.js';
 import { OsworldVmServerClient, VM_SERVER_DEADLINES_MS } from './osworld-vm-server-client.js';
 
 let vm: FakeOsworldVm;

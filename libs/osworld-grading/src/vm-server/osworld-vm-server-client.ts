@@ -4,9 +4,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { pino, type Logger } from 'pino';
 import {
   GradingInfraError,
+  transportReasonOf,
   VmServerFaultError,
   VmServerUnreachableError,
-} from '../grading-errors.js';
+} from '../grading/grading-errors.js';
 import type {
   DirectoryNode,
   ExecuteAnswer,
@@ -285,7 +286,7 @@ export class OsworldVmServerClient implements OsworldVmServer {
       options.signal?.throwIfAborted();
       const reason = deadline.aborted
         ? `no answer within ${deadlineMs} ms`
-        : transportReason(error);
+        : transportReasonOf(error);
       throw new VmServerUnreachableError(what, 1, reason);
     }
     if (status >= 500 && !isHandlerError(endpoint, status, body))
@@ -365,13 +366,4 @@ function parseJsonObject(body: Buffer): Record<string, unknown> | null {
 function snippet(body: Buffer): string {
   const text = body.toString('utf8').replace(/\s+/g, ' ').trim();
   return text.length > 200 ? `${text.slice(0, 200)}…` : text || '(empty body)';
-}
-
-function transportReason(error: unknown): string {
-  const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
-  if (cause instanceof Error) {
-    const code = (cause as { code?: unknown }).code;
-    return typeof code === 'string' ? `${code}: ${cause.message}` : cause.message;
-  }
-  return String(cause);
 }
