@@ -8,3 +8,4 @@ export * from './test-runs.js';
 export * from './echo-benchmark/index.js';
 export * from './fault-fleet.js';
 export * from './fault-scenarios.js';
+export * from './debian-prerequisite.js';
