@@ -134,6 +134,8 @@ export interface LocalPostgresOptions {
   port?: number;
   /** Extra `-c name=value` server settings. */
   settings?: Record<string, string | number>;
+  /** Run the server in a process group of its own (see `startServerProcess`). */
+  ownProcessGroup?: boolean;
 }
 
 /**
@@ -151,6 +153,7 @@ export class LocalPostgres {
     private readonly password: string,
     private readonly user: { uid: number; gid: number } | undefined,
     private readonly settings: Record<string, string | number>,
+    private readonly ownProcessGroup: boolean,
   ) {}
 
   /** Creates the cluster (initdb) and starts it. */
@@ -207,7 +210,15 @@ export class LocalPostgres {
       };
       for (let tries = 0; ; tries += 1) {
         const port = options.port ?? (await freePort());
-        const postgres = new LocalPostgres(binDir, dir, port, password, user, settings);
+        const postgres = new LocalPostgres(
+          binDir,
+          dir,
+          port,
+          password,
+          user,
+          settings,
+          options.ownProcessGroup === true,
+        );
         try {
           await postgres.startServer();
           return postgres;
@@ -252,6 +263,7 @@ export class LocalPostgres {
       args,
       logFile,
       stopSignal: 'SIGINT',
+      ownProcessGroup: this.ownProcessGroup,
       ...(this.user ?? {}),
     });
     this.server = server;

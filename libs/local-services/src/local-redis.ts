@@ -27,6 +27,8 @@ export interface LocalRedisOptions {
   port?: number;
   /** Keep the data across restarts in an append-only file; without it a restart loses everything. */
   appendOnly?: boolean;
+  /** Run the server in a process group of its own (see `startServerProcess`). */
+  ownProcessGroup?: boolean;
 }
 
 /** A redis-server of our own in a temp directory, on a port kept across restarts. */
@@ -38,6 +40,7 @@ export class LocalRedis {
     readonly dir: string,
     readonly port: number,
     private readonly appendOnly: boolean,
+    private readonly ownProcessGroup: boolean,
   ) {}
 
   static async create(options: LocalRedisOptions = {}): Promise<LocalRedis> {
@@ -50,6 +53,7 @@ export class LocalRedis {
         dir,
         options.port ?? (await freePort()),
         options.appendOnly === true,
+        options.ownProcessGroup === true,
       );
       try {
         await redis.start();
@@ -95,6 +99,7 @@ export class LocalRedis {
       args,
       logFile: join(this.dir, 'redis.log'),
       stopSignal: 'SIGTERM',
+      ownProcessGroup: this.ownProcessGroup,
     });
     this.server = server;
     await waitUntilServing(
