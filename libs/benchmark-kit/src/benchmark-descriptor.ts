@@ -74,6 +74,11 @@ export interface ExportReport {
 
 export interface RunExporter<Config> {
   readonly description: string;
+  /**
+   * A file every export of this format holds at its top: an existing --out directory that holds
+   * it is taken for an earlier export and replaced; any other non-empty directory is refused.
+   */
+  readonly signatureFile: string;
   write(context: ExportContext<Config>): Promise<ExportReport>;
 }
 

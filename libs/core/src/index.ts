@@ -9,3 +9,4 @@ export * from './python-round.js';
 export * from './cli-program.js';
 export * from './cli-values.js';
 export * from './lru-map.js';
+export * from './output-paths.js';

@@ -1,6 +1,11 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
-import { ServiceUnreachableError, errorMessage, redactSecrets } from '@benchfleet/core';
+import {
+  ServiceRefusedUrlError,
+  ServiceUnreachableError,
+  errorMessage,
+  redactSecrets,
+} from '@benchfleet/core';
 import { PreparingClient } from './prepared-statements.js';
 import type { DB } from './schema.js';
 
@@ -61,6 +66,22 @@ export async function withPostgresClient<T>(
   }
 }
 
+/** What a Postgres that answered refused about the URL (SQLSTATE 3D000, 28000, 28P01), if that was it. */
+function refusedUrl(url: string, error: unknown): string | undefined {
+  const code = (error as { code?: unknown }).code;
+  const at = `Postgres at ${redactSecrets(url)}`;
+  if (code === '3D000') {
+    const parsed = new URL(url);
+    const name = decodeURIComponent(parsed.pathname.slice(1));
+    const user = decodeURIComponent(parsed.username) || 'postgres';
+    const create = `createdb -h ${parsed.hostname || '127.0.0.1'} -p ${parsed.port || '5432'} -U ${user} ${name}`;
+    return `${at} answers, but has no database "${name}": create it (${create}), then run \`scheduler migrate\``;
+  }
+  if (code === '28000' || code === '28P01')
+    return `${at} refused the login (${errorMessage(error)}): fix the user or password in the URL`;
+  return undefined;
+}
+
 /** Fails fast, in one line naming the variable, when Postgres cannot be reached. */
 export async function checkDatabase(
   url: string,
@@ -73,6 +94,8 @@ export async function checkDatabase(
     await client.connect();
     await client.query('select 1');
   } catch (error) {
+    const refused = refusedUrl(url, error);
+    if (refused) throw new ServiceRefusedUrlError(variable, refused);
     throw new ServiceUnreachableError(
       variable,
       `cannot reach Postgres at ${redactSecrets(url)} (${errorMessage(error) || 'connection failed'}); start Postgres or set ${variable} to a reachable server`,

@@ -32,6 +32,7 @@ export const EXPORT_PROBLEMS_FILE = 'export_problems.json';
 export const osworldLogsExporter: RunExporter<OsworldRunConfig> = {
   description:
     "the original Bytebot OSWorld benchmark's directory: <task_id>/step_NNN.json, <task_id>/screenshots/step_NNN.png, <task_id>/result.json, final.json",
+  signatureFile: 'final.json',
   async write(context) {
     const tasks = await tasksRepository(context.db).listByRun(context.run.id);
     const settled = tasks.filter((task) => task.status !== 'queued' && task.status !== 'running');
