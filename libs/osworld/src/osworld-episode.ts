@@ -150,6 +150,7 @@ export async function runOsworldEpisode(
         '/tasks',
         1,
         'the stack is still busy after its leftover tasks were cancelled',
+        true,
       );
 
     const startMs = clock.now();
@@ -168,6 +169,7 @@ export async function runOsworldEpisode(
           '/tasks',
           1,
           `the stack could not create the task (${error.message})`,
+          true,
         );
       }
       // A refused request (4xx) is refused again on every try: recorded once, as the original's CREATE_FAILED.
@@ -219,6 +221,7 @@ async function resolveModelOrUnavailable(
         error.path,
         1,
         `HTTP ${error.status}: ${error.serverMessage}`,
+        true,
       );
     }
     throw error;
@@ -348,6 +351,7 @@ class EpisodeFollower {
                 `/tasks/${this.bytebotTaskId}`,
                 1,
                 `the stack never started the task within ${this.stallTimeoutMs / 1000} s`,
+                true,
               );
             }
             this.logger.info({ stallTimeoutMs: this.stallTimeoutMs }, 'no new step; cancelling');
@@ -443,6 +447,7 @@ class EpisodeFollower {
         `/tasks/${this.bytebotTaskId}`,
         1,
         `the stack answers errors instead of the task's state (${error.message})`,
+        true,
       );
     }
   }

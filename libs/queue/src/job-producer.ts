@@ -120,6 +120,26 @@ export class JobProducer {
     );
   }
 
+  /**
+   * When BullMQ will run each of these delayed jobs again (ms since the epoch), read from its
+   * delayed set; jobs not waiting out a delay are absent from the map.
+   */
+  async delayedUntil(queueName: string, jobIds: readonly string[]): Promise<Map<string, number>> {
+    const until = new Map<string, number>();
+    if (jobIds.length === 0) return until;
+    const scores = await this.connection.zmscore(
+      this.queue(queueName).keys.delayed ?? '',
+      ...jobIds,
+    );
+    for (const [index, score] of scores.entries()) {
+      const jobId = jobIds[index];
+      // BullMQ's score: the timestamp times 0x1000, plus a counter for jobs due in the same ms.
+      if (score !== null && jobId !== undefined)
+        until.set(jobId, Math.floor(Number(score) / 0x1000));
+    }
+    return until;
+  }
+
   async counts(queueName: string): Promise<Record<string, number>> {
     return this.queue(queueName).getJobCounts(
       'wait',
