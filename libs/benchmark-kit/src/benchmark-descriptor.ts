@@ -91,6 +91,11 @@ export interface BenchmarkDisplayHints {
   readonly stopReasons: Readonly<Record<string, string>>;
   /** What each `tasks.final_api_status` means. */
   readonly finalStatuses: Readonly<Record<string, string>>;
+  /**
+   * Why a task fell short, as a SQL expression over the task row `t` (text, null when it says
+   * nothing): the dashboard groups a run's failures by it, under `label`.
+   */
+  readonly failureReason?: { readonly label: string; readonly sql: string };
 }
 
 /**

@@ -2,6 +2,7 @@ import { Queue, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { createRedisConnection, type RedisRole } from './redis-connection.js';
 import type { JobDefinition } from './job-catalog.js';
+import { connectedWorkerIds } from './worker-heartbeat.js';
 
 const ADD_BULK_PAGE = 500;
 const ADD_BULK_LANES = 4;
@@ -112,12 +113,7 @@ export class JobProducer {
 
   /** The ids (BullMQ worker names) of the workers connected to a queue now. */
   async connectedWorkers(queueName: string): Promise<ReadonlySet<string>> {
-    const clients = await this.queue(queueName).getWorkers();
-    return new Set(
-      clients
-        .map((client) => (client['rawname'] ?? client['name'] ?? '').split(':w:')[1])
-        .filter((name): name is string => Boolean(name)),
-    );
+    return connectedWorkerIds(this.queue(queueName));
   }
 
   /**

@@ -4,6 +4,7 @@ import { runsRepository, tasksRepository, type Database, type RunSummaryRow } fr
 import {
   AGGREGATE_QUEUE,
   readWorkerBeats,
+  servingWorkers,
   taskJobId,
   type JobProducer,
   type WorkerBeat,
@@ -102,10 +103,7 @@ export async function readRunStatus(
   );
   const notes: string[] = [];
   if (pending > 0) {
-    const serving = workers.filter(
-      (beat) => beat.queue === benchmark.job.queue && beat.state === 'serving',
-    );
-    if (serving.length === 0)
+    if (servingWorkers(workers, benchmark.job.queue).length === 0)
       notes.push(
         `no worker is consuming queue ${benchmark.job.queue}: start one, e.g. \`${benchmark.display.workerCommand}\``,
       );
