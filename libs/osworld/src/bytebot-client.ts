@@ -146,9 +146,12 @@ export class BytebotClient {
   private readonly socketReconnectDelayMs: number;
   private readonly logger: Logger;
   private readonly origin: string;
+  /** The agent's base URL as given, without a trailing slash (what the original calls `api_url`). */
+  readonly baseUrl: string;
 
   constructor(options: BytebotClientOptions) {
     const url = new URL(options.baseUrl);
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.origin = url.origin;
     this.retryDelaysMs = options.retryDelaysMs ?? BYTEBOT_DEFAULT_RETRY_DELAYS_MS;
     this.requestTimeoutMs = options.requestTimeoutMs ?? 30_000;

@@ -23,6 +23,9 @@ import {
 import { roundLikePython } from '@benchfleet/core';
 import { formatPythonUtcTimestamp } from './python-compatible-format.js';
 
+/** How often a task is read over REST when events are off or quiet: the original's `--poll-interval` default. */
+export const OSWORLD_POLL_INTERVAL_MS = 3_000;
+
 export interface OsworldEpisodeStep {
   /** 1-based, in the order of the ASSISTANT messages. */
   step_number: number;
@@ -309,7 +312,7 @@ class EpisodeFollower {
     this.signal = options.signal;
     this.maxSteps = options.maxSteps ?? 100;
     this.stallTimeoutMs = options.stallTimeoutMs ?? 300_000;
-    this.pollIntervalMs = options.pollIntervalMs ?? 3_000;
+    this.pollIntervalMs = options.pollIntervalMs ?? OSWORLD_POLL_INTERVAL_MS;
     this.heartbeatIntervalMs = options.heartbeatIntervalMs ?? 15_000;
     this.lastStepGraceMs = options.lastStepGraceMs ?? 5_000;
     this.lastProgressAt = clock.now();
