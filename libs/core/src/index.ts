@@ -10,3 +10,4 @@ export * from './cli-program.js';
 export * from './cli-values.js';
 export * from './lru-map.js';
 export * from './output-paths.js';
+export * from './sequence-matcher.js';

@@ -9,3 +9,4 @@ export * from './echo-benchmark/index.js';
 export * from './fault-fleet.js';
 export * from './fault-scenarios.js';
 export * from './debian-prerequisite.js';
+export * from './fake-osworld-vm/index.js';

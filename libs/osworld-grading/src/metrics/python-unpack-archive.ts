@@ -1,0 +1,102 @@
+// What `compare_archive` needs of CPython 3.11's os.path and shutil: splitext, join, and
+// `shutil.unpack_archive` for ZIP files (format chosen by the file name, as shutil does).
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { unzipSync } from 'fflate';
+import { PythonException } from '../python-value.js';
+import { pythonOsError, pythonPath } from './python-semantics.js';
+
+/** `os.path.splitext(p)` (posix): the last dot of the last component, leading dots not counting. */
+export function pythonSplitext(path: string): [string, string] {
+  const sepIndex = path.lastIndexOf('/');
+  const dotIndex = path.lastIndexOf('.');
+  if (dotIndex > sepIndex) {
+    for (let index = sepIndex + 1; index < dotIndex; index += 1) {
+      if (path[index] !== '.') return [path.slice(0, dotIndex), path.slice(dotIndex)];
+    }
+  }
+  return [path, ''];
+}
+
+/** `os.path.join(a, *parts)` (posix): an absolute part discards what came before it. */
+export function pythonJoin(first: string, ...parts: string[]): string {
+  let joined = first;
+  for (const part of parts) {
+    if (part.startsWith('/')) joined = part;
+    else if (joined === '' || joined.endsWith('/')) joined += part;
+    else joined += `/${part}`;
+  }
+  return joined;
+}
+
+/** `shutil.ReadError`'s class name, as the fixtures record it. */
+const readError = (message: string): PythonException => new PythonException('ReadError', message);
+
+// shutil's registered unpack formats, in its registration order.
+const UNPACK_FORMATS: ReadonlyArray<[string, readonly string[]]> = [
+  ['tar', ['.tar']],
+  ['zip', ['.zip']],
+  ['gztar', ['.tar.gz', '.tgz']],
+  ['bztar', ['.tar.bz2', '.tbz2']],
+  ['xztar', ['.tar.xz', '.txz']],
+];
+
+const END_OF_CENTRAL_DIRECTORY = [0x50, 0x4b, 0x05, 0x06];
+
+/** `zipfile.is_zipfile`: an end-of-central-directory record within the last 64 KiB + 22 bytes. */
+function hasEndOfCentralDirectory(bytes: Uint8Array): boolean {
+  const lowest = Math.max(0, bytes.length - 22 - 0xffff);
+  for (let index = bytes.length - 22; index >= lowest; index -= 1) {
+    if (END_OF_CENTRAL_DIRECTORY.every((byte, offset) => bytes[index + offset] === byte)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+async function unpackZip(filename: string, extractDir: string): Promise<void> {
+  const bytes = await readFile(filename).catch(() => undefined);
+  if (bytes === undefined || !hasEndOfCentralDirectory(bytes)) {
+    throw readError(`${filename} is not a zip file`);
+  }
+  let entries: Record<string, Uint8Array>;
+  try {
+    entries = unzipSync(new Uint8Array(bytes));
+  } catch (error) {
+    throw new PythonException('BadZipFile', String((error as Error).message ?? error));
+  }
+  for (const [name, data] of Object.entries(entries)) {
+    // shutil skips absolute names and any name containing '..'.
+    if (name.startsWith('/') || name.includes('..')) continue;
+    const target = pythonJoin(extractDir, ...name.split('/'));
+    await mkdir(dirname(target), { recursive: true }).catch((error: unknown) => {
+      throw pythonOsError(error, dirname(target));
+    });
+    if (name.endsWith('/')) continue;
+    await writeFile(target, data).catch((error: unknown) => {
+      throw pythonOsError(error, target);
+    });
+  }
+}
+
+/**
+ * `shutil.unpack_archive(filename, extract_dir)` for the formats the OSWorld tasks ship (ZIP).
+ * Tar formats are recognised but not unpacked by this port: that raises a plain Error (the task is
+ * then ungraded), not a Python exception.
+ */
+export async function pythonUnpackArchive(filename: unknown, extractDir: string): Promise<void> {
+  const path = pythonPath(filename);
+  const format = UNPACK_FORMATS.find(([, extensions]) =>
+    extensions.some((extension) => path.endsWith(extension)),
+  )?.[0];
+  if (format === undefined) throw readError(`Unknown archive format '${path}'`);
+  if (format !== 'zip') {
+    throw new Error(`compare_archive: ${format} archives are not unpacked by the port (${path})`);
+  }
+  await unpackZip(path, extractDir);
+}
+
+/** `os.path.exists(path)`. */
+export async function pythonExists(path: string): Promise<boolean> {
+  return (await stat(path).catch(() => undefined)) !== undefined;
+}
