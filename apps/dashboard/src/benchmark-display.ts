@@ -18,6 +18,8 @@ export interface BenchmarkDisplay {
   stopReasons: Record<string, string>;
   /** What a `tasks.final_api_status` means. */
   finalStatuses: Record<string, string>;
+  /** The heading of the benchmark's own failure reason in the Failures panel, if it gives one. */
+  failureReasonLabel: string | null;
 }
 
 const UNKNOWN: BenchmarkDisplay = {
@@ -28,6 +30,7 @@ const UNKNOWN: BenchmarkDisplay = {
   workerCommand: '',
   stopReasons: {},
   finalStatuses: {},
+  failureReasonLabel: null,
 };
 
 let displays: Record<string, BenchmarkDisplay> = {};

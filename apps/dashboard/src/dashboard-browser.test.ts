@@ -1,6 +1,9 @@
+import { Queue, Worker } from 'bullmq';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { createDatabase, type Database } from '@benchfleet/db';
+import { createRedisConnection, WorkerHeartbeat } from '@benchfleet/queue';
 import { runCli, solidColorPng, TcpRelay, useTestServices } from '@benchfleet/testing';
 import { COMPARISON_TABLE, writeComparisonRuns } from './comparison-fixtures.js';
 import { startDashboardUnderTest, type DashboardUnderTest } from './dashboard-under-test.js';
@@ -68,6 +71,110 @@ function manyTasks(count: number): FixtureTask[] {
       },
     ],
   }));
+}
+
+/** One settled attempt for a fixture task. */
+function settled(
+  outcome: NonNullable<FixtureTask['attempts']>[number]['outcome'],
+): NonNullable<FixtureTask['attempts']> {
+  return [
+    { steps: [{ action: { action: 'click[buy now]', kind: 'click', valid: true } }], outcome },
+  ];
+}
+
+/** A WebShop purchase short of reward 1, with the official reward's components. */
+function purchase(index: number, info: Record<string, number | boolean | null>): FixtureTask {
+  return {
+    taskId: `goal-${String(index).padStart(5, '0')}`,
+    domain: 'test',
+    instruction: `goal ${index}`,
+    attempts: settled({
+      status: 'failed',
+      success: false,
+      reward: 0.5,
+      durationMs: 40,
+      finalApiStatus: 'BOUGHT',
+      result: { stop_reason: 'bought', reward_info: info },
+    }),
+  };
+}
+
+// The WebShop failures by the reward component that missed: what the panel must show.
+const MISSED = [
+  { reason: 'attribute', tasks: ['goal-00001', 'goal-00003'] },
+  { reason: 'option, price', tasks: ['goal-00002'] },
+  { reason: 'type', tasks: ['goal-00004'] },
+  { reason: '', tasks: ['goal-00005'] },
+];
+
+/** Runs for issue 19's dashboard defects: a binary run with an error, failed purchases, a cancelled run, pending tasks. */
+async function writeIssue19Runs(): Promise<void> {
+  const binary = (id: string, status: 'success' | 'failed' | 'error'): FixtureTask => ({
+    taskId: id,
+    domain: 'os',
+    instruction: id,
+    attempts: settled(
+      status === 'error'
+        ? { status, errorClass: 'infra', error: 'Bytebot unreachable', durationMs: 5 }
+        : {
+            status,
+            success: status === 'success',
+            reward: status === 'success' ? 1 : 0,
+            durationMs: 50,
+            finalApiStatus: status === 'success' ? 'COMPLETED' : 'FAILED',
+          },
+    ),
+  });
+  await writeFixtureRun(services.db, sut.artifacts, {
+    id: 'run-binary',
+    name: 'osworld-binary',
+    benchmark: 'osworld',
+    tasks: [
+      binary('b-1', 'success'),
+      binary('b-2', 'success'),
+      binary('b-3', 'failed'),
+      binary('b-4', 'error'),
+    ],
+  });
+  const full = { r_att: 1, r_option: 1, r_price: true, r_type: 1 };
+  await writeFixtureRun(services.db, sut.artifacts, {
+    id: 'run-ws-fail',
+    name: 'webshop-failures',
+    benchmark: 'webshop',
+    config: { catalog_id: 'demo' },
+    agent: { kind: 'rule' },
+    tasks: [
+      purchase(1, { ...full, r_att: 0.5 }),
+      purchase(2, { ...full, r_option: 0.5, r_price: false }),
+      purchase(3, { ...full, r_att: 0.25 }),
+      purchase(4, { ...full, r_option: null, r_type: 0.5 }),
+      {
+        taskId: 'goal-00005',
+        domain: 'test',
+        instruction: 'goal 5',
+        attempts: settled({
+          status: 'failed',
+          success: false,
+          reward: 0,
+          durationMs: 40,
+          finalApiStatus: 'STEP_LIMIT',
+          result: { stop_reason: 'step_limit', reward_info: null },
+        }),
+      },
+    ],
+  });
+  for (const id of ['run-cancelled', 'run-pending'])
+    await writeFixtureRun(services.db, sut.artifacts, {
+      id,
+      name: id,
+      benchmark: 'webshop',
+      config: { catalog_id: 'demo' },
+      tasks: [1, 2, 3, 4, 5].map((i) => ({
+        taskId: `goal-0000${i}`,
+        domain: 'test',
+        instruction: `goal ${i}`,
+      })),
+    });
 }
 
 beforeAll(async () => {
@@ -207,6 +314,7 @@ beforeAll(async () => {
     ],
   });
   await writeComparisonRuns(services.db, sut.artifacts, { a: 'run-a', b: 'run-b' });
+  await writeIssue19Runs();
   browser = await launchChromium();
   page = await browser.newPage();
   page.on('dialog', (dialog) => {
@@ -225,7 +333,7 @@ const url = (path: string) => `${sut.dashboard.url}${path}`;
 describe('runs list', () => {
   it('lists every run with its success label, and keeps filters and sort in the URL', async () => {
     await page.goto(url('/'));
-    await waitForText(page.locator('[data-count="runs"]'), '4 of 4 runs');
+    await waitForText(page.locator('[data-count="runs"]'), '8 of 8 runs');
     await waitForText(
       page.locator('tr[data-run="run-osw"] [data-cell="success-rate"]'),
       'agent-reported',
@@ -235,7 +343,7 @@ describe('runs list', () => {
       'reward = 1',
     );
     await page.locator('select[name="benchmark"]').selectOption('webshop');
-    await waitForText(page.locator('[data-count="runs"]'), '3 of 4 runs');
+    await waitForText(page.locator('[data-count="runs"]'), '6 of 8 runs');
     expect(new URL(page.url()).searchParams.get('benchmark')).toBe('webshop');
     await page.locator('th button', { hasText: 'Run' }).click();
     await page.locator('th button', { hasText: 'Run' }).click();
@@ -243,14 +351,14 @@ describe('runs list', () => {
 
     // The URL alone restores the view.
     await page.goto(url('/?benchmark=webshop&sort=name&dir=asc'));
-    await waitForText(page.locator('[data-count="runs"]'), '3 of 4 runs');
+    await waitForText(page.locator('[data-count="runs"]'), '6 of 8 runs');
     expect(
       await page
         .locator('tbody tr')
         .evaluateAll((rows) => rows.map((row) => row.getAttribute('data-run'))),
-    ).toEqual(['run-b', 'run-ws', 'run-a']);
+    ).toEqual(['run-cancelled', 'run-pending', 'run-ws-fail', 'run-b', 'run-ws', 'run-a']);
     await page.goto(url('/?q=claude'));
-    await waitForText(page.locator('[data-count="runs"]'), '1 of 4 runs');
+    await waitForText(page.locator('[data-count="runs"]'), '1 of 8 runs');
     expect(await page.locator('select[name="benchmark"]').inputValue()).toBe('');
   });
 });
@@ -353,7 +461,7 @@ describe('not found', () => {
       'Run run-osw has no task no-such-task.',
     );
     await page.locator('[data-page="not-found"] a', { hasText: 'Back to all runs' }).click();
-    await waitForText(page.locator('[data-count="runs"]'), 'of 4 runs');
+    await waitForText(page.locator('[data-count="runs"]'), 'of 8 runs');
   });
 });
 
@@ -455,6 +563,185 @@ describe('task table', () => {
       page.locator('[data-panel="failures"] [data-sql="psql"]'),
       "where t.run_id = 'run-osw'",
     );
+  });
+});
+
+describe("issue 19's dashboard defects", () => {
+  it('counts only the workers of its own Redis database, as `scheduler status` does', async () => {
+    // A worker of another database on the same server, same prefix and queue: Redis lists its
+    // connection with this database's, and the panel once counted it and dropped its warning.
+    const elsewhere = new URL(services.redisUrl);
+    elsewhere.pathname = '/7';
+    const otherConnection = createRedisConnection(elsewhere.toString(), 'worker');
+    const otherWorker = new Worker('webshop', async () => undefined, {
+      connection: otherConnection,
+      prefix: services.prefix,
+      name: 'other-db-worker',
+    });
+    const otherBeat = new WorkerHeartbeat(
+      otherConnection,
+      services.prefix,
+      'other-db-worker',
+      'webshop',
+    );
+    const connection = createRedisConnection(services.redisUrl, 'worker');
+    let ownWorker: Worker | undefined;
+    let ownBeat: WorkerHeartbeat | undefined;
+    try {
+      await otherWorker.waitUntilReady();
+      const queue = new Queue('webshop', { connection, prefix: services.prefix });
+      await expect.poll(async () => (await queue.getWorkers()).length).toBe(1);
+      await queue.close();
+
+      await page.goto(url('/runs/run-pending'));
+      await waitForText(
+        page.locator('[data-banner="not-consumed"]'),
+        'Nothing is consuming this run: 5 tasks are pending',
+      );
+      expect(await page.locator('tr[data-worker]').count()).toBe(0);
+      const before = await runCli('scheduler', ['status', 'run-pending', '--json'], services.env);
+      expect((JSON.parse(before.stdout) as { workers: unknown[] }).workers).toEqual([]);
+
+      ownWorker = new Worker('webshop', async () => undefined, {
+        connection,
+        prefix: services.prefix,
+        name: 'this-db-worker',
+      });
+      await ownWorker.waitUntilReady();
+      ownBeat = new WorkerHeartbeat(connection, services.prefix, 'this-db-worker', 'webshop');
+      await page.locator('tr[data-worker="this-db-worker"]').waitFor();
+      await page.locator('[data-banner="not-consumed"]').waitFor({ state: 'detached' });
+      await waitForText(
+        page.locator('tr[data-worker="this-db-worker"] [data-cell="state"]'),
+        'serving',
+      );
+      expect(
+        await page
+          .locator('tr[data-worker]')
+          .evaluateAll((rows) => rows.map((row) => row.getAttribute('data-worker'))),
+      ).toEqual(['this-db-worker']);
+      const after = await runCli('scheduler', ['status', 'run-pending', '--json'], services.env);
+      const status = JSON.parse(after.stdout) as {
+        workers: { workerId: string }[];
+        notes: string[];
+      };
+      expect(status.workers.map((worker) => worker.workerId)).toEqual(['this-db-worker']);
+      expect(status.notes.join('\n')).not.toMatch(/no worker is consuming/);
+    } finally {
+      await ownBeat?.stop();
+      await ownWorker?.close();
+      await otherBeat.stop();
+      await otherWorker.close();
+      connection.disconnect();
+      otherConnection.disconnect();
+    }
+  });
+
+  it('counts an errored task as reward 0 in the mean reward, as the success rate counts it a miss', async () => {
+    const [numbers] = (
+      await sql<{ success_rate: number; avg_reward: number; errors: number }>`
+        select success_rate, avg_reward, errors from run_summary where run_id = 'run-binary'`.execute(
+        services.db,
+      )
+    ).rows;
+    // Two successes of four settled tasks, one of which ended in error: a binary reward's mean is its success rate.
+    expect(numbers).toEqual({ success_rate: 0.5, avg_reward: 0.5, errors: 1 });
+    await page.goto(url('/runs/run-binary'));
+    await waitForText(page.locator('[data-metric="success-rate"] dd'), '50.0%');
+    expect(await page.locator('[data-metric="mean-reward"] dd').textContent()).toBe('0.500');
+    await waitForText(page.locator('tr[data-domain="os"]'), '50.0%');
+    expect(await page.locator('tr[data-domain="os"] td').nth(8).textContent()).toBe('0.500');
+  });
+
+  it('shows an empty bar for a run cancelled before any task started', async () => {
+    const cancel = await runCli('scheduler', ['cancel', 'run-cancelled'], services.env);
+    expect(cancel.code, cancel.stderr).toBe(0);
+    const [counts] = (
+      await sql<{ cancelled: number; never_started: number }>`
+        select count(*) filter (where status = 'cancelled')::int as cancelled,
+               count(*) filter (where status = 'cancelled' and attempts = 0)::int as never_started
+        from tasks where run_id = 'run-cancelled'`.execute(services.db)
+    ).rows;
+    expect(counts).toEqual({ cancelled: 5, never_started: 5 });
+    // The first paint, before any script ran.
+    const html = await (await fetch(url('/runs/run-cancelled'))).text();
+    expect(html).toMatch(
+      /<progress max="5" value="0"><\/progress><span[^>]*>0 \/ 5 ran · 5 cancelled before they started</,
+    );
+    await page.goto(url('/runs/run-cancelled'));
+    await waitForText(
+      page.locator('[data-progress="done"]'),
+      '0 / 5 ran · 5 cancelled before they started',
+    );
+    expect(await page.locator('.progress-line progress').getAttribute('value')).toBe('0');
+    expect(await page.locator('[data-progress="eta"]').textContent()).toBe('cancelled');
+    // Nothing ran: no rate, no mean reward, and nothing spent (not an unknown cost).
+    expect(await page.locator('[data-metric="success-rate"] dd').textContent()).toBe('–');
+    expect(await page.locator('[data-metric="mean-reward"] dd').textContent()).toBe('–');
+    await waitForText(page.locator('[data-panel="progress"] dl').nth(1), '$0');
+    await page.goto(url('/'));
+    await waitForText(page.locator('tr[data-run="run-cancelled"] [data-cell="progress"]'), '0/5');
+    expect(
+      await page
+        .locator('tr[data-run="run-cancelled"] [data-cell="progress"] progress')
+        .getAttribute('value'),
+    ).toBe('0');
+  });
+
+  it('groups WebShop failures by the reward component that missed', async () => {
+    await page.goto(url('/runs/run-ws-fail'));
+    const rows = page.locator('[data-table="failures"] tbody tr');
+    await waitForText(rows.first(), 'BOUGHT');
+    await waitForText(page.locator('[data-table="failures"] thead'), 'reward components missed');
+    const shown = await rows.evaluateAll((trs) =>
+      trs.map((tr) => ({
+        reason: tr.getAttribute('data-reason'),
+        tasks: [...tr.querySelectorAll('a.example')].map((a) => a.textContent),
+      })),
+    );
+    expect([...shown].sort((a, b) => (a.reason ?? '').localeCompare(b.reason ?? ''))).toEqual(
+      [...MISSED].sort((a, b) => a.reason.localeCompare(b.reason)),
+    );
+    // The panel's own SQL, run over the same database, gives the same groups.
+    const panels = (await (await fetch(url('/api/runs/run-ws-fail/panels'))).json()) as {
+      failures: { query: { psql: string } };
+    };
+    const fromSql = await sql
+      .raw<{ reason: string | null; tasks: number }>(panels.failures.query.psql)
+      .execute(services.db);
+    expect(fromSql.rows.map((row) => [row.reason ?? '', row.tasks]).sort()).toEqual(
+      MISSED.map((group) => [group.reason, group.tasks.length]).sort(),
+    );
+  });
+
+  it('leads back to benchfleet from the queue view', async () => {
+    await page.goto(url('/queues'));
+    const back = page.locator('[data-link="back-to-benchfleet"]');
+    await back.waitFor();
+    await back.click();
+    await waitForText(page.locator('[data-count="runs"]'), 'of 8 runs');
+    expect(new URL(page.url()).pathname).toBe('/');
+  });
+
+  it('cuts off no task-table header, sorted or not', async () => {
+    await page.goto(url('/runs/run-osw'));
+    await waitForText(page.locator('[data-count="tasks"]'), '301 of 301 tasks');
+    const clipped = () =>
+      page
+        .locator('[role="columnheader"]')
+        .evaluateAll((cells) =>
+          cells
+            .filter((cell) => cell.scrollWidth > cell.clientWidth)
+            .map((cell) => cell.textContent),
+        );
+    expect(await clipped()).toEqual([]);
+    for (const column of await page
+      .locator('[data-sort]')
+      .evaluateAll((buttons) => buttons.map((b) => b.getAttribute('data-sort')))) {
+      await page.locator(`[data-sort="${column}"]`).click();
+      await page.locator(`[data-sort="${column}"]`).click();
+      expect(await clipped(), `sorted by ${column}`).toEqual([]);
+    }
   });
 });
 

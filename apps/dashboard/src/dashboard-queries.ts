@@ -9,7 +9,7 @@ export const runsListQuery = defineQuery({
   params: [],
   sql: `
 select s.run_id, s.name, s.benchmark, s.run_status, r.model, r.agent,
-       s.total, s.queued, s.running, s.succeeded, s.failed, s.cancelled, s.errors,
+       s.total, s.queued, s.running, s.succeeded, s.failed, s.cancelled, s.errors, s.never_started,
        s.success_rate, s.avg_reward, s.cost_usd,
        s.created_at, r.started_at, r.finished_at,
        r.summary is not null and (r.summary->>'pending')::int = 0 as summarised
@@ -24,7 +24,7 @@ export const runQuery = defineQuery({
   params: ['run'],
   sql: `
 select s.run_id, s.name, s.benchmark, s.run_status, r.model, r.agent, r.config, r.code_version,
-       s.total, s.queued, s.running, s.succeeded, s.failed, s.cancelled, s.errors,
+       s.total, s.queued, s.running, s.succeeded, s.failed, s.cancelled, s.errors, s.never_started,
        s.success_rate, s.avg_reward, s.avg_steps, s.avg_duration_seconds,
        s.tokens_in, s.tokens_out, s.cost_usd,
        s.created_at, r.started_at, r.finished_at,
@@ -46,22 +46,30 @@ where run_id = :run
 order by domain`,
 });
 
-export const failuresQuery = defineQuery({
-  name: 'failures',
-  title: 'Tasks that did not succeed, grouped by error class and message',
-  params: ['run'],
-  sql: `
+/**
+ * Tasks that did not succeed, grouped by status, error class, final status, stop reason, the
+ * benchmark's own reason (`reasonSql`, an expression over `t`; see `failureReason` of a
+ * benchmark's display) and message.
+ */
+export function failuresQueryFor(reasonSql: string | undefined) {
+  return defineQuery({
+    name: 'failures',
+    title: 'Tasks that did not succeed, grouped by error class, reason and message',
+    params: ['run'],
+    sql: `
 select t.status, coalesce(a.error_class, case when t.status = 'error' then 'infra' else 'agent' end) as error_class,
        t.final_api_status, coalesce(t.result->>'stop_reason', '') as stop_reason,
+       ${reasonSql ?? 'null::text'} as reason,
        coalesce(left(t.error, 300), '') as message,
        count(*)::int as tasks,
        (array_agg(t.task_id order by t.seq))[1:5] as examples
 from tasks t
 left join attempts a on a.run_id = t.run_id and a.task_id = t.task_id and a.attempt = t.attempts
 where t.run_id = :run and t.status in ('failed', 'cancelled', 'error')
-group by 1, 2, 3, 4, 5
-order by (t.status = 'error') desc, count(*) desc, 5`,
-});
+group by 1, 2, 3, 4, 5, 6
+order by (t.status = 'error') desc, count(*) desc, 5, 6`,
+  });
+}
 
 export const stepsDistributionQuery = defineQuery({
   name: 'steps_distribution',

@@ -139,6 +139,8 @@ describe('Show SQL', () => {
         error_class: 'agent',
         final_api_status: 'NEEDS_HELP',
         stop_reason: 'end_status',
+        // OSWorld gives no reason of its own (WebShop's are in the browser test).
+        reason: null,
         message: 'agent needs help',
         tasks: 1,
         examples: ['shot'],

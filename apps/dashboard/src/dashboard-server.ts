@@ -41,7 +41,7 @@ import {
   changedTasksQuery,
   domainsQuery,
   durationDistributionQuery,
-  failuresQuery,
+  failuresQueryFor,
   runCursorQuery,
   runQuery,
   runsListQuery,
@@ -87,6 +87,7 @@ function displaysOf(registry: BenchmarkRegistry): Record<string, BenchmarkDispla
         workerCommand: benchmark.display.workerCommand,
         stopReasons: { ...benchmark.display.stopReasons },
         finalStatuses: { ...benchmark.display.finalStatuses },
+        failureReasonLabel: benchmark.display.failureReason?.label ?? null,
       } satisfies BenchmarkDisplay,
     ]),
   );
@@ -127,6 +128,10 @@ const SECURITY_HEADERS: Record<string, string> = {
 const QUEUE_VIEW_CSP =
   "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'self'; frame-ancestors 'none'";
 
+/** The queue view's way back: outside bull-board's own markup, so its app cannot replace it. */
+const BACK_TO_DASHBOARD =
+  '<a href="/" data-link="back-to-benchfleet" style="position:fixed;right:16px;bottom:16px;z-index:10000;padding:6px 12px;border-radius:4px;background:#1f5f99;color:#fff;font:14px/1.4 system-ui,sans-serif;text-decoration:none;box-shadow:0 1px 4px rgba(0,0,0,.3)">← benchfleet runs</a>';
+
 const STEP_ROUTE = '/api/runs/:run/tasks/:task/attempts/:attempt/steps/:step/screenshot';
 
 export interface DashboardServer {
@@ -149,6 +154,14 @@ export function createDashboardApp(options: DashboardServerOptions): {
     AGGREGATE_QUEUE,
   ]);
   const feed = new RunFeed(db, options.pollMs, logger.child({ part: 'run-feed' }));
+  // Each benchmark groups its failures by its own reason, where it gives one.
+  const failuresQueries = new Map(
+    options.registry.all.map((benchmark) => [
+      benchmark.name,
+      failuresQueryFor(benchmark.display.failureReason?.sql),
+    ]),
+  );
+  const plainFailuresQuery = failuresQueryFor(undefined);
   const screenshots = new ScreenshotReader(options.artifacts);
   const app = new Hono();
 
@@ -232,7 +245,8 @@ export function createDashboardApp(options: DashboardServerOptions): {
 
   app.get('/api/runs/:run/panels', async (c) => {
     const values = { run: c.req.param('run') };
-    await requireRun(values.run);
+    const run = await requireRun(values.run);
+    const failuresQuery = failuresQueries.get(String(run['benchmark'])) ?? plainFailuresQuery;
     const [domains, failures, steps, durations] = await Promise.all([
       rows(domainsQuery, values),
       rows(failuresQuery, values),
@@ -313,7 +327,6 @@ export function createDashboardApp(options: DashboardServerOptions): {
     return c.json({
       ...view,
       pending,
-      consumed: view.workers.length > 0,
       worker_command: display.workerCommand,
     });
   });
@@ -423,7 +436,10 @@ export function createDashboardApp(options: DashboardServerOptions): {
   app.use('/queues/*', async (c, next) => {
     await next();
     if (!(c.res.headers.get('content-type') ?? '').startsWith('text/html')) return;
-    const html = (await c.res.text()).replace(/<link[^>]+href="https?:\/\/[^"]*"[^>]*>/g, '');
+    const html = (await c.res.text())
+      .replace(/<link[^>]+href="https?:\/\/[^"]*"[^>]*>/g, '')
+      // bull-board has no way back to the dashboard of its own: a fixed link outside its app.
+      .replace(/<body([^>]*)>/, `<body$1>${BACK_TO_DASHBOARD}`);
     c.res = new Response(html, { status: c.res.status, headers: c.res.headers });
   });
   app.route('/queues', board.registerPlugin());
@@ -483,11 +499,7 @@ export function createDashboardApp(options: DashboardServerOptions): {
         return {
           found: true,
           initial: { id: 'initial-run', data },
-          firstPaint: runFirstPaintHtml(
-            data.run as unknown as FirstPaintRun,
-            data.done,
-            data.provisional,
-          ),
+          firstPaint: runFirstPaintHtml(data.run as unknown as FirstPaintRun, data.provisional),
         };
       } catch (error) {
         if (error instanceof NotFound) return { found: false };

@@ -1,9 +1,18 @@
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { createRedisConnection } from '@benchfleet/queue';
+import {
+  connectedWorkerIds,
+  createRedisConnection,
+  readWorkerBeats,
+  servingWorkers,
+  type WorkerBeat,
+} from '@benchfleet/queue';
 
 export interface FleetWorker {
   name: string;
+  /** What the worker says of itself: serving, or paused and why. */
+  state: WorkerBeat['state'];
+  reason: string | null;
   /** Seconds since the worker's connection was opened, as Redis reports it. */
   age_seconds: number | null;
   /** This run's jobs the worker holds now. */
@@ -17,6 +26,8 @@ export interface FleetView {
   redis: 'up' | 'down';
   counts: Record<string, number>;
   workers: FleetWorker[];
+  /** A worker serves the queue now (the same test as `scheduler status`). */
+  consumed: boolean;
   /** This run's active jobs: job id, the worker that holds it (BullMQ `processedBy`). */
   active: { task_id: string; worker: string | null; since: string | null }[];
 }
@@ -41,7 +52,11 @@ export class FleetObserver {
   readonly connection: Redis;
   readonly queues: Map<string, Queue>;
 
-  constructor(redisUrl: string, prefix: string, queueNames: readonly string[]) {
+  constructor(
+    redisUrl: string,
+    private readonly prefix: string,
+    queueNames: readonly string[],
+  ) {
     // Long-lived: reconnects forever; each read below is bounded instead of failing fast.
     this.connection = createRedisConnection(redisUrl, 'worker');
     this.queues = new Map(
@@ -55,27 +70,52 @@ export class FleetObserver {
 
   async view(queueName: string, runId: string): Promise<FleetView> {
     const queue = this.queues.get(queueName);
-    if (!queue) return { queue: queueName, redis: 'up', counts: {}, workers: [], active: [] };
+    if (!queue)
+      return {
+        queue: queueName,
+        redis: 'up',
+        counts: {},
+        workers: [],
+        consumed: false,
+        active: [],
+      };
     try {
-      const [counts, clients, activeJobs] = await withTimeout(
+      const [counts, clients, activeJobs, beats] = await withTimeout(
         Promise.all([
           queue.getJobCounts('waiting', 'active', 'delayed', 'failed', 'prioritized'),
           queue.getWorkers(),
           queue.getActive(0, ACTIVE_SCAN - 1),
+          // Connections are listed server-wide; the heartbeats say which are this database's.
+          readWorkerBeats(
+            this.connection,
+            this.prefix,
+            (name) => {
+              const named = this.queues.get(name);
+              return named ? connectedWorkerIds(named) : Promise.resolve(new Set<string>());
+            },
+            Date.now(),
+            false,
+          ),
         ]),
       );
       const runPrefix = `${runId}__`;
+      const ages = new Map(
+        clients.map((client) => [
+          (client['rawname'] ?? '').split(':w:')[1] ?? '',
+          Number(client['age']),
+        ]),
+      );
       const workers = new Map<string, FleetWorker>();
-      for (const client of clients) {
-        const name = (client['rawname'] ?? '').split(':w:')[1] ?? '(unnamed)';
-        const age = Number(client['age']);
-        if (!workers.has(name))
-          workers.set(name, {
-            name,
-            age_seconds: Number.isFinite(age) ? age : null,
-            current: [],
-            other_active: 0,
-          });
+      for (const beat of beats.filter((b) => b.queue === queueName)) {
+        const age = ages.get(beat.workerId);
+        workers.set(beat.workerId, {
+          name: beat.workerId,
+          state: beat.state,
+          reason: beat.reason,
+          age_seconds: age !== undefined && Number.isFinite(age) ? age : null,
+          current: [],
+          other_active: 0,
+        });
       }
       const active: FleetView['active'] = [];
       for (const job of activeJobs) {
@@ -95,10 +135,18 @@ export class FleetObserver {
         redis: 'up',
         counts,
         workers: [...workers.values()].sort((a, b) => a.name.localeCompare(b.name)),
+        consumed: servingWorkers(beats, queueName).length > 0,
         active,
       };
     } catch {
-      return { queue: queueName, redis: 'down', counts: {}, workers: [], active: [] };
+      return {
+        queue: queueName,
+        redis: 'down',
+        counts: {},
+        workers: [],
+        consumed: false,
+        active: [],
+      };
     }
   }
 

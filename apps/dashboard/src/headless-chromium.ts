@@ -2,9 +2,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import { chromiumPrerequisite } from '@benchfleet/testing';
 
-// Debian's Chromium, never a downloaded browser; `.ci/run` installs the package when it is missing.
-export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+// Debian's Chromium, never a downloaded browser; the tests' global setup installs it when missing.
+export const CHROMIUM_PATH = chromiumPrerequisite().path;
 
 const FLAGS = [
   '--headless',

@@ -1,16 +1,20 @@
 import { benchmarks } from '@benchfleet/benchmarks';
-import { Command } from 'commander';
 import { createArtifactStore } from '@benchfleet/artifacts';
-import { createLogger, failAndExit } from '@benchfleet/core';
-import { createDatabase } from '@benchfleet/db';
+import {
+  createCliProgram,
+  createLogger,
+  runCliProgram,
+  ServiceRefusedUrlError,
+} from '@benchfleet/core';
+import { checkDatabase, createDatabase } from '@benchfleet/db';
 import { loadDashboardConfig, type DashboardFlags } from './dashboard-config.js';
 import { startDashboardServer } from './dashboard-server.js';
 import { ensureWebBuild } from './web-build.js';
 
-const program = new Command('dashboard')
-  .description(
-    'web dashboard over the fleet’s Postgres, Redis and artifact store: runs, live progress, trajectories, comparisons, queues',
-  )
+const program = createCliProgram(
+  'dashboard',
+  'web dashboard over the fleet’s Postgres, Redis and artifact store: runs, live progress, trajectories, comparisons, queues',
+)
   .option('--port <port>', 'port to serve on (default 8080, or DASHBOARD_PORT; 0 picks a free one)')
   .option(
     '--host <address>',
@@ -20,10 +24,12 @@ const program = new Command('dashboard')
     '--auth-token <token>',
     'token every request must carry (or DASHBOARD_TOKEN); required off loopback',
   )
-  .showHelpAfterError()
-  .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : 2))
   .action(async (flags: DashboardFlags) => {
     const config = loadDashboardConfig(flags);
+    // A URL Postgres refuses is fixed by the user; one that does not answer yet, the pages wait for.
+    await checkDatabase(config.databaseUrl, 'DATABASE_URL', 2_000).catch((error: unknown) => {
+      if (error instanceof ServiceRefusedUrlError) throw error;
+    });
     const logger = createLogger({ level: config.logLevel, name: 'dashboard' });
     await ensureWebBuild((line) => logger.info(line));
     const db = createDatabase(config.databaseUrl, { max: 8, connectTimeoutMs: 2_000 });
@@ -61,8 +67,4 @@ const program = new Command('dashboard')
     process.once('SIGINT', () => void stop());
   });
 
-try {
-  await program.parseAsync(process.argv);
-} catch (error) {
-  failAndExit('dashboard', error, process.env.BENCHFLEET_DEBUG === '1');
-}
+await runCliProgram(program, process.argv);

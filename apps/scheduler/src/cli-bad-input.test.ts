@@ -1,11 +1,13 @@
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { runsRepository, type Database } from '@benchfleet/db';
 import { createRedisConnection } from '@benchfleet/queue';
 import {
+  createTestDatabase,
   osworldTestTask,
   runCli,
   useTestServices,
@@ -13,6 +15,7 @@ import {
   writeOsworldTestDataset,
   type CliName,
   type CliResult,
+  type TestDatabase,
 } from '@benchfleet/testing';
 import { demoCatalogRequest, importWebshopCatalog } from '@benchfleet/webshop-benchmark';
 
@@ -28,6 +31,16 @@ let datasets: Record<
 >;
 let emptyDatabaseUrl: string;
 const emptyDatabase = `bf_empty_${process.pid}`;
+// Runs to point commands at, in a database of their own (this file's must stay without runs).
+let runsDatabase: TestDatabase;
+const missingDatabase = `bf_missing_${process.pid}`;
+const EXISTING_FILE_TEXT = 'a file the user keeps\n';
+const inRunsDatabase = () => ({ ...services.env, DATABASE_URL: runsDatabase.url });
+const otherUrl = (url: string, change: (parsed: URL) => void): string => {
+  const parsed = new URL(url);
+  change(parsed);
+  return parsed.toString();
+};
 
 interface Case {
   name: string;
@@ -416,6 +429,156 @@ const cases: Case[] = [
     args: () => ['--bytebot-url', 'http://127.0.0.1:9', '--stack-id', 'my stack'],
     says: /--stack-id \(or BENCHFLEET_STACK_ID\): use letters, digits, _ \. - only/,
   },
+  // Issue 19's list: outputs, comparisons, services and downloads.
+  {
+    name: 'aggregate --out into a missing directory',
+    args: () => ['aggregate', 'run-a', '--out', path.join(scratch, 'no-dir', 'final.json')],
+    env: inRunsDatabase,
+    says: /--out \S+no-dir\/final\.json: directory \S+no-dir does not exist; create it first \(mkdir -p \S+no-dir\) or give another path/,
+  },
+  {
+    name: 'aggregate --markdown into a missing directory',
+    args: () => ['aggregate', 'run-a', '--markdown', path.join(scratch, 'no-dir', 'report.md')],
+    env: inRunsDatabase,
+    says: /--markdown \S+no-dir\/report\.md: directory \S+no-dir does not exist/,
+  },
+  {
+    name: 'aggregate --out onto a directory',
+    args: () => ['aggregate', 'run-a', '--out', scratch],
+    env: inRunsDatabase,
+    says: /--out \S+: is a directory; give the path of a file to write/,
+  },
+  {
+    name: 'aggregate --out and --markdown naming one file',
+    args: () => [
+      'aggregate',
+      'run-a',
+      '--out',
+      path.join(scratch, 'same.txt'),
+      '--markdown',
+      path.join(scratch, 'same.txt'),
+    ],
+    env: inRunsDatabase,
+    says: /--out and --markdown both name \S+same\.txt: give the JSON and the report a file each/,
+  },
+  {
+    name: 'export --out under /proc',
+    args: () => ['export', 'run-a', '--out', '/proc/benchfleet-export'],
+    env: inRunsDatabase,
+    says: /--out \/proc\/benchfleet-export: cannot create a directory in \/proc \(ENOENT\); give a path in a directory you may write to/,
+  },
+  {
+    name: 'export --out onto an existing regular file',
+    args: () => ['export', 'run-a', '--out', path.join(scratch, 'existing.txt')],
+    env: inRunsDatabase,
+    says: /--out \S+existing\.txt: is a file, not a directory; give a directory to write/,
+  },
+  {
+    name: 'export --out below a regular file',
+    args: () => ['export', 'run-a', '--out', path.join(scratch, 'existing.txt', 'logs')],
+    env: inRunsDatabase,
+    says: /--out \S+existing\.txt\/logs: \S+existing\.txt is not a directory; give another path/,
+  },
+  {
+    name: 'export --out onto a directory of other files',
+    args: () => ['export', 'run-a', '--out', path.join(scratch, 'kept')],
+    env: inRunsDatabase,
+    says: /--out \S+kept: the directory holds files that are not an earlier export \(no trajectories\.jsonl\), and an export replaces its --out; give a new or empty directory/,
+  },
+  {
+    name: 'osworld extract --output into a missing directory',
+    args: () => [
+      'osworld',
+      'extract',
+      '--osworld-dir',
+      path.join(scratch, 'no-osworld'),
+      '--output',
+      path.join(scratch, 'no-dir', 'dataset.json'),
+    ],
+    says: /--output \S+no-dir\/dataset\.json: directory \S+no-dir does not exist/,
+  },
+  {
+    name: 'compare of two runs with no task in common',
+    args: () => ['compare', 'run-a', 'run-b'],
+    env: inRunsDatabase,
+    says: /runs run-a \(2 tasks\) and run-b \(1 tasks\) have no task in common: compare two runs over the same tasks/,
+  },
+  {
+    name: 'compare of runs whose common tasks have not settled',
+    args: () => ['compare', 'run-a', 'run-c', '--json'],
+    env: inRunsDatabase,
+    says: /runs run-a and run-c share 1 task\(s\), but none has settled in both yet/,
+  },
+  {
+    name: 'compare of runs of two benchmarks',
+    args: () => ['compare', 'run-a', 'run-os'],
+    env: inRunsDatabase,
+    says: /runs run-a \(webshop\) and run-os \(osworld\) are of different benchmarks/,
+  },
+  {
+    name: 'compare of a run with itself',
+    args: () => ['compare', 'run-a', 'run-a'],
+    says: /RUN_A and RUN_B are both run-a: compare two different runs/,
+  },
+  {
+    name: 'a database that does not exist',
+    args: () => ['runs'],
+    env: () => ({
+      ...services.env,
+      DATABASE_URL: withDatabase(services.databaseUrl, missingDatabase),
+    }),
+    says: new RegExp(
+      `DATABASE_URL: Postgres at \\S+ answers, but has no database "${missingDatabase}": create it \\(createdb -h \\S+ -p \\d+ -U \\S+ ${missingDatabase}\\), then run \`scheduler migrate\``,
+    ),
+  },
+  {
+    name: 'a Postgres user that does not exist',
+    args: () => ['runs'],
+    env: () => ({
+      ...services.env,
+      DATABASE_URL: otherUrl(services.databaseUrl, (url) => (url.username = 'bf_no_such_role')),
+    }),
+    says: /DATABASE_URL: Postgres at \S+ refused the login \(.*bf_no_such_role.*\): fix the user or password in the URL/,
+  },
+  {
+    name: 'a Redis database index the server does not have',
+    args: () => ['status'],
+    env: () => ({
+      ...services.env,
+      REDIS_URL: otherUrl(services.redisUrl, (url) => (url.pathname = '/99')),
+    }),
+    says: /REDIS_URL: Redis at \S+\/99 answers, but has no database 99/,
+  },
+  {
+    name: 'webshop download with no network',
+    args: () => [
+      'webshop',
+      'download',
+      '--dir',
+      path.join(scratch, 'downloads'),
+      '--base-url',
+      'http://benchfleet-no-such-host.invalid',
+    ],
+    says: /--base-url http:\/\/benchfleet-no-such-host\.invalid: cannot fetch items_shuffle_1000\.json \(the host benchfleet-no-such-host\.invalid cannot be resolved \((ENOTFOUND|EAI_AGAIN)\): this machine has no network or no DNS for it\); point --base-url .* or import files you have with `scheduler webshop import/,
+  },
+  {
+    name: 'dashboard --frobnicate',
+    cli: 'dashboard',
+    args: () => ['--frobnicate'],
+    says: /unknown option '--frobnicate'; `dashboard --help` lists what it takes/,
+  },
+  {
+    name: 'dashboard over a database that does not exist',
+    cli: 'dashboard',
+    args: () => ['--port', '0'],
+    env: () => ({
+      ...services.env,
+      DATABASE_URL: withDatabase(services.databaseUrl, missingDatabase),
+    }),
+    says: new RegExp(
+      `DATABASE_URL: Postgres at \\S+ answers, but has no database "${missingDatabase}"`,
+    ),
+  },
   {
     name: 'worker-osworld --grace-s -1',
     cli: 'worker-osworld',
@@ -476,12 +639,44 @@ beforeAll(async () => {
   await admin.query(`create database ${emptyDatabase}`);
   await admin.end();
   emptyDatabaseUrl = withDatabase(services.databaseUrl, emptyDatabase);
+  runsDatabase = await createTestDatabase(inject('adminDatabaseUrl'), inject('templateDatabase'));
+  await writeQueuedRuns(runsDatabase.db);
+  await writeFile(path.join(scratch, 'existing.txt'), EXISTING_FILE_TEXT);
+  await mkdir(path.join(scratch, 'kept'));
+  await writeFile(path.join(scratch, 'kept', 'notes.txt'), EXISTING_FILE_TEXT);
   const before = await scratchFiles();
   results = await pooled(cases, 3, (testCase) =>
     runCli(testCase.cli ?? 'scheduler', testCase.args(), testCase.env?.() ?? services.env, 90_000),
   );
   expect(await scratchFiles()).toEqual(before);
 }, 600_000);
+
+/** Runs whose tasks have not settled: a, b and c are WebShop runs, os an OSWorld one. */
+async function writeQueuedRuns(db: Database): Promise<void> {
+  const runs: [string, string, string[]][] = [
+    ['run-a', 'webshop', ['goal-00001', 'goal-00002']],
+    ['run-b', 'webshop', ['goal-00003']],
+    ['run-c', 'webshop', ['goal-00001']],
+    ['run-os', 'osworld', ['os-1']],
+  ];
+  for (const [id, benchmark, taskIds] of runs)
+    await runsRepository(db).createWithTasks({
+      run: {
+        id,
+        name: id,
+        benchmark,
+        config: JSON.stringify(benchmark === 'webshop' ? { catalog_id: 'demo' } : {}),
+        code_version: 'test',
+      },
+      tasks: taskIds.map((taskId, seq) => ({
+        task_id: taskId,
+        seq,
+        domain: 'test',
+        instruction: taskId,
+        spec: '{}',
+      })),
+    });
+}
 
 async function scratchFiles(): Promise<string[]> {
   return (await readdir(scratch, { recursive: true })).sort();
@@ -492,6 +687,7 @@ afterAll(async () => {
   await admin.connect();
   await admin.query(`drop database if exists ${emptyDatabase} with (force)`);
   await admin.end();
+  await runsDatabase?.drop();
   await rm(scratch, { recursive: true, force: true });
 });
 
@@ -524,5 +720,23 @@ describe('bad input, refused at the edge', () => {
       { id: 'demo' },
     ]);
     expect(await redisKeys()).toEqual([]);
+  });
+
+  it('left the runs it was pointed at and the files it was pointed at as they were', async () => {
+    const runs = await runsDatabase.db
+      .selectFrom('runs')
+      .select(['id', 'status', 'summary'])
+      .orderBy('id')
+      .execute();
+    expect(runs.map((run) => [run.id, run.status, run.summary])).toEqual([
+      ['run-a', 'queued', null],
+      ['run-b', 'queued', null],
+      ['run-c', 'queued', null],
+      ['run-os', 'queued', null],
+    ]);
+    expect(await readFile(path.join(scratch, 'existing.txt'), 'utf8')).toBe(EXISTING_FILE_TEXT);
+    expect(await readFile(path.join(scratch, 'kept', 'notes.txt'), 'utf8')).toBe(
+      EXISTING_FILE_TEXT,
+    );
   });
 });

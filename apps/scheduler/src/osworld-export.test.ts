@@ -52,6 +52,97 @@ async function readJson(file: string): Promise<Record<string, unknown>> {
   return JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
 }
 
+// The original script's files for the same five tasks (see the fixture's SOURCE.md).
+const ORIGINAL_LOGS = fileURLToPath(
+  new URL('../../../libs/osworld/fixtures/original-osworld-logs', import.meta.url),
+);
+const NUMBER_TAG = '\u0000number';
+const NUMBER = /-?\d+(\.\d+)?([eE][+-]?\d+)?/y;
+
+/** JSON text parsed with every number tagged `int` or `float` by how it is written (`40` vs `40.0`). */
+function parseTypedJson(text: string): unknown {
+  let tagged = '';
+  for (let i = 0; i < text.length;) {
+    const char = text[i]!;
+    if (char === '"') {
+      let end = i + 1;
+      while (text[end] !== '"') end += text[end] === '\\' ? 2 : 1;
+      tagged += text.slice(i, end + 1);
+      i = end + 1;
+      continue;
+    }
+    NUMBER.lastIndex = i;
+    const number = char === '-' || (char >= '0' && char <= '9') ? NUMBER.exec(text) : null;
+    if (number) {
+      const kind = /[.eE]/.test(number[0]) ? 'float' : 'int';
+      tagged += JSON.stringify({ [NUMBER_TAG]: kind, raw: number[0] });
+      i += number[0].length;
+      continue;
+    }
+    tagged += char;
+    i += 1;
+  }
+  return JSON.parse(tagged);
+}
+
+const jsonType = (value: unknown): string =>
+  value === null
+    ? 'null'
+    : Array.isArray(value)
+      ? 'array'
+      : typeof value === 'object' && NUMBER_TAG in value
+        ? String((value as Record<string, unknown>)[NUMBER_TAG])
+        : typeof value;
+
+/**
+ * Every difference between the original's file and ours: a key missing, added (outside a
+ * `benchfleet` key) or out of order, a value of another JSON type, or another value where the
+ * value does not depend on the moment, the machine or the agent's pace (`varies`).
+ */
+function differences(
+  original: unknown,
+  ours: unknown,
+  where: string,
+  varies: (where: string) => boolean,
+): string[] {
+  const [a, b] = [jsonType(original), jsonType(ours)];
+  if (a !== b) return [`${where}: ${a} in the original, ${b} in ours`];
+  if (a === 'array') {
+    const [x, y] = [original as unknown[], ours as unknown[]];
+    if (x.length !== y.length && !varies(where))
+      return [`${where}: ${x.length} items in the original, ${y.length} in ours`];
+    return x
+      .slice(0, y.length)
+      .flatMap((item, i) => differences(item, y[i], `${where}[${i}]`, varies));
+  }
+  if (a === 'object') {
+    const [x, y] = [original as Record<string, unknown>, ours as Record<string, unknown>];
+    const ourKeys = Object.keys(y).filter((key) => key !== 'benchfleet');
+    // Bytebot's own objects (a tool call's input, the model) pass through jsonb, which keeps their
+    // keys but not their order; the files' own objects keep the original's order.
+    const passedThrough = /(\.input|\.model)$/.test(where);
+    const sameKeys = passedThrough
+      ? [...ourKeys].sort().join() === Object.keys(x).sort().join()
+      : ourKeys.join() === Object.keys(x).join();
+    if (!sameKeys)
+      return [
+        `${where}: keys ${Object.keys(x).join(',')} in the original, ${ourKeys.join(',')} in ours`,
+      ];
+    return ourKeys.flatMap((key) => differences(x[key], y[key], `${where}.${key}`, varies));
+  }
+  if (varies(where) || a === 'float') return [];
+  const [x, y] = [original, ours].map((value) =>
+    typeof value === 'object' && value !== null ? (value as { raw: string }).raw : value,
+  );
+  return x === y
+    ? []
+    : [`${where}: ${JSON.stringify(x)} in the original, ${JSON.stringify(y)} in ours`];
+}
+
+async function jsonFilesUnder(dir: string): Promise<string[]> {
+  return (await readdir(dir, { recursive: true })).filter((name) => name.endsWith('.json')).sort();
+}
+
 beforeAll(async () => {
   producer = new JobProducer(services.redisUrl, services.prefix);
   scratchDir = await mkdtemp(path.join(tmpdir(), 'osworld-export-'));
@@ -75,7 +166,14 @@ beforeAll(async () => {
   const datasetPath = await writeOsworldTestDataset(scratchDir, 'osworld_dataset', tasks);
   runId = await enqueueTestRun(
     { db: services.db, producer },
-    { benchmark: 'osworld', maxSteps: 5, runName: 'export-me', flags: { dataset: datasetPath } },
+    // As the original script's files in libs/osworld/fixtures were made: --max-tasks 10 --max-steps 5.
+    {
+      benchmark: 'osworld',
+      maxTasks: 10,
+      maxSteps: 5,
+      runName: 'export-me',
+      flags: { dataset: datasetPath },
+    },
   );
   await waitFor(
     'the run to settle',
@@ -129,6 +227,12 @@ describe('scheduler export --format osworld-logs', () => {
 
     for (const task of rows) {
       const taskDir = path.join(outDir, task.task_id);
+      // The original writes no result.json for a task whose create failed (final.json has it).
+      if (task.final_api_status === 'CREATE_FAILED') {
+        await expect(readFile(path.join(taskDir, 'result.json'))).rejects.toThrow(/ENOENT/);
+        expect(await readdir(path.join(taskDir, 'screenshots'))).toEqual([]);
+        continue;
+      }
       const resultJson = await readJson(path.join(taskDir, 'result.json'));
       // The original's TaskResult, field for field and in its order.
       expect(Object.keys(resultJson)).toEqual([
@@ -153,7 +257,7 @@ describe('scheduler export --format osworld-logs', () => {
         final_api_status: task.final_api_status,
         total_steps: task.total_steps,
         duration_seconds: roundLikePython(task.duration_ms! / 1000, 1),
-        error_message: task.error,
+        error_message: task.status === 'error' ? task.error : null,
       });
       expect(resultJson.start_time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{6})?\+00:00$/);
       expect(resultJson.end_time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{6})?\+00:00$/);
@@ -207,12 +311,6 @@ describe('scheduler export --format osworld-logs', () => {
       has_screenshot: false,
       screenshot_file: null,
     });
-    expect(await readJson(path.join(outDir, 'exp-chrome-rejected', 'result.json'))).toMatchObject({
-      bytebot_task_id: '',
-      final_api_status: 'CREATE_FAILED',
-      duration_seconds: 0,
-      error_message: expect.stringMatching(/HTTP 400/),
-    });
 
     const finalJson = await readJson(path.join(outDir, 'final.json'));
     expect(Object.keys(finalJson)).toEqual([
@@ -249,22 +347,62 @@ describe('scheduler export --format osworld-logs', () => {
     expect(finalJson.tasks).toEqual(taskEntries);
     const run = await runsRepository(services.db).get(runId);
     expect(finalJson.benchmark_config).toEqual({
-      max_tasks: 5,
+      max_tasks: 10,
       max_steps: 5,
+      poll_interval: 3,
+      api_url: fake.url,
       // The run named no model: the one its stack offered first, recorded on the run by the worker.
       model: expect.objectContaining({ provider: 'proxy', name: 'fake-model' }),
       dataset: path.join(scratchDir, 'osworld_dataset.json'),
-      domain: 'chrome,os,thunderbird',
-      stall_timeout_seconds: 300,
-      run_id: runId,
-      run_name: 'export-me',
-      code_version: run!.code_version,
+      domain: 'all',
+      benchfleet: {
+        run_id: runId,
+        run_name: 'export-me',
+        code_version: run!.code_version,
+        tasks: 5,
+        domains: null,
+        api_urls: [fake.url],
+        stall_timeout_seconds: 300,
+        events: expect.stringContaining('Socket.IO'),
+      },
     });
     const started = Date.parse(String(finalJson.started_at));
     const finished = Date.parse(String(finalJson.finished_at));
     expect(started).toBe(run!.started_at!.getTime());
     expect(finished).toBe(Math.max(...rows.map((task) => task.finished_at!.getTime())));
     expect(finalJson.total_duration_seconds).toBe(roundLikePython((finished - started) / 1000, 1));
+  });
+
+  it("matches the original script's files: the same files, keys in order, and every value's JSON type", async () => {
+    const outDir = path.join(scratchDir, 'as-the-original');
+    expect((await scheduler(['export', runId, '--out', outDir])).code).toBe(0);
+    // exp-chrome-rejected (its create failed) has no result.json in either.
+    expect(await jsonFilesUnder(outDir)).toEqual(await jsonFilesUnder(ORIGINAL_LOGS));
+    // What depends on the moment, the machine and the pace of the agent: compared by type only.
+    const VARYING =
+      /\.(timestamp|message_id|bytebot_task_id|start_time|end_time|started_at|finished_at|api_url|dataset|longest_task\.task_id)$/;
+    // The original read 138 messages of the endless task in one poll before it checked the limit of 5.
+    const ENDLESS =
+      /^(exp-os-endless\/result\.json\.total_steps|final\.json\.summary\.max_steps_task\.steps|final\.json\.tasks\[3\]\.total_steps)$/;
+    const problems: string[] = [];
+    for (const file of await jsonFilesUnder(ORIGINAL_LOGS)) {
+      const [original, ours] = await Promise.all(
+        [ORIGINAL_LOGS, outDir].map(async (dir) =>
+          parseTypedJson(await readFile(path.join(dir, file), 'utf8')),
+        ),
+      );
+      problems.push(
+        ...differences(original, ours, file, (where) => VARYING.test(where) || ENDLESS.test(where)),
+      );
+    }
+    expect(problems).toEqual([]);
+    // Spot checks of what the comparison rests on: floats as Python writes them, ints where it has them.
+    const finalText = await readFile(path.join(outDir, 'final.json'), 'utf8');
+    expect(finalText).toContain('"poll_interval": 3.0');
+    expect(finalText).toMatch(/"success_rate": 0\.4,/);
+    expect(finalText).toMatch(/"task_id": "exp-chrome-rejected",[^}]*"duration_seconds": 0\n/);
+    const doneResult = await readFile(path.join(outDir, 'exp-chrome-done', 'result.json'), 'utf8');
+    expect(doneResult).toMatch(/"duration_seconds": \d+\.\d,/);
   });
 
   it('reports a screenshot missing from the artifact store in the export, and writes everything else', async () => {

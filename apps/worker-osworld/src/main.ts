@@ -65,7 +65,7 @@ const program = createCliProgram(
         await cancelLeftoverTasks(client, logger).catch((error: unknown) =>
           logger.warn(
             { reason: errorMessage(error) },
-            'could not look for tasks left on the stack; will before the first task',
+            'could not look for tasks left on the stack; will look again before the first task',
           ),
         );
         return createOsworldTaskHandler({

@@ -394,6 +394,11 @@ describe('worker-osworld on one stack: the scripted trajectories', () => {
       });
       expect(attempt).toMatchObject({ error_class: 'infra' });
       expect(attempt!.error).toMatch(error);
+      // The stack answered: it is not called unreachable.
+      expect(attempt!.error).toMatch(
+        /^Bytebot answered POST \/tasks, but the stack cannot take the task: /,
+      );
+      expect(attempt!.error).not.toMatch(/unreachable/);
       await waitFor(
         'the job to wait for its retry',
         async () => (await jobState(runId, `os-${scenario}`)) === 'delayed',
@@ -406,6 +411,35 @@ describe('worker-osworld on one stack: the scripted trajectories', () => {
         .where('run_id', '=', runId)
         .executeTakeFirstOrThrow();
       expect(task).toMatchObject({ status: 'running', final_api_status: null });
+
+      // `scheduler status` says the task waits to be retried, and when: held 10 minutes off by the
+      // test, so that no retry can start while it looks.
+      const job = (await producer.queue('osworld').getJob(taskJobId(runId, `os-${scenario}`)))!;
+      const before = Date.now();
+      await job.changeDelay(10 * 60_000);
+      const after = Date.now();
+      const status = await runCli('scheduler', ['status', runId, '--json'], services.env);
+      const snapshot = JSON.parse(status.stdout) as {
+        retrying: { taskId: string; retryAt: string; failedAttempt: number }[];
+      };
+      expect(snapshot.retrying).toEqual([
+        {
+          taskId: `os-${scenario}`,
+          failedAttempt: 1,
+          error: attempt!.error,
+          nextAttempt: 2,
+          maxAttempts: 4,
+          retryAt: expect.any(String),
+        },
+      ]);
+      const retryAt = Date.parse(snapshot.retrying[0]!.retryAt);
+      expect(retryAt).toBeGreaterThanOrEqual(before + 10 * 60_000 - 1);
+      expect(retryAt).toBeLessThanOrEqual(after + 10 * 60_000 + 1);
+      const text = (await runCli('scheduler', ['status', runId], services.env)).stdout;
+      expect(text).toContain('0 running, 1 waiting to retry');
+      expect(text).toContain(
+        `  ~ os-${scenario}: attempt 1 failed (${attempt!.error}); attempt 2 of 4 at ${snapshot.retrying[0]!.retryAt} (in 10 min)`,
+      );
       await (await producer.queue('osworld').getJob(taskJobId(runId, `os-${scenario}`)))!.remove();
     },
   );
@@ -542,6 +576,34 @@ describe('worker-osworld when the stack or the worker goes away', () => {
       ),
     );
   }, 60_000);
+
+  it('a stack that answers HTTP 500 pauses the worker, which says what the stack answered', async () => {
+    const stack = await startFake();
+    stack.failRequests(1_000_000, 500);
+    const worker = startWorker(stack, 'stack-500');
+    stackWorkers.push(worker);
+    await waitForOutput(
+      worker,
+      /could not look for tasks left on the stack; will look again before the first task/,
+      'the worker to say it will look for leftovers later',
+    );
+    const runId = await enqueueTasks([
+      osworldTestTask('os-500', withFakeScenario('Open the calculator', 'completes')),
+    ]);
+    const reason = `the Bytebot agent at ${stack.url} answers GET /tasks with HTTP 500`;
+    await waitForOutput(worker, `paused: ${reason}`, 'the worker to pause', 15_000);
+    const status = await runCli('scheduler', ['status', runId, '--json'], services.env);
+    const snapshot = JSON.parse(status.stdout) as {
+      workers: { reason: string }[];
+      notes: string[];
+    };
+    expect(snapshot.workers).toMatchObject([
+      { workerId: 'stack-500', state: 'paused', reason: expect.stringContaining(reason) },
+    ]);
+    expect(snapshot.notes.join('\n')).toContain(`is paused since`);
+    expect(JSON.stringify(snapshot)).not.toMatch(/does not answer|unreachable/);
+    expect(await attemptsOf(runId, 'os-500')).toEqual([]);
+  });
 
   it('a dead stack pauses the worker: the task stays queued until the stack answers again, then completes', async () => {
     const stack = await startFake();

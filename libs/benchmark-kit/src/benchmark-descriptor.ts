@@ -74,6 +74,11 @@ export interface ExportReport {
 
 export interface RunExporter<Config> {
   readonly description: string;
+  /**
+   * A file every export of this format holds at its top: an existing --out directory that holds
+   * it is taken for an earlier export and replaced; any other non-empty directory is refused.
+   */
+  readonly signatureFile: string;
   write(context: ExportContext<Config>): Promise<ExportReport>;
 }
 
@@ -86,6 +91,11 @@ export interface BenchmarkDisplayHints {
   readonly stopReasons: Readonly<Record<string, string>>;
   /** What each `tasks.final_api_status` means. */
   readonly finalStatuses: Readonly<Record<string, string>>;
+  /**
+   * Why a task fell short, as a SQL expression over the task row `t` (text, null when it says
+   * nothing): the dashboard groups a run's failures by it, under `label`.
+   */
+  readonly failureReason?: { readonly label: string; readonly sql: string };
 }
 
 /**

@@ -35,6 +35,20 @@ export class UsageError extends Error {
   override readonly name: string = 'UsageError';
 }
 
+/**
+ * A service answers but refuses what the URL asks of it (a database or Redis index that does not
+ * exist, a login it rejects): the URL is what to fix, not the service's availability.
+ */
+export class ServiceRefusedUrlError extends UsageError {
+  override readonly name = 'ServiceRefusedUrlError';
+  constructor(
+    readonly variable: string,
+    problem: string,
+  ) {
+    super(`${variable}: ${problem}`);
+  }
+}
+
 export function errorMessage(error: unknown): string {
   if (error instanceof AggregateError && error.errors.length > 0) {
     return error.errors.map((inner: unknown) => errorMessage(inner)).join('; ');

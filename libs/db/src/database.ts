@@ -1,6 +1,11 @@
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
-import { ServiceUnreachableError, errorMessage, redactSecrets } from '@benchfleet/core';
+import {
+  ServiceRefusedUrlError,
+  ServiceUnreachableError,
+  errorMessage,
+  redactSecrets,
+} from '@benchfleet/core';
 import { PostgresTimeoutError, PreparingClient } from './prepared-statements.js';
 import type { DB } from './schema.js';
 
@@ -163,6 +168,22 @@ export async function endClient(client: pg.Client, ms = 1_000): Promise<void> {
     ).connection.stream.destroy();
 }
 
+/** What a Postgres that answered refused about the URL (SQLSTATE 3D000, 28000, 28P01), if that was it. */
+function refusedUrl(url: string, error: unknown): string | undefined {
+  const code = (error as { code?: unknown }).code;
+  const at = `Postgres at ${redactSecrets(url)}`;
+  if (code === '3D000') {
+    const parsed = new URL(url);
+    const name = decodeURIComponent(parsed.pathname.slice(1));
+    const user = decodeURIComponent(parsed.username) || 'postgres';
+    const create = `createdb -h ${parsed.hostname || '127.0.0.1'} -p ${parsed.port || '5432'} -U ${user} ${name}`;
+    return `${at} answers, but has no database "${name}": create it (${create}), then run \`scheduler migrate\``;
+  }
+  if (code === '28000' || code === '28P01')
+    return `${at} refused the login (${errorMessage(error)}): fix the user or password in the URL`;
+  return undefined;
+}
+
 /** Fails fast, in one line naming the variable, when Postgres cannot be reached or does not answer. */
 export async function checkDatabase(
   url: string,
@@ -180,6 +201,8 @@ export async function checkDatabase(
     await client.connect();
     await client.query('select 1');
   } catch (error) {
+    const refused = refusedUrl(url, error);
+    if (refused) throw new ServiceRefusedUrlError(variable, refused);
     throw new ServiceUnreachableError(
       variable,
       `cannot reach Postgres at ${redactSecrets(url)} (${describePostgresError(error)}); start Postgres or set ${variable} to a reachable server`,

@@ -173,6 +173,8 @@ export interface RunSummaryView {
   tokens_out: number;
   /** null when a settled task's cost is not known. */
   cost_usd: number | null;
+  /** Tasks cancelled before any attempt started them. */
+  never_started: number;
 }
 
 export interface DomainSummaryView {

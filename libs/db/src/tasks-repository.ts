@@ -47,6 +47,14 @@ export interface OpenAttemptRequest {
 }
 
 /** One attempt's outcome to record (`taskFinal`: the task's outcome too). */
+export interface TaskBetweenAttempts {
+  task_id: string;
+  failed_attempt: number;
+  error_class: ErrorClass | null;
+  error: string | null;
+  finished_at: Date | null;
+}
+
 export interface SettleRequest {
   runId: string;
   taskId: string;
@@ -228,6 +236,33 @@ export function tasksRepository(db: Database) {
         .where('run_id', '=', runId)
         .where('task_id', '=', taskId)
         .executeTakeFirst();
+    },
+
+    /**
+     * Running tasks whose last attempt has ended (an infrastructure error BullMQ retries after a
+     * back-off): between two attempts, not running one.
+     */
+    async betweenAttempts(runId: string): Promise<TaskBetweenAttempts[]> {
+      return db
+        .selectFrom('tasks as t')
+        .innerJoin('attempts as a', (join) =>
+          join
+            .onRef('a.run_id', '=', 't.run_id')
+            .onRef('a.task_id', '=', 't.task_id')
+            .onRef('a.attempt', '=', 't.attempts'),
+        )
+        .select([
+          't.task_id',
+          'a.attempt as failed_attempt',
+          'a.error_class',
+          'a.error',
+          'a.finished_at',
+        ])
+        .where('t.run_id', '=', runId)
+        .where('t.status', '=', 'running')
+        .where('a.status', '<>', 'running')
+        .orderBy('t.seq')
+        .execute();
     },
 
     /** The tasks of a run without an outcome (queued or running). */

@@ -140,6 +140,8 @@ export interface LocalPostgresOptions {
   host?: string;
   /** A network namespace (`ip netns add`) to run in, as a host of its own; needs root. */
   netns?: string;
+  /** Run the server in a process group of its own (see `startServerProcess`). */
+  ownProcessGroup?: boolean;
 }
 
 /**
@@ -159,6 +161,7 @@ export class LocalPostgres {
     private readonly settings: Record<string, string | number>,
     readonly host: string,
     private readonly netns: string | undefined,
+    private readonly ownProcessGroup: boolean,
   ) {}
 
   /** Creates the cluster (initdb) and starts it. */
@@ -228,6 +231,7 @@ export class LocalPostgres {
           settings,
           host,
           options.netns,
+          options.ownProcessGroup === true,
         );
         try {
           await postgres.startServer();
@@ -275,6 +279,7 @@ export class LocalPostgres {
         : { command: binary, args, ...(this.user ?? {}) }),
       logFile,
       stopSignal: 'SIGINT',
+      ownProcessGroup: this.ownProcessGroup,
     });
     this.server = server;
     await waitUntilServing(

@@ -80,6 +80,8 @@ export async function startServerProcess(options: {
   uid?: number;
   gid?: number;
   env?: NodeJS.ProcessEnv;
+  /** In a process group of its own: a terminal's Ctrl-C then reaches only whoever stops it. */
+  ownProcessGroup?: boolean;
 }): Promise<ServerProcess> {
   const log = openSync(options.logFile, 'a');
   let child: ChildProcess;
@@ -87,6 +89,7 @@ export async function startServerProcess(options: {
     child = spawn(options.command, options.args, {
       stdio: ['ignore', log, log],
       env: options.env ?? process.env,
+      detached: options.ownProcessGroup === true,
       ...(options.uid !== undefined ? { uid: options.uid } : {}),
       ...(options.gid !== undefined ? { gid: options.gid } : {}),
     });

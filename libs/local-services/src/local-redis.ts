@@ -32,6 +32,8 @@ export interface LocalRedisOptions {
   host?: string;
   /** A network namespace (`ip netns add`) to run in, as a host of its own; needs root. */
   netns?: string;
+  /** Run the server in a process group of its own (see `startServerProcess`). */
+  ownProcessGroup?: boolean;
 }
 
 /** A redis-server of our own in a temp directory, on a port kept across restarts. */
@@ -45,6 +47,7 @@ export class LocalRedis {
     private readonly appendOnly: boolean,
     readonly host: string,
     private readonly netns: string | undefined,
+    private readonly ownProcessGroup: boolean,
   ) {}
 
   static async create(options: LocalRedisOptions = {}): Promise<LocalRedis> {
@@ -59,6 +62,7 @@ export class LocalRedis {
         options.appendOnly === true,
         options.host ?? '127.0.0.1',
         options.netns,
+        options.ownProcessGroup === true,
       );
       try {
         await redis.start();
@@ -107,6 +111,7 @@ export class LocalRedis {
         : { command: this.binary, args }),
       logFile: join(this.dir, 'redis.log'),
       stopSignal: 'SIGTERM',
+      ownProcessGroup: this.ownProcessGroup,
     });
     this.server = server;
     await waitUntilServing(

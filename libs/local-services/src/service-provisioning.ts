@@ -19,6 +19,11 @@ export interface ProvisionOptions {
   /** Prefer the TEST_* variables (tests) over the plain ones (demo). */
   preferTestVariables?: boolean;
   log?: (line: string) => void;
+  /**
+   * Local servers run in process groups of their own, so a terminal's Ctrl-C reaches only the
+   * caller, which stops them after whatever still uses them (the demo and its workers).
+   */
+  ownProcessGroup?: boolean;
 }
 
 export class ServicesUnavailableError extends Error {
@@ -99,7 +104,7 @@ export async function provisionServices(
     } else {
       try {
         log('starting an embedded Postgres in a temp directory…');
-        const local = await LocalPostgres.create();
+        const local = await LocalPostgres.create({ ownProcessGroup: options.ownProcessGroup });
         postgres = {
           url: local.url,
           source: `embedded Postgres on port ${local.port}`,
@@ -125,7 +130,10 @@ export async function provisionServices(
     } else if (await viaDocker()) {
       redis = await redisFromContainer();
     } else if (redisBinary) {
-      const local = await LocalRedis.create({ binary: redisBinary });
+      const local = await LocalRedis.create({
+        binary: redisBinary,
+        ownProcessGroup: options.ownProcessGroup,
+      });
       redis = {
         url: local.url,
         source: `redis-server on port ${local.port}`,

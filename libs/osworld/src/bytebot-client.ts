@@ -18,7 +18,9 @@ import {
 
 /**
  * The stack cannot be used: no answer (connection refused, reset, timed out) even after the
- * retries, or no model to run with (its LLM proxy is down). Retry the job.
+ * retries, or an answer that shows it cannot run the task (a 5xx, no model to run with because its
+ * LLM proxy is down, a task it never starts). Retry the job. The message says which it was: a
+ * stack that answered is not called unreachable.
  */
 export class BytebotUnavailableError extends TransientError {
   constructor(
@@ -26,8 +28,14 @@ export class BytebotUnavailableError extends TransientError {
     readonly path: string,
     readonly attempts: number,
     readonly reason: string,
+    /** The stack answered; `reason` says what. */
+    readonly answered = false,
   ) {
-    super(`Bytebot unreachable: ${method} ${path} failed ${attempts} time(s): ${reason}`);
+    super(
+      answered
+        ? `Bytebot answered ${method} ${path}, but the stack cannot take the task: ${reason}`
+        : `Bytebot unreachable: ${method} ${path} failed ${attempts} time(s): ${reason}`,
+    );
   }
 }
 
@@ -138,9 +146,12 @@ export class BytebotClient {
   private readonly socketReconnectDelayMs: number;
   private readonly logger: Logger;
   private readonly origin: string;
+  /** The agent's base URL as given, without a trailing slash (what the original calls `api_url`). */
+  readonly baseUrl: string;
 
   constructor(options: BytebotClientOptions) {
     const url = new URL(options.baseUrl);
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.origin = url.origin;
     this.retryDelaysMs = options.retryDelaysMs ?? BYTEBOT_DEFAULT_RETRY_DELAYS_MS;
     this.requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
@@ -173,6 +184,11 @@ export class BytebotClient {
       });
       return null;
     } catch (error) {
+      // An agent that answers with an error is up but broken: say what it answered.
+      if (error instanceof BytebotHttpError)
+        return `the Bytebot agent at ${this.origin} answers GET /tasks with HTTP ${error.status} (${error.serverMessage})`;
+      if (error instanceof BytebotResponseError)
+        return `the Bytebot agent at ${this.origin} answers GET /tasks with ${error.message.replace(/^GET \/tasks returned /, '')}`;
       return `the Bytebot agent at ${this.origin} does not answer (${error instanceof Error ? error.message : String(error)})`;
     }
   }

@@ -159,7 +159,8 @@ export const osworldBenchmark = defineBenchmark({
       name: input.runName ?? `osworld-${input.domains.join('+') || 'all'}`,
       config: {
         source,
-        domains: input.domains.length ? [...input.domains] : Object.keys(dataset.metadata.domains),
+        domains: input.domains.length ? [...input.domains] : null,
+        ...(input.maxTasks !== undefined ? { max_tasks: input.maxTasks } : {}),
         ...(input.maxSteps !== undefined ? { max_steps: input.maxSteps } : {}),
         ...(flags.stallTimeoutS !== undefined
           ? { stall_timeout_seconds: flags.stallTimeoutS }

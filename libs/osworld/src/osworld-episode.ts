@@ -24,6 +24,9 @@ import { roundLikePython } from '@benchfleet/core';
 import { DesktopLostError, StackWatch, type StackWatchOptions } from './stack-watch.js';
 import { formatPythonUtcTimestamp } from './python-compatible-format.js';
 
+/** How often a task is read over REST when events are off or quiet: the original's `--poll-interval` default. */
+export const OSWORLD_POLL_INTERVAL_MS = 3_000;
+
 export interface OsworldEpisodeStep {
   /** 1-based, in the order of the ASSISTANT messages. */
   step_number: number;
@@ -169,6 +172,7 @@ export async function runOsworldEpisode(
         '/tasks',
         1,
         'the stack is still busy after its leftover tasks were cancelled',
+        true,
       );
 
     const startMs = clock.now();
@@ -187,6 +191,7 @@ export async function runOsworldEpisode(
           '/tasks',
           1,
           `the stack could not create the task (${error.message})`,
+          true,
         );
       }
       // A refused request (4xx) is refused again on every try: recorded once, as the original's CREATE_FAILED.
@@ -238,6 +243,7 @@ async function resolveModelOrUnavailable(
         error.path,
         1,
         `HTTP ${error.status}: ${error.serverMessage}`,
+        true,
       );
     }
     throw error;
@@ -329,7 +335,7 @@ class EpisodeFollower {
     this.signal = options.signal;
     this.maxSteps = options.maxSteps ?? 100;
     this.stallTimeoutMs = options.stallTimeoutMs ?? 300_000;
-    this.pollIntervalMs = options.pollIntervalMs ?? 3_000;
+    this.pollIntervalMs = options.pollIntervalMs ?? OSWORLD_POLL_INTERVAL_MS;
     this.heartbeatIntervalMs = options.heartbeatIntervalMs ?? 15_000;
     this.lastStepGraceMs = options.lastStepGraceMs ?? 5_000;
     this.lastProgressAt = clock.now();
@@ -381,6 +387,7 @@ class EpisodeFollower {
                 `/tasks/${this.bytebotTaskId}`,
                 1,
                 `the stack never started the task within ${this.stallTimeoutMs / 1000} s`,
+                true,
               );
             }
             this.logger.info({ stallTimeoutMs: this.stallTimeoutMs }, 'no new step; cancelling');
@@ -530,6 +537,7 @@ class EpisodeFollower {
         `/tasks/${this.bytebotTaskId}`,
         1,
         `the stack answers errors instead of the task's state (${error.message})`,
+        true,
       );
     }
   }

@@ -21,7 +21,12 @@ import {
   type OsworldLogStep,
   type OsworldLogTask,
 } from './osworld-logs-exporter.js';
-import { formatPythonJson, formatPythonUtcTimestamp } from './python-compatible-format.js';
+import { OSWORLD_POLL_INTERVAL_MS } from './osworld-episode.js';
+import {
+  formatPythonJson,
+  formatPythonUtcTimestamp,
+  pythonFloat,
+} from './python-compatible-format.js';
 
 // `scheduler export RUN --format osworld-logs`: the original benchmark's osworld-logs directory,
 // rebuilt from the Postgres rows and the artifact store rather than from in-memory results.
@@ -32,13 +37,14 @@ export const EXPORT_PROBLEMS_FILE = 'export_problems.json';
 export const osworldLogsExporter: RunExporter<OsworldRunConfig> = {
   description:
     "the original Bytebot OSWorld benchmark's directory: <task_id>/step_NNN.json, <task_id>/screenshots/step_NNN.png, <task_id>/result.json, final.json",
+  signatureFile: 'final.json',
   async write(context) {
     const tasks = await tasksRepository(context.db).listByRun(context.run.id);
     const settled = tasks.filter((task) => task.status !== 'queued' && task.status !== 'running');
     const problems: string[] = [];
     let done = 0;
     await writeOsworldLogs(context.dir, {
-      benchmark_config: benchmarkConfigOf(context, tasks.length),
+      benchmark_config: benchmarkConfigOf(context, tasks),
       started_at: formatPythonUtcTimestamp(
         (context.run.started_at ?? context.run.created_at).getTime(),
       ),
@@ -53,26 +59,61 @@ export const osworldLogsExporter: RunExporter<OsworldRunConfig> = {
   },
 };
 
+/** OSWorld's ten domains: a run over all of them is the original's `--domain all`. */
+const ALL_DOMAINS = [
+  'chrome',
+  'gimp',
+  'libreoffice_calc',
+  'libreoffice_impress',
+  'libreoffice_writer',
+  'multi_apps',
+  'os',
+  'thunderbird',
+  'vlc',
+  'vs_code',
+];
+
 /**
- * The original's keys (max_tasks, max_steps, model, dataset, domain) where a run has their meaning;
- * no poll_interval or api_url, since a run is followed by events on many stacks.
+ * The original's `benchmark_config`, its keys in its order and with its meanings (and types):
+ * max_tasks is `--max-tasks` (a run without one: its task count, the smallest limit that runs them
+ * all), poll_interval the seconds between REST reads (a float; the fleet follows events too),
+ * api_url the agent the tasks ran on (the first, when they ran on several stacks), domain one
+ * domain or "all". What only the fleet has goes under `benchfleet`.
  */
 function benchmarkConfigOf(
   context: ExportContext<OsworldRunConfig>,
-  taskCount: number,
+  tasks: readonly Task[],
 ): Record<string, unknown> {
   const { run, config } = context;
+  const apiUrls = [
+    ...new Set(
+      tasks.flatMap((task) => {
+        const url = osworldTaskResultSchema.safeParse(task.result ?? {}).data?.api_url;
+        return url ? [url] : [];
+      }),
+    ),
+  ];
+  const domains = config.domains ?? [];
+  const allDomains = domains.length === 0 || ALL_DOMAINS.every((name) => domains.includes(name));
   return {
-    max_tasks: taskCount,
+    max_tasks: config.max_tasks ?? tasks.length,
     max_steps: config.max_steps,
+    poll_interval: pythonFloat(OSWORLD_POLL_INTERVAL_MS / 1000),
+    api_url: apiUrls[0] ?? null,
     // The run's --model, else the first model its stack offered (recorded by the worker that asked).
     model: run.model,
     dataset: config.source ?? null,
-    domain: config.domains?.join(',') ?? 'all',
-    stall_timeout_seconds: config.stall_timeout_seconds,
-    run_id: run.id,
-    run_name: run.name,
-    code_version: run.code_version,
+    domain: allDomains ? 'all' : domains.join(','),
+    benchfleet: {
+      run_id: run.id,
+      run_name: run.name,
+      code_version: run.code_version,
+      tasks: tasks.length,
+      domains: config.domains,
+      api_urls: apiUrls,
+      stall_timeout_seconds: config.stall_timeout_seconds,
+      events: 'Socket.IO task events, with REST reads every poll_interval seconds as the fallback',
+    },
   };
 }
 
@@ -114,7 +155,8 @@ async function* logTasks(
       end_time: result.end_time ?? formatPythonUtcTimestamp(endMs),
       // The same rounding as the run summary, so final.json and `scheduler aggregate` agree.
       duration_seconds: roundLikePython((task.duration_ms ?? 0) / 1000, 1),
-      error_message: task.error,
+      // The original writes an error message only for a task that ended in error.
+      error_message: task.status === 'error' ? task.error : null,
       steps: rows.map((row) => logStep(task, row, artifacts, problems)),
     };
     taskWritten();

@@ -123,17 +123,20 @@ describe('writeOsworldLogs', () => {
       ['duration_seconds', 95.2],
       ['error_message', null],
     ]);
-    const failedResult = JSON.parse(
-      await readFile(path.join(outDir, createFailedTask.task_id, 'result.json'), 'utf8'),
-    );
-    expect(failedResult).toMatchObject({
-      duration_seconds: 0,
-      bytebot_task_id: '',
-      error_message: createFailedTask.error_message,
-    });
+    // As the original: a failed create leaves an empty screenshots directory and no result.json.
+    await expect(
+      readFile(path.join(outDir, createFailedTask.task_id, 'result.json'), 'utf8'),
+    ).rejects.toThrow(/ENOENT/);
     expect(await readdir(path.join(outDir, createFailedTask.task_id, 'screenshots'))).toEqual([]);
 
-    const written = JSON.parse(await readFile(path.join(outDir, 'final.json'), 'utf8'));
+    const finalText = await readFile(path.join(outDir, 'final.json'), 'utf8');
+    // Python's floats stay floats (2.0, not 2); the failed create's duration is the int 0.
+    expect(finalText).toContain('"avg_steps": 2.0,');
+    expect(finalText).toContain('"success_rate": 0.5,');
+    expect(finalText).toMatch(
+      /"status": "error",\n\s+"total_steps": 0,\n\s+"duration_seconds": 0\n/,
+    );
+    const written = JSON.parse(finalText);
     expect(written).toEqual(finalJson);
     expect(Object.keys(written)).toEqual([
       'benchmark_config',

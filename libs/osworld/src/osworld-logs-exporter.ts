@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { TaskForNumbers } from '@benchfleet/benchmark-kit';
 import { buildOsworldFinalJson, type OsworldFinalJson } from './osworld-summary.js';
 import { roundLikePython } from '@benchfleet/core';
-import { formatPythonJson } from './python-compatible-format.js';
+import { formatPythonJson, pythonFloat } from './python-compatible-format.js';
 
 // Writes the directory layout of the original benchmark (`osworld-logs/`) from plain data:
 //   <task_id>/step_NNN.json, <task_id>/screenshots/step_NNN.png, <task_id>/result.json, final.json
@@ -54,6 +54,8 @@ export async function writeOsworldLogs(
   await mkdir(outDir, { recursive: true });
   const results: TaskForNumbers[] = [];
   const written = new Set<string>();
+  // The original records a create that failed with `duration_seconds=0`, an int, and no result.json.
+  const createFailed = new Set<string>();
   for await (const task of run.tasks) {
     if (!SAFE_TASK_ID.test(task.task_id))
       throw new Error(`Task id ${JSON.stringify(task.task_id)} cannot name a directory`);
@@ -69,6 +71,8 @@ export async function writeOsworldLogs(
     for await (const step of task.steps) await writeStep(taskDir, step);
 
     const durationSeconds = task.duration_seconds ?? defaultDurationSeconds(task);
+    const failedCreate = task.final_api_status === 'CREATE_FAILED';
+    if (failedCreate) createFailed.add(task.task_id);
     const result = {
       task_id: task.task_id,
       domain: task.domain,
@@ -82,7 +86,12 @@ export async function writeOsworldLogs(
       duration_seconds: durationSeconds,
       error_message: task.error_message,
     };
-    await writeFile(path.join(taskDir, 'result.json'), formatPythonJson(result));
+    // run_single_task returns before save_result_json when the create fails.
+    if (!failedCreate)
+      await writeFile(
+        path.join(taskDir, 'result.json'),
+        formatPythonJson({ ...result, duration_seconds: pythonFloat(durationSeconds) }),
+      );
     results.push({ ...result, duration_seconds: durationSeconds });
   }
   const finalJson = buildOsworldFinalJson({
@@ -91,8 +100,57 @@ export async function writeOsworldLogs(
     finished_at: run.finished_at,
     results,
   });
-  await writeFile(path.join(outDir, 'final.json'), formatPythonJson(finalJson));
+  await writeFile(
+    path.join(outDir, 'final.json'),
+    formatPythonJson(withPythonTypes(finalJson, results, createFailed)),
+  );
   return finalJson;
+}
+
+/**
+ * final.json with the numbers the original's `compute_final_stats` holds as floats marked so:
+ * its rates and averages are `round(…)` of float divisions, and `0` (an int) only where it had
+ * nothing to divide; durations are `round(seconds, 1)`, but a failed create's literal `0`.
+ */
+function withPythonTypes(
+  final: OsworldFinalJson,
+  results: readonly TaskForNumbers[],
+  createFailed: ReadonlySet<string>,
+): unknown {
+  const float = (value: number, isFloat: boolean) => (isFloat ? pythonFloat(value) : value);
+  const scored = (of: readonly TaskForNumbers[]) => of.some((result) => result.status !== 'error');
+  const { summary } = final;
+  return {
+    ...final,
+    summary: {
+      ...summary,
+      success_rate: float(summary.success_rate, summary.total_tasks > 0),
+      avg_steps: float(summary.avg_steps, scored(results)),
+      avg_duration_seconds: float(summary.avg_duration_seconds, scored(results)),
+      longest_task: summary.longest_task && {
+        ...summary.longest_task,
+        duration_seconds: pythonFloat(summary.longest_task.duration_seconds),
+      },
+    },
+    per_domain: Object.fromEntries(
+      Object.entries(final.per_domain).map(([domain, numbers]) => [
+        domain,
+        {
+          ...numbers,
+          success_rate: float(numbers.success_rate, numbers.total > 0),
+          avg_steps: float(
+            numbers.avg_steps,
+            scored(results.filter((result) => result.domain === domain)),
+          ),
+        },
+      ]),
+    ),
+    total_duration_seconds: pythonFloat(final.total_duration_seconds),
+    tasks: final.tasks.map((task) => ({
+      ...task,
+      duration_seconds: float(task.duration_seconds, !createFailed.has(task.task_id)),
+    })),
+  };
 }
 
 async function writeStep(taskDir: string, step: OsworldLogStep): Promise<void> {

@@ -5,7 +5,10 @@ import { bytebotModelSchema } from './bytebot-api.js';
 export const osworldRunConfigSchema = z.object({
   /** The dataset file or OSWorld directory the tasks came from. */
   source: z.string().nullable().default(null),
+  /** The domains asked for (`--domain`); null: all of the source's (the original's "all"). */
   domains: z.array(z.string()).nullable().default(null),
+  /** `--max-tasks` as given; null: no limit. */
+  max_tasks: z.number().int().positive().nullable().default(null),
   max_steps: z.number().int().positive().default(100),
   /** Cancel a task after this long without a new message (the original's 5 minutes). */
   stall_timeout_seconds: z.number().positive().default(300),
@@ -18,6 +21,8 @@ export const osworldTaskResultSchema = z.looseObject({
   start_time: z.string().optional(),
   end_time: z.string().optional(),
   duration_seconds: z.number().optional(),
+  /** The Bytebot agent the task ran on (the original's `--api-url`). */
+  api_url: z.string().optional(),
   stop_reason: z.string().nullable().optional(),
   model: bytebotModelSchema.nullable().optional(),
 });

@@ -2,6 +2,7 @@ import { Queue, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { createRedisConnection, type RedisRole } from './redis-connection.js';
 import type { JobDefinition } from './job-catalog.js';
+import { connectedWorkerIds } from './worker-heartbeat.js';
 
 const ADD_BULK_PAGE = 500;
 const ADD_BULK_LANES = 4;
@@ -185,12 +186,27 @@ export class JobProducer {
 
   /** The ids (BullMQ worker names) of the workers connected to a queue now. */
   async connectedWorkers(queueName: string): Promise<ReadonlySet<string>> {
-    const clients = await this.queue(queueName).getWorkers();
-    return new Set(
-      clients
-        .map((client) => (client['rawname'] ?? client['name'] ?? '').split(':w:')[1])
-        .filter((name): name is string => Boolean(name)),
+    return connectedWorkerIds(this.queue(queueName));
+  }
+
+  /**
+   * When BullMQ will run each of these delayed jobs again (ms since the epoch), read from its
+   * delayed set; jobs not waiting out a delay are absent from the map.
+   */
+  async delayedUntil(queueName: string, jobIds: readonly string[]): Promise<Map<string, number>> {
+    const until = new Map<string, number>();
+    if (jobIds.length === 0) return until;
+    const scores = await this.connection.zmscore(
+      this.queue(queueName).keys.delayed ?? '',
+      ...jobIds,
     );
+    for (const [index, score] of scores.entries()) {
+      const jobId = jobIds[index];
+      // BullMQ's score: the timestamp times 0x1000, plus a counter for jobs due in the same ms.
+      if (score !== null && jobId !== undefined)
+        until.set(jobId, Math.floor(Number(score) / 0x1000));
+    }
+    return until;
   }
 
   async counts(queueName: string): Promise<Record<string, number>> {

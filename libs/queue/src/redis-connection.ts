@@ -1,5 +1,11 @@
 import { Redis, type RedisOptions } from 'ioredis';
-import { ServiceUnreachableError, UsageError, errorMessage, redactSecrets } from '@benchfleet/core';
+import {
+  ServiceRefusedUrlError,
+  ServiceUnreachableError,
+  UsageError,
+  errorMessage,
+  redactSecrets,
+} from '@benchfleet/core';
 
 export type RedisRole = 'worker' | 'producer';
 
@@ -77,6 +83,9 @@ export async function checkRedis(
     const answered = (async () => {
       await redis.connect();
       await redis.ping();
+      // ioredis only logs a SELECT the server refused, then works on database 0: ask again, loudly.
+      const index = Number(new URL(url).pathname.slice(1) || 0);
+      if (index > 0) await redis.select(index);
       return { maxmemoryPolicy: maxmemoryPolicyOf(await redis.info('memory')) };
     })();
     answered.catch(() => undefined);
@@ -91,6 +100,13 @@ export async function checkRedis(
       ),
     ]);
   } catch (error) {
+    // A Redis that answered but has no database of the URL's index: the URL is what to fix.
+    const reply = errorMessage(error);
+    if (/^ERR DB index is out of range/.test(reply))
+      throw new ServiceRefusedUrlError(
+        variable,
+        `Redis at ${redactSecrets(url)} answers, but has no database ${new URL(url).pathname.slice(1)} (its config \`databases\` sets how many, 16 by default: 0-15); give an index it has`,
+      );
     throw new ServiceUnreachableError(
       variable,
       `cannot reach Redis at ${redactSecrets(url)} (${errorMessage(error) || 'connection failed'}); start Redis or set ${variable} to a reachable server`,

@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 
 const BEAT_MS = 10_000;
@@ -75,6 +76,8 @@ export async function readWorkerBeats(
   prefix: string,
   connectedOn: (queue: string) => Promise<ReadonlySet<string>>,
   now = Date.now(),
+  /** Remove the entries of workers gone silent (false: read only, as the dashboard is). */
+  prune = true,
 ): Promise<WorkerBeat[]> {
   const entries = await redis.hgetall(workersKey(prefix));
   const beats: WorkerBeat[] = [];
@@ -88,11 +91,30 @@ export async function readWorkerBeats(
       stale.push(workerId);
     }
   }
-  if (stale.length) await redis.hdel(workersKey(prefix), ...stale).catch(() => undefined);
+  if (prune && stale.length) await redis.hdel(workersKey(prefix), ...stale).catch(() => undefined);
   const connected = new Map<string, ReadonlySet<string>>();
   for (const queue of new Set(beats.map((beat) => beat.queue)))
     connected.set(queue, await connectedOn(queue));
   return beats
     .filter((beat) => connected.get(beat.queue)?.has(beat.workerId))
     .sort((a, b) => a.queue.localeCompare(b.queue) || a.workerId.localeCompare(b.workerId));
+}
+
+/** The ids of the workers connected to a queue now (BullMQ names their connections `…:w:<id>`). */
+export async function connectedWorkerIds(queue: Queue): Promise<ReadonlySet<string>> {
+  const clients = await queue.getWorkers();
+  return new Set(
+    clients
+      .map((client) => (client['rawname'] ?? client['name'] ?? '').split(':w:')[1])
+      .filter((name): name is string => Boolean(name)),
+  );
+}
+
+/**
+ * The workers that consume `queue` now: heard from in this Redis database (connections are listed
+ * server-wide, so a worker of another database with the same prefix would look connected) and
+ * serving, not paused. `scheduler status` and the dashboard both decide "nothing consumes it" here.
+ */
+export function servingWorkers(beats: readonly WorkerBeat[], queue: string): WorkerBeat[] {
+  return beats.filter((beat) => beat.queue === queue && beat.state === 'serving');
 }

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { ArtifactSettings } from '@benchfleet/artifacts';
-import { UsageError } from '@benchfleet/core';
+import { checkOutputDirectory, UsageError } from '@benchfleet/core';
 import {
   parseOwned,
   type AnyBenchmark,
@@ -75,6 +75,8 @@ export async function exportRun(
       `--format ${format ?? ''}: ${benchmark.name} runs export as ${formats.length ? formats.join(' or ') : 'nothing'}`,
     );
   }
+  // Before anything is read or written, so a bad --out is one line and costs nothing.
+  const target = await checkOutputDirectory('--out', outDir ?? chosen, exporter.signatureFile);
   const tasks = await tasksRepository(deps.db).listByRun(runId);
   // Ids that cannot name a file are refused before anything is written (runs enqueued before ids were checked).
   checkTaskIds(
@@ -88,7 +90,6 @@ export async function exportRun(
   );
   const summary = await computeRunSummary(deps.db, deps.registry, runId);
 
-  const target = path.resolve(outDir ?? chosen);
   const createdParent = firstMissing(path.dirname(target));
   await mkdir(path.dirname(target), { recursive: true });
   const staging = await mkdtemp(

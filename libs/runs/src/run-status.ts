@@ -1,14 +1,29 @@
 import { UsageError } from '@benchfleet/core';
 import type { BenchmarkRegistry } from '@benchfleet/benchmark-kit';
-import { runsRepository, type Database, type RunSummaryRow } from '@benchfleet/db';
+import { runsRepository, tasksRepository, type Database, type RunSummaryRow } from '@benchfleet/db';
 import {
   AGGREGATE_QUEUE,
   maxmemoryPolicyOf,
   readWorkerBeats,
+  servingWorkers,
+  taskJobId,
   type JobProducer,
   type WorkerBeat,
 } from '@benchfleet/queue';
 import { joblessTasks } from './run-reconciler.js';
+
+/** A task between two attempts: its last one failed, and BullMQ runs the next after a back-off. */
+export interface RetryingTask {
+  taskId: string;
+  failedAttempt: number;
+  /** The failed attempt's error, as recorded. */
+  error: string | null;
+  /** The attempt BullMQ runs next, and how many it makes in all. */
+  nextAttempt: number;
+  maxAttempts: number;
+  /** When the back-off ends (ISO); null when the job is not waiting out a delay (a worker may take it now). */
+  retryAt: string | null;
+}
 
 export interface RunStatus {
   run: RunSummaryRow;
@@ -24,6 +39,8 @@ export interface RunStatus {
   queue: Record<string, number>;
   /** Open tasks that no waiting, delayed or active job will run. */
   jobless: number;
+  /** Tasks counted as running in `run` that are waiting to be retried, not running. */
+  retrying: RetryingTask[];
   /** The workers heard from on the run's queue, and the aggregate workers. */
   workers: WorkerBeat[];
   /** What is wrong, said plainly: nobody consumes the queue, paused workers and why, lost jobs. */
@@ -64,6 +81,21 @@ export async function readRunStatus(
     pending > 0 && !options.quick
       ? (await joblessTasks(db, producer, benchmark.job.queue, runId)).length
       : 0;
+  const between = run.running > 0 ? await tasksRepository(db).betweenAttempts(runId) : [];
+  const jobIds = between.map((task) => taskJobId(runId, task.task_id));
+  const delayedUntil = await producer.delayedUntil(benchmark.job.queue, jobIds);
+  const maxAttempts = benchmark.job.options.attempts ?? 1;
+  const retrying = between.map((task, index): RetryingTask => {
+    const until = delayedUntil.get(jobIds[index] ?? '');
+    return {
+      taskId: task.task_id,
+      failedAttempt: task.failed_attempt,
+      error: task.error,
+      nextAttempt: task.failed_attempt + 1,
+      maxAttempts,
+      retryAt: until === undefined ? null : new Date(until).toISOString(),
+    };
+  });
   const beats = await readWorkerBeats(producer.connection, producer.prefix, (name) =>
     producer.connectedWorkers(name),
   );
@@ -78,10 +110,7 @@ export async function readRunStatus(
       `Redis maxmemory-policy is ${policy}: it may evict queue keys (a job left in no state never runs); set maxmemory-policy noeviction`,
     );
   if (pending > 0) {
-    const serving = workers.filter(
-      (beat) => beat.queue === benchmark.job.queue && beat.state === 'serving',
-    );
-    if (serving.length === 0)
+    if (servingWorkers(workers, benchmark.job.queue).length === 0)
       notes.push(
         `no worker is consuming queue ${benchmark.job.queue}: start one, e.g. \`${benchmark.display.workerCommand}\``,
       );
@@ -111,20 +140,48 @@ export async function readRunStatus(
       jobless > 0 || notes.some((note) => note.startsWith('no worker')) ? null : etaSeconds,
     queue,
     jobless,
+    retrying,
     workers,
     notes,
   };
 }
 
-/** One line: progress, counts with the success label, the mean reward where it says more than success. */
-export function describeStatus(status: RunStatus): string {
+/** When a retry is due, relative to now: "in 4 min", "in 12 s", "due now". */
+function dueIn(retryAt: string, now: number): string {
+  const seconds = Math.round((Date.parse(retryAt) - now) / 1000);
+  if (seconds <= 0) return 'due now';
+  return seconds < 120 ? `in ${seconds} s` : `in ${Math.round(seconds / 60)} min`;
+}
+
+/** How many of the retrying tasks `describeStatus` lists one by one. */
+const RETRIES_LISTED = 5;
+
+/**
+ * One line: progress, counts with the success label, the mean reward where it says more than
+ * success; then what is wrong, and the tasks waiting to be retried with when.
+ */
+export function describeStatus(status: RunStatus, now = Date.now()): string {
   const r = status.run;
+  const waiting = status.retrying.length;
+  const retries = status.retrying
+    .slice(0, RETRIES_LISTED)
+    .map(
+      (task) =>
+        `  ~ ${task.taskId}: attempt ${task.failedAttempt} failed (${task.error ?? 'no error recorded'}); attempt ${task.nextAttempt} of ${task.maxAttempts} ` +
+        (task.retryAt === null
+          ? 'waits for a worker\n'
+          : `at ${task.retryAt} (${dueIn(task.retryAt, now)})\n`),
+    );
+  if (waiting > RETRIES_LISTED) retries.push(`  ~ and ${waiting - RETRIES_LISTED} more\n`);
   return (
     `${r.run_id} ${r.name} (${r.benchmark}, ${r.run_status}): ${status.done}/${r.total} done, ` +
-    `${r.queued} queued, ${r.running} running, ${r.succeeded} success (${status.successLabel}), ${r.failed} failed, ${r.cancelled} cancelled, ${r.errors} errors` +
+    `${r.queued} queued, ${r.running - waiting} running, ` +
+    (waiting > 0 ? `${waiting} waiting to retry, ` : '') +
+    `${r.succeeded} success (${status.successLabel}), ${r.failed} failed, ${r.cancelled} cancelled, ${r.errors} errors` +
     (r.avg_reward !== null && status.rewardIsPartial ? `, mean reward ${r.avg_reward}` : '') +
     (status.etaSeconds !== null ? `, eta ${status.etaSeconds}s` : '') +
     '\n' +
-    status.notes.map((note) => `  ! ${note}\n`).join('')
+    status.notes.map((note) => `  ! ${note}\n`).join('') +
+    retries.join('')
   );
 }

@@ -1,5 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -58,4 +59,20 @@ describe('compiled CLIs', () => {
     expect(result.stderr).toBe('');
     expect(statSync(manifest).mtimeMs).toBe(builtAt);
   });
+
+  // npx finds the CLIs only inside the checkout (elsewhere npm looks them up on the registry and
+  // says "could not determine executable to run"); the README's way to use them from anywhere is
+  // the checkout's node_modules/.bin on PATH.
+  it.each(['scheduler', 'worker-webshop', 'worker-osworld', 'dashboard'])(
+    '%s runs from node_modules/.bin outside the checkout',
+    (name) => {
+      const result = spawnSync(name, ['--version'], {
+        cwd: tmpdir(),
+        encoding: 'utf8',
+        env: { ...process.env, PATH: `${join(REPO_DIR, 'node_modules/.bin')}:${process.env.PATH}` },
+      });
+      expect(result.status, result.stderr).toBe(0);
+      expect(result.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+    },
+  );
 });

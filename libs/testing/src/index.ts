@@ -8,6 +8,7 @@ export * from './test-runs.js';
 export * from './echo-benchmark/index.js';
 export * from './fault-fleet.js';
 export * from './fault-scenarios.js';
+export * from './debian-prerequisite.js';
 export * from './fake-osworld-vm/index.js';
 export * from './lost-worker-faults.js';
 export * from './desktop-faults.js';

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 
 const REPO_DIR = fileURLToPath(new URL('../../..', import.meta.url));
 const FIXTURE = 'libs/testing/fixtures/exit-code.fixture.ts';
@@ -9,9 +9,11 @@ const FIXTURE = 'libs/testing/fixtures/exit-code.fixture.ts';
 function npmTest(
   outcome: 'pass' | 'fail',
   services: 'given' | 'provisioned',
+  extraEnv: NodeJS.ProcessEnv = {},
 ): Promise<{ code: number | null; output: string }> {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
+    ...extraEnv,
     BENCHFLEET_EXTRA_TEST_FILE: FIXTURE,
     BENCHFLEET_FIXTURE_OUTCOME: outcome,
   };
@@ -20,7 +22,9 @@ function npmTest(
     for (const name of ['TEST_DATABASE_URL', 'TEST_REDIS_URL', 'DATABASE_URL', 'REDIS_URL'])
       delete env[name];
   } else {
-    env.TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? '';
+    // The services this run found, wherever they came from (embedded ones on a fresh machine).
+    env.TEST_DATABASE_URL = inject('adminDatabaseUrl');
+    env.TEST_REDIS_URL = inject('redisUrl');
   }
   for (const name of Object.keys(env))
     if (name.startsWith('VITEST') || name === 'NODE_OPTIONS') delete env[name];
@@ -43,7 +47,6 @@ describe('npm test', () => {
   it.each(['provisioned', 'given'] as const)(
     'exits non-zero when a test fails, with services %s',
     async (services) => {
-      if (services === 'given' && !process.env.TEST_DATABASE_URL) return;
       const failed = await npmTest('fail', services);
       expect(failed.output).toMatch(/1 failed/);
       expect(failed.code, failed.output.slice(-2_000)).not.toBe(0);
@@ -52,4 +55,16 @@ describe('npm test', () => {
     },
     180_000,
   );
+
+  // The browser the dashboard tests need is checked before anything starts: a machine that cannot
+  // provide it stops the run at once with one line naming it and the fix, not with skipped tests.
+  it('stops at once with one line when the browser is missing', async () => {
+    const run = await npmTest('pass', 'given', { CHROMIUM_PATH: '/nonexistent/chromium' });
+    expect(run.code).toBe(1);
+    const lines = run.output.split('\n').filter((line) => line.includes('benchfleet tests:'));
+    expect(lines).toEqual([
+      "benchfleet tests: the dashboard's browser tests need /nonexistent/chromium (CHROMIUM_PATH), which is not an executable: fix CHROMIUM_PATH, or unset it and install Debian's chromium (`apt-get update && apt-get install -y chromium`, as root)",
+    ]);
+    expect(run.output).not.toMatch(/Test Files|No test files found/);
+  });
 });

@@ -28,6 +28,39 @@ export class ChecksumMismatchError extends Error {
   override readonly name = 'ChecksumMismatchError';
 }
 
+/** A file could not be fetched; `reason` says what the network or the server did. */
+export class CatalogDownloadError extends Error {
+  override readonly name = 'CatalogDownloadError';
+  constructor(
+    readonly file: string,
+    readonly url: string,
+    readonly reason: string,
+  ) {
+    super(`cannot fetch ${file} from ${url}: ${reason}`);
+  }
+}
+
+/** What went wrong with a fetch, in words a user can act on. */
+function fetchFailure(error: unknown, url: string): string {
+  if (axios.isAxiosError(error)) {
+    if (error.response) return `the server answered HTTP ${error.response.status}`;
+    const host = new URL(url).host;
+    switch (error.code) {
+      case 'ENOTFOUND':
+      case 'EAI_AGAIN':
+        return `the host ${host} cannot be resolved (${error.code}): this machine has no network or no DNS for it`;
+      case 'ECONNREFUSED':
+        return `${host} refused the connection (ECONNREFUSED)`;
+      case 'ECONNABORTED':
+      case 'ETIMEDOUT':
+        return `${host} did not answer in time (${error.code})`;
+      default:
+        return `${error.code ?? 'network error'}: ${error.message}`;
+    }
+  }
+  return error instanceof Error ? error.message : String(error);
+}
+
 function sha256(bytes: Buffer): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
@@ -44,7 +77,6 @@ export async function downloadWebshopSmall(
     log?: (line: string) => void;
   } = {},
 ): Promise<Record<string, string>> {
-  await mkdir(dir, { recursive: true });
   const out: Record<string, string> = {};
   for (const file of options.files ?? WEBSHOP_SMALL_FILES) {
     const target = join(dir, file.name);
@@ -55,12 +87,11 @@ export async function downloadWebshopSmall(
       continue;
     }
     const url = `${options.baseUrl ?? DEFAULT_DOWNLOAD_BASE}/${file.path}`;
-    options.log?.(`${file.name}: downloading ${url}`);
-    const response = await axios.get<ArrayBuffer>(url, {
-      responseType: 'arraybuffer',
-      timeout: 120_000,
-      maxRedirects: 5,
-    });
+    const response = await axios
+      .get<ArrayBuffer>(url, { responseType: 'arraybuffer', timeout: 120_000, maxRedirects: 5 })
+      .catch((error: unknown) => {
+        throw new CatalogDownloadError(file.name, url, fetchFailure(error, url));
+      });
     const bytes = Buffer.from(response.data);
     const actual = sha256(bytes);
     if (actual !== file.sha256) {
@@ -68,7 +99,11 @@ export async function downloadWebshopSmall(
         `${file.name} from ${url} has sha256 ${actual}, expected ${file.sha256}; nothing was imported`,
       );
     }
+    // Made only now: a download that fetched nothing leaves nothing behind.
+    await mkdir(dir, { recursive: true });
     await writeFile(target, bytes);
+    // Said once it is done, so a failed download is the one line of its error.
+    options.log?.(`${file.name}: downloaded from ${url}, checksum ok`);
     out[file.name] = target;
   }
   return out;

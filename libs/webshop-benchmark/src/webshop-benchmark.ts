@@ -131,6 +131,15 @@ export const webshopBenchmark = defineBenchmark({
       BOUGHT: 'the episode ended with a purchase',
       STEP_LIMIT: 'the episode ran out of steps',
     },
+    // A purchase short of reward 1: the components of the official reward that were not met.
+    failureReason: {
+      label: 'reward components missed',
+      sql: `case when t.final_api_status = 'BOUGHT' then nullif(concat_ws(', ',
+    case when (t.result->'reward_info'->>'r_att')::float8 < 1 then 'attribute' end,
+    case when (t.result->'reward_info'->>'r_option')::float8 < 1 then 'option' end,
+    case when (t.result->'reward_info'->>'r_price')::boolean = false then 'price' end,
+    case when (t.result->'reward_info'->>'r_type')::float8 < 1 then 'type' end), '') end`,
+    },
   },
   enqueueFlags: [
     {

@@ -38,6 +38,7 @@ function trajectoryStep(step: Step) {
  */
 export const webshopJsonlExporter: RunExporter<WebshopRunConfig> = {
   description: `${TRAJECTORIES_FILE}: one line per episode (goal, steps with observation/action/reward, purchase, reward breakdown)`,
+  signatureFile: TRAJECTORIES_FILE,
   async write(context) {
     const tasks = await tasksRepository(context.db).listByRun(context.run.id);
     const settled = tasks.filter((task) => task.status !== 'queued' && task.status !== 'running');

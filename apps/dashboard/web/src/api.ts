@@ -27,6 +27,7 @@ export interface RunRow {
   failed: number;
   cancelled: number;
   errors: number;
+  never_started: number;
   success_rate: number | null;
   avg_reward: number | null;
   avg_steps?: number | null;

@@ -1,6 +1,7 @@
 import { lazy, Suspense, useCallback, useEffect, useRef, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { benchmarkDisplay } from '../../src/benchmark-display';
+import { runProgress } from '../../src/run-progress';
 import { ApiError, apiGet, pageData, type RunRow, type ShownQuery, type TaskRow } from './api';
 import { decimal, duration, modelOrAgent, percent, spanSeconds, timestamp, usd } from './format';
 import { useLiveRun } from './live-run';
@@ -41,6 +42,7 @@ interface FailureRow {
   error_class: string;
   final_api_status: string | null;
   stop_reason: string;
+  reason: string | null;
   message: string;
   tasks: number;
   examples: string[];
@@ -59,6 +61,8 @@ interface FleetResponse {
   counts: Record<string, number>;
   workers: {
     name: string;
+    state: 'serving' | 'paused' | 'stopping';
+    reason: string | null;
     age_seconds: number | null;
     current: { task_id: string; since: string | null }[];
     other_active: number;
@@ -192,6 +196,8 @@ export function RunPage({ runId }: { runId: string }) {
   const { run: r, done, eta_seconds: eta, provisional } = run.data;
   const display = benchmarkDisplay(r.benchmark);
   const pending = r.queued + r.running;
+  const progress = runProgress(r);
+  const failureReasons = panels.data?.failures.rows.some((failure) => failure.reason) === true;
 
   return (
     <div className="run-page" data-page="run">
@@ -217,12 +223,18 @@ export function RunPage({ runId }: { runId: string }) {
 
       <Panel id="progress" title="Progress" queries={run.data.queries}>
         <div className="progress-line">
-          <progress max={r.total || 1} value={done} />
-          <span data-progress="done">
-            {done} / {r.total} settled
+          <progress max={r.total || 1} value={progress.ran} data-ran={progress.ran} />
+          <span data-progress="done" data-settled={done}>
+            {progress.text}
           </span>
           <span data-progress="eta">
-            {pending === 0 ? 'complete' : eta !== null ? `ETA ${duration(eta)}` : 'ETA –'}
+            {pending > 0
+              ? eta !== null
+                ? `ETA ${duration(eta)}`
+                : 'ETA –'
+              : r.run_status === 'cancelled'
+                ? 'cancelled'
+                : 'complete'}
           </span>
         </div>
         <dl className="counts" data-counts="status">
@@ -289,6 +301,7 @@ export function RunPage({ runId }: { runId: string }) {
                 <th>Status</th>
                 <th>Class</th>
                 <th>Final status / stop</th>
+                {failureReasons && <th>{display.failureReasonLabel}</th>}
                 <th>Message</th>
                 <th className="num">Tasks</th>
                 <th>Examples</th>
@@ -296,7 +309,7 @@ export function RunPage({ runId }: { runId: string }) {
             </thead>
             <tbody>
               {panels.data.failures.rows.map((failure, i) => (
-                <tr key={i}>
+                <tr key={i} data-reason={failure.reason ?? ''}>
                   <td>
                     <span className={`status status-${failure.status}`}>{failure.status}</span>
                   </td>
@@ -304,6 +317,7 @@ export function RunPage({ runId }: { runId: string }) {
                   <td>
                     {[failure.final_api_status, failure.stop_reason].filter(Boolean).join(' / ')}
                   </td>
+                  {failureReasons && <td data-cell="reason">{failure.reason ?? ''}</td>}
                   <td className="message">{failure.message}</td>
                   <td className="num">{failure.tasks}</td>
                   <td>
@@ -451,6 +465,7 @@ function FleetPanel({
           <thead>
             <tr>
               <th>Worker</th>
+              <th>State</th>
               <th>Connected for</th>
               <th>Running now (this run)</th>
               <th className="num">Other runs</th>
@@ -460,6 +475,10 @@ function FleetPanel({
             {fleet.workers.map((worker) => (
               <tr key={worker.name} data-worker={worker.name}>
                 <td>{worker.name}</td>
+                <td data-cell="state">
+                  {worker.state}
+                  {worker.reason && <span className="muted">: {worker.reason}</span>}
+                </td>
                 <td>{duration(worker.age_seconds)}</td>
                 <td>
                   {worker.current.length === 0 && <span className="muted">idle</span>}

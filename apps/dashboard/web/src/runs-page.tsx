@@ -1,6 +1,7 @@
 import { useMemo, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { benchmarkDisplay } from '../../src/benchmark-display';
+import { runProgress } from '../../src/run-progress';
 import { apiGet, type RunRow, type ShownQuery } from './api';
 import { decimal, duration, modelOrAgent, percent, spanSeconds, timestamp, usd } from './format';
 import { Link, navigate, setQuery, useLocation, useQueryText, useTitle } from './router';
@@ -31,7 +32,7 @@ const COLUMNS: { key: SortKey; label: string; numeric?: boolean }[] = [
   { key: 'cost_usd', label: 'Cost', numeric: true },
 ];
 
-const done = (run: RunRow) => run.total - run.queued - run.running;
+const ran = (run: RunRow) => runProgress(run).ran;
 
 function sortValue(run: RunRow, key: SortKey): string | number {
   switch (key) {
@@ -40,7 +41,7 @@ function sortValue(run: RunRow, key: SortKey): string | number {
     case 'status':
       return run.run_status;
     case 'progress':
-      return run.total ? done(run) / run.total : 0;
+      return run.total ? ran(run) / run.total : 0;
     case 'duration':
       return spanSeconds(run.started_at, run.finished_at) ?? -1;
     case 'started_at':
@@ -213,8 +214,11 @@ export function RunsPage() {
                 <td>
                   <span className={`status status-${run.run_status}`}>{run.run_status}</span>
                 </td>
-                <td className="num nowrap">
-                  <progress max={run.total || 1} value={done(run)} /> {done(run)}/{run.total}
+                <td className="num nowrap" data-cell="progress" title={runProgress(run).text}>
+                  <progress max={run.total || 1} value={ran(run)} /> {ran(run)}/{run.total}
+                  {run.never_started > 0 && (
+                    <div className="muted small">{run.never_started} never started</div>
+                  )}
                 </td>
                 <td className="num" data-cell="success-rate">
                   {percent(run.success_rate)}

@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import {
   flexRender,
   getCoreRowModel,
@@ -171,7 +171,31 @@ export function TaskTable({ runId, tasks }: { runId: string; tasks: TaskRow[] })
       action();
     }
   };
-  const widths = table.getAllLeafColumns().map((column) => column.getSize());
+  // A header's label with its sort arrow must fit whatever font the browser picked: measured once.
+  const head = useRef<HTMLDivElement>(null);
+  const [headerWidths, setHeaderWidths] = useState<number[]>([]);
+  useLayoutEffect(() => {
+    const context = document.createElement('canvas').getContext('2d');
+    const buttons = head.current?.querySelectorAll<HTMLButtonElement>('button.sort');
+    if (!context || !buttons) return;
+    setHeaderWidths(
+      [...buttons].map((button) => {
+        const style = getComputedStyle(button);
+        const cell = getComputedStyle(button.parentElement ?? button);
+        context.font = style.font;
+        const label = (button.textContent ?? '').replace(/ [▲▼]$/, '');
+        return Math.ceil(
+          context.measureText(`${label} ▼`).width +
+            parseFloat(cell.paddingLeft) +
+            parseFloat(cell.paddingRight) +
+            2,
+        );
+      }),
+    );
+  }, []);
+  const widths = table
+    .getAllLeafColumns()
+    .map((column, i) => Math.max(column.getSize(), headerWidths[i] ?? 0));
   const template = widths.map((width) => `${width}px`).join(' ');
 
   return (
@@ -268,7 +292,7 @@ export function TaskTable({ runId, tasks }: { runId: string; tasks: TaskRow[] })
         </span>
       </div>
       <div className="vgrid" role="grid" aria-rowcount={rows.length + 1} aria-label="tasks">
-        <div className="vgrid-head" role="row" style={{ gridTemplateColumns: template }}>
+        <div className="vgrid-head" role="row" ref={head} style={{ gridTemplateColumns: template }}>
           {table.getFlatHeaders().map((header) => (
             <div
               key={header.id}

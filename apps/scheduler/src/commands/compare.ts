@@ -5,6 +5,7 @@ import {
   loadRunComparison,
   type PairedDifference,
   type RunComparison,
+  type RunCoverage,
 } from '@benchfleet/run-comparison';
 import { requireRun, withSchedulerServices } from '../config.js';
 import { formatTable } from './runs.js';
@@ -87,6 +88,18 @@ export function comparisonText(c: RunComparison): string {
   return lines.join('\n');
 }
 
+/** Why two runs have no task settled in both, and what to do about it. */
+export function whyNothingPairs(runA: string, runB: string, coverage: RunCoverage[]): string {
+  const a = coverage.find((run) => run.run_id === runA);
+  const b = coverage.find((run) => run.run_id === runB);
+  if (a && b && a.benchmark !== b.benchmark)
+    return `runs ${runA} (${a.benchmark}) and ${runB} (${b.benchmark}) are of different benchmarks: compare two runs of one benchmark`;
+  const shared = a ? a.tasks - a.without_partner : 0;
+  if (shared === 0)
+    return `runs ${runA} (${a?.tasks ?? 0} tasks) and ${runB} (${b?.tasks ?? 0} tasks) have no task in common: compare two runs over the same tasks (the same --split, --goals, --domain or --dataset)`;
+  return `runs ${runA} and ${runB} share ${shared} task(s), but none has settled in both yet: compare them once it has (\`scheduler status RUN\` shows how far each is)`;
+}
+
 export function configureCompare(command: Command): void {
   command
     .option('--json', 'print the comparison as JSON')
@@ -109,10 +122,17 @@ export function configureCompare(command: Command): void {
         0,
         'expected a non-negative whole number, e.g. --seed 1',
       );
+      if (runA === runB)
+        throw new UsageError(`RUN_A and RUN_B are both ${runA}: compare two different runs`);
       await withSchedulerServices({ redis: false }, async ({ db }) => {
         await requireRun(db, runA);
         await requireRun(db, runB);
-        const { comparison } = await loadRunComparison(db, runA, runB, { resamples, seed });
+        const { comparison, coverage } = await loadRunComparison(db, runA, runB, {
+          resamples,
+          seed,
+        });
+        // Without a pair every number would be a zero or a p of 1 that means nothing.
+        if (comparison.paired === 0) throw new UsageError(whyNothingPairs(runA, runB, coverage));
         process.stdout.write(
           flags.json ? `${JSON.stringify(comparison)}\n` : comparisonText(comparison),
         );

@@ -14,7 +14,7 @@ import {
 } from '@benchfleet/db';
 import { migrations } from '@benchfleet/migrations';
 import { JobProducer } from '@benchfleet/queue';
-import { provisionServices } from '@benchfleet/local-services';
+import { provisionServices, type ProvisionedServices } from '@benchfleet/local-services';
 import {
   enqueueRun,
   EXAMPLE_QUERIES,
@@ -104,129 +104,240 @@ export function configureDemo(command: Command, registry: BenchmarkRegistry): vo
         positiveInteger,
       ).default(16),
     )
-    .option('--keep', 'leave services and workers running until Ctrl-C, to query the results')
+    .option(
+      '--keep',
+      'when the run is done, keep Postgres, Redis and the workers up until Ctrl-C (to look at the run in the dashboard or with SQL)',
+    )
     .action(async (flags: DemoFlags) => {
       const started = Date.now();
-      say(
-        'benchfleet demo: finding Postgres and Redis (DATABASE_URL/REDIS_URL, else Docker, else embedded Postgres and redis-server)…',
-      );
-      const services = await provisionServices({ log: say });
-      say(`  Postgres: ${services.source.postgres}; Redis: ${services.source.redis}`);
-      const prefix = process.env.BENCHFLEET_QUEUE_PREFIX || '{benchfleet}';
-      const db = createDatabase(services.databaseUrl, { max: 4 });
-      const producer = new JobProducer(services.redisUrl, prefix);
-      const children: ChildProcess[] = [];
+      const fleet: DemoFleet = { children: [] };
+      const interrupt = watchInterrupts(() => {
+        for (const child of fleet.children) child.kill('SIGKILL');
+      });
+      let outcome: 'finished' | 'interrupted';
       try {
-        const { applied } = await migrateToLatest(db, migrations);
-        say(`schema: ${applied.length ? `applied ${applied.join(', ')}` : 'up to date'}`);
-        if (!(await webshopCatalogRepository(db).get('demo'))) {
-          const report = await importWebshopCatalog(db, demoCatalogRequest({ seed: 0 }));
-          say(
-            `catalog: generated and imported the demo catalog (${report.products} products, ${report.goals} goals)`,
-          );
-        } else {
-          say('catalog: demo catalog already imported');
-        }
-
-        const env = {
-          ...process.env,
-          DATABASE_URL: services.databaseUrl,
-          REDIS_URL: services.redisUrl,
-          BENCHFLEET_QUEUE_PREFIX: prefix,
-          LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
-        };
-        for (let i = 0; i < flags.workers; i += 1) {
-          children.push(
-            startChild(
-              WORKER_WEBSHOP_BIN,
-              [
-                '--concurrency',
-                String(flags.concurrency),
-                '--catalog',
-                'demo',
-                '--worker-id',
-                `demo-webshop-${i + 1}`,
-              ],
-              env,
-            ),
-          );
-        }
-        children.push(startChild(SCHEDULER_BIN, ['worker', '--worker-id', 'demo-aggregate'], env));
-        say(
-          `workers: ${flags.workers} worker-webshop process(es) × concurrency ${flags.concurrency}, 1 aggregate worker`,
-        );
-
-        const plan = await planRun(
-          registry,
-          {
-            benchmark: 'webshop',
-            domains: [],
-            maxTasks: flags.episodes,
-            runName: 'demo-webshop-rule',
-            flags: { catalog: 'demo', split: 'test', agent: 'rule' },
-          },
-          { db, env: process.env },
-        );
-        const runId = await enqueueRun({ db, producer }, plan);
-        say(`run ${runId}: ${plan.tasks.length} episodes enqueued`);
-        await followRun(
-          db,
-          producer,
-          registry,
-          services.redisUrl,
-          prefix,
-          await readRunStatus(db, producer, registry, runId),
-        );
-        const summary = await waitForSummary(db, runId);
-        process.stdout.write(`\n${summaryMarkdown(summary, plan.name)}\n`);
-        process.stdout.write('Look further with SQL (these ran against the demo database):\n\n');
-        for (const query of EXAMPLE_QUERIES.slice(0, 3)) {
-          const rows = await sql
-            .raw(
-              query.sql.replaceAll(":'run'", `'${runId}'`).replaceAll(":'other_run'", `'${runId}'`),
-            )
-            .execute(db);
-          process.stdout.write(`-- ${query.title}\n${query.sql.trim()}\n`);
-          const records = rows.rows as Record<string, unknown>[];
-          const header = Object.keys(records[0] ?? {});
-          process.stdout.write(
-            `${formatTable(
-              header,
-              records.slice(0, 8).map((row) => header.map((h) => String(row[h] ?? ''))),
-            )}\n`,
-          );
-        }
-        say(`demo finished in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-        const yours =
-          services.source.postgres === 'environment' && services.source.redis === 'environment';
-        // Your own URLs are not printed (they may hold a password); the demo's throwaway ones are.
-        const urls = yours
-          ? ''
-          : `DATABASE_URL=${services.databaseUrl} REDIS_URL=${services.redisUrl} `;
-        process.stdout.write(
-          `\nLook at this run in the dashboard${yours || flags.keep ? '' : ' (run the demo with --keep so that its services stay up)'}:\n` +
-            `  ${urls}BENCHFLEET_QUEUE_PREFIX='${prefix}' npx dashboard\n` +
-            `  then open http://127.0.0.1:8080/runs/${runId}\n`,
-        );
-        if (flags.keep) {
-          say(
-            `services stay up until Ctrl-C: DATABASE_URL=${services.databaseUrl} REDIS_URL=${services.redisUrl}`,
-          );
-          await new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));
+        const demo = runDemo(flags, registry, fleet, interrupt.signal);
+        outcome = await Promise.race([demo.then(() => 'finished' as const), interrupt.interrupted]);
+        // Whatever the run was doing when interrupted fails once its services are gone: unheard.
+        if (outcome === 'interrupted') demo.catch(() => undefined);
+        else {
+          say(`demo finished in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+          if (flags.keep && fleet.services) {
+            say(
+              `services and workers stay up until Ctrl-C: DATABASE_URL=${fleet.services.databaseUrl} REDIS_URL=${fleet.services.redisUrl}`,
+            );
+            await interrupt.interrupted;
+          }
         }
       } finally {
-        for (const child of children) child.kill('SIGTERM');
-        await Promise.all(
-          children.map(
-            (child) =>
-              new Promise((resolve) =>
-                child.exitCode !== null ? resolve(null) : child.once('exit', resolve),
-              ),
-          ),
-        );
-        await producer.close();
-        await db.destroy();
-        await services.stop();
+        await stopFleet(fleet);
+        interrupt.dispose();
       }
+      // Ctrl-C is how a --keep demo ends; anywhere else it cut the demo short.
+      if (outcome === 'interrupted') process.exit(130);
     });
+}
+
+interface DemoFleet {
+  services?: ProvisionedServices;
+  db?: Database;
+  producer?: JobProducer;
+  children: ChildProcess[];
+}
+
+/** How long the workers get to stop (finish or hand back their episodes) before they are killed. */
+const WORKER_STOP_MS = 20_000;
+
+/**
+ * The first SIGINT or SIGTERM asks the demo to stop in order (workers, then Postgres and Redis); a
+ * second one stops at once.
+ */
+function watchInterrupts(stopAtOnce: () => void): {
+  signal: AbortSignal;
+  interrupted: Promise<'interrupted'>;
+  dispose(): void;
+} {
+  const controller = new AbortController();
+  const interrupted = new Promise<'interrupted'>((resolve) =>
+    controller.signal.addEventListener('abort', () => resolve('interrupted')),
+  );
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (!controller.signal.aborted) {
+      say(
+        `${signal}: stopping the workers, then Postgres and Redis (${signal === 'SIGINT' ? 'Ctrl-C' : signal} again stops at once)…`,
+      );
+      controller.abort();
+      return;
+    }
+    say(`${signal} again: stopping at once`);
+    stopAtOnce();
+    // The local services' exit hook stops Postgres and Redis.
+    process.exit(130);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return {
+    signal: controller.signal,
+    interrupted,
+    dispose: () => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
+  };
+}
+
+/** Workers first (they still need Postgres and Redis to hand their jobs back), then the services. */
+async function stopFleet(fleet: DemoFleet): Promise<void> {
+  const running = fleet.children.filter(
+    (child) => child.exitCode === null && child.signalCode === null,
+  );
+  await Promise.all(
+    running.map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          const timer = setTimeout(() => child.kill('SIGKILL'), WORKER_STOP_MS);
+          child.once('exit', () => {
+            clearTimeout(timer);
+            resolve();
+          });
+          child.kill('SIGTERM');
+        }),
+    ),
+  );
+  await fleet.producer?.close().catch(() => undefined);
+  await fleet.db?.destroy().catch(() => undefined);
+  await fleet.services?.stop();
+}
+
+/** The dashboard line the demo ends with: only a command whose services are still up. */
+export function dashboardHint(options: {
+  keep: boolean;
+  servicesAreYours: boolean;
+  databaseUrl: string;
+  redisUrl: string;
+  prefix: string;
+  runId: string;
+}): string {
+  const open = `  then open http://127.0.0.1:8080/runs/${options.runId}\n`;
+  if (options.servicesAreYours)
+    // Your own URLs are not printed (they may hold a password); the demo does not stop your services.
+    return `\nLook at this run in the dashboard:\n  BENCHFLEET_QUEUE_PREFIX='${options.prefix}' npx dashboard\n${open}`;
+  if (options.keep)
+    return (
+      `\nLook at this run in the dashboard while the demo keeps its services up (until Ctrl-C), from another terminal:\n` +
+      `  DATABASE_URL=${options.databaseUrl} REDIS_URL=${options.redisUrl} BENCHFLEET_QUEUE_PREFIX='${options.prefix}' npx dashboard\n${open}`
+    );
+  return `\nThe demo's Postgres and Redis stop when it ends: to look at this run in the dashboard, run \`npm run demo -- --keep\`, which keeps them up until Ctrl-C and prints the dashboard command.\n`;
+}
+
+async function runDemo(
+  flags: DemoFlags,
+  registry: BenchmarkRegistry,
+  fleet: DemoFleet,
+  signal: AbortSignal,
+): Promise<void> {
+  say(
+    'benchfleet demo: finding Postgres and Redis (DATABASE_URL/REDIS_URL, else Docker, else embedded Postgres and redis-server)…',
+  );
+  // In process groups of their own: Ctrl-C reaches the demo and its workers, never the services
+  // the workers still need to stop cleanly; the demo stops them last.
+  const services = await provisionServices({ log: say, ownProcessGroup: true });
+  fleet.services = services;
+  if (signal.aborted) return;
+  say(`  Postgres: ${services.source.postgres}; Redis: ${services.source.redis}`);
+  const prefix = process.env.BENCHFLEET_QUEUE_PREFIX || '{benchfleet}';
+  const db = createDatabase(services.databaseUrl, { max: 4 });
+  fleet.db = db;
+  const producer = new JobProducer(services.redisUrl, prefix);
+  fleet.producer = producer;
+  const { applied } = await migrateToLatest(db, migrations);
+  say(`schema: ${applied.length ? `applied ${applied.join(', ')}` : 'up to date'}`);
+  if (!(await webshopCatalogRepository(db).get('demo'))) {
+    const report = await importWebshopCatalog(db, demoCatalogRequest({ seed: 0 }));
+    say(
+      `catalog: generated and imported the demo catalog (${report.products} products, ${report.goals} goals)`,
+    );
+  } else {
+    say('catalog: demo catalog already imported');
+  }
+  if (signal.aborted) return;
+
+  const env = {
+    ...process.env,
+    DATABASE_URL: services.databaseUrl,
+    REDIS_URL: services.redisUrl,
+    BENCHFLEET_QUEUE_PREFIX: prefix,
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+  };
+  for (let i = 0; i < flags.workers; i += 1) {
+    fleet.children.push(
+      startChild(
+        WORKER_WEBSHOP_BIN,
+        [
+          '--concurrency',
+          String(flags.concurrency),
+          '--catalog',
+          'demo',
+          '--worker-id',
+          `demo-webshop-${i + 1}`,
+        ],
+        env,
+      ),
+    );
+  }
+  fleet.children.push(startChild(SCHEDULER_BIN, ['worker', '--worker-id', 'demo-aggregate'], env));
+  say(
+    `workers: ${flags.workers} worker-webshop process(es) × concurrency ${flags.concurrency}, 1 aggregate worker`,
+  );
+
+  const plan = await planRun(
+    registry,
+    {
+      benchmark: 'webshop',
+      domains: [],
+      maxTasks: flags.episodes,
+      runName: 'demo-webshop-rule',
+      flags: { catalog: 'demo', split: 'test', agent: 'rule' },
+    },
+    { db, env: process.env },
+  );
+  if (signal.aborted) return;
+  const runId = await enqueueRun({ db, producer }, plan);
+  say(`run ${runId}: ${plan.tasks.length} episodes enqueued`);
+  await followRun(
+    db,
+    producer,
+    registry,
+    services.redisUrl,
+    prefix,
+    await readRunStatus(db, producer, registry, runId),
+  );
+  const summary = await waitForSummary(db, runId);
+  process.stdout.write(`\n${summaryMarkdown(summary, plan.name)}\n`);
+  process.stdout.write('Look further with SQL (these ran against the demo database):\n\n');
+  for (const query of EXAMPLE_QUERIES.slice(0, 3)) {
+    const rows = await sql
+      .raw(query.sql.replaceAll(":'run'", `'${runId}'`).replaceAll(":'other_run'", `'${runId}'`))
+      .execute(db);
+    process.stdout.write(`-- ${query.title}\n${query.sql.trim()}\n`);
+    const records = rows.rows as Record<string, unknown>[];
+    const header = Object.keys(records[0] ?? {});
+    process.stdout.write(
+      `${formatTable(
+        header,
+        records.slice(0, 8).map((row) => header.map((h) => String(row[h] ?? ''))),
+      )}\n`,
+    );
+  }
+  process.stdout.write(
+    dashboardHint({
+      keep: flags.keep === true,
+      servicesAreYours:
+        services.source.postgres === 'environment' && services.source.redis === 'environment',
+      databaseUrl: services.databaseUrl,
+      redisUrl: services.redisUrl,
+      prefix,
+      runId,
+    }),
+  );
 }

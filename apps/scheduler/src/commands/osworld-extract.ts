@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { checkOutputFile } from '@benchfleet/core';
 import { extractOsworldDataset, writeOsworldDataset } from '@benchfleet/osworld';
 import { splitList } from '@benchfleet/runs';
 
@@ -17,6 +18,7 @@ export function configureOsworldCommands(osworld: Command): void {
     .option('--output <file>', 'where to write the dataset', 'osworld_dataset.json')
     .action(
       async (flags: { osworldDir: string; testAll?: string; domain: string[]; output: string }) => {
+        await checkOutputFile('--output', flags.output);
         const domains = splitList(flags.domain);
         const { dataset, warnings } = await extractOsworldDataset({
           osworldDir: flags.osworldDir,

@@ -54,7 +54,10 @@ export async function followRun(
     refreshing = true;
     try {
       latest = await readRunStatus(db, producer, registry, runId, { quick: true });
-      progress.update(latest.done, { running: latest.run.running, success: latest.run.succeeded });
+      progress.update(latest.done, {
+        running: latest.run.running - latest.retrying.length,
+        success: latest.run.succeeded,
+      });
     } finally {
       refreshing = false;
     }

@@ -10,6 +10,7 @@ import {
 import {
   DEFAULT_DOWNLOAD_BASE,
   demoCatalogRequest,
+  CatalogDownloadError,
   downloadWebshopSmall,
   fileCatalogRequest,
   importWebshopCatalog,
@@ -208,6 +209,11 @@ export function configureWebshopCommands(webshop: Command): void {
         const files = await downloadWebshopSmall(flags.dir, {
           baseUrl,
           log: (line) => process.stderr.write(`${line}\n`),
+        }).catch((error: unknown) => {
+          if (!(error instanceof CatalogDownloadError)) throw error;
+          throw new UsageError(
+            `--base-url ${baseUrl}: cannot fetch ${error.file} (${error.reason}); point --base-url (or WEBSHOP_DOWNLOAD_BASE) at a server that has the files, put them in --dir ${flags.dir} yourself (their sha256 is checked), or import files you have with \`scheduler webshop import --items FILE --attributes FILE --human FILE\``,
+          );
         });
         await runImport(
           fileCatalogRequest({

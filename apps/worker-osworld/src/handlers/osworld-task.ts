@@ -109,6 +109,7 @@ export function createOsworldTaskHandler(deps: OsworldTaskHandlerDeps) {
         duration_seconds: outcome.duration_seconds,
         stop_reason: outcome.stop_reason,
         model,
+        api_url: deps.client.baseUrl,
       },
     };
   });

@@ -101,6 +101,7 @@ function groupBy<T>(rows: readonly T[], key: (row: T) => string): Map<string, T[
 
 export const atifExporter: RunExporter<unknown> = {
   description: `${ATIF_SCHEMA_VERSION} trajectories (Harbor's Agent Trajectory Interchange Format), one per task attempt: ${ATIF_TASKS_DIR}/<task_id>/attempt-<n>.json, screenshots in ${ATIF_TASKS_DIR}/<task_id>/images/, and ${ATIF_INDEX_FILE}`,
+  signatureFile: ATIF_INDEX_FILE,
   async write(context) {
     const { db, run, dir } = context;
     const tasks = await tasksRepository(db).listByRun(run.id);

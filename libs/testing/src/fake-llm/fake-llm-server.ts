@@ -107,6 +107,11 @@ export interface FakeLlm {
   release(): void;
   /** Chat requests waiting for `release()`. */
   held(): number;
+  /**
+   * Resolves once `condition` holds, checked now and after every change of the fake's counters:
+   * a test waits for what the fake saw, never for a while.
+   */
+  until(condition: () => boolean): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -308,6 +313,15 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
   let garbageIndex = 0;
   let listPosition = 0;
   let closed = false;
+  const watchers = new Set<{ condition: () => boolean; resolve: () => void }>();
+  // Called wherever a counter changes, so `until` sees every state the fake passes through.
+  const changed = (): void => {
+    for (const watcher of watchers)
+      if (watcher.condition()) {
+        watchers.delete(watcher);
+        watcher.resolve();
+      }
+  };
 
   const wait = (ms: number): Promise<void> =>
     new Promise((resolve) => {
@@ -395,6 +409,7 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
     arrival.set(res, seen);
     if (gate) {
       heldNow += 1;
+      changed();
       await gate.opened;
       heldNow -= 1;
     }
@@ -406,6 +421,7 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
     if (left.stall > 0) {
       left.stall -= 1;
       stats.stalled += 1;
+      changed();
       return;
     }
     if (left.drop > 0) {
@@ -541,11 +557,13 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
     ) {
       stats.inFlight += 1;
       stats.inFlightMax = Math.max(stats.inFlightMax, stats.inFlight);
+      res.on('finish', changed);
       let settled = false;
       const settle = (): void => {
         if (settled) return;
         settled = true;
         stats.inFlight -= 1;
+        changed();
       };
       res.on('close', settle);
       handleChat(req, res).catch(() =>
@@ -603,6 +621,10 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
       gate = undefined;
     },
     held: () => heldNow,
+    until: (condition) =>
+      condition()
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => watchers.add({ condition, resolve })),
     close: async () => {
       if (closed) return;
       closed = true;
