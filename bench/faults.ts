@@ -1,17 +1,28 @@
 // The faults of a week-long run, each done to a fleet of real processes on a Postgres and a Redis
 // of its own, and how the fleet came through: tasks, lost (ended as an infrastructure error),
-// double (two outcomes), stuck (no outcome) and the seconds from the end of the fault to every task
-// settled and the run summarised.
+// twice (two outcomes), stuck (no outcome) and the seconds from the end of the fault (or, for a
+// fault that lasts, from its start) to every task settled and the run summarised; the note says
+// what else the scenario measured.
 //
 // Run: npx tsx bench/faults.ts [--only kill-webshop,postgres-10s,…] [--baseline DIR [--baseline-timeout-s 60]]
+// The host scenarios (network namespaces) and artifacts-full (a tmpfs) need root.
 // With --baseline, the same faults are done to a fleet running DIR's CLIs (a checkout of an earlier
 // commit, with its own npm ci), side by side; "never" is a fleet that had not converged in time.
 import { parseArgs } from 'node:util';
 import {
+  artifactStoreFull,
+  blackholePostgresForOneWorker,
+  blackholeRedisForOneWorker,
   cancelDuringARun,
+  cutOffWorkerHost,
+  desktopDiesMidTask,
   keeperDownWhileAJobIsLost,
+  killedWorkerNoticed,
   killOsworldWorker,
   killWebshopWorker,
+  readOnlyPostgres,
+  readOnlyRedis,
+  redisLosesJobRecords,
   restartPostgres,
   restartRedis,
   resumesDuringARun,
@@ -20,7 +31,22 @@ import {
 } from '@benchfleet/testing';
 import { printTable } from './bench-services.js';
 
-const SCENARIOS: Array<{ name: string; run: () => Promise<FaultResult>; baseline: boolean }> = [
+interface Scenario {
+  name: string;
+  run: () => Promise<FaultResult>;
+  baseline: boolean;
+  /** What else it measured, in a few words. */
+  note?: (checks: Record<string, unknown>) => string;
+}
+
+const seconds1 = (value: unknown) =>
+  typeof value === 'number' && !Number.isNaN(value) ? `${value.toFixed(1)} s` : 'never';
+const hostNote = (checks: Record<string, unknown>) => {
+  const paused = checks['cutHostPaused'] as { seconds: number } | null;
+  return `takeover ${seconds1(checks['takeoverSeconds'])} (bound ${String(checks['boundSeconds'])} s); cut-off worker paused after ${seconds1(paused?.seconds)}; rejoined: ${String(checks['nextRunOnTheCutHost'])}`;
+};
+
+const SCENARIOS: Scenario[] = [
   { name: 'kill-webshop', run: killWebshopWorker, baseline: true },
   { name: 'kill-osworld', run: killOsworldWorker, baseline: true },
   { name: 'postgres-10s', run: () => restartPostgres(10_000), baseline: true },
@@ -31,6 +57,74 @@ const SCENARIOS: Array<{ name: string; run: () => Promise<FaultResult>; baseline
   { name: 'keeper-down-lost-job', run: keeperDownWhileAJobIsLost, baseline: false },
   { name: 'resumes', run: resumesDuringARun, baseline: true },
   { name: 'cancel', run: cancelDuringARun, baseline: true },
+  {
+    name: 'lost-worker',
+    run: killedWorkerNoticed,
+    baseline: true,
+    note: (checks) =>
+      `takeover ${seconds1(checks['takeoverSeconds'])} (bound ${String(checks['boundSeconds'])} s)`,
+  },
+  {
+    name: 'desktop-dies',
+    run: desktopDiesMidTask,
+    baseline: true,
+    note: (checks) =>
+      `its task: ${String(checks['task'])}; ${String(checks['stepsOfTheDeadDesktop'])} steps on the dead desktop`,
+  },
+  {
+    name: 'postgres-blackhole',
+    run: blackholePostgresForOneWorker,
+    baseline: true,
+    note: (checks) =>
+      `handed back after ${seconds1(checks['handedBackAfterS'])} (bound ${String(checks['boundS'])} s); resumed: ${String(checks['resumed'])}`,
+  },
+  {
+    name: 'redis-blackhole',
+    run: blackholeRedisForOneWorker,
+    baseline: true,
+    note: (checks) =>
+      `released after ${seconds1(checks['releasedAfterS'])} (bound ${String(checks['boundS'])} s); resumed: ${String(checks['resumed'])}`,
+  },
+  {
+    name: 'postgres-read-only',
+    run: readOnlyPostgres,
+    baseline: true,
+    note: (checks) =>
+      `${String(checks['failedAttempts'])} attempt(s) failed as the task's; most attempts of a job ${String(checks['mostJobAttempts'])}`,
+  },
+  {
+    name: 'redis-read-only',
+    run: readOnlyRedis,
+    baseline: true,
+    note: (checks) => `${String(checks['linesDuringFault'])} log lines during the fault`,
+  },
+  {
+    name: 'redis-lost-records',
+    run: redisLosesJobRecords,
+    baseline: true,
+    note: (checks) =>
+      `repaired once: ${String(checks['repairedOnce'] === 1)}; by the keeper: ${String(checks['keeperRepaired'])}`,
+  },
+  {
+    name: 'artifacts-full',
+    run: artifactStoreFull,
+    baseline: true,
+    note: (checks) =>
+      `Bytebot tasks created while full: ${String(checks['createdWhileFull'])}; handed back as: ${String(checks['handedBackAs'] ?? '-').slice(0, 60)}`,
+  },
+  // Workers in network namespaces run this checkout's CLIs only.
+  {
+    name: 'host-link-down',
+    run: () => cutOffWorkerHost('link-down'),
+    baseline: false,
+    note: hostNote,
+  },
+  {
+    name: 'host-packets-dropped',
+    run: () => cutOffWorkerHost('packets-dropped'),
+    baseline: false,
+    note: hostNote,
+  },
 ];
 
 const { values } = parseArgs({
@@ -46,6 +140,8 @@ const seconds = (result: FaultResult | undefined) =>
   result === undefined ? 'n/a' : Number.isNaN(result.seconds) ? 'never' : result.seconds.toFixed(1);
 const count = (result: FaultResult | undefined, key: 'lost' | 'double' | 'stuck') =>
   result === undefined ? 'n/a' : result[key];
+const noteOf = (scenario: Scenario, result: FaultResult | undefined) =>
+  result === undefined ? 'n/a' : (scenario.note?.(result.checks) ?? '');
 
 const rows: Record<string, string | number>[] = [];
 for (const scenario of chosen) {
@@ -68,20 +164,22 @@ for (const scenario of chosen) {
     fault: now.fault,
     tasks: now.tasks,
     lost: now.lost,
-    double: now.double,
+    twice: now.double,
     stuck: now.stuck,
     'converged (s)': seconds(now),
+    note: noteOf(scenario, now),
     ...(values.baseline
       ? {
           'baseline lost': count(before, 'lost'),
-          'baseline double': count(before, 'double'),
+          'baseline twice': count(before, 'double'),
           'baseline stuck': count(before, 'stuck'),
           'baseline (s)': seconds(before),
+          'baseline note': scenario.baseline ? noteOf(scenario, before) : '',
         }
       : {}),
   });
 }
 printTable(rows);
 process.stdout.write(
-  'lost: ended as an infrastructure error (by design only for the job BullMQ failed as lost); double: two outcomes; stuck: no outcome\n',
+  'lost: ended as an infrastructure error (by design only for the job BullMQ failed as lost); twice: two outcomes; stuck: no outcome\n',
 );

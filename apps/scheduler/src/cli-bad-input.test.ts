@@ -1,4 +1,5 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -379,6 +380,24 @@ const cases: Case[] = [
     says: /--price-table \(or LLM_PRICE_TABLE\): .*(greater than or equal to 0|>=0)/,
   },
   {
+    name: 'worker-webshop --llm-rpm 0',
+    cli: 'worker-webshop',
+    args: () => ['--llm-rpm', '0'],
+    says: /--llm-rpm \(or LLM_RPM\): expected a whole number, 1 or more/,
+  },
+  {
+    name: 'worker-webshop --llm-limits missing',
+    cli: 'worker-webshop',
+    args: () => ['--llm-limits', path.join(scratch, 'no-limits.yaml')],
+    says: /--llm-limits .*no-limits\.yaml: no such file \(give a YAML or JSON file with a 'limits:' list\)/,
+  },
+  {
+    name: 'worker-webshop --llm-limits with a bad entry',
+    cli: 'worker-webshop',
+    args: () => ['--llm-limits', path.join(scratch, 'bad-limits.yaml')],
+    says: /--llm-limits \(or LLM_LIMITS\): limits\.0\.requestsPerMinute: /,
+  },
+  {
     name: 'worker-osworld without a stack',
     cli: 'worker-osworld',
     args: () => [],
@@ -447,6 +466,10 @@ beforeAll(async () => {
     caseTwins: await writeOsworldTestDataset(scratch, 'case-twins', one(['Task-1', 'task-1'])),
     slashTwins: await writeOsworldTestDataset(scratch, 'slash-twins', one(['a_b', 'a/b'])),
   };
+  writeFileSync(
+    path.join(scratch, 'bad-limits.yaml'),
+    'limits:\n  - model: m\n    requestsPerMinute: -5\n',
+  );
   const admin = new pg.Client({ connectionString: services.databaseUrl });
   await admin.connect();
   await admin.query(`drop database if exists ${emptyDatabase}`);

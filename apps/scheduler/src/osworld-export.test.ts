@@ -363,7 +363,7 @@ describe('scheduler export --format osworld-logs', () => {
     ]);
     expect(webshop.code).toBe(2);
     expect(webshop.stderr.trim()).toBe(
-      'scheduler: --format osworld-logs: webshop runs export as webshop-jsonl',
+      'scheduler: --format osworld-logs: webshop runs export as webshop-jsonl or atif',
     );
 
     const unknown = await scheduler(['export', 'run-nope', '--out', outDir]);
@@ -373,7 +373,7 @@ describe('scheduler export --format osworld-logs', () => {
     const format = await scheduler(['export', runId, '--format', 'csv', '--out', outDir]);
     expect(format.code).toBe(2);
     expect(format.stderr.trim()).toBe(
-      'scheduler: --format csv: osworld runs export as osworld-logs',
+      'scheduler: --format csv: osworld runs export as osworld-logs or atif',
     );
     await expect(readdir(outDir)).rejects.toThrow(/ENOENT/);
   });

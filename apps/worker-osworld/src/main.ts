@@ -1,6 +1,11 @@
 import { createArtifactStore } from '@benchfleet/artifacts';
 import { createCliProgram, errorMessage, runCliProgram } from '@benchfleet/core';
-import { BytebotClient, cancelLeftoverTasks, osworldBenchmark } from '@benchfleet/osworld';
+import {
+  BytebotClient,
+  BytebotDesktopClient,
+  cancelLeftoverTasks,
+  osworldBenchmark,
+} from '@benchfleet/osworld';
 import { workerProcessSettings } from '@benchfleet/queue';
 import { startBenchmarkWorker } from '@benchfleet/runs';
 import { loadOsworldWorkerConfig, type OsworldWorkerFlags } from './config.js';
@@ -16,7 +21,7 @@ const program = createCliProgram(
   )
   .option(
     '--desktop-url <url>',
-    'bytebotd base URL, probed before each task (or BYTEBOT_DESKTOP_URL)',
+    'bytebotd base URL, e.g. http://127.0.0.1:9990, probed before and during each task (or BYTEBOT_DESKTOP_URL)',
   )
   .option(
     '--stack-id <name>',
@@ -39,7 +44,7 @@ const program = createCliProgram(
     const config = loadOsworldWorkerConfig(flags);
     const artifacts = createArtifactStore(config.artifactsUri, config.artifactSettings);
     const client = new BytebotClient({ baseUrl: config.bytebotUrl });
-    const desktopUrl = config.desktopUrl;
+    const desktop = config.desktopUrl ? new BytebotDesktopClient(config.desktopUrl) : undefined;
     const running = await startBenchmarkWorker(
       osworldBenchmark,
       {
@@ -51,15 +56,8 @@ const program = createCliProgram(
         healthCheck: async () => {
           const agentProblem = await client.healthProblem();
           if (agentProblem) return { ok: false, reason: agentProblem };
-          if (!desktopUrl) return { ok: true };
-          return fetch(desktopUrl, { signal: AbortSignal.timeout(5_000) }).then(
-            () => ({ ok: true }) as const,
-            (error: unknown) =>
-              ({
-                ok: false,
-                reason: `the Bytebot desktop at ${desktopUrl} does not answer (${errorMessage(error)})`,
-              }) as const,
-          );
+          const desktopProblem = await desktop?.healthProblem();
+          return desktopProblem ? { ok: false, reason: desktopProblem } : { ok: true };
         },
       },
       async ({ taskDeps, logger }) => {
@@ -70,7 +68,13 @@ const program = createCliProgram(
             'could not look for tasks left on the stack; will before the first task',
           ),
         );
-        return createOsworldTaskHandler({ taskDeps, client, artifacts, events: config.events });
+        return createOsworldTaskHandler({
+          taskDeps,
+          client,
+          artifacts,
+          events: config.events,
+          ...(desktop ? { desktop } : {}),
+        });
       },
     );
     await running.finished;

@@ -8,7 +8,7 @@ import {
   workerConfigShape,
   type WorkerFlags,
 } from '@benchfleet/queue';
-import { priceTableSchema } from '@benchfleet/webshop-agents';
+import { limitsFileSchema, priceTableSchema, readLimitsFile } from '@benchfleet/llm-governor';
 
 export interface WebshopWorkerFlags extends WorkerFlags {
   concurrency?: string;
@@ -17,10 +17,16 @@ export interface WebshopWorkerFlags extends WorkerFlags {
   indexCache?: string;
   productCache?: string;
   postingsCacheMib?: string;
+  llmLimits?: string;
+  llmRpm?: string;
+  llmTpm?: string;
+  llmMaxConcurrency?: string;
 }
 
 const WHOLE = 'expected a whole number, 0 or more';
 const wholeNumber = z.coerce.number({ error: WHOLE }).int(WHOLE).min(0, WHOLE);
+const POSITIVE = 'expected a whole number, 1 or more';
+const positiveNumber = z.coerce.number({ error: POSITIVE }).int(POSITIVE).min(1, POSITIVE);
 
 const schema = z.object({
   ...workerConfigShape,
@@ -35,6 +41,12 @@ const schema = z.object({
   indexCacheDir: z.string().min(1),
   productCacheEntries: wholeNumber,
   postingsCacheMib: wholeNumber,
+  llmLimits: limitsFileSchema.optional(),
+  llmRpm: positiveNumber.optional(),
+  llmTpm: positiveNumber.optional(),
+  llmMaxConcurrency: positiveNumber
+    .max(100_000, 'expected a whole number from 1 to 100000')
+    .optional(),
 });
 
 export type WebshopWorkerConfig = z.output<typeof schema>;
@@ -58,6 +70,15 @@ function readPriceTable(source: string | undefined): unknown {
   }
 }
 
+function readLlmLimits(path: string | undefined): unknown {
+  if (!path) return undefined;
+  try {
+    return readLimitsFile(path);
+  } catch (error) {
+    throw new UsageError(`--llm-limits ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
 export function loadWebshopWorkerConfig(
   flags: WebshopWorkerFlags,
   env: NodeJS.ProcessEnv = process.env,
@@ -76,6 +97,10 @@ export function loadWebshopWorkerConfig(
       indexCacheDir: flags.indexCache ?? (env.BENCHFLEET_INDEX_CACHE || '.benchfleet/index-cache'),
       productCacheEntries: flags.productCache ?? env.BENCHFLEET_PRODUCT_CACHE ?? 5000,
       postingsCacheMib: flags.postingsCacheMib ?? env.BENCHFLEET_POSTINGS_CACHE_MIB ?? 256,
+      llmLimits: readLlmLimits(flags.llmLimits ?? (env.LLM_LIMITS || undefined)),
+      llmRpm: flags.llmRpm ?? (env.LLM_RPM || undefined),
+      llmTpm: flags.llmTpm ?? (env.LLM_TPM || undefined),
+      llmMaxConcurrency: flags.llmMaxConcurrency ?? (env.LLM_MAX_CONCURRENCY || undefined),
     },
     {
       ...WORKER_CONFIG_LABELS,
@@ -85,6 +110,10 @@ export function loadWebshopWorkerConfig(
       indexCacheDir: '--index-cache (or BENCHFLEET_INDEX_CACHE)',
       productCacheEntries: '--product-cache (or BENCHFLEET_PRODUCT_CACHE)',
       postingsCacheMib: '--postings-cache-mib (or BENCHFLEET_POSTINGS_CACHE_MIB)',
+      llmLimits: '--llm-limits (or LLM_LIMITS)',
+      llmRpm: '--llm-rpm (or LLM_RPM)',
+      llmTpm: '--llm-tpm (or LLM_TPM)',
+      llmMaxConcurrency: '--llm-max-concurrency (or LLM_MAX_CONCURRENCY)',
     },
   );
 }

@@ -1,4 +1,5 @@
 import { createCliProgram, runCliProgram } from '@benchfleet/core';
+import { LlmGovernor, LlmLimitsTable } from '@benchfleet/llm-governor';
 import { webshopCatalogRepository } from '@benchfleet/db';
 import { workerProcessSettings } from '@benchfleet/queue';
 import { startBenchmarkWorker } from '@benchfleet/runs';
@@ -44,8 +45,25 @@ const program = createCliProgram(
     '--price-table <file|json>',
     'USD per 1M tokens per model, {"model":{"inputUsdPerMillion":..,"outputUsdPerMillion":..}} (or LLM_PRICE_TABLE)',
   )
+  .option(
+    '--llm-limits <file>',
+    'YAML or JSON limits per provider and model: {limits: [{provider, model, requestsPerMinute, tokensPerMinute, maxConcurrency, inputUsdPerMillion, outputUsdPerMillion}]} (or LLM_LIMITS)',
+  )
+  .option(
+    '--llm-rpm <n>',
+    'requests per minute per provider, key and model, for the whole fleet; wins over --llm-limits (or LLM_RPM)',
+  )
+  .option(
+    '--llm-tpm <n>',
+    'tokens per minute per provider, key and model, for the whole fleet; wins over --llm-limits (or LLM_TPM)',
+  )
+  .option(
+    '--llm-max-concurrency <n>',
+    'LLM calls in flight across the fleet per provider, key and model, at most (default 256, or LLM_MAX_CONCURRENCY)',
+  )
   .action(async (flags: WebshopWorkerFlags) => {
     const config = loadWebshopWorkerConfig(flags);
+    let governor: LlmGovernor | undefined;
     const running = await startBenchmarkWorker(
       webshopBenchmark,
       {
@@ -80,6 +98,23 @@ const program = createCliProgram(
           logger.warn(
             'no WebShop catalog imported yet: it will be loaded when the first job names one',
           );
+        // One brake for every LLM call of the fleet: limits, Retry-After and spend shared in Redis.
+        governor = new LlmGovernor({
+          redisUrl: config.redisUrl,
+          prefix: config.prefix,
+          logger,
+          limits: new LlmLimitsTable({
+            entries: config.llmLimits?.limits ?? [],
+            inline: {
+              ...(config.llmRpm !== undefined && { requestsPerMinute: config.llmRpm }),
+              ...(config.llmTpm !== undefined && { tokensPerMinute: config.llmTpm }),
+              ...(config.llmMaxConcurrency !== undefined && {
+                maxConcurrency: config.llmMaxConcurrency,
+              }),
+            },
+            prices: config.priceTable ?? {},
+          }),
+        });
         return createWebshopEpisodeHandler({
           taskDeps,
           stores,
@@ -87,11 +122,13 @@ const program = createCliProgram(
             ...(config.llmApiKey ? { apiKey: config.llmApiKey } : {}),
             ...(config.priceTable ? { priceTable: config.priceTable } : {}),
             logger,
+            governor,
           },
         });
       },
     );
     await running.finished;
+    await governor?.close();
   });
 
 await runCliProgram(program, process.argv);

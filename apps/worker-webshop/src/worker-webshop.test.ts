@@ -177,6 +177,33 @@ describe('worker-webshop', () => {
       expect(Number(stepTokens.n)).toBe(tasks.reduce((sum, task) => sum + task.tokens_in, 0));
     });
 
+    it('holds two worker processes to one fleet-wide LLM concurrency cap (--llm-max-concurrency)', async () => {
+      llm.setFaults({});
+      llm.setLatency(50);
+      const runId = await enqueue(
+        { split: 'test', agent: 'llm', llmBaseUrl: llm.baseUrl, llmModel: 'fake-model' },
+        { maxTasks: 12 },
+      );
+      const maxBefore = llm.stats.inFlightMax;
+      llm.stats.inFlightMax = 0;
+      // Each could have 8 calls in flight on its own: together they may have 2.
+      const fleet = ['webshop-cap-a', 'webshop-cap-b'].map((id) =>
+        startWorker(id, { LLM_API_KEY: 'sk-test-secret-key-123456' }, [
+          '--llm-max-concurrency',
+          '2',
+        ]),
+      );
+      const tasks = await settledTasks(runId);
+      expect(tasks.every((task) => task.final_api_status === 'BOUGHT' && task.attempts === 1)).toBe(
+        true,
+      );
+      expect(new Set(tasks.map((task) => task.worker_id)).size).toBe(2);
+      expect(llm.stats.inFlightMax).toBe(2);
+      for (const worker of fleet) expect(await stopWorker(worker)).toBe(0);
+      llm.stats.inFlightMax = Math.max(maxBefore, llm.stats.inFlightMax);
+      llm.setLatency(5);
+    });
+
     it('records garbage replies as invalid steps and goes on to the step limit', async () => {
       llm.setFaults({ garbage: true });
       const runId = await enqueue(

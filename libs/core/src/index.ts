@@ -9,4 +9,5 @@ export * from './python-round.js';
 export * from './cli-program.js';
 export * from './cli-values.js';
 export * from './lru-map.js';
+export * from './sequence-matcher.js';
 export * from './repeated-log.js';

@@ -4,6 +4,7 @@ export * from './migrate.js';
 export * from './runs-repository.js';
 export * from './tasks-repository.js';
 export * from './steps-repository.js';
+export * from './attempts-repository.js';
 export * from './settle-batcher.js';
 export * from './group-commit.js';
 export * from './webshop-catalog-repository.js';

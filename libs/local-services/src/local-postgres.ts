@@ -1,6 +1,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import {
+  appendFileSync,
   chmodSync,
   chownSync,
   cpSync,
@@ -18,6 +19,7 @@ import { dirname, join } from 'node:path';
 import { checkDatabase } from '@benchfleet/db';
 import {
   freePort,
+  launchInNetworkNamespace,
   startServerProcess,
   stopServerProcess,
   waitUntilServing,
@@ -134,6 +136,10 @@ export interface LocalPostgresOptions {
   port?: number;
   /** Extra `-c name=value` server settings. */
   settings?: Record<string, string | number>;
+  /** The address it listens on and its URL names (default 127.0.0.1); other addresses may log in with the password. */
+  host?: string;
+  /** A network namespace (`ip netns add`) to run in, as a host of its own; needs root. */
+  netns?: string;
 }
 
 /**
@@ -151,6 +157,8 @@ export class LocalPostgres {
     private readonly password: string,
     private readonly user: { uid: number; gid: number } | undefined,
     private readonly settings: Record<string, string | number>,
+    readonly host: string,
+    private readonly netns: string | undefined,
   ) {}
 
   /** Creates the cluster (initdb) and starts it. */
@@ -196,8 +204,12 @@ export class LocalPostgres {
           `initdb failed: ${init.error?.message ?? init.stderr.trim().split('\n').slice(-2).join(' ')}`,
         );
       }
+      const host = options.host ?? '127.0.0.1';
+      // initdb lets in only this machine's loopback; clients on other hosts log in with the password too.
+      if (host !== '127.0.0.1')
+        appendFileSync(join(dataDir, 'pg_hba.conf'), 'host all all 0.0.0.0/0 scram-sha-256\n');
       const settings = {
-        listen_addresses: '127.0.0.1',
+        listen_addresses: host,
         unix_socket_directories: '',
         max_connections: 300,
         fsync: 'off',
@@ -207,7 +219,16 @@ export class LocalPostgres {
       };
       for (let tries = 0; ; tries += 1) {
         const port = options.port ?? (await freePort());
-        const postgres = new LocalPostgres(binDir, dir, port, password, user, settings);
+        const postgres = new LocalPostgres(
+          binDir,
+          dir,
+          port,
+          password,
+          user,
+          settings,
+          host,
+          options.netns,
+        );
         try {
           await postgres.startServer();
           return postgres;
@@ -228,7 +249,7 @@ export class LocalPostgres {
   }
 
   get url(): string {
-    return `postgres://postgres:${this.password}@127.0.0.1:${this.port}/postgres`;
+    return `postgres://postgres:${this.password}@${this.host}:${this.port}/postgres`;
   }
 
   get running(): boolean {
@@ -247,12 +268,13 @@ export class LocalPostgres {
       writeFileSync(logFile, '');
       chownSync(logFile, this.user.uid, this.user.gid);
     }
+    const binary = join(this.binDir, 'postgres');
     const server = await startServerProcess({
-      command: join(this.binDir, 'postgres'),
-      args,
+      ...(this.netns
+        ? launchInNetworkNamespace(this.netns, binary, args, this.user)
+        : { command: binary, args, ...(this.user ?? {}) }),
       logFile,
       stopSignal: 'SIGINT',
-      ...(this.user ?? {}),
     });
     this.server = server;
     await waitUntilServing(

@@ -36,6 +36,29 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/**
+ * How to start `command` inside the network namespace `netns` (one `ip netns add` made), as `user`
+ * when given: nsenter joins the namespace as root, drops to the user, then runs the server itself
+ * (same pid, so signals reach it).
+ */
+export function launchInNetworkNamespace(
+  netns: string,
+  command: string,
+  args: string[],
+  user?: { uid: number; gid: number },
+): { command: string; args: string[] } {
+  return {
+    command: 'nsenter',
+    args: [
+      `--net=/var/run/netns/${netns}`,
+      ...(user ? ['--setuid', String(user.uid), '--setgid', String(user.gid)] : []),
+      '--',
+      command,
+      ...args,
+    ],
+  };
+}
+
 export interface ServerProcess {
   child: ChildProcess;
   /** Resolves when the process has exited. */

@@ -4,6 +4,7 @@ import { delimiter, join } from 'node:path';
 import { checkRedis } from '@benchfleet/queue';
 import {
   freePort,
+  launchInNetworkNamespace,
   startServerProcess,
   stopServerProcess,
   waitUntilServing,
@@ -27,6 +28,10 @@ export interface LocalRedisOptions {
   port?: number;
   /** Keep the data across restarts in an append-only file; without it a restart loses everything. */
   appendOnly?: boolean;
+  /** The address it listens on and its URL names (default 127.0.0.1). */
+  host?: string;
+  /** A network namespace (`ip netns add`) to run in, as a host of its own; needs root. */
+  netns?: string;
 }
 
 /** A redis-server of our own in a temp directory, on a port kept across restarts. */
@@ -38,6 +43,8 @@ export class LocalRedis {
     readonly dir: string,
     readonly port: number,
     private readonly appendOnly: boolean,
+    readonly host: string,
+    private readonly netns: string | undefined,
   ) {}
 
   static async create(options: LocalRedisOptions = {}): Promise<LocalRedis> {
@@ -50,6 +57,8 @@ export class LocalRedis {
         dir,
         options.port ?? (await freePort()),
         options.appendOnly === true,
+        options.host ?? '127.0.0.1',
+        options.netns,
       );
       try {
         await redis.start();
@@ -64,7 +73,7 @@ export class LocalRedis {
   }
 
   get url(): string {
-    return `redis://127.0.0.1:${this.port}`;
+    return `redis://${this.host}:${this.port}`;
   }
 
   get running(): boolean {
@@ -81,7 +90,7 @@ export class LocalRedis {
       '--port',
       String(this.port),
       '--bind',
-      '127.0.0.1',
+      this.host,
       '--save',
       '',
       '--dir',
@@ -90,9 +99,12 @@ export class LocalRedis {
       'noeviction',
     ];
     args.push('--appendonly', this.appendOnly ? 'yes' : 'no');
+    // Without a password Redis answers only loopback clients unless told otherwise (its own host: a test's).
+    if (this.host !== '127.0.0.1') args.push('--protected-mode', 'no');
     const server = await startServerProcess({
-      command: this.binary,
-      args,
+      ...(this.netns
+        ? launchInNetworkNamespace(this.netns, this.binary, args)
+        : { command: this.binary, args }),
       logFile: join(this.dir, 'redis.log'),
       stopSignal: 'SIGTERM',
     });

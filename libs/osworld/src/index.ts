@@ -57,6 +57,16 @@ export {
   type OsworldEpisodeClock,
   type LeftoverTaskOutcome,
 } from './osworld-episode.js';
+export { BytebotDesktopClient, DESKTOP_PROBE_TIMEOUT_MS } from './bytebot-desktop.js';
+export {
+  StackWatch,
+  DesktopLostError,
+  STACK_WATCH_DEFAULTS,
+  type StackLoss,
+  type StackPart,
+  type StackProbe,
+  type StackWatchOptions,
+} from './stack-watch.js';
 export { buildOsworldFinalJson, type OsworldFinalJson } from './osworld-summary.js';
 export {
   writeOsworldLogs,

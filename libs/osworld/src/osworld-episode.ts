@@ -21,6 +21,7 @@ import {
   type BytebotToolCall,
 } from './bytebot-message-content.js';
 import { roundLikePython } from '@benchfleet/core';
+import { DesktopLostError, StackWatch, type StackWatchOptions } from './stack-watch.js';
 import { formatPythonUtcTimestamp } from './python-compatible-format.js';
 
 export interface OsworldEpisodeStep {
@@ -94,8 +95,25 @@ export interface RunOsworldEpisodeOptions {
   idleTimeoutMs?: number;
   /** At the step limit, how long to wait for the last step's screenshot before cancelling. */
   lastStepGraceMs?: number;
+  /**
+   * Probes of the stack's desktop and agent while the task runs (`StackWatch`). A desktop that
+   * dies mid-task ends the attempt with `DesktopLostError`, an agent with `BytebotUnavailableError`
+   * (infrastructure faults, retried), never with an outcome of the agent.
+   */
+  watch?: StackWatchOptions;
   logger?: Logger;
 }
+
+/** Computer tools whose result carries no screenshot even when the desktop works. */
+const TOOLS_WITHOUT_SCREENSHOT = new Set([
+  'computer_cursor_position',
+  'computer_read_file',
+  'computer_write_file',
+]);
+/** Computer actions in a row without a screenshot that make one failed probe enough to call the desktop gone. */
+const BLIND_STEPS_WITH_PROBE = 2;
+/** Without a desktop to probe, the agent's results alone: this many actions in a row without a screenshot. */
+const BLIND_STEPS_WITHOUT_PROBE = 3;
 
 /** The episode was stopped through its AbortSignal; the Bytebot task was cancelled if possible. */
 export class OsworldEpisodeAbortedError extends Error {
@@ -123,8 +141,9 @@ const systemClock: OsworldEpisodeClock = { now: () => Date.now() };
  * (cancelling the task), and score by the agent's own final status.
  *
  * Throws `BytebotUnavailableError` when the stack stops answering (retry the job, after
- * `cancelLeftoverTask`), `OsworldEpisodeAbortedError` when `signal` aborts, and whatever the sink
- * throws (after cancelling the task).
+ * `cancelLeftoverTask`), `DesktopLostError` when its desktop dies mid-task (the task cancelled),
+ * `OsworldEpisodeAbortedError` when `signal` aborts, and whatever the sink throws (after
+ * cancelling the task).
  */
 export async function runOsworldEpisode(
   options: RunOsworldEpisodeOptions,
@@ -293,6 +312,10 @@ class EpisodeFollower {
   private stepLimitReachedAt: number | null = null;
   private readonly recorded: BytebotMessage[] = [];
   private readonly recordedIds = new Set<string>();
+  private readonly watch: StackWatch;
+  /** Computer actions in a row whose result came back without a screenshot. */
+  private blindSteps = 0;
+  private lastToolError: string | null = null;
 
   constructor(
     options: RunOsworldEpisodeOptions,
@@ -312,17 +335,27 @@ class EpisodeFollower {
     this.lastProgressAt = clock.now();
     this.nextRestAt = clock.now();
     this.eventsEnabled = options.events ?? true;
+    this.watch = new StackWatch(options.watch ?? {}, (loss) => {
+      this.logger.warn(
+        { part: loss.part, reason: loss.reason, evidence: loss.evidence },
+        'stack lost mid-task',
+      );
+      this.wakeup.notify();
+    });
   }
 
   async run(): Promise<OsworldEpisodeOutcome> {
     try {
+      this.watch.start();
       if (this.eventsEnabled) this.subscribe();
       await this.sink.onTaskCreated(this.bytebotTaskId);
       await this.readRestTolerantly('full');
       for (;;) {
         this.signal.throwIfAborted();
+        this.throwIfStackLost();
         if (this.restDue()) await this.readRestTolerantly(this.eventsTrusted ? 'status' : 'full');
         await this.recordSettledSteps(false);
+        this.throwIfStackLost();
 
         if (isBytebotEndStatus(this.status)) return await this.finishOnEndStatus();
         if (this.stepLimitReachedAt !== null) {
@@ -366,7 +399,61 @@ class EpisodeFollower {
       }
       throw error;
     } finally {
+      this.watch.stop();
       this.subscription?.close();
+    }
+  }
+
+  /** A part of the stack died while the task ran: the attempt ends as the stack's fault. */
+  private throwIfStackLost(): void {
+    const loss = this.watch.lost;
+    if (!loss) return;
+    const detail = `${loss.reason}; ${loss.evidence}`;
+    if (loss.part === 'agent')
+      throw new BytebotUnavailableError(
+        'GET',
+        '/tasks',
+        loss.failures,
+        `it died mid-task: ${detail}`,
+      );
+    throw new DesktopLostError(
+      `the desktop died mid-task, after step ${this.recorded.length}: ${detail}`,
+    );
+  }
+
+  /**
+   * The agent's results as evidence: a computer action that should come back with a screenshot
+   * and does not means the desktop failed it. Two in a row and a failed probe, or three in a row
+   * with no desktop to probe, and the desktop is gone.
+   */
+  private async weighScreenshotEvidence(
+    message: BytebotMessage,
+    next: BytebotMessage,
+    screenshot: string | null,
+  ): Promise<void> {
+    const expectsScreenshot = toolCallsOf(message).some(
+      (call) => call.name.startsWith('computer_') && !TOOLS_WITHOUT_SCREENSHOT.has(call.name),
+    );
+    if (!expectsScreenshot) return;
+    if (screenshot !== null) {
+      this.blindSteps = 0;
+      return;
+    }
+    this.blindSteps++;
+    this.lastToolError = toolErrorOf(next) ?? this.lastToolError;
+    const evidence = `the agent's last ${this.blindSteps} computer actions came back without a screenshot${this.lastToolError ? ` (${this.lastToolError})` : ''}`;
+    if (this.watch.watchesDesktop) {
+      if (this.blindSteps < BLIND_STEPS_WITH_PROBE) return;
+      const problem = await this.watch.probeDesktopNow();
+      if (problem !== null)
+        this.watch.declare({ part: 'desktop', reason: problem, evidence, failures: 1 });
+    } else if (this.blindSteps >= BLIND_STEPS_WITHOUT_PROBE) {
+      this.watch.declare({
+        part: 'desktop',
+        reason: 'the desktop fails the agent (no --desktop-url to probe)',
+        evidence,
+        failures: 0,
+      });
     }
   }
 
@@ -517,6 +604,10 @@ class EpisodeFollower {
       this.recorded.push(message);
       this.recordedIds.add(message.id);
       await this.sink.onStep(step);
+      if (!final && next !== undefined) {
+        await this.weighScreenshotEvidence(message, next, screenshot);
+        this.throwIfStackLost();
+      }
     }
   }
 
@@ -645,6 +736,20 @@ class Wakeup {
     }
     this.pending = false;
   }
+}
+
+/** The text of the first failed tool result in a message, shortened. */
+function toolErrorOf(message: BytebotMessage): string | null {
+  for (const block of message.content) {
+    if (block.type !== 'tool_result' || block['is_error'] !== true) continue;
+    const content = Array.isArray(block['content']) ? (block['content'] as unknown[]) : [];
+    for (const inner of content) {
+      const text = (inner as { type?: unknown; text?: unknown } | null)?.text;
+      if (typeof text === 'string') return text.slice(0, 200);
+    }
+    return 'a tool error';
+  }
+  return null;
 }
 
 function compareText(a: string, b: string): number {

@@ -233,7 +233,12 @@ export function createTaskJobHandler(
       // job goes back to the queue without using up an attempt, and the attempt says why.
       const outage = await job.outage(error);
       if (outage) {
-        const failedWith = message.includes(outage) ? '' : ` (the attempt failed with: ${message})`;
+        // The attempt's own message too, unless it only repeats the outage: it may say more (a
+        // desktop found dead after step 4, from the agent's failed actions and a probe).
+        const failedWith =
+          message === outage || message === `handed back: ${outage}`
+            ? ''
+            : ` (the attempt failed with: ${message})`;
         await settleOrKeep(infra(`handed back: ${outage}${failedWith}`), false);
         throw new ServiceOutageError(outage);
       }

@@ -24,6 +24,24 @@ export const ABORT_REASONS = {
 export type AbortReason = (typeof ABORT_REASONS)[keyof typeof ABORT_REASONS];
 
 /**
+ * How long a job's lock lasts without renewal. The worker renews its locks at least every half of
+ * this, so a lock lapses only when no renewal reached Redis for the whole 15 s: a worker that is
+ * dead, cut off from Redis, or whose event loop was stalled for about 8 s or more. Shorter finds a
+ * dead worker sooner but takes a job from a live worker starved of CPU or in a long GC pause: that
+ * job then runs twice (the first attempt's outcome is refused, never counted; it is work thrown
+ * away) and the stall counts towards `maxStalledCount`. BullMQ's default is 30 s.
+ */
+export const DEFAULT_LOCK_DURATION_MS = 15_000;
+/** How often each worker looks for jobs whose lock lapsed (a Lua script over the active list; cheap). */
+export const DEFAULT_STALLED_INTERVAL_MS = 5_000;
+/**
+ * The most time from a worker's death to its jobs being back in the queue: its locks lapse within
+ * the lock duration, and the next stalled check of any live worker of the queue hands them back.
+ * (BullMQ's defaults: 60 s; a kill -9 was noticed after 68 s.)
+ */
+export const LOST_WORKER_BOUND_MS = DEFAULT_LOCK_DURATION_MS + DEFAULT_STALLED_INTERVAL_MS;
+
+/**
  * A service the worker needs is down (its address and the cause in `reason`): the job goes back
  * to the queue without using up an attempt and the worker pauses until the service answers.
  */
@@ -90,7 +108,9 @@ export interface WorkerRuntimeOptions {
   logger: Logger;
   /** How long active jobs may run on after SIGTERM before they are handed back to the queue. */
   graceMs: number;
+  /** Default `DEFAULT_LOCK_DURATION_MS`. */
   lockDurationMs?: number;
+  /** Default `DEFAULT_STALLED_INTERVAL_MS`. */
   stalledIntervalMs?: number;
   /** How often a job may stall (its worker died) before BullMQ fails it; default 3. */
   maxStalledCount?: number;
@@ -321,8 +341,8 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
       connection,
       prefix: options.prefix,
       concurrency: options.concurrency,
-      lockDuration: options.lockDurationMs ?? 30_000,
-      stalledInterval: options.stalledIntervalMs ?? 30_000,
+      lockDuration: options.lockDurationMs ?? DEFAULT_LOCK_DURATION_MS,
+      stalledInterval: options.stalledIntervalMs ?? DEFAULT_STALLED_INTERVAL_MS,
       maxStalledCount: options.maxStalledCount ?? 3,
       autorun: false,
       name: options.workerId,

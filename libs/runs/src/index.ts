@@ -7,6 +7,7 @@ export * from './run-summary.js';
 export * from './run-status.js';
 export * from './run-cancel.js';
 export * from './run-export.js';
+export * from './atif/index.js';
 export * from './example-queries.js';
 export * from './benchmark-worker.js';
 export * from './run-reconciler.js';

@@ -4,8 +4,15 @@ import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { ArtifactSettings } from '@benchfleet/artifacts';
 import { UsageError } from '@benchfleet/core';
-import { parseOwned, type BenchmarkRegistry, type ExportReport } from '@benchfleet/benchmark-kit';
+import {
+  parseOwned,
+  type AnyBenchmark,
+  type BenchmarkRegistry,
+  type ExportReport,
+  type RunExporter,
+} from '@benchfleet/benchmark-kit';
 import { runsRepository, tasksRepository, type Database } from '@benchfleet/db';
+import { atifExporter } from './atif/atif-exporter.js';
 import { computeRunSummary } from './run-summary.js';
 import { checkTaskIds } from './task-ids.js';
 
@@ -13,11 +20,26 @@ export interface RunExport extends ExportReport {
   outDir: string;
 }
 
-/** The export formats of every registered benchmark, for help texts: `osworld-logs (osworld)`. */
+/** Formats every run exports to, whatever its benchmark: they read only the generic rows. */
+export const GENERIC_EXPORTERS: Readonly<Record<string, RunExporter<unknown>>> = {
+  atif: atifExporter,
+};
+
+/** A benchmark's own exporters first (its first is the default), then the generic ones. */
+export function exportersOf(
+  benchmark: AnyBenchmark,
+): Readonly<Record<string, RunExporter<unknown>>> {
+  return { ...benchmark.exporters, ...GENERIC_EXPORTERS };
+}
+
+/** The export formats of every registered benchmark, for help texts: `osworld-logs (osworld)`, `atif (any benchmark)`. */
 export function exportFormats(registry: BenchmarkRegistry): string[] {
-  return registry.all.flatMap((benchmark) =>
-    Object.keys(benchmark.exporters).map((format) => `${format} (${benchmark.name})`),
-  );
+  return [
+    ...registry.all.flatMap((benchmark) =>
+      Object.keys(benchmark.exporters).map((format) => `${format} (${benchmark.name})`),
+    ),
+    ...Object.keys(GENERIC_EXPORTERS).map((format) => `${format} (any benchmark)`),
+  ];
 }
 
 /** The first missing ancestor of `dir` (what creating it would add), or undefined when it exists. */
@@ -28,14 +50,14 @@ function firstMissing(dir: string): string | undefined {
 }
 
 /**
- * Exports a run with one of its benchmark's exporters, all or nothing: everything is written into
+ * Exports a run with one of its benchmark's exporters or a generic one, all or nothing: everything is written into
  * a fresh directory beside `outDir`, which replaces `outDir` only once the export has succeeded.
  * A failed export leaves no directory behind and an earlier export at `outDir` as it was.
  */
 export async function exportRun(
   deps: { db: Database; registry: BenchmarkRegistry; artifacts: ArtifactSettings },
   runId: string,
-  /** Default: the benchmark's first exporter. */
+  /** Default: the benchmark's first exporter (a benchmark without one: the first generic one). */
   format: string | undefined,
   /** Default: `./<format>`. */
   outDir: string | undefined,
@@ -44,9 +66,10 @@ export async function exportRun(
   const run = await runsRepository(deps.db).get(runId);
   if (!run) throw new UsageError(`run ${runId} not found; \`scheduler runs\` lists the runs`);
   const benchmark = deps.registry.get(run.benchmark);
-  const formats = Object.keys(benchmark.exporters);
+  const exporters = exportersOf(benchmark);
+  const formats = Object.keys(exporters);
   const chosen = format ?? formats[0];
-  const exporter = chosen === undefined ? undefined : benchmark.exporters[chosen];
+  const exporter = chosen === undefined ? undefined : exporters[chosen];
   if (!exporter || chosen === undefined) {
     throw new UsageError(
       `--format ${format ?? ''}: ${benchmark.name} runs export as ${formats.length ? formats.join(' or ') : 'nothing'}`,

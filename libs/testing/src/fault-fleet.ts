@@ -21,6 +21,7 @@ import {
 } from './process-harness.js';
 import { withDatabase } from './test-database.js';
 import { TcpRelay } from './tcp-relay.js';
+import type { TestHost, TestNetwork } from './test-network.js';
 
 // A fleet of real processes on a Postgres and a Redis of its own, for the fault suite and
 // bench/faults.ts: faults are done to these servers and processes, never to the machine's.
@@ -61,6 +62,13 @@ export interface FaultFleetOptions {
   llmLatencyMs?: number;
   /** BENCHFLEET_HANDBACK_S of the fleet's workers: short, so that a fault test is short. */
   handBackS?: number;
+  /** The workers' own lock duration and stalled interval instead of the suite's fast 1 s ones. */
+  productionLocks?: boolean;
+  /**
+   * Hosts of their own: Postgres and Redis run on a host `services` of this network, the fake LLM
+   * listens on the test process's address there, and workers may be started on other hosts.
+   */
+  network?: TestNetwork;
 }
 
 /** A process of the fleet with the metrics port it bound (its /healthz). */
@@ -71,6 +79,7 @@ export class FaultFleet {
   private readonly relays: TcpRelay[] = [];
   private constructor(
     private readonly codeDir: string | undefined,
+    private readonly productionLocks: boolean,
     readonly postgres: LocalPostgres,
     readonly redis: LocalRedis,
     readonly db: Database,
@@ -82,35 +91,56 @@ export class FaultFleet {
   ) {}
 
   static async start(options: FaultFleetOptions = {}): Promise<FaultFleet> {
-    const postgres = await LocalPostgres.create();
-    const redis = await LocalRedis.create({ appendOnly: options.redisAppendOnly === true });
-    const admin = new pg.Client({ connectionString: postgres.url });
-    await admin.connect();
-    await admin.query('create database benchfleet');
-    await admin.end();
-    const databaseUrl = withDatabase(postgres.url, 'benchfleet');
-    const db = createDatabase(databaseUrl, { max: 4 });
-    await migrateToLatest(db, migrations);
-    await importWebshopCatalog(
-      db,
-      demoCatalogRequest({ seed: 0, products: options.products ?? 1_000 }),
-    );
-    const llm = await startFakeLlm({ latencyMs: options.llmLatencyMs ?? 50 });
-    const scratch = await mkdtemp(path.join(tmpdir(), 'fault-fleet-'));
-    return new FaultFleet(
-      options.codeDir,
-      postgres,
-      redis,
-      db,
-      databaseUrl,
-      llm,
-      scratch,
-      '{faults}',
-      options.handBackS ?? 10,
-    );
+    // What was started before a later step failed is stopped again (a server left running would
+    // also keep its network namespace alive).
+    const undo: Array<() => Promise<unknown>> = [];
+    try {
+      const services = await options.network?.addHost('services');
+      const on = services ? { host: services.address, netns: services.namespace } : {};
+      const postgres = await LocalPostgres.create(on);
+      undo.push(() => postgres.destroy());
+      const redis = await LocalRedis.create({
+        appendOnly: options.redisAppendOnly === true,
+        ...on,
+      });
+      undo.push(() => redis.destroy());
+      const admin = new pg.Client({ connectionString: postgres.url });
+      await admin.connect();
+      await admin.query('create database benchfleet');
+      await admin.end();
+      const databaseUrl = withDatabase(postgres.url, 'benchfleet');
+      const db = createDatabase(databaseUrl, { max: 4 });
+      undo.push(() => db.destroy());
+      await migrateToLatest(db, migrations);
+      await importWebshopCatalog(
+        db,
+        demoCatalogRequest({ seed: 0, products: options.products ?? 1_000 }),
+      );
+      const llm = await startFakeLlm({
+        latencyMs: options.llmLatencyMs ?? 50,
+        ...(options.network ? { host: options.network.gateway } : {}),
+      });
+      undo.push(() => llm.close());
+      const scratch = await mkdtemp(path.join(tmpdir(), 'fault-fleet-'));
+      return new FaultFleet(
+        options.codeDir,
+        options.productionLocks === true,
+        postgres,
+        redis,
+        db,
+        databaseUrl,
+        llm,
+        scratch,
+        '{faults}',
+        options.handBackS ?? 10,
+      );
+    } catch (error) {
+      for (const step of undo.reverse()) await step().catch(() => undefined);
+      throw error;
+    }
   }
 
-  /** The environment of every process of the fleet: its own services, fast stall detection. */
+  /** The environment of every process of the fleet: its own services, fast stall detection (unless `productionLocks`). */
   get env(): NodeJS.ProcessEnv {
     return {
       ...process.env,
@@ -118,13 +148,20 @@ export class FaultFleet {
       REDIS_URL: this.redis.url,
       BENCHFLEET_QUEUE_PREFIX: this.prefix,
       BENCHFLEET_ARTIFACTS: `file://${path.join(this.scratch, 'artifacts')}`,
-      BENCHFLEET_LOCK_MS: '1000',
+      BENCHFLEET_LOCK_MS: this.productionLocks ? undefined : '1000',
       BENCHFLEET_HANDBACK_S: String(this.handBackS),
       LOG_LEVEL: 'info',
     };
   }
 
-  private start(name: CliName, args: string[], env: NodeJS.ProcessEnv = {}): StartedProcess {
+  /** `host`: a host of its own of the fleet's network to run on; this one without. */
+  private start(
+    name: CliName,
+    args: string[],
+    env: NodeJS.ProcessEnv = {},
+    host?: TestHost,
+  ): StartedProcess {
+    if (host && this.codeDir) throw new Error('a baseline checkout runs on this host only');
     const started = this.codeDir
       ? startScript(
           path.join(this.codeDir, 'apps', name, 'bin', `${name}.js`),
@@ -132,7 +169,7 @@ export class FaultFleet {
           { ...this.env, ...env },
           false,
         )
-      : startCli(name, args, { ...this.env, ...env });
+      : startCli(name, args, { ...this.env, ...env }, host?.wrap);
     this.processes.push(started);
     return started;
   }
@@ -160,10 +197,12 @@ export class FaultFleet {
     return { status: response.status, text: (await response.text()).trim() };
   }
 
+  /** On `host`, a host of its own of the fleet's network; on this one without. */
   async startWebshopWorker(
     id: string,
     concurrency = 8,
     env: NodeJS.ProcessEnv = {},
+    host?: TestHost,
   ): Promise<FleetProcess> {
     const worker = this.start(
       'worker-webshop',
@@ -178,6 +217,7 @@ export class FaultFleet {
         '5',
       ],
       env,
+      host,
     );
     return { ...worker, ...(await waitForWorkerReady(worker)) };
   }
@@ -186,10 +226,21 @@ export class FaultFleet {
     stackId: string,
     bytebotUrl: string,
     env: NodeJS.ProcessEnv = {},
+    extra: string[] = [],
   ): Promise<FleetProcess> {
     const worker = this.start(
       'worker-osworld',
-      ['--stack-id', stackId, '--bytebot-url', bytebotUrl, '--metrics-port', '0', '--grace-s', '5'],
+      [
+        '--stack-id',
+        stackId,
+        '--bytebot-url',
+        bytebotUrl,
+        '--metrics-port',
+        '0',
+        '--grace-s',
+        '5',
+        ...extra,
+      ],
       env,
     );
     return { ...worker, ...(await waitForWorkerReady(worker)) };

@@ -75,8 +75,14 @@ export interface StartedProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-export function startCli(name: CliName, args: string[], env: NodeJS.ProcessEnv): StartedProcess {
-  return startNode([cliBin(name), ...args], env);
+/** `wrap`: a command prefix the CLI runs under, e.g. `ip netns exec <namespace>` for a host of its own. */
+export function startCli(
+  name: CliName,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  wrap: readonly string[] = [],
+): StartedProcess {
+  return startNode([cliBin(name), ...args], env, wrap);
 }
 
 /** Starts an entry script (`node --import tsx file …`; `tsx: false` for JavaScript that loads its own), e.g. a worker. */
@@ -90,8 +96,13 @@ export function startScript(
   return startNode([...nodeArgs, ...(tsx ? ['--import', 'tsx'] : []), file, ...args], env);
 }
 
-function startNode(argv: string[], env: NodeJS.ProcessEnv): StartedProcess {
-  const child = spawn(process.execPath, argv, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+function startNode(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  wrap: readonly string[] = [],
+): StartedProcess {
+  const [command, ...prefix] = [...wrap, process.execPath];
+  const child = spawn(command!, [...prefix, ...argv], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   let lines = 0;
   const take = (chunk: Buffer) => {

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { z } from 'zod';
+import { priceTableSchema, type LlmCallGate } from '@benchfleet/llm-governor';
 import type { RetryPolicy } from './chat-completions-client.js';
 import { LlmAgent, type PriceTable } from './llm-agent.js';
 import { RuleAgent } from './rule-agent.js';
@@ -39,19 +40,15 @@ export type AgentConfig = z.output<typeof agentConfigSchema>;
 export type AgentConfigInput = z.input<typeof agentConfigSchema>;
 export type LlmAgentConfig = z.output<typeof llmAgentConfigSchema>;
 
-export const priceTableSchema = z.record(
-  z.string().min(1),
-  z.strictObject({
-    inputUsdPerMillion: z.number().nonnegative(),
-    outputUsdPerMillion: z.number().nonnegative(),
-  }),
-);
+export { priceTableSchema };
 
 /** What the app supplies beside the config: never part of a job payload. */
 export interface AgentRuntime {
   readonly apiKey?: string;
   readonly priceTable?: PriceTable;
   readonly logger?: Logger;
+  /** The fleet's LLM governor: every request of the agent goes through it. */
+  readonly governor?: LlmCallGate;
   /** For tests: replaces the waiting and the jitter of the retry policy. */
   readonly sleep?: RetryPolicy['sleep'];
   readonly random?: RetryPolicy['random'];
@@ -77,5 +74,6 @@ export function createAgent(config: unknown, runtime: AgentRuntime = {}): Websho
     ...(runtime.apiKey !== undefined && { apiKey: runtime.apiKey }),
     ...(runtime.priceTable !== undefined && { priceTable: runtime.priceTable }),
     ...(runtime.logger !== undefined && { logger: runtime.logger }),
+    ...(runtime.governor !== undefined && { governor: runtime.governor }),
   });
 }

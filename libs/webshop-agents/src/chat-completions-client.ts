@@ -6,6 +6,15 @@ const loadAxios = (): Promise<typeof import('axios').default> =>
   (axiosModule ??= import('axios').then((module) => module.default));
 import type { Logger } from 'pino';
 import { z } from 'zod';
+import {
+  estimateCall,
+  RateLimitedTooLongError,
+  type LlmAttribution,
+  type LlmBudget,
+  type LlmCallGate,
+  type LlmOutcome,
+  type LlmPermit,
+} from '@benchfleet/llm-governor';
 import { LlmRequestError, LlmUnavailableError } from './llm-errors.js';
 
 export interface ChatMessage {
@@ -64,6 +73,18 @@ export interface ChatCompletionsClientOptions {
   readonly timeoutMs: number;
   readonly retry?: Partial<RetryPolicy>;
   readonly logger?: Logger;
+  /**
+   * When given, every request takes a permit first (fleet-wide buckets, concurrency target,
+   * shared Retry-After, spend limits) and settles it with what came of it; a 429 is then waited
+   * out by the whole fleet, not by this client's backoff.
+   */
+  readonly governor?: LlmCallGate;
+}
+
+/** Whom a governed call is for, and its spend limits. */
+export interface ChatCallContext {
+  readonly attribution: LlmAttribution;
+  readonly budget?: LlmBudget;
 }
 
 export interface ChatCompletion {
@@ -73,6 +94,8 @@ export interface ChatCompletion {
   readonly completionTokens: number;
   /** HTTP requests made, retries included. */
   readonly requests: number;
+  /** Governed calls: the cost the governor counted (null: the model has no price). */
+  readonly costUsd?: number | null;
 }
 
 const completionBodySchema = z.object({
@@ -93,15 +116,49 @@ const completionBodySchema = z.object({
     .nullish(),
 });
 
-type Attempt =
-  | { readonly kind: 'ok'; readonly completion: Omit<ChatCompletion, 'requests'> }
+type Attempt = (
+  | {
+      readonly kind: 'ok';
+      readonly completion: Omit<ChatCompletion, 'requests'>;
+      readonly usageReported: boolean;
+    }
   | {
       readonly kind: 'transient';
       readonly status?: number;
       readonly code?: string;
       readonly retryAfterMs?: number;
     }
-  | { readonly kind: 'permanent'; readonly status: number; readonly detail: string };
+  | { readonly kind: 'permanent'; readonly status: number; readonly detail: string }
+) & { readonly headers?: AxiosResponse['headers'] };
+
+/** Statuses that mean "too many": the governor lowers the fleet's target and holds everyone off. */
+const RATE_LIMITED_STATUSES = new Set([429, 503, 529]);
+
+function outcomeOf(attempt: Attempt): LlmOutcome {
+  const headers = attempt.headers as Readonly<Record<string, unknown>> | undefined;
+  if (attempt.kind === 'ok')
+    return {
+      kind: 'ok',
+      ...(headers !== undefined && { headers }),
+      ...(attempt.usageReported && {
+        usage: {
+          promptTokens: attempt.completion.promptTokens,
+          completionTokens: attempt.completion.completionTokens,
+        },
+      }),
+    };
+  if (attempt.status !== undefined && RATE_LIMITED_STATUSES.has(attempt.status))
+    return {
+      kind: 'rate-limited',
+      status: attempt.status,
+      ...(headers !== undefined && { headers }),
+    };
+  return {
+    kind: 'failed',
+    ...(attempt.status !== undefined && { status: attempt.status }),
+    ...(headers !== undefined && { headers }),
+  };
+}
 
 const TRANSIENT_STATUSES = new Set([408, 409, 425, 429]);
 
@@ -148,13 +205,30 @@ export class ChatCompletionsClient {
     this.#where = displayUrl(options.baseUrl);
   }
 
-  async complete(messages: readonly ChatMessage[], signal: AbortSignal): Promise<ChatCompletion> {
+  async complete(
+    messages: readonly ChatMessage[],
+    signal: AbortSignal,
+    call?: ChatCallContext,
+  ): Promise<ChatCompletion> {
     const retry = this.#retry;
     const logger = this.#options.logger;
     for (let request = 1; ; request += 1) {
       signal.throwIfAborted();
-      const attempt = await this.#send(messages, signal);
-      if (attempt.kind === 'ok') return { ...attempt.completion, requests: request };
+      const permit = await this.#permit(messages, signal, call);
+      let attempt: Attempt;
+      try {
+        attempt = await this.#send(messages, signal);
+      } catch (error) {
+        await permit?.settle({ kind: 'failed' }).catch(() => undefined);
+        throw error;
+      }
+      const settlement = await permit?.settle(outcomeOf(attempt));
+      if (attempt.kind === 'ok')
+        return {
+          ...attempt.completion,
+          requests: request,
+          ...(settlement !== undefined && { costUsd: settlement.costUsd }),
+        };
       if (attempt.kind === 'permanent') {
         throw new LlmRequestError(
           `LLM endpoint ${this.#where} refused the request for model ${this.#options.model}: HTTP ${attempt.status}${attempt.detail === '' ? '' : ` (${attempt.detail})`}`,
@@ -185,7 +259,12 @@ export class ChatCompletionsClient {
 
       const exponential = Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** (request - 1));
       const jittered = exponential / 2 + (retry.random() * exponential) / 2;
-      const delayMs = Math.round(Math.max(attempt.retryAfterMs ?? 0, jittered));
+      // Governed, a 429 is waited out by the whole fleet: the governor holds every next call off.
+      const fleetWaits =
+        permit !== undefined &&
+        attempt.status !== undefined &&
+        RATE_LIMITED_STATUSES.has(attempt.status);
+      const delayMs = fleetWaits ? 0 : Math.round(Math.max(attempt.retryAfterMs ?? 0, jittered));
       logger?.warn(
         {
           endpoint: this.#where,
@@ -198,6 +277,37 @@ export class ChatCompletionsClient {
         'LLM request failed, retrying',
       );
       await retry.sleep(delayMs, signal);
+    }
+  }
+
+  /** A permit from the governor, when there is one; a hold-off longer than the client waits is the endpoint's unavailability. */
+  async #permit(
+    messages: readonly ChatMessage[],
+    signal: AbortSignal,
+    call: ChatCallContext | undefined,
+  ): Promise<LlmPermit | undefined> {
+    const governor = this.#options.governor;
+    if (governor === undefined) return undefined;
+    const { baseUrl, apiKey, model, maxTokens } = this.#options;
+    try {
+      return await governor.acquire({
+        lane: {
+          provider: baseUrl,
+          model,
+          ...(apiKey !== undefined && apiKey !== '' && { apiKey }),
+        },
+        estimate: estimateCall(messages, maxTokens),
+        signal,
+        maxHoldOffMs: this.#retry.maxRetryAfterMs,
+        ...(call !== undefined && { attribution: call.attribution }),
+        ...(call?.budget !== undefined && { budget: call.budget }),
+      });
+    } catch (error) {
+      if (!(error instanceof RateLimitedTooLongError)) throw error;
+      throw new LlmUnavailableError(
+        `LLM endpoint ${this.#where} unavailable for model ${model}: the fleet is held off for ${Math.ceil(error.waitMs / 1000)} s (Retry-After)`,
+        { attempts: 0, status: 429, retryAfterMs: error.waitMs },
+      );
     }
   }
 
@@ -252,21 +362,34 @@ export class ChatCompletionsClient {
       const parsed = completionBodySchema.safeParse(body);
       if (!parsed.success) return { kind: 'transient', status, code: 'MALFORMED_RESPONSE' };
       const [choice] = parsed.data.choices;
+      const usage = parsed.data.usage;
       return {
         kind: 'ok',
+        headers: response.headers,
+        usageReported: usage?.prompt_tokens !== undefined && usage.completion_tokens !== undefined,
         completion: {
           content: choice?.message.content ?? null,
           finishReason: choice?.finish_reason ?? null,
-          promptTokens: parsed.data.usage?.prompt_tokens ?? 0,
-          completionTokens: parsed.data.usage?.completion_tokens ?? 0,
+          promptTokens: usage?.prompt_tokens ?? 0,
+          completionTokens: usage?.completion_tokens ?? 0,
         },
       };
     }
     if (status >= 500 || TRANSIENT_STATUSES.has(status)) {
       const wait = retryAfterMs(response, Date.now());
-      return { kind: 'transient', status, ...(wait !== undefined && { retryAfterMs: wait }) };
+      return {
+        kind: 'transient',
+        status,
+        headers: response.headers,
+        ...(wait !== undefined && { retryAfterMs: wait }),
+      };
     }
-    return { kind: 'permanent', status, detail: this.#errorDetail(response.data) };
+    return {
+      kind: 'permanent',
+      status,
+      headers: response.headers,
+      detail: this.#errorDetail(response.data),
+    };
   }
 
   /** The provider's error message, shortened, with any copy of the key removed (some proxies echo headers). */

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { costUsd, type LlmCallGate, type PriceTable } from '@benchfleet/llm-governor';
 import { parseAgentReply } from './action-parser.js';
 import { ChatCompletionsClient, type RetryPolicy } from './chat-completions-client.js';
 import { buildReactMessages, type TrajectoryTurn } from './react-prompt.js';
@@ -10,10 +11,7 @@ import type {
   WebshopObservation,
 } from './webshop-agent.js';
 
-/** USD per million tokens, keyed by model name as configured. */
-export type PriceTable = Readonly<
-  Record<string, { readonly inputUsdPerMillion: number; readonly outputUsdPerMillion: number }>
->;
+export { costUsd, type PriceTable };
 
 export interface LlmAgentOptions {
   readonly baseUrl: string;
@@ -27,21 +25,11 @@ export interface LlmAgentOptions {
   readonly retry?: Partial<RetryPolicy>;
   readonly priceTable?: PriceTable;
   readonly logger?: Logger;
+  /** Every request goes through it: fleet-wide limits, shared Retry-After, spend per task and run. */
+  readonly governor?: LlmCallGate;
 }
 
 const MAX_REPLY_CHARS_IN_HISTORY = 2000;
-
-/** The cost of a call; null when tokens were used and the model has no price (unknown, not free). */
-export function costUsd(
-  priceTable: PriceTable | undefined,
-  model: string,
-  tokensIn: number,
-  tokensOut: number,
-): number | null {
-  const price = priceTable?.[model];
-  if (price === undefined) return tokensIn + tokensOut === 0 ? 0 : null;
-  return (tokensIn * price.inputUsdPerMillion + tokensOut * price.outputUsdPerMillion) / 1_000_000;
-}
 
 /**
  * A ReAct-style agent over any OpenAI-compatible chat endpoint. One instance serves many
@@ -74,6 +62,7 @@ export class LlmAgent implements WebshopAgent {
       timeoutMs: options.timeoutMs ?? 60_000,
       ...(options.retry !== undefined && { retry: options.retry }),
       ...(options.logger !== undefined && { logger: options.logger }),
+      ...(options.governor !== undefined && { governor: options.governor }),
     });
   }
 
@@ -85,7 +74,7 @@ export class LlmAgent implements WebshopAgent {
     const decide = async (observation: WebshopObservation): Promise<AgentDecision> => {
       const started = performance.now();
       const messages = buildReactMessages(instruction, turns, observation, this.#limits);
-      const completion = await this.#client.complete(messages, context.signal);
+      const completion = await this.#client.complete(messages, context.signal, context.llm);
       const raw = completion.content ?? '';
       let parsed = parseAgentReply(raw, observation.availableActions);
       if (!parsed.valid && completion.finishReason === 'length') {
@@ -114,12 +103,16 @@ export class LlmAgent implements WebshopAgent {
         ...(parsed.thought !== undefined && { thought: parsed.thought }),
         tokensIn: completion.promptTokens,
         tokensOut: completion.completionTokens,
-        costUsd: costUsd(
-          this.#priceTable,
-          this.#model,
-          completion.promptTokens,
-          completion.completionTokens,
-        ),
+        // Governed: the governor's price (limits file, then price table) for what it counted.
+        costUsd:
+          completion.costUsd !== undefined
+            ? completion.costUsd
+            : costUsd(
+                this.#priceTable,
+                this.#model,
+                completion.promptTokens,
+                completion.completionTokens,
+              ),
         latencyMs: performance.now() - started,
         llmRequests: completion.requests,
       };

@@ -1,3 +1,5 @@
+import type { LlmAttribution, LlmBudget } from '@benchfleet/llm-governor';
+
 /** What the store offers on the current page, as WebShop's `get_available_actions` reports it. */
 export interface AvailableActions {
   readonly has_search_bar: boolean;
@@ -18,6 +20,8 @@ export interface EpisodeContext {
   readonly instruction: string;
   /** The job's deadline; aborting it makes `nextAction` reject with the signal's reason. */
   readonly signal: AbortSignal;
+  /** Whom the agent's LLM calls are for, and their spend limits (LLM agents with a governor). */
+  readonly llm?: { readonly attribution: LlmAttribution; readonly budget?: LlmBudget };
 }
 
 /**

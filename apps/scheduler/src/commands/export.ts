@@ -1,15 +1,20 @@
 import type { Command } from 'commander';
 import type { BenchmarkRegistry } from '@benchfleet/benchmark-kit';
-import { exportFormats, exportRun } from '@benchfleet/runs';
+import { exportFormats, exportRun, GENERIC_EXPORTERS } from '@benchfleet/runs';
 import { withSchedulerServices } from '../config.js';
 import { createProgressReporter } from '../progress-reporter.js';
 
 export function configureExport(command: Command, registry: BenchmarkRegistry): void {
-  const formats = registry.all.flatMap((benchmark) =>
-    Object.entries(benchmark.exporters).map(
-      ([format, exporter]) => `${format} (${benchmark.name}): ${exporter.description}`,
+  const formats = [
+    ...registry.all.flatMap((benchmark) =>
+      Object.entries(benchmark.exporters).map(
+        ([format, exporter]) => `${format} (${benchmark.name}): ${exporter.description}`,
+      ),
     ),
-  );
+    ...Object.entries(GENERIC_EXPORTERS).map(
+      ([format, exporter]) => `${format} (any benchmark): ${exporter.description}`,
+    ),
+  ];
   command
     .description(`${command.description()}; ${formats.join('; ')}`)
     .option(

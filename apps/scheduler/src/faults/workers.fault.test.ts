@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
   cancelDuringARun,
+  desktopDiesMidTask,
+  killedWorkerNoticed,
   killOsworldWorker,
   killWebshopWorker,
   resumesDuringARun,
@@ -77,5 +79,54 @@ describe('faults of the workers', () => {
       attemptsAfterCancel: 0,
       runningAttempts: 0,
     });
+  }, 240_000);
+
+  // Once: BullMQ's 30 s lock and 30 s stalled interval; a kill -9 was noticed after 68 s.
+  it('kill -9 a worker on its own lock settings: another takes its jobs within the stated bound', async () => {
+    const result = await killedWorkerNoticed();
+    reportFault(result);
+    expect(result).toMatchObject({
+      tasks: 4,
+      stuck: 0,
+      double: 0,
+      lost: 0,
+      summaryMatches: true,
+      status: 'finished',
+    });
+    // The stated bound (LOST_WORKER_BOUND_MS, 20 s), and 5 s for the new worker's start and a busy
+    // machine's timers; with BullMQ's defaults this takes 30 to 60 s.
+    expect(result.checks['takeoverSeconds']).toBeLessThanOrEqual(25);
+  }, 240_000);
+
+  // Once: bytebotd died mid-task; the agent went on with tool errors and no screenshots until the
+  // step limit, and the task was recorded as the agent's (cancelled). The worker probed its
+  // desktop only before each task.
+  it('a desktop dies mid-task: the attempt ends as infra, the task runs on another stack, the stack pauses and comes back', async () => {
+    const result = await desktopDiesMidTask();
+    reportFault(result);
+    expect(result).toMatchObject({
+      tasks: 6,
+      stuck: 0,
+      double: 0,
+      lost: 0,
+      summaryMatches: true,
+      status: 'finished',
+    });
+    expect(result.checks).toMatchObject({
+      task: 'success/stack-b',
+      attempts: [
+        // The desktop's cause, never another service's (a Postgres outage was once read into it),
+        // with the episode's evidence (unless the worker's health monitor handed the job back first).
+        expect.stringMatching(
+          /^stack-a: error\/infra: (?!.*Postgres).*the Bytebot desktop at \S+ does not answer \(ECONNREFUSED\)/,
+        ),
+        'stack-b: success/-: ',
+      ],
+      orphanOnItsStack: 'CANCELLED',
+      nextTasks: ['success/stack-a', 'success/stack-a'],
+    });
+    // Two steps with the desktop alive, two that show it dead, and what the agent takes while the
+    // episode probes and cancels; the worker's health monitor alone hands the job back after ~16.
+    expect(result.checks['stepsOfTheDeadDesktop']).toBeLessThanOrEqual(8);
   }, 240_000);
 });

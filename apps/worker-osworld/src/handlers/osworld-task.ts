@@ -4,6 +4,7 @@ import { runsRepository } from '@benchfleet/db';
 import type { TaskProcessorDeps } from '@benchfleet/queue';
 import {
   BytebotClient,
+  BytebotDesktopClient,
   bytebotModelSchema,
   osworldBenchmark,
   runOsworldEpisode,
@@ -15,7 +16,12 @@ export interface OsworldTaskHandlerDeps {
   client: BytebotClient;
   artifacts: ArtifactStore;
   events: boolean;
+  /** Probed while each task runs (with the agent): a desktop that dies mid-task fails the attempt as infra. */
+  desktop?: BytebotDesktopClient;
 }
+
+/** The agent's probe during a task gets as long as the desktop's. */
+const AGENT_PROBE_TIMEOUT_MS = 10_000;
 
 /** The `osworld-task` job: one OSWorld task on this worker's Bytebot stack. */
 export function createOsworldTaskHandler(deps: OsworldTaskHandlerDeps) {
@@ -33,6 +39,7 @@ export function createOsworldTaskHandler(deps: OsworldTaskHandlerDeps) {
     return asked;
   };
 
+  const desktop = deps.desktop;
   return createBenchmarkTaskHandler(osworldBenchmark, deps.taskDeps, async (context) => {
     const { run, config } = context;
     const runId = run.id;
@@ -48,6 +55,13 @@ export function createOsworldTaskHandler(deps: OsworldTaskHandlerDeps) {
       signal: context.signal,
       events: deps.events,
       logger: context.logger,
+      watch: {
+        agent: (signal) =>
+          deps.client.healthProblem({
+            signal: AbortSignal.any([signal, AbortSignal.timeout(AGENT_PROBE_TIMEOUT_MS)]),
+          }),
+        ...(desktop ? { desktop: (signal: AbortSignal) => desktop.healthProblem({ signal }) } : {}),
+      },
       sink: {
         onTaskCreated: (bytebotTaskId) => context.setExternalId(bytebotTaskId),
         onStep: async (step) => {

@@ -8,7 +8,7 @@ import { webshopBenchmark, type StoreCache } from '@benchfleet/webshop-benchmark
 export interface WebshopEpisodeHandlerDeps {
   taskDeps: TaskProcessorDeps;
   stores: StoreCache;
-  /** The API key and price table: from this worker's environment, never from the job. */
+  /** The API key, price table and LLM governor: from this worker's environment, never from the job. */
   agentRuntime: AgentRuntime;
 }
 
@@ -41,6 +41,9 @@ export function createWebshopEpisodeHandler(deps: WebshopEpisodeHandlerDeps) {
       maxSteps: config.max_steps,
       observationMode: config.observation_mode,
       signal: context.signal,
+      llm: {
+        attribution: { runId: run.id, taskId: context.task.task_id, attempt: context.attempt },
+      },
       onStep: (step) =>
         context.recordStep({
           step: step.step,

@@ -28,6 +28,11 @@ export interface FakeBytebotScenario {
   garbageCreate?: boolean;
   /** The model answers plain text without tool calls (bytebot issue #130): ASSISTANT messages only, no screenshots. */
   textOnly?: boolean;
+  /**
+   * With a fake desktop: the desktop is killed (a crashed bytebotd) right after this computer step's
+   * result, and the agent goes on as the real one does: tool errors, no screenshots.
+   */
+  desktopDiesAfterStep?: number;
 }
 
 export const FAKE_BYTEBOT_SCENARIOS = {
@@ -45,6 +50,7 @@ export const FAKE_BYTEBOT_SCENARIOS = {
   'create-garbage': { steps: 0, ending: { kind: 'silent' }, garbageCreate: true },
   hangs: { steps: 2, ending: { kind: 'hang' } },
   dies: { steps: 2, ending: { kind: 'die' } },
+  'desktop-dies': { steps: Infinity, ending: { kind: 'silent' }, desktopDiesAfterStep: 2 },
 } as const satisfies Record<string, FakeBytebotScenario>;
 
 export type FakeBytebotScenarioName = keyof typeof FAKE_BYTEBOT_SCENARIOS;

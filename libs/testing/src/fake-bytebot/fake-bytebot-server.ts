@@ -8,6 +8,7 @@ import {
   type FakeBytebotScenario,
 } from './fake-bytebot-scenarios.js';
 import { fakeScreenshotPng } from './fake-screenshot-png.js';
+import type { FakeBytebotDesktop } from './fake-bytebot-desktop.js';
 
 // An in-process bytebot-agent speaking the contract of bytebot-api.md §1–§4: the REST routes with
 // their status codes and error shapes, the Socket.IO rooms and events, one task at a time with
@@ -86,6 +87,11 @@ export interface FakeBytebotOptions {
   models?: FakeBytebotModel[];
   /** Serve Socket.IO (default true); false leaves clients with REST polling only. */
   socketIo?: boolean;
+  /**
+   * The stack's desktop: computer actions and their screenshots go to it over HTTP, as the real
+   * agent's do, and fail as theirs do when it is gone. Without one, screenshots are made here.
+   */
+  desktop?: FakeBytebotDesktop;
   /** Socket.IO heartbeat; small values let clients notice a dead server quickly. */
   socketPingIntervalMs?: number;
   socketPingTimeoutMs?: number;
@@ -358,6 +364,10 @@ export async function startFakeBytebot(options: FakeBytebotOptions = {}): Promis
 
   async function takeComputerStep(run: ProcessingRun, stepNumber: number): Promise<void> {
     const { record } = run;
+    if (options.desktop && !record.scenario.textOnly) {
+      await takeStepOnDesktop(run, stepNumber, options.desktop);
+      return;
+    }
     if (record.scenario.textOnly) {
       addMessage(record, 'ASSISTANT', [
         { type: 'text', text: `I am still thinking about it (${stepNumber}).` },
@@ -398,6 +408,74 @@ export async function startFakeBytebot(options: FakeBytebotOptions = {}): Promis
     addMessage(record, 'USER', [
       { type: 'tool_result', tool_use_id: callId, content: resultContent },
     ]);
+  }
+
+  /**
+   * A step as the real agent takes it (agent.computer-use.ts): the action over HTTP; a request
+   * that fails is a tool error with no screenshot; otherwise a screenshot is asked for after it,
+   * and one that fails only leaves the image out. The scenario may kill the desktop after a step.
+   */
+  async function takeStepOnDesktop(
+    run: ProcessingRun,
+    stepNumber: number,
+    desktop: FakeBytebotDesktop,
+  ): Promise<void> {
+    const { record } = run;
+    const callId = `call_${++record.toolCalls}`;
+    const screenshotOnly = stepNumber === 1;
+    const name = screenshotOnly ? 'computer_screenshot' : 'computer_click_mouse';
+    const input = screenshotOnly
+      ? {}
+      : { coordinates: { x: 100 + stepNumber, y: 200 }, button: 'left', clickCount: 1 };
+    addMessage(record, 'ASSISTANT', [
+      {
+        type: 'text',
+        text: screenshotOnly
+          ? 'Let me look at the screen.'
+          : `Clicking the next control (step ${stepNumber}).`,
+      },
+      { type: 'tool_use', id: callId, name, input },
+    ]);
+    let result: Record<string, unknown>;
+    try {
+      const image = async () => {
+        const answer = (await (await desktopAction(desktop, { action: 'screenshot' })).json()) as {
+          image?: unknown;
+        };
+        if (typeof answer.image !== 'string') throw new Error('no image in the answer');
+        return {
+          type: 'image',
+          source: { type: 'base64', media_type: 'image/png', data: answer.image },
+        };
+      };
+      if (screenshotOnly) {
+        result = { type: 'tool_result', tool_use_id: callId, content: [await image()] };
+      } else {
+        await desktopAction(desktop, { action: 'click_mouse', ...input });
+        await sleep(toolDelayMs);
+        const content: Record<string, unknown>[] = [
+          { type: 'text', text: 'Tool executed successfully' },
+        ];
+        const shot = await image().catch(() => null);
+        if (shot) content.push(shot);
+        result = { type: 'tool_result', tool_use_id: callId, content };
+      }
+    } catch (error) {
+      result = {
+        type: 'tool_result',
+        tool_use_id: callId,
+        content: [
+          {
+            type: 'text',
+            text: `Error executing ${name} tool: ${error instanceof Error ? error.message : String(error)}`,
+          },
+        ],
+        is_error: true,
+      };
+    }
+    if (!isLive(run)) return;
+    addMessage(record, 'USER', [result]);
+    if (record.scenario.desktopDiesAfterStep === stepNumber) await desktop.kill();
   }
 
   function hang(): void {
@@ -670,6 +748,18 @@ export async function startFakeBytebot(options: FakeBytebotOptions = {}): Promis
     kill,
     close: kill,
   };
+}
+
+/** One request to the desktop; like the real agent's, it has no deadline of its own. */
+async function desktopAction(
+  desktop: FakeBytebotDesktop,
+  body: Record<string, unknown>,
+): Promise<Response> {
+  return fetch(`${desktop.url}/computer-use`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 }
 
 function routeName(method: string, segments: string[]): string {

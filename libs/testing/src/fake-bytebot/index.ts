@@ -15,5 +15,11 @@ export {
   type FakeBytebotScenarioName,
   type FakeBytebotEnding,
 } from './fake-bytebot-scenarios.js';
+export {
+  startFakeBytebotDesktop,
+  type FakeBytebotDesktop,
+  type FakeBytebotDesktopOptions,
+  type FakeBytebotDesktopStats,
+} from './fake-bytebot-desktop.js';
 export { fakeScreenshotPng, solidColorPng } from './fake-screenshot-png.js';
 export { osworldTestTask, writeOsworldTestDataset } from './osworld-test-dataset.js';

@@ -206,4 +206,69 @@ describe('startFakeLlm', () => {
 
     expect(await stalled).toBe('failed');
   });
+
+  it('holds to a declared rate limit: 429 with Retry-After past it, OpenAI rate-limit headers on every answer', async () => {
+    // 3 requests and 40 tokens a minute; a long window, so nothing ages out during the test.
+    const fake = await start({
+      script: [{ content: 'ok', completionTokens: 5 }],
+      rateLimit: { requestsPerMinute: 3, tokensPerMinute: 40 },
+    });
+    const body = (content: string, user: string) => ({
+      model: 'm',
+      user,
+      messages: [{ role: 'user', content }],
+    });
+
+    const first = await chat(fake, body('x'.repeat(40), 'a')); // 10 prompt + 5 reply tokens
+    const second = await chat(fake, body('x'.repeat(40), 'b')); // 30 tokens used
+    const tooBig = await chat(fake, body('x'.repeat(60), 'c')); // 15 prompt tokens do not fit the 10 left
+    const third = await chat(fake, body('x', 'd')); // 1 + 5 tokens: fits, last request of the minute
+    const fourth = await chat(fake, body('x', 'e'));
+
+    expect([first, second, tooBig, third, fourth].map((r) => r.status)).toEqual([
+      200, 200, 429, 200, 429,
+    ]);
+    expect(first.headers.get('x-ratelimit-limit-requests')).toBe('3');
+    expect(first.headers.get('x-ratelimit-limit-tokens')).toBe('40');
+    expect(first.headers.get('x-ratelimit-remaining-requests')).toBe('2');
+    expect(second.headers.get('x-ratelimit-remaining-tokens')).toBe('10');
+    expect(third.headers.get('x-ratelimit-remaining-requests')).toBe('0');
+    expect(third.headers.get('x-ratelimit-reset-requests')).toMatch(/^(59(\.\d+)?s|1m0s)$/);
+    for (const refused of [tooBig, fourth]) {
+      const waitMs = Number(refused.headers.get('retry-after-ms'));
+      expect(waitMs).toBeGreaterThan(50_000);
+      expect(waitMs).toBeLessThanOrEqual(60_000);
+      expect(refused.headers.get('retry-after')).toBe(String(Math.ceil(waitMs / 1000)));
+      expect(await refused.json()).toMatchObject({ error: { type: 'rate_limit_exceeded' } });
+    }
+    expect(fake.stats).toMatchObject({ rateLimited: 2, status429: 2, completions: 3 });
+    expect(fake.arrivals.map((a) => [a.user, a.status])).toEqual([
+      ['a', 200],
+      ['b', 200],
+      ['c', 429],
+      ['d', 200],
+      ['e', 429],
+    ]);
+
+    fake.setRateLimit(undefined);
+    const free = await chat(fake, body('x', 'f'));
+    expect(free.status).toBe(200);
+    expect(free.headers.get('x-ratelimit-limit-requests')).toBeNull();
+  });
+
+  it('counts a shorter window with the limit scaled to it, and lets requests through once it has passed', async () => {
+    // 120/min over 1 s windows: 2 requests per second.
+    const fake = await start({
+      script: ['ok'],
+      rateLimit: { requestsPerMinute: 120, windowMs: 1000 },
+    });
+    const statuses = [];
+    for (let i = 0; i < 3; i += 1) statuses.push((await chat(fake)).status);
+    expect(statuses).toEqual([200, 200, 429]);
+    const refused = fake.arrivals[2]!;
+    const first = fake.arrivals[0]!;
+    // Waiting out the Retry-After the fake named lets the next one through.
+    await new Promise((resolve) => setTimeout(resolve, first.at + 1000 - refused.at + 20));
+    expect((await chat(fake)).status).toBe(200);
+  });
 });

@@ -27,6 +27,31 @@ export interface FakeLlmFaults {
   readonly echoAuthorization?: boolean;
 }
 
+/**
+ * A declared rate limit, as a provider states it per minute: at most `requestsPerMinute` requests
+ * (and `tokensPerMinute` tokens of prompt plus reply) in any span of `windowMs` — a sliding log,
+ * the strictest reading of "per minute". A shorter window scales the limits with it. Past the
+ * limit: 429 with `retry-after` (whole seconds, rounded up) and `retry-after-ms` (exact) saying
+ * when the request would pass. Every answer carries OpenAI's `x-ratelimit-*` headers.
+ * Requests are counted when they arrive, tokens when the answer is sent; a request is refused
+ * when its prompt does not fit the tokens left.
+ */
+export interface FakeLlmRateLimit {
+  readonly requestsPerMinute?: number;
+  readonly tokensPerMinute?: number;
+  /** Default 60 000. */
+  readonly windowMs?: number;
+}
+
+/** One chat request as the fake saw it: arrival time (ms since the epoch) and the status it got (0: none). */
+export interface FakeLlmArrival {
+  readonly index: number;
+  readonly at: number;
+  status: number;
+  /** The body's `user` field (OpenAI's end-user id), when it is a string: who sent it, for tests. */
+  readonly user: string | undefined;
+}
+
 export interface FakeLlmOptions {
   /** 0 (default) picks a free port. */
   readonly port?: number;
@@ -38,6 +63,7 @@ export interface FakeLlmOptions {
   readonly faults?: FakeLlmFaults;
   /** Listed by GET /v1/models. */
   readonly models?: readonly string[];
+  readonly rateLimit?: FakeLlmRateLimit;
 }
 
 export interface FakeLlmStats {
@@ -56,6 +82,8 @@ export interface FakeLlmStats {
   malformed: number;
   invalidRequests: number;
   modelListings: number;
+  /** 429s the declared rate limit gave (also counted in `status429`). */
+  rateLimited: number;
 }
 
 export interface FakeLlm {
@@ -66,6 +94,10 @@ export interface FakeLlm {
   readonly stats: FakeLlmStats;
   /** Every chat request that parsed, in arrival order. */
   readonly received: readonly FakeChatRequest[];
+  /** Every chat request, faulted and refused ones included, in arrival order. */
+  readonly arrivals: readonly FakeLlmArrival[];
+  /** Replaces the declared rate limit (undefined: none); what was counted so far is forgotten. */
+  setRateLimit(limit: FakeLlmRateLimit | undefined): void;
   setScript(script: FakeLlmScript): void;
   /** Replaces the fault plan; counters start afresh. */
   setFaults(faults: FakeLlmFaults): void;
@@ -92,6 +124,63 @@ const MAX_BODY_BYTES = 10 * 1024 * 1024;
 
 function estimateTokens(text: string): number {
   return Math.max(1, Math.ceil(text.length / 4));
+}
+
+/** OpenAI's reset format: `20ms`, `1.5s`, `6m0s`. */
+function resetDuration(ms: number): string {
+  const whole = Math.max(0, Math.ceil(ms));
+  if (whole < 1000) return `${whole}ms`;
+  if (whole < 60_000) return `${Number((whole / 1000).toFixed(3))}s`;
+  return `${Math.floor(whole / 60_000)}m${Number(((whole % 60_000) / 1000).toFixed(3))}s`;
+}
+
+/** The sliding log of one declared limit. */
+class SlidingLimit {
+  readonly #entries: { at: number; amount: number }[] = [];
+  #sum = 0;
+  constructor(
+    readonly perMinute: number,
+    readonly windowMs: number,
+  ) {}
+
+  /** What the window holds: the per-minute limit scaled to the window, at least 1. */
+  get capacity(): number {
+    return Math.max(1, Math.floor((this.perMinute * this.windowMs) / 60_000));
+  }
+
+  #prune(now: number): void {
+    while (this.#entries.length > 0 && this.#entries[0]!.at <= now - this.windowMs)
+      this.#sum -= this.#entries.shift()!.amount;
+  }
+
+  remaining(now: number): number {
+    this.#prune(now);
+    return Math.max(0, this.capacity - this.#sum);
+  }
+
+  /** Ms until `amount` more fits (0: it fits now). */
+  waitFor(amount: number, now: number): number {
+    this.#prune(now);
+    let excess = this.#sum + amount - this.capacity;
+    if (excess <= 0) return 0;
+    for (const entry of this.#entries) {
+      excess -= entry.amount;
+      if (excess <= 0) return entry.at + this.windowMs - now;
+    }
+    return this.windowMs;
+  }
+
+  /** Ms until the window is empty again: OpenAI's "reset". */
+  resetMs(now: number): number {
+    this.#prune(now);
+    const last = this.#entries[this.#entries.length - 1];
+    return last === undefined ? 0 : last.at + this.windowMs - now;
+  }
+
+  add(amount: number, now: number): void {
+    this.#entries.push({ at: now, amount });
+    this.#sum += amount;
+  }
 }
 
 function contentText(content: unknown): string | undefined {
@@ -165,6 +254,33 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
   };
   setFaults(options.faults ?? {});
 
+  let requestLimit: SlidingLimit | undefined;
+  let tokenLimit: SlidingLimit | undefined;
+  const setRateLimit = (limit: FakeLlmRateLimit | undefined): void => {
+    const windowMs = limit?.windowMs ?? 60_000;
+    requestLimit =
+      limit?.requestsPerMinute === undefined
+        ? undefined
+        : new SlidingLimit(limit.requestsPerMinute, windowMs);
+    tokenLimit =
+      limit?.tokensPerMinute === undefined
+        ? undefined
+        : new SlidingLimit(limit.tokensPerMinute, windowMs);
+  };
+  setRateLimit(options.rateLimit);
+  const rateLimitHeaders = (now: number): Record<string, string> => ({
+    ...(requestLimit && {
+      'x-ratelimit-limit-requests': String(requestLimit.perMinute),
+      'x-ratelimit-remaining-requests': String(requestLimit.remaining(now)),
+      'x-ratelimit-reset-requests': resetDuration(requestLimit.resetMs(now)),
+    }),
+    ...(tokenLimit && {
+      'x-ratelimit-limit-tokens': String(tokenLimit.perMinute),
+      'x-ratelimit-remaining-tokens': String(tokenLimit.remaining(now)),
+      'x-ratelimit-reset-tokens': resetDuration(tokenLimit.resetMs(now)),
+    }),
+  });
+
   const models = options.models ?? ['fake-model'];
   const stats: FakeLlmStats = {
     requests: 0,
@@ -181,8 +297,10 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
     malformed: 0,
     invalidRequests: 0,
     modelListings: 0,
+    rateLimited: 0,
   };
   const received: FakeChatRequest[] = [];
+  const arrivals: FakeLlmArrival[] = [];
   const timers = new Set<NodeJS.Timeout>();
   let gate: { opened: Promise<void>; open(): void } | undefined;
   let heldNow = 0;
@@ -204,6 +322,7 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
       timers.add(timer);
     });
 
+  const arrival = new WeakMap<ServerResponse, FakeLlmArrival>();
   const sendJson = (
     res: ServerResponse,
     status: number,
@@ -211,7 +330,13 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
     headers: Record<string, string> = {},
   ): void => {
     if (res.destroyed || res.headersSent) return;
-    res.writeHead(status, { 'content-type': 'application/json', ...headers });
+    const seen = arrival.get(res);
+    if (seen) seen.status = status;
+    res.writeHead(status, {
+      'content-type': 'application/json',
+      ...rateLimitHeaders(Date.now()),
+      ...headers,
+    });
     res.end(JSON.stringify(body));
   };
 
@@ -258,6 +383,16 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
     if (authorization === undefined) stats.withoutAuthorization += 1;
     else stats.withAuthorization += 1;
     const raw = await readBody(req);
+    const early = raw === undefined ? undefined : parseChatBody(raw);
+    const user = early?.ok === true ? early.body['user'] : undefined;
+    const seen: FakeLlmArrival = {
+      index,
+      at: Date.now(),
+      status: 0,
+      user: typeof user === 'string' ? user : undefined,
+    };
+    arrivals.push(seen);
+    arrival.set(res, seen);
     if (gate) {
       heldNow += 1;
       await gate.opened;
@@ -278,6 +413,31 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
       stats.dropped += 1;
       req.socket.destroy();
       return;
+    }
+    if (requestLimit || tokenLimit) {
+      const now = Date.now();
+      const prompt =
+        early?.ok === true ? estimateTokens(early.messages.map((m) => m.content).join('\n')) : 0;
+      const waitMs = Math.max(
+        requestLimit?.waitFor(1, now) ?? 0,
+        tokenLimit?.waitFor(prompt, now) ?? 0,
+      );
+      if (waitMs > 0) {
+        stats.status429 += 1;
+        stats.rateLimited += 1;
+        sendError(
+          res,
+          429,
+          `Rate limit reached for ${requestLimit && requestLimit.remaining(now) === 0 ? 'requests' : 'tokens'}${quoted}`,
+          'rate_limit_exceeded',
+          {
+            'retry-after': String(Math.max(1, Math.ceil(waitMs / 1000))),
+            'retry-after-ms': String(Math.ceil(waitMs)),
+          },
+        );
+        return;
+      }
+      requestLimit?.add(1, now);
     }
     await wait(latencyMs);
     if (left.s429 > 0) {
@@ -349,6 +509,7 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
     const completion = completionTokens ?? estimateTokens(content ?? '');
     completionId += 1;
     stats.completions += 1;
+    tokenLimit?.add(prompt + completion, Date.now());
     sendJson(res, 200, {
       id: `chatcmpl-fake-${completionId}`,
       object: 'chat.completion',
@@ -421,6 +582,8 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
     baseUrl: `${url}/v1`,
     stats,
     received,
+    arrivals,
+    setRateLimit,
     setScript: (next) => {
       script = next;
       listPosition = 0;

@@ -8,6 +8,8 @@ export type {
 export {
   startFakeLlm,
   type FakeLlm,
+  type FakeLlmArrival,
+  type FakeLlmRateLimit,
   type FakeLlmFaults,
   type FakeLlmOptions,
   type FakeLlmStats,

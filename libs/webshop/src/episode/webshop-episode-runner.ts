@@ -1,4 +1,4 @@
-import type { AgentDecision, WebshopAgent } from '@benchfleet/webshop-agents';
+import type { AgentDecision, EpisodeContext, WebshopAgent } from '@benchfleet/webshop-agents';
 import { Episode, type ObservationMode, type Store } from '../store/index.js';
 
 export interface EpisodeStepRecord {
@@ -46,6 +46,8 @@ export interface RunWebshopEpisodeOptions {
   observationMode?: ObservationMode;
   signal: AbortSignal;
   onStep?: (step: EpisodeStepRecord) => void;
+  /** Whom the agent's LLM calls are for (attribution and spend limits). */
+  llm?: EpisodeContext['llm'];
 }
 
 /**
@@ -61,6 +63,7 @@ export async function runWebshopEpisode(options: RunWebshopEpisodeOptions): Prom
   const agentEpisode = options.agent.start({
     instruction: episode.instructionText,
     signal: options.signal,
+    ...(options.llm !== undefined && { llm: options.llm }),
   });
   const totals: { tokensIn: number; tokensOut: number; costUsd: number | null; invalid: number } = {
     tokensIn: 0,

@@ -1,4 +1,5 @@
 // thefuzz 0.19.0 `fuzz.ratio` and `fuzz.token_set_ratio` (defaults: force_ascii, full_process).
+import { sequenceMatcherRatio } from '@benchfleet/core';
 import {
   pythonRound,
   pythonSplitWhitespace,
@@ -6,7 +7,7 @@ import {
   pythonTupleRepr,
   sortedPythonStrings,
 } from '../catalog/python-text.js';
-import { levenshteinRatio, sequenceMatcherRatio } from './sequence-matcher.js';
+import { levenshteinRatio } from './levenshtein-ratio.js';
 
 /** A string, or a Python tuple of strings (synthetic goal options reach thefuzz as `(name, value)`). */
 export type FuzzyInput = string | readonly string[];

@@ -56,9 +56,4 @@ export {
   verifyRewardFixtures,
   webshopRewardFixtureRunners,
 } from './reward-fixture-runners.js';
-export {
-  levenshteinRatio,
-  sequenceMatcherRatio,
-  sequenceMatchingBlocks,
-  type MatchingBlock,
-} from './sequence-matcher.js';
+export { levenshteinRatio } from './levenshtein-ratio.js';

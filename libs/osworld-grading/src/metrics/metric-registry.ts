@@ -1,6 +1,6 @@
 import type { PortedMetric } from './metric-function.js';
-import { documentMetrics } from './metrics/document-metrics.js';
-import { structuredMetrics } from './metrics/structured-metrics.js';
+import { documentMetrics } from './document-metrics.js';
+import { structuredMetrics } from './structured-metrics.js';
 
 /** Every OSWorld metric function benchfleet has ported, by its upstream name. */
 export const portedMetrics: ReadonlyMap<string, PortedMetric> = new Map(

@@ -1,19 +1,24 @@
 import { readFile, readdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
-import { metricFixtureFileSchema } from './fixtures/metric-fixture-file.js';
-import { runMetricFixtureCase } from './fixtures/metric-fixture-case.js';
+import { expect, it } from 'vitest';
+import { metricFixtureFileSchema } from '../fixtures/metric-fixture-file.js';
+import { runMetricFixtureCase } from '../fixtures/metric-fixture-case.js';
+import { LocalPythonRunner } from '../python-runners/local-python-runner.js';
 import { portedMetrics } from './metric-registry.js';
 
 const fixturesDir = fileURLToPath(
-  new URL('../../../../shared/osworld/grading/metric-fixtures/', import.meta.url),
+  new URL('../../../../../shared/osworld/grading/metric-fixtures/', import.meta.url),
 );
 
 const metricFiles = (await readdir(fixturesDir)).filter(
   (name) => name.endsWith('.json') && !name.startsWith('_'),
 );
 
-describe('golden cases made by OSWorld’s own metrics', () => {
+// check_python_file_by_test_suite runs the fixtures' test files in this host's python3.
+const python = new LocalPythonRunner();
+
+// The golden cases made by OSWorld's own metrics, one test per ported metric.
+{
   for (const fileName of metricFiles) {
     const metricName = fileName.replace(/\.json$/, '');
     const metric = portedMetrics.get(metricName);
@@ -24,7 +29,7 @@ describe('golden cases made by OSWorld’s own metrics', () => {
       );
       const failures: string[] = [];
       for (const fixtureCase of file.cases) {
-        const verdict = await runMetricFixtureCase(metric, fixtureCase, {});
+        const verdict = await runMetricFixtureCase(metric, fixtureCase, { python });
         if (!verdict.passed) {
           failures.push(`${fixtureCase.id}: expected ${verdict.expected}, got ${verdict.got}`);
         }
@@ -33,10 +38,11 @@ describe('golden cases made by OSWorld’s own metrics', () => {
       expect(file.cases.length).toBeGreaterThan(0);
     });
   }
-});
+}
 
-it('ports only metrics that have golden cases, under their upstream names', () => {
+it('ports every metric of the phase-1 tasks, and only those, under their upstream names', () => {
   const fixtured = new Set(metricFiles.map((name) => name.replace(/\.json$/, '')));
   expect([...portedMetrics.keys()].filter((name) => !fixtured.has(name))).toEqual([]);
+  expect([...fixtured].filter((name) => !portedMetrics.has(name))).toEqual([]);
   expect(fixtured.size).toBe(24);
 });

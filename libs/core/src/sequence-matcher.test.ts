@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  levenshteinRatio,
+  SequenceMatcher,
   sequenceMatcherRatio,
   sequenceMatchingBlocks,
 } from './sequence-matcher.js';
@@ -50,9 +50,34 @@ describe('sequenceMatcherRatio / sequenceMatchingBlocks', () => {
   });
 });
 
-describe('levenshteinRatio', () => {
-  it('is 2 × LCS / total length, like python-Levenshtein', () => {
-    expect(levenshteinRatio('grey', 'gray')).toBe(0.75);
-    expect(levenshteinRatio('kitten', 'sitting')).toBe(8 / 13);
+// Expected values printed by CPython 3.11's difflib over lists of lines.
+describe('SequenceMatcher over lines', () => {
+  it('matches whole lines as CPython does', () => {
+    const sut = new SequenceMatcher(
+      ['h1 {', '  color: red;', '}', '', 'body {', '  width: 300px;', '}'],
+      ['body {', '  width: 300px;', '}', '', 'h1 {', '  color: red;', '}'],
+    );
+    expect(sut.matchingBlocks()).toEqual([{ a: 0, b: 4, size: 3 }]);
+    expect(sut.ratio()).toBe(0.42857142857142855);
+    expect(new SequenceMatcher(['a', 'b', 'c', 'd'], ['a', 'c']).ratio()).toBe(0.6666666666666666);
+  });
+
+  it('treats popular lines of a 200+ line b as autojunk, extending matches over them', () => {
+    const a = ['x', 'x', 'x', 'header', 'x', 'x'];
+    const b = ['header', ...Array<string>(199).fill('x'), 'footer'];
+    const sut = new SequenceMatcher(a, b);
+    expect(sut.matchingBlocks()).toEqual([{ a: 3, b: 0, size: 3 }]);
+    expect(sut.ratio()).toBe(0.028985507246376812);
+    const withoutAutojunk = new SequenceMatcher(a, b, { autojunk: false });
+    expect(withoutAutojunk.matchingBlocks()).toEqual([
+      { a: 0, b: 1, size: 3 },
+      { a: 4, b: 4, size: 2 },
+    ]);
+    expect(withoutAutojunk.ratio()).toBe(0.04830917874396135);
+  });
+
+  it('gives 1 for two empty lists and 0 when nothing matches', () => {
+    expect(new SequenceMatcher<string>([], []).ratio()).toBe(1);
+    expect(new SequenceMatcher<string>([], ['a']).ratio()).toBe(0);
   });
 });

@@ -1,0 +1,218 @@
+// The LLM governor against a provider with a declared limit: 4 worker processes, 64 WebShop
+// LLM-agent tasks in flight each (the real LlmAgent and retry policy), with the governor off
+// (every process backs off on its own), on with the limit configured (--llm-rpm), and on with the
+// limit unknown (learned from the provider's x-ratelimit-* headers and 429s).
+//
+//   npx tsx bench/llm-governor.ts [--rpm 1200] [--seconds 150] [--warmup-seconds 60] [--modes off,on,learned]
+//
+// The fake provider counts requests in any 60 s span (a sliding log) and answers 429 with
+// Retry-After past its limit. Throughput is measured over whole minutes after the warm-up (the
+// first minute lets a burst of a whole minute's limit through to anyone). Then a spend phase: a run limit that the
+// fleet reaches mid-way, its overshoot compared with one call per task in flight.
+
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { cpus } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { provisionServices } from '@benchfleet/local-services';
+import { LlmGovernor } from '@benchfleet/llm-governor';
+import { startFakeLlm, type FakeLlm } from '@benchfleet/testing';
+import { deleteKeysWithPrefix } from '@benchfleet/testing/test-database';
+import { printTable } from './bench-services.js';
+
+const { values } = parseArgs({
+  options: {
+    rpm: { type: 'string', default: '1200' },
+    seconds: { type: 'string', default: '180' },
+    'warmup-seconds': { type: 'string', default: '60' },
+    modes: { type: 'string', default: 'off,on,learned' },
+    processes: { type: 'string', default: '4' },
+    'tasks-in-flight': { type: 'string', default: '64' },
+    'spend-rpm': { type: 'string', default: '6000' },
+    'spend-seconds': { type: 'string', default: '40' },
+  },
+});
+const rpm = Number(values.rpm);
+const seconds = Number(values.seconds);
+const warmupSeconds = Number(values['warmup-seconds']);
+const processes = Number(values.processes);
+const tasksInFlight = Number(values['tasks-in-flight']);
+const WORKER = fileURLToPath(new URL('./llm-governor-worker.ts', import.meta.url));
+
+interface WorkerSummary {
+  name: string;
+  tasks: number;
+  succeeded: number;
+  infraFailed: number;
+  budgetStopped: number;
+  agentFailed: number;
+  localSpendUsd: number;
+}
+
+async function runFleet(
+  mode: 'off' | 'on' | 'learned',
+  fake: FakeLlm,
+  redisUrl: string,
+  prefix: string,
+  extra: Record<string, string>,
+): Promise<WorkerSummary[]> {
+  const children: ChildProcessWithoutNullStreams[] = [];
+  const summaries: Promise<WorkerSummary>[] = [];
+  for (let i = 0; i < processes; i += 1) {
+    const child = spawn(process.execPath, ['--import', 'tsx', WORKER], {
+      env: {
+        ...process.env,
+        MODE: mode === 'off' ? 'off' : 'on',
+        NAME: `w${i}`,
+        FAKE_BASE_URL: fake.baseUrl,
+        REDIS_URL: redisUrl,
+        PREFIX: prefix,
+        TASKS_IN_FLIGHT: String(tasksInFlight),
+        ...(mode === 'on' && { RPM: String(extra.RPM ?? rpm) }),
+        ...extra,
+      },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    children.push(child);
+    let out = '';
+    let err = '';
+    child.stderr.on('data', (chunk: Buffer) => (err = (err + chunk.toString()).slice(-4000)));
+    summaries.push(
+      new Promise((resolve, reject) => {
+        child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+        child.once('exit', (code) => {
+          const line = out.split('\n').find((l) => l.startsWith('{'));
+          if (code === 0 && line) resolve(JSON.parse(line) as WorkerSummary);
+          else reject(new Error(`worker w${i} exited ${code}: ${err}`));
+        });
+      }),
+    );
+  }
+  await Promise.all(
+    children.map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          const onData = (chunk: Buffer): void => {
+            if (chunk.toString().includes('ready')) {
+              child.stdout.off('data', onData);
+              resolve();
+            }
+          };
+          child.stdout.on('data', onData);
+        }),
+    ),
+  );
+  for (const child of children) child.stdin.write('go\n');
+  return Promise.all(summaries);
+}
+
+const pct = (part: number, whole: number): string =>
+  whole === 0 ? 'n/a' : `${((100 * part) / whole).toFixed(2)} %`;
+
+async function main(): Promise<void> {
+  const services = await provisionServices({ log: (line) => process.stderr.write(`${line}\n`) });
+  const rows: Record<string, string | number>[] = [];
+  try {
+    for (const mode of values.modes.split(',') as ('off' | 'on' | 'learned')[]) {
+      const prefix = `{bench-gov-${randomBytes(3).toString('hex')}}`;
+      const fake = await startFakeLlm({
+        latencyMs: 200,
+        script: ['Action: search[red mug]'],
+        rateLimit: { requestsPerMinute: rpm },
+      });
+      process.stderr.write(
+        `mode ${mode}: ${processes} processes × ${tasksInFlight} tasks, ${seconds} s\n`,
+      );
+      const started = Date.now();
+      const summaries = await runFleet(mode, fake, services.redisUrl, prefix, {
+        DURATION_MS: String(seconds * 1000),
+      });
+      const wallS = (Date.now() - started) / 1000;
+      const arrivals = fake.arrivals;
+      const steadyFrom = started + warmupSeconds * 1000;
+      // Whole minutes only: against a 60 s sliding limit, a span of k minutes holds at most k limits.
+      const steadyTo =
+        steadyFrom + 60_000 * Math.max(1, Math.floor((seconds - warmupSeconds) / 60));
+      const steady = arrivals.filter(
+        (a) => a.at >= steadyFrom && a.at < steadyTo && a.status === 200,
+      );
+      const steadyMinutes = (steadyTo - steadyFrom) / 60_000;
+      const total = summaries.reduce(
+        (sum, s) => ({
+          tasks: sum.tasks + s.tasks,
+          succeeded: sum.succeeded + s.succeeded,
+          infraFailed: sum.infraFailed + s.infraFailed,
+          agentFailed: sum.agentFailed + s.agentFailed,
+        }),
+        { tasks: 0, succeeded: 0, infraFailed: 0, agentFailed: 0 },
+      );
+      rows.push({
+        governor: mode,
+        requests: arrivals.length,
+        '429s': fake.stats.rateLimited,
+        '429 % of calls': pct(fake.stats.rateLimited, arrivals.length),
+        'throughput after warm-up': `${(steady.length / steadyMinutes).toFixed(0)}/min`,
+        '% of limit': pct(steady.length / steadyMinutes, rpm),
+        'requests/task': (arrivals.length / Math.max(1, total.succeeded)).toFixed(2),
+        tasks: total.tasks,
+        succeeded: total.succeeded,
+        'infra-failed (provider)': total.infraFailed,
+        'agent failures': total.agentFailed,
+        'wall s': wallS.toFixed(0),
+      });
+      await fake.close();
+      await deleteKeysWithPrefix(services.redisUrl, prefix);
+    }
+    process.stdout.write(
+      `\nprovider limit ${rpm} requests/min (sliding 60 s), ${processes} processes × ${tasksInFlight} tasks in flight, 3 LLM calls per task, 200 ms per answer, ${cpus().length} cores (shared)\n`,
+    );
+    printTable(rows);
+
+    // Spend: a run limit reached mid-way; overshoot against one call per task in flight.
+    const spendRpm = Number(values['spend-rpm']);
+    const spendRows: Record<string, string | number>[] = [];
+    for (const mode of ['off', 'on'] as const) {
+      const prefix = `{bench-gov-${randomBytes(3).toString('hex')}}`;
+      const fake = await startFakeLlm({
+        latencyMs: 200,
+        script: ['Action: search[red mug]'],
+        rateLimit: { requestsPerMinute: spendRpm },
+      });
+      // $1000 per million tokens: a call of ~270 tokens costs ~$0.27; the limit lets ~900 calls through.
+      const budget = 250;
+      const summaries = await runFleet(mode, fake, services.redisUrl, prefix, {
+        DURATION_MS: String(Number(values['spend-seconds']) * 1000),
+        RUN_BUDGET_USD: String(budget),
+        RPM: String(spendRpm),
+      });
+      const costs = fake.received.length;
+      const observer = new LlmGovernor({ redisUrl: services.redisUrl, prefix });
+      const counted = mode === 'on' ? await observer.runSpend('bench-run') : undefined;
+      await observer.close();
+      const spent = counted?.usd ?? summaries.reduce((sum, s) => sum + s.localSpendUsd, 0);
+      const perCall = spent / Math.max(1, costs);
+      const overshootCalls = Math.max(0, (spent - budget) / perCall);
+      spendRows.push({
+        governor: mode,
+        'run limit': `$${budget}`,
+        spent: `$${spent.toFixed(2)}`,
+        calls: costs,
+        'overshoot $': `$${Math.max(0, spent - budget).toFixed(2)}`,
+        'overshoot calls': overshootCalls.toFixed(1),
+        'bound (tasks in flight)': processes * tasksInFlight,
+        'tasks stopped by budget': summaries.reduce((sum, s) => sum + s.budgetStopped, 0),
+      });
+      await fake.close();
+      await deleteKeysWithPrefix(services.redisUrl, prefix);
+    }
+    process.stdout.write(
+      `\nspend limit per run (off: each process can only check the spend it saw itself)\n`,
+    );
+    printTable(spendRows);
+  } finally {
+    await services.stop();
+  }
+}
+
+await main();

@@ -1,0 +1,324 @@
+import { Redis } from 'ioredis';
+import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { errorMessage, redactSecrets } from '@benchfleet/core';
+import { GovernorUnavailableError } from './governor-errors.js';
+import type { BucketWindow } from './llm-limits.js';
+
+/** Redis time in ms, read inside each script so every process of the fleet shares one clock. */
+const NOW = `local t = redis.call('TIME') local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
+
+/**
+ * KEYS: lane hash, lease set. ARGV: lease id, lease ms, concurrency cap, initial target.
+ * Returns {0, ms left} while the lane is held off, {1, in flight} when the fleet is at its target,
+ * {2, in flight, wave, learned rpm, learned tpm} once a lease is taken (wave: how many decreases
+ * the lane has had, so a wave of 429s decreases once; learned limits 0 when none).
+ */
+const ADMIT = `${NOW}
+local closed = tonumber(redis.call('HGET', KEYS[1], 'closedUntil') or '0')
+if closed > now then return {0, closed - now} end
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+local cap = tonumber(ARGV[3])
+local target = tonumber(redis.call('HGET', KEYS[1], 'target') or '0')
+if target <= 0 then
+  target = math.min(cap, tonumber(ARGV[4]))
+  redis.call('HSET', KEYS[1], 'target', target, 'slowStart', 1)
+elseif target > cap then
+  target = cap
+  redis.call('HSET', KEYS[1], 'target', target)
+end
+local inflight = redis.call('ZCARD', KEYS[2])
+if inflight >= math.max(1, math.floor(target)) then return {1, inflight} end
+redis.call('ZADD', KEYS[2], now + tonumber(ARGV[2]), ARGV[1])
+redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[2]) + 60000)
+local lane = redis.call('HMGET', KEYS[1], 'wave', 'learnedRpm', 'learnedTpm')
+return {2, inflight + 1, tonumber(lane[1] or '0'), tonumber(lane[2] or '0'), tonumber(lane[3] or '0')}`;
+
+/** KEYS: lane hash. Returns the ms the lane is still held off (0: open). */
+const HELD = `${NOW}
+local closed = tonumber(redis.call('HGET', KEYS[1], 'closedUntil') or '0')
+if closed > now then return closed - now end
+return 0`;
+
+/** KEYS: lease set. ARGV: lease ms, lease ids. Extends the leases that still exist. */
+const RENEW = `${NOW}
+local renewed = 0
+for i = 2, #ARGV do
+  renewed = renewed + redis.call('ZADD', KEYS[1], 'XX', 'CH', now + tonumber(ARGV[1]), ARGV[i])
+end
+redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[1]) + 60000)
+return renewed`;
+
+/**
+ * KEYS: lane hash, this minute's observation hash, lease set.
+ * ARGV: lease id, outcome (ok | limited | failed), wave at admission, cap, decrease factor, hold-off ms,
+ * tokens, nano-USD, learned rpm (0: none), learned tpm (0: none).
+ * AIMD: slow start (+1 per success) until the first decrease, then +1/target per success; a
+ * limited outcome multiplies the target by the factor, once per wave (calls admitted before the
+ * last decrease do not decrease it again: TCP's one decrease per window). Returns {target, held off until}.
+ */
+const SETTLE = `${NOW}
+redis.call('ZREM', KEYS[3], ARGV[1])
+local kind = ARGV[2]
+local cap = tonumber(ARGV[4])
+local target = tonumber(redis.call('HGET', KEYS[1], 'target') or '1')
+local slow = redis.call('HGET', KEYS[1], 'slowStart') == '1'
+local closed = tonumber(redis.call('HGET', KEYS[1], 'closedUntil') or '0')
+if kind == 'ok' then
+  if slow then target = target + 1 else target = target + 1 / target end
+  if target > cap then target = cap end
+  redis.call('HSET', KEYS[1], 'target', target)
+elseif kind == 'limited' then
+  local wave = tonumber(redis.call('HGET', KEYS[1], 'wave') or '0')
+  if tonumber(ARGV[3]) == wave then
+    target = math.max(1, target * tonumber(ARGV[5]))
+    redis.call('HSET', KEYS[1], 'target', target, 'slowStart', 0, 'wave', wave + 1)
+  end
+  local hold = tonumber(ARGV[6])
+  if hold > 0 and now + hold > closed then
+    closed = now + hold
+    redis.call('HSET', KEYS[1], 'closedUntil', closed, 'closedAt', now)
+  end
+  redis.call('HINCRBY', KEYS[1], 'rateLimited', 1)
+  redis.call('HINCRBY', KEYS[2], 'rateLimited', 1)
+end
+if tonumber(ARGV[9]) > 0 then redis.call('HSET', KEYS[1], 'learnedRpm', ARGV[9]) end
+if tonumber(ARGV[10]) > 0 then redis.call('HSET', KEYS[1], 'learnedTpm', ARGV[10]) end
+redis.call('HINCRBY', KEYS[1], 'requests', 1)
+redis.call('HINCRBY', KEYS[1], 'tokens', tonumber(ARGV[7]))
+redis.call('HINCRBY', KEYS[1], 'spentNanoUsd', tonumber(ARGV[8]))
+redis.call('HINCRBY', KEYS[2], 'requests', 1)
+redis.call('HINCRBY', KEYS[2], 'tokens', tonumber(ARGV[7]))
+redis.call('EXPIRE', KEYS[2], 180)
+return {tostring(target), closed}`;
+
+/** KEYS: lease set. ARGV: lease id. A call that ended without an answer to judge. */
+const RELEASE = `return redis.call('ZREM', KEYS[1], ARGV[1])`;
+
+/**
+ * KEYS: a bucket window's key. ARGV: points, the TTL the key should have now, tolerance.
+ * Gives points back only to the window they were charged in: a key created since (a later window)
+ * has a TTL a whole window longer, and a gone key has nothing to give back.
+ */
+const REFUND = `local ttl = redis.call('PTTL', KEYS[1])
+if ttl > 0 and math.abs(ttl - tonumber(ARGV[2])) <= tonumber(ARGV[3]) then
+  return redis.call('DECRBY', KEYS[1], tonumber(ARGV[1]))
+end
+return -1`;
+
+/**
+ * KEYS: run spend hash, task spend hash. ARGV: nano-USD, tokens in, tokens out, attempt field,
+ * unpriced (0/1), ttl s. Returns {run nano-USD, task nano-USD}.
+ */
+const SPEND = `local out = {}
+for i = 1, 2 do
+  redis.call('HINCRBY', KEYS[i], 'nanoUsd', tonumber(ARGV[1]))
+  redis.call('HINCRBY', KEYS[i], 'tokensIn', tonumber(ARGV[2]))
+  redis.call('HINCRBY', KEYS[i], 'tokensOut', tonumber(ARGV[3]))
+  redis.call('HINCRBY', KEYS[i], 'calls', 1)
+  redis.call('HINCRBY', KEYS[i], 'unpricedCalls', tonumber(ARGV[5]))
+  redis.call('EXPIRE', KEYS[i], tonumber(ARGV[6]))
+  out[i] = redis.call('HGET', KEYS[i], 'nanoUsd')
+end
+redis.call('HINCRBY', KEYS[2], ARGV[4], tonumber(ARGV[1]))
+return out`;
+
+/** KEYS: lane hash, lease set. Returns {now, in flight}. */
+const LANE_STATE = `${NOW}
+return {now, redis.call('ZCOUNT', KEYS[2], '(' .. now, '+inf')}`;
+
+interface GovernorCommands {
+  llmGovAdmit(
+    lane: string,
+    leases: string,
+    leaseId: string,
+    leaseMs: number,
+    cap: number,
+    initial: number,
+  ): Promise<number[]>;
+  llmGovRenew(leases: string, leaseMs: number, ...ids: string[]): Promise<number>;
+  llmGovSettle(
+    lane: string,
+    minute: string,
+    leases: string,
+    ...args: (string | number)[]
+  ): Promise<[string, number]>;
+  llmGovRelease(leases: string, leaseId: string): Promise<number>;
+  llmGovRefund(key: string, points: number, ttl: number, tolerance: number): Promise<number>;
+  llmGovSpend(run: string, task: string, ...args: (string | number)[]): Promise<[string, string]>;
+  llmGovLaneState(lane: string, leases: string): Promise<[number, number]>;
+  llmGovHeld(lane: string): Promise<number>;
+}
+
+type GovernorRedis = Redis & GovernorCommands;
+
+/** The admission a lane's script gave. */
+export type Admission =
+  | { readonly kind: 'held-off'; readonly waitMs: number }
+  | { readonly kind: 'full'; readonly inFlight: number }
+  | {
+      readonly kind: 'admitted';
+      readonly inFlight: number;
+      readonly wave: number;
+      readonly learnedRpm: number;
+      readonly learnedTpm: number;
+    };
+
+export type Consumed =
+  { readonly ok: true; readonly ttlMs: number } | { readonly ok: false; readonly waitMs: number };
+
+/**
+ * The governor's Redis: one connection that reconnects forever but never queues a command for
+ * long, every command under a deadline, every failure a `GovernorUnavailableError`.
+ */
+export class GovernorStore {
+  readonly redis: GovernorRedis;
+  readonly keys: string;
+  readonly #timeoutMs: number;
+  readonly #url: string;
+  readonly #limiters = new Map<string, RateLimiterRedis>();
+
+  constructor(url: string, prefix: string, timeoutMs: number) {
+    this.#url = url;
+    this.#timeoutMs = timeoutMs;
+    this.keys = `${prefix}:llm`;
+    const redis = new Redis(url, {
+      connectTimeout: timeoutMs,
+      commandTimeout: timeoutMs,
+      maxRetriesPerRequest: 1,
+      enableReadyCheck: true,
+      // Reconnect forever, at most every 2 s: a worker outlives a Redis restart.
+      retryStrategy: (times) => Math.min(2000, 100 * times),
+    });
+    // Reconnects are ioredis's job; an unhandled 'error' event would kill the process.
+    redis.on('error', () => undefined);
+    redis.defineCommand('llmGovAdmit', { numberOfKeys: 2, lua: ADMIT });
+    redis.defineCommand('llmGovRenew', { numberOfKeys: 1, lua: RENEW });
+    redis.defineCommand('llmGovSettle', { numberOfKeys: 3, lua: SETTLE });
+    redis.defineCommand('llmGovRelease', { numberOfKeys: 1, lua: RELEASE });
+    redis.defineCommand('llmGovRefund', { numberOfKeys: 1, lua: REFUND });
+    redis.defineCommand('llmGovSpend', { numberOfKeys: 2, lua: SPEND });
+    redis.defineCommand('llmGovLaneState', { numberOfKeys: 2, lua: LANE_STATE });
+    redis.defineCommand('llmGovHeld', { numberOfKeys: 1, lua: HELD });
+    this.redis = redis as GovernorRedis;
+  }
+
+  laneKey(laneId: string): string {
+    return `${this.keys}:lane:${laneId}`;
+  }
+  leaseKey(laneId: string): string {
+    return `${this.keys}:lease:${laneId}`;
+  }
+  minuteKey(laneId: string, minute: number): string {
+    return `${this.keys}:obs:${laneId}:${minute}`;
+  }
+  runSpendKey(runId: string): string {
+    return `${this.keys}:spend:run:${runId}`;
+  }
+  taskSpendKey(runId: string, taskId: string): string {
+    return `${this.keys}:spend:task:${runId}:${taskId}`;
+  }
+  lanesKey(): string {
+    return `${this.keys}:lanes`;
+  }
+
+  /** Runs `command` under the deadline; any failure is the governor's infra fault, naming what failed. */
+  async run<T>(what: string, command: () => Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`no answer within ${this.#timeoutMs} ms`)),
+        this.#timeoutMs,
+      );
+    });
+    try {
+      return await Promise.race([command(), deadline]);
+    } catch (error) {
+      if (error instanceof RateLimiterRes) throw error;
+      throw new GovernorUnavailableError(
+        `the LLM governor's Redis at ${redactSecrets(this.#url)} failed to ${what} (${errorMessage(error) || 'connection failed'}): the call is not made`,
+      );
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** The library's fixed-window limiter for one window size; keys carry the size, so a changed limit starts afresh. */
+  limiter(kind: 'rpm' | 'tpm', window: BucketWindow): RateLimiterRedis {
+    const keyPrefix = `${this.keys}:${kind}:${window.seconds}s${window.points}`;
+    let limiter = this.#limiters.get(keyPrefix);
+    if (limiter === undefined) {
+      limiter = new RateLimiterRedis({
+        storeClient: this.redis,
+        keyPrefix,
+        points: window.points,
+        duration: window.seconds,
+        // Fail at once while disconnected rather than queue: the deadline names the fault.
+        rejectIfRedisNotReady: true,
+      });
+      this.#limiters.set(keyPrefix, limiter);
+    }
+    return limiter;
+  }
+
+  /** Charges `points` to the lane's current window; refused: how long until the window ends. */
+  async consume(
+    kind: 'rpm' | 'tpm',
+    window: BucketWindow,
+    laneId: string,
+    points: number,
+  ): Promise<Consumed> {
+    const limiter = this.limiter(kind, window);
+    try {
+      const result = await this.run(`take from the ${kind} bucket`, () =>
+        limiter.consume(laneId, points),
+      );
+      return { ok: true, ttlMs: result.msBeforeNext };
+    } catch (error) {
+      if (error instanceof RateLimiterRes) return { ok: false, waitMs: error.msBeforeNext };
+      throw error;
+    }
+  }
+
+  /** Points left in the lane's current window (all of them when none is open), and its ms to go. */
+  async remaining(
+    kind: 'rpm' | 'tpm',
+    window: BucketWindow,
+    laneId: string,
+  ): Promise<{ points: number; msLeft: number }> {
+    const limiter = this.limiter(kind, window);
+    const result = await this.run(`read the ${kind} bucket`, () => limiter.get(laneId));
+    if (result === null) return { points: window.points, msLeft: 0 };
+    return { points: result.remainingPoints, msLeft: result.msBeforeNext };
+  }
+
+  /** Adds `points` to the lane's current window (a call used more than it was charged). */
+  async penalize(kind: 'rpm' | 'tpm', window: BucketWindow, laneId: string, points: number) {
+    const limiter = this.limiter(kind, window);
+    await this.run(`charge the ${kind} bucket`, () => limiter.penalty(laneId, points));
+  }
+
+  async refund(
+    kind: 'rpm' | 'tpm',
+    window: BucketWindow,
+    laneId: string,
+    points: number,
+    expectedTtlMs: number,
+  ): Promise<boolean> {
+    const key = this.limiter(kind, window).getKey(laneId);
+    const tolerance = Math.floor((window.seconds * 1000) / 2);
+    const result = await this.run(`refund the ${kind} bucket`, () =>
+      this.redis.llmGovRefund(key, points, Math.round(expectedTtlMs), tolerance),
+    );
+    return result >= 0;
+  }
+
+  async close(): Promise<void> {
+    if (this.redis.status !== 'ready') {
+      this.redis.disconnect();
+      return;
+    }
+    await this.run('close', () => this.redis.quit()).catch(() => this.redis.disconnect());
+  }
+}
+
+export type { GovernorRedis };

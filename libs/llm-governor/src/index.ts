@@ -1,0 +1,66 @@
+export {
+  LlmGovernor,
+  type AttemptRunningCheck,
+  type GovernorSnapshot,
+  type LaneSnapshot,
+  type LlmBudget,
+  type LlmCallGate,
+  type LlmCallRequest,
+  type LlmGovernorOptions,
+  type LlmOutcome,
+  type LlmPermit,
+  type LlmSettlement,
+  type SpendTotals,
+} from './llm-governor.js';
+export {
+  AttemptNotRunningError,
+  BudgetExceededError,
+  GovernorUnavailableError,
+  PriceUnknownError,
+  RateLimitedTooLongError,
+  type BudgetScope,
+} from './governor-errors.js';
+export {
+  keyFingerprint,
+  laneIdentity,
+  type LaneIdentity,
+  type LlmAttribution,
+  type LlmLane,
+} from './llm-lane.js';
+export {
+  bucketWindow,
+  inlineLimitsSchema,
+  limitEntrySchema,
+  limitsFileSchema,
+  LlmLimitsTable,
+  normalizeProvider,
+  readLimitsFile,
+  type BucketWindow,
+  type InlineLimits,
+  type LaneLimits,
+  type LimitEntry,
+} from './llm-limits.js';
+export {
+  costOf,
+  costUsd,
+  modelPriceSchema,
+  priceTableSchema,
+  type ModelPrice,
+  type PriceTable,
+} from './price-table.js';
+export {
+  holdOffMs,
+  parseResetDuration,
+  readRateHints,
+  retryAfterMs,
+  type HeaderSource,
+  type ProviderRateHints,
+} from './rate-limit-headers.js';
+export {
+  CHARS_PER_TOKEN,
+  estimateCall,
+  estimatedTotal,
+  estimatePromptTokens,
+  TOKENS_PER_MESSAGE,
+  type TokenEstimate,
+} from './token-estimate.js';

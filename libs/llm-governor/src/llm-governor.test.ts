@@ -1,0 +1,461 @@
+import { Redis } from 'ioredis';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { TransientError } from '@benchfleet/core';
+import { freePort, LocalRedis } from '@benchfleet/local-services';
+import { deleteKeysWithPrefix, uniqueQueuePrefix, waitFor } from '@benchfleet/testing';
+import {
+  AttemptNotRunningError,
+  BudgetExceededError,
+  estimateCall,
+  estimatePromptTokens,
+  GovernorUnavailableError,
+  laneIdentity,
+  LlmGovernor as Sut,
+  LlmLimitsTable,
+  PriceUnknownError,
+  RateLimitedTooLongError,
+  type LlmCallRequest,
+  type LlmGovernorOptions,
+  type LlmLane,
+  type LlmPermit,
+} from './index.js';
+
+const redisUrl = inject('redisUrl');
+const prefix = uniqueQueuePrefix();
+const redis = new Redis(redisUrl);
+const opened: Sut[] = [];
+const API_KEY = 'sk-test-governor-key-0001';
+
+function governor(options: Partial<LlmGovernorOptions> = {}): Sut {
+  const sut = new Sut({ redisUrl, prefix, ...options });
+  opened.push(sut);
+  return sut;
+}
+
+const lane = (model: string, apiKey = API_KEY): LlmLane => ({
+  provider: 'http://127.0.0.1:9/v1',
+  apiKey,
+  model,
+});
+
+function request(model: string, overrides: Partial<LlmCallRequest> = {}): LlmCallRequest {
+  return {
+    lane: lane(model),
+    estimate: { promptTokens: 100, maxTokens: 100 },
+    signal: new AbortController().signal,
+    ...overrides,
+  };
+}
+
+const ok = (promptTokens: number, completionTokens: number) =>
+  ({ kind: 'ok', usage: { promptTokens, completionTokens } }) as const;
+
+async function laneOf(sut: Sut, model: string) {
+  const snapshot = await sut.snapshot();
+  const found = snapshot.lanes.find((l) => l.model === model);
+  if (!found) throw new Error(`no lane for ${model}`);
+  return found;
+}
+
+/** Resolves to 'pending' if `promise` has not settled after the governor had time to poll many times. */
+async function stillPending(promise: Promise<unknown>): Promise<'pending' | 'settled'> {
+  let settled = false;
+  promise.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  return settled ? 'settled' : 'pending';
+}
+
+afterAll(async () => {
+  for (const sut of opened) await sut.close();
+  redis.disconnect();
+  await deleteKeysWithPrefix(redisUrl, prefix);
+});
+
+describe('LlmGovernor', () => {
+  it('names a (provider, key) by a keyed fingerprint: the API key is written nowhere in Redis', async () => {
+    const sut = governor();
+    const permit = await sut.acquire(request('fingerprint'));
+    await permit.settle({ ...ok(10, 5), headers: { 'x-ratelimit-limit-requests': '500' } });
+    const other = await governor().acquire({
+      ...request('fingerprint'),
+      lane: lane('fingerprint'),
+    });
+    await other.settle(ok(1, 1));
+    await (
+      await sut.acquire({
+        ...request('fingerprint'),
+        lane: lane('fingerprint', 'sk-another-key-0002'),
+      })
+    ).settle(ok(1, 1));
+
+    const keys = await redis.keys(`${prefix}*`);
+    const dump = await Promise.all(
+      keys.map(async (key) => {
+        const type = await redis.type(key);
+        if (type === 'hash') return JSON.stringify(await redis.hgetall(key));
+        if (type === 'zset') return JSON.stringify(await redis.zrange(key, '0', '-1'));
+        return String(await redis.get(key));
+      }),
+    );
+    expect(keys.length).toBeGreaterThan(3);
+    expect([...keys, ...dump].join('\n')).not.toContain(API_KEY);
+    expect([...keys, ...dump].join('\n')).not.toContain('sk-another-key-0002');
+
+    const lanes = (await sut.snapshot()).lanes.filter((l) => l.model === 'fingerprint');
+    expect(lanes).toHaveLength(2); // two keys, two lanes; two processes with one key share one
+    expect(lanes.map((l) => l.keyFingerprint)).toEqual(
+      expect.arrayContaining([laneIdentity(lane('fingerprint')).keyFingerprint]),
+    );
+    for (const l of lanes) expect(l.keyFingerprint).toMatch(/^[0-9a-f]{12}$/);
+    expect(laneIdentity(lane('m', '')).keyFingerprint).toMatch(/^nokey-[0-9a-f]{6}$/);
+  });
+
+  it('charges a call its estimate before it runs and settles the real tokens after: refunds what was not used, charges what was over', async () => {
+    // One window per minute holding the whole limit, so the test reads it before it rolls over.
+    const sut = governor({
+      limits: new LlmLimitsTable({ entries: [{ model: 'tokens', tokensPerMinute: 1000 }] }),
+      bucketWindow: (perMinute) => ({ seconds: 60, points: perMinute }),
+    });
+    const bucket = `${prefix}:llm:tpm:60s1000:${laneIdentity(lane('tokens')).id}`;
+    const used = async () => Number(await redis.get(bucket));
+
+    // The documented estimate: ceil(chars / 4) + 4 per message, plus max_tokens.
+    expect(estimatePromptTokens([{ content: 'x'.repeat(41) }, { content: '' }])).toBe(11 + 4 + 4);
+    expect(estimateCall([{ content: 'x'.repeat(400) }], 200)).toEqual({
+      promptTokens: 104,
+      maxTokens: 200,
+    });
+
+    const first = await sut.acquire(
+      request('tokens', { estimate: { promptTokens: 300, maxTokens: 200 } }),
+    );
+    expect(first.estimatedTokens).toBe(500);
+    expect(await used()).toBe(500);
+    expect(await first.settle(ok(250, 50))).toMatchObject({ tokensIn: 250, tokensOut: 50 });
+    expect(await used()).toBe(300);
+
+    const second = await sut.acquire(
+      request('tokens', { estimate: { promptTokens: 300, maxTokens: 200 } }),
+    );
+    expect(await used()).toBe(800);
+    await second.settle(ok(400, 300)); // 200 more than estimated
+    expect(await used()).toBe(1000);
+
+    // The window is full: the next call waits for the next one (and stops waiting when aborted).
+    const abort = new AbortController();
+    const third = sut.acquire(request('tokens', { signal: abort.signal }));
+    expect(await stillPending(third)).toBe('pending');
+    abort.abort(new Error('deadline'));
+    await expect(third).rejects.toThrow('deadline');
+
+    // A refused call gives its whole estimate back.
+    await redis.set(bucket, 0, 'KEEPTTL');
+    const refused = await sut.acquire(request('tokens'));
+    expect(await used()).toBe(200);
+    await refused.settle({ kind: 'rate-limited', status: 429, headers: { 'retry-after-ms': '0' } });
+    expect(await used()).toBe(0);
+  });
+
+  it('adapts the fleet-wide concurrency target AIMD-style: slow start, halved on a 429 once per wave, +1/target after', async () => {
+    const sut = governor({
+      limits: new LlmLimitsTable({ entries: [{ model: 'aimd', maxConcurrency: 12 }] }),
+      initialConcurrency: 4,
+    });
+    const target = async () => (await laneOf(sut, 'aimd')).concurrency.target;
+    const take = () => sut.acquire(request('aimd'));
+    const limited = { kind: 'rate-limited', status: 429, headers: { 'retry-after': '0' } } as const;
+
+    const firstWave = await Promise.all([take(), take(), take(), take()]);
+    expect(await target()).toBe(4);
+    for (const permit of firstWave) await permit.settle(ok(1, 1));
+    expect(await target()).toBe(8); // slow start: +1 per success
+
+    // A wave of 429s halves the target once: calls admitted before the decrease do not halve it again.
+    const wave = await Promise.all([take(), take(), take()]);
+    await wave[0]!.settle(limited);
+    expect(await target()).toBe(4);
+    await wave[1]!.settle(limited);
+    await wave[2]!.settle(limited);
+    expect(await target()).toBe(4);
+
+    // Out of slow start: +1/target per success.
+    await (await take()).settle(ok(1, 1));
+    expect(await target()).toBeCloseTo(4.25, 10);
+
+    // A 429 for a call admitted after the decrease decreases again, down to 1 at least.
+    for (let i = 0; i < 5; i += 1) await (await take()).settle(limited);
+    expect(await target()).toBe(1);
+
+    // Never above the lane's max concurrency.
+    for (let i = 0; i < 200; i += 1) await (await take()).settle(ok(1, 1));
+    expect(await target()).toBe(12);
+    expect((await laneOf(sut, 'aimd')).totals.rateLimited).toBe(8);
+  });
+
+  it('holds the fleet to its concurrency target: a call past it waits for a lease to be given back', async () => {
+    const sut = governor({
+      limits: new LlmLimitsTable({ entries: [{ model: 'gate', maxConcurrency: 2 }] }),
+    });
+    const peer = governor({
+      limits: new LlmLimitsTable({ entries: [{ model: 'gate', maxConcurrency: 2 }] }),
+    });
+    const held = [await sut.acquire(request('gate')), await peer.acquire(request('gate'))];
+    expect((await laneOf(sut, 'gate')).concurrency).toEqual({ target: 2, inFlight: 2 });
+
+    const third = sut.acquire(request('gate'));
+    expect(await stillPending(third)).toBe('pending');
+    await held[1]!.settle({ kind: 'failed', status: 500 });
+    const admitted = await third;
+    expect((await laneOf(sut, 'gate')).concurrency.inFlight).toBe(2);
+    await admitted.settle(ok(1, 1));
+    await held[0]!.settle(ok(1, 1));
+    expect((await laneOf(sut, 'gate')).concurrency.inFlight).toBe(0);
+  });
+
+  it('lets go of the lease of a permit that is never settled, once it is older than maxPermitMs', async () => {
+    const sut = governor({ leaseMs: 300, maxPermitMs: 600 });
+    await sut.acquire(request('lost-permit'));
+    const renewed = await sut.acquire(request('lost-permit'));
+    expect((await laneOf(sut, 'lost-permit')).concurrency.inFlight).toBe(2);
+    // Settled permits free their lease at once; a lost one is renewed until maxPermitMs, then expires.
+    await renewed.settle(ok(1, 1));
+    expect((await laneOf(sut, 'lost-permit')).concurrency.inFlight).toBe(1);
+    await waitFor(
+      'the lost permit to expire',
+      async () => (await laneOf(sut, 'lost-permit')).concurrency.inFlight === 0,
+      10_000,
+      50,
+    );
+  });
+
+  it('shares a Retry-After: once one governor sees it, another calls only after it has passed', async () => {
+    const seer = governor();
+    const other = governor();
+    const permit = await seer.acquire(request('retry-after'));
+    const settlement = await permit.settle({
+      kind: 'rate-limited',
+      status: 429,
+      headers: { 'retry-after-ms': '1500', 'retry-after': '2' },
+    });
+    const publishedAt = Date.now();
+    expect(settlement.holdOffMs).toBe(1500);
+    const held = (await laneOf(other, 'retry-after')).heldOffForMs;
+    expect(held).toBeGreaterThan(0);
+    expect(held).toBeLessThanOrEqual(1500);
+
+    // A call that may not wait that long fails at once, typed, as an infra fault.
+    await expect(
+      other.acquire({ ...request('retry-after'), maxHoldOffMs: 500 }),
+    ).rejects.toBeInstanceOf(RateLimitedTooLongError);
+
+    const next = await other.acquire(request('retry-after'));
+    expect(Date.now()).toBeGreaterThanOrEqual(publishedAt + held);
+    await next.settle(ok(1, 1));
+    expect((await laneOf(other, 'retry-after')).heldOffForMs).toBe(0);
+  });
+
+  it('learns unknown limits from the rate-limit headers and enforces them for the whole fleet; configured limits win', async () => {
+    const sut = governor({
+      limits: new LlmLimitsTable({ entries: [{ model: 'configured', requestsPerMinute: 50 }] }),
+    });
+    const headers = {
+      'x-ratelimit-limit-requests': '600',
+      'x-ratelimit-limit-tokens': '90000',
+      'x-ratelimit-remaining-requests': '599',
+      'x-ratelimit-reset-requests': '100ms',
+    };
+    await (await sut.acquire(request('learned'))).settle({ ...ok(5, 5), headers });
+    await (await sut.acquire(request('configured'))).settle({ ...ok(5, 5), headers });
+
+    const learned = await laneOf(sut, 'learned');
+    expect(learned.limits.requestsPerMinute).toEqual({ learned: 600 });
+    expect(learned.limits.tokensPerMinute).toEqual({ learned: 90000 });
+    expect((await laneOf(sut, 'configured')).limits.requestsPerMinute).toEqual({ configured: 50 });
+
+    // Another process's next call for the learned lane goes through the learned buckets.
+    await (await governor().acquire(request('learned'))).settle(ok(5, 5));
+    const id = laneIdentity(lane('learned')).id;
+    expect(await redis.exists(`${prefix}:llm:rpm:2s19:${id}`)).toBe(1); // 600/min: 19 per 2 s
+    expect(await redis.exists(`${prefix}:llm:tpm:1s1475:${id}`)).toBe(1); // 90 000/min: 1475 per 1 s
+  });
+
+  describe('spend limits', () => {
+    // $1000 per million tokens: a token costs $0.001; a call of 100 + 100 tokens $0.2.
+    const priced = () =>
+      governor({
+        limits: new LlmLimitsTable({
+          prices: { priced: { inputUsdPerMillion: 1000, outputUsdPerMillion: 1000 } },
+        }),
+      });
+    const attribution = (runId: string, taskId: string, attempt = 1) => ({
+      runId,
+      taskId,
+      attempt,
+    });
+
+    it('stops a task at its limit: checked with the estimate before a call, and with the real cost after it', async () => {
+      const sut = priced();
+      const call = (taskUsd: number, attempt = 1) =>
+        sut.acquire(
+          request('priced', {
+            attribution: attribution('run-task', 't1', attempt),
+            budget: { taskUsd },
+          }),
+        );
+      const first = await (await call(0.5)).settle(ok(100, 100));
+      expect(first).toMatchObject({ costUsd: 0.2, priceKnown: true });
+      expect(first.budgetReached).toBeUndefined();
+      await (await call(0.5, 2)).settle(ok(100, 100)); // $0.4 spent, across two attempts
+      const refused = await call(0.5).catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(BudgetExceededError);
+      expect(refused).toMatchObject({ scope: 'task', limitUsd: 0.5, estimatedUsd: 0.2 });
+      expect((refused as BudgetExceededError).spentUsd).toBeCloseTo(0.4, 9);
+
+      // After the call: a real cost that reaches the limit says so at once.
+      const over = await (await call(0.61)).settle(ok(150, 100));
+      expect(over.budgetReached).toBe('task');
+      expect(await sut.taskSpend('run-task', 't1')).toMatchObject({
+        calls: 3,
+        tokensIn: 350,
+        byAttempt: { 1: expect.closeTo(0.45, 9), 2: expect.closeTo(0.2, 9) },
+      });
+      expect((await sut.taskSpend('run-task', 't1')).usd).toBeCloseTo(0.65, 9);
+    });
+
+    it('stops a run at its limit across tasks and processes', async () => {
+      const [a, b] = [priced(), priced()];
+      const budget = { runUsd: 0.5 };
+      await (
+        await a.acquire(request('priced', { attribution: attribution('run-r', 'a'), budget }))
+      ).settle(ok(100, 100));
+      await (
+        await b.acquire(request('priced', { attribution: attribution('run-r', 'b'), budget }))
+      ).settle(ok(100, 100));
+      const refused = await a
+        .acquire(request('priced', { attribution: attribution('run-r', 'c'), budget }))
+        .catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(BudgetExceededError);
+      expect(refused).toMatchObject({ scope: 'run', limitUsd: 0.5 });
+      expect((await b.runSpend('run-r')).usd).toBeCloseTo(0.4, 9);
+    });
+
+    it('bounds the overshoot of N tasks racing a run limit by N calls', async () => {
+      const sut = priced();
+      const tasks = 8;
+      const budget = { runUsd: 1 };
+      let inFlight = 0;
+      let peak = 0;
+      // Each call waits until every task has one in flight: the worst race there is.
+      let gate: { opened: Promise<void>; open(): void } | undefined;
+      const barrier = async () => {
+        gate ??= (() => {
+          let open!: () => void;
+          const opened = new Promise<void>((resolve) => (open = resolve));
+          return { opened, open };
+        })();
+        const mine = gate;
+        if (inFlight === tasks) {
+          gate = undefined;
+          mine.open();
+        }
+        await mine.opened;
+      };
+      const stops = await Promise.all(
+        Array.from({ length: tasks }, async (_, index) => {
+          for (let calls = 0; ; calls += 1) {
+            let permit: LlmPermit;
+            try {
+              permit = await sut.acquire(
+                request('priced', { attribution: attribution('run-race', `t${index}`), budget }),
+              );
+            } catch (error) {
+              return { calls, error };
+            }
+            inFlight += 1;
+            peak = Math.max(peak, inFlight);
+            await Promise.race([barrier(), new Promise((resolve) => setTimeout(resolve, 2000))]);
+            inFlight -= 1;
+            await permit.settle(ok(100, 100));
+          }
+        }),
+      );
+      expect(peak).toBe(tasks);
+      for (const stop of stops) expect(stop.error).toBeInstanceOf(BudgetExceededError);
+      const spent = (await sut.runSpend('run-race')).usd;
+      // One call costs $0.2: at least the limit less one call is spent, at most N calls over it.
+      expect(spent).toBeGreaterThan(1 - 0.2);
+      expect(spent).toBeLessThanOrEqual(1 + tasks * 0.2 + 1e-9);
+    });
+
+    it('refuses a spend limit it cannot enforce, and reports an unpriced call as unknown, never $0', async () => {
+      const sut = priced();
+      await expect(
+        sut.acquire(
+          request('unpriced', { attribution: attribution('run-u', 't'), budget: { runUsd: 1 } }),
+        ),
+      ).rejects.toBeInstanceOf(PriceUnknownError);
+      const settlement = await (
+        await sut.acquire(request('unpriced', { attribution: attribution('run-u', 't') }))
+      ).settle(ok(10, 10));
+      expect(settlement).toMatchObject({ costUsd: null, priceKnown: false });
+      expect(await sut.runSpend('run-u')).toMatchObject({ calls: 1, unpricedCalls: 1, usd: 0 });
+    });
+  });
+
+  it('refuses at once a call whose attempt is not running, taking no lease', async () => {
+    const running = new Set(['run-o/t/2']);
+    const sut = governor({
+      isAttemptRunning: ({ runId, taskId, attempt }) =>
+        running.has(`${runId}/${taskId}/${attempt}`),
+    });
+    const orphan = { runId: 'run-o', taskId: 't', attempt: 1 };
+    const refused = await sut
+      .acquire(request('orphan', { attribution: orphan }))
+      .catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(AttemptNotRunningError);
+    await (
+      await sut.acquire(request('orphan', { attribution: { ...orphan, attempt: 2 } }))
+    ).settle(ok(1, 1));
+    const state = await laneOf(sut, 'orphan');
+    expect(state.totals.requests).toBe(1);
+    expect(state.concurrency.inFlight).toBe(0);
+  });
+
+  it('fails a call as an infra fault when its Redis does not answer, and works again once it is back', async () => {
+    const nowhere = governor({
+      redisUrl: `redis://127.0.0.1:${await freePort()}`,
+      redisTimeoutMs: 300,
+    });
+    const refused = await nowhere.acquire(request('down')).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(GovernorUnavailableError);
+    expect(refused).toBeInstanceOf(TransientError);
+
+    const own = await LocalRedis.create();
+    try {
+      const sut = governor({ redisUrl: own.url, redisTimeoutMs: 500 });
+      await (await sut.acquire(request('down'))).settle(ok(1, 1));
+      const permit = await sut.acquire(request('down'));
+      await own.stop();
+      await expect(permit.settle(ok(1, 1))).rejects.toBeInstanceOf(GovernorUnavailableError);
+      await expect(sut.acquire(request('down'))).rejects.toBeInstanceOf(GovernorUnavailableError);
+      await own.start();
+      // It reconnects by itself: no call got through while Redis was away, and calls go on after.
+      const back = async () => {
+        for (;;) {
+          try {
+            return await sut.acquire(request('down'));
+          } catch (error) {
+            if (!(error instanceof GovernorUnavailableError)) throw error;
+            await new Promise((resolve) => setTimeout(resolve, 100));
+          }
+        }
+      };
+      await (await back()).settle(ok(1, 1));
+    } finally {
+      await own.destroy();
+    }
+  });
+});

@@ -1,0 +1,755 @@
+import { randomBytes } from 'node:crypto';
+import type { Logger } from '@benchfleet/core';
+import {
+  AttemptNotRunningError,
+  BudgetExceededError,
+  PriceUnknownError,
+  RateLimitedTooLongError,
+  type BudgetScope,
+} from './governor-errors.js';
+import { GovernorStore } from './governor-store.js';
+import { laneIdentity, type LaneIdentity, type LlmAttribution, type LlmLane } from './llm-lane.js';
+import { bucketWindow, LlmLimitsTable, type BucketWindow, type LaneLimits } from './llm-limits.js';
+import { costOf, type ModelPrice } from './price-table.js';
+import { holdOffMs, readRateHints, type HeaderSource } from './rate-limit-headers.js';
+import { estimatedTotal, type TokenEstimate } from './token-estimate.js';
+
+/** Spend limits in USD; each is checked before a call (with its estimate) and after it (real cost). */
+export interface LlmBudget {
+  readonly taskUsd?: number;
+  readonly runUsd?: number;
+}
+
+/** Answers whether an attempt is still the running one (the relay refuses calls for orphans). */
+export type AttemptRunningCheck = (attribution: LlmAttribution) => Promise<boolean> | boolean;
+
+export interface LlmCallRequest {
+  readonly lane: LlmLane;
+  readonly estimate: TokenEstimate;
+  /** Whom the call is for: spend is counted per run, task and attempt; required with a budget. */
+  readonly attribution?: LlmAttribution;
+  readonly budget?: LlmBudget;
+  /** Aborting it stops the waiting (the call is not made). */
+  readonly signal: AbortSignal;
+  /** The longest fleet-wide hold-off (a Retry-After) this call waits out; longer: `RateLimitedTooLongError`. Default 60 s. */
+  readonly maxHoldOffMs?: number;
+}
+
+/** What came of a call, as the caller saw it. */
+export type LlmOutcome =
+  | {
+      readonly kind: 'ok';
+      /** As the provider reported it; missing, the estimate is what spend and buckets keep. */
+      readonly usage?: { readonly promptTokens: number; readonly completionTokens: number };
+      readonly headers?: HeaderSource;
+    }
+  /** 429, or an overload (503, 529): the fleet's concurrency target goes down and everyone holds off. */
+  | { readonly kind: 'rate-limited'; readonly status: number; readonly headers?: HeaderSource }
+  /** Anything else that gave no answer: network error, timeout, other 5xx, a refused request. */
+  | { readonly kind: 'failed'; readonly status?: number; readonly headers?: HeaderSource };
+
+export interface LlmSettlement {
+  readonly tokensIn: number;
+  readonly tokensOut: number;
+  /** null when the model has no price (unknown, never a silent 0). */
+  readonly costUsd: number | null;
+  readonly priceKnown: boolean;
+  /** A spend limit the real cost has reached: the next call for this task (or run) will be refused. */
+  readonly budgetReached?: BudgetScope;
+  /** The fleet-wide hold-off this answer set, in ms (rate-limited answers). */
+  readonly holdOffMs?: number;
+}
+
+/** A call admitted by the governor; settle it exactly once with what came of it. */
+export interface LlmPermit {
+  readonly lane: LaneIdentity;
+  readonly estimatedTokens: number;
+  /** Time spent waiting for a hold-off, a lease and the buckets. */
+  readonly waitedMs: number;
+  settle(outcome: LlmOutcome): Promise<LlmSettlement>;
+}
+
+/** What a client needs of the governor: tests and the relay can pass any implementation. */
+export interface LlmCallGate {
+  acquire(request: LlmCallRequest): Promise<LlmPermit>;
+}
+
+export interface LlmGovernorOptions {
+  readonly redisUrl: string;
+  /** The fleet's queue prefix; the governor's keys live under `<prefix>:llm:`. */
+  readonly prefix: string;
+  readonly limits?: LlmLimitsTable;
+  readonly logger?: Logger;
+  /** Mixed into key fingerprints; every process of a fleet must use the same one. */
+  readonly fingerprintSecret?: string;
+  /** Deadline of every Redis command (default 2000 ms). */
+  readonly redisTimeoutMs?: number;
+  /** How long an in-flight lease lives without renewal (default 30 s): the bound on a dead process's leak. */
+  readonly leaseMs?: number;
+  /** A permit not settled after this long is no longer renewed (default 15 min): a lost permit cannot hold a lease forever. */
+  readonly maxPermitMs?: number;
+  /** The concurrency target a lane starts at (default 8); slow start doubles it per wave until the first 429. */
+  readonly initialConcurrency?: number;
+  /** The target's ceiling for lanes with no `maxConcurrency` limit (default 256). */
+  readonly defaultMaxConcurrency?: number;
+  /** Multiplies the target on a 429/overload (default 0.5). */
+  readonly decreaseFactor?: number;
+  /** Hold-off after a 429 that names no wait and no reset (default 1000 ms). */
+  readonly holdOffFallbackMs?: number;
+  /** How often a process asks again while the fleet is at its concurrency target (default 25 ms). */
+  readonly pollMs?: number;
+  readonly isAttemptRunning?: AttemptRunningCheck;
+  /**
+   * The span the provider counts a per-minute limit over (default 60 s). Only for fakes that count
+   * over a shorter span (tests): the limits are scaled to it.
+   */
+  readonly spanSeconds?: number;
+  /** The fixed windows a per-minute limit is enforced in (default `bucketWindow`); tests pass long ones. */
+  readonly bucketWindow?: (perMinute: number) => BucketWindow;
+}
+
+/** Per (provider, key fingerprint, model): what `status`, `/metrics` and the dashboard show. */
+export interface LaneSnapshot {
+  readonly laneId: string;
+  readonly provider: string;
+  readonly keyFingerprint: string;
+  readonly model: string;
+  readonly limits: {
+    /** As a worker was configured (file or flags) and as learned from the provider's headers. */
+    readonly requestsPerMinute: { readonly configured?: number; readonly learned?: number };
+    readonly tokensPerMinute: { readonly configured?: number; readonly learned?: number };
+    readonly maxConcurrency: number;
+  };
+  /** Sliding estimates over the last 60 s. */
+  readonly requestsPerMinute: number;
+  readonly tokensPerMinute: number;
+  readonly rateLimitedPerMinute: number;
+  readonly totals: {
+    readonly requests: number;
+    readonly tokens: number;
+    readonly rateLimited: number;
+  };
+  readonly concurrency: { readonly target: number; readonly inFlight: number };
+  /** > 0 while a Retry-After holds every worker off. */
+  readonly heldOffForMs: number;
+  readonly spentUsd: number;
+  readonly priceKnown: boolean;
+}
+
+export interface GovernorSnapshot {
+  readonly at: number;
+  readonly lanes: readonly LaneSnapshot[];
+}
+
+export interface SpendTotals {
+  readonly usd: number;
+  readonly tokensIn: number;
+  readonly tokensOut: number;
+  readonly calls: number;
+  /** Calls of models with no price: their cost is missing from `usd`. */
+  readonly unpricedCalls: number;
+}
+
+const NANO = 1_000_000_000;
+const SPEND_TTL_S = 30 * 24 * 3600;
+
+interface LaneRecord {
+  readonly provider: string;
+  readonly keyFingerprint: string;
+  readonly model: string;
+  readonly configured: {
+    readonly requestsPerMinute?: number;
+    readonly tokensPerMinute?: number;
+    readonly maxConcurrency: number;
+    readonly priced: boolean;
+  };
+}
+
+function abortable(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    const timer = setTimeout(
+      () => {
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      },
+      Math.max(0, ms),
+    );
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/**
+ * One brake for the whole fleet. Every LLM call takes a permit: it waits out a hold-off any worker
+ * published (a Retry-After), a lease under the fleet-wide concurrency target (AIMD), and the
+ * request and token buckets of its (provider, key, model) — all held in Redis — after its task's
+ * and run's spend limits are checked with the call's estimate. Settling the permit charges the
+ * real tokens and cost, adapts the target and publishes any Retry-After to every worker.
+ *
+ * Redis is part of the brake: when it does not answer, calls fail with
+ * `GovernorUnavailableError` (an infra fault, retried), never run unlimited.
+ */
+export class LlmGovernor implements LlmCallGate {
+  readonly #store: GovernorStore;
+  readonly #limits: LlmLimitsTable;
+  readonly #logger: Logger | undefined;
+  readonly #secret: string;
+  readonly #leaseMs: number;
+  readonly #maxPermitMs: number;
+  readonly #initial: number;
+  readonly #defaultCap: number;
+  readonly #factor: number;
+  readonly #fallbackMs: number;
+  readonly #pollMs: number;
+  readonly #isAttemptRunning: AttemptRunningCheck | undefined;
+  readonly #window: (perMinute: number) => BucketWindow;
+  readonly #processId = randomBytes(4).toString('hex');
+  #leaseCount = 0;
+  /** Leases this process holds, per lane, with when each was taken: renewed together by the heartbeat. */
+  readonly #leases = new Map<string, Map<string, number>>();
+  /** The tail of each lane's local line: one waiter per process asks Redis at a time. */
+  readonly #lines = new Map<string, Promise<void>>();
+  readonly #registered = new Set<string>();
+  readonly #heartbeat: NodeJS.Timeout;
+  #closed = false;
+
+  constructor(options: LlmGovernorOptions) {
+    this.#store = new GovernorStore(
+      options.redisUrl,
+      options.prefix,
+      options.redisTimeoutMs ?? 2000,
+    );
+    this.#limits = options.limits ?? new LlmLimitsTable();
+    this.#logger = options.logger;
+    this.#secret = options.fingerprintSecret ?? '';
+    this.#leaseMs = options.leaseMs ?? 30_000;
+    this.#maxPermitMs = options.maxPermitMs ?? 15 * 60_000;
+    this.#initial = options.initialConcurrency ?? 8;
+    this.#defaultCap = options.defaultMaxConcurrency ?? 256;
+    this.#factor = options.decreaseFactor ?? 0.5;
+    this.#fallbackMs = options.holdOffFallbackMs ?? 1000;
+    this.#pollMs = options.pollMs ?? 25;
+    this.#isAttemptRunning = options.isAttemptRunning;
+    const span = options.spanSeconds ?? 60;
+    this.#window = options.bucketWindow ?? ((perMinute) => bucketWindow(perMinute, span));
+    this.#heartbeat = setInterval(() => void this.#renewLeases(), Math.max(100, this.#leaseMs / 3));
+    this.#heartbeat.unref();
+  }
+
+  /** The limits and price a lane is held to, as this process is configured. */
+  limitsOf(lane: LlmLane): LaneLimits {
+    return this.#limits.resolve(lane.provider, lane.model);
+  }
+
+  async acquire(request: LlmCallRequest): Promise<LlmPermit> {
+    if (this.#closed) throw new Error('the LLM governor is closed');
+    const { signal, attribution, budget } = request;
+    signal.throwIfAborted();
+    const started = Date.now();
+    const identity = laneIdentity(request.lane, this.#secret);
+    const limits = this.#limits.resolve(identity.provider, identity.model);
+    const cap = limits.maxConcurrency ?? this.#defaultCap;
+    const estimatedTokens = estimatedTotal(request.estimate);
+    const estimatedUsd = costOf(
+      limits.price,
+      request.estimate.promptTokens,
+      request.estimate.maxTokens,
+    );
+    const budgeted =
+      budget !== undefined && (budget.taskUsd !== undefined || budget.runUsd !== undefined);
+    if (budgeted && attribution === undefined)
+      throw new Error('a spend limit needs an attribution (run, task, attempt)');
+    if (budgeted && estimatedUsd === null) throw new PriceUnknownError(identity.model);
+
+    await this.#register(identity, limits, cap);
+    await this.#checkRunning(attribution);
+    if (budgeted) await this.#checkBudget(attribution!, budget, estimatedUsd ?? 0);
+
+    const admitted = await this.#inLine(identity.id, signal, async () => {
+      const lease = `${this.#processId}:${(this.#leaseCount += 1)}`;
+      const admission = await this.#admit(identity, lease, cap, request);
+      this.#holdLease(identity.id, lease);
+      try {
+        const charges = await this.#takeBuckets(
+          identity,
+          limits,
+          admission,
+          estimatedTokens,
+          request,
+        );
+        return { lease, admission, charges };
+      } catch (error) {
+        await this.#dropLease(identity.id, lease);
+        throw error;
+      }
+    });
+
+    const { lease, admission, charges } = admitted;
+    try {
+      // Waiting may have taken long: the attempt may have ended and other calls spent the money.
+      await this.#checkRunning(attribution);
+      if (budgeted) await this.#checkBudget(attribution!, budget, estimatedUsd ?? 0);
+    } catch (error) {
+      await this.#dropLease(identity.id, lease);
+      await this.#refundTokens(identity, charges, charges.tokens).catch(() => undefined);
+      throw error;
+    }
+
+    let settled: Promise<LlmSettlement> | undefined;
+    return {
+      lane: identity,
+      estimatedTokens,
+      waitedMs: Date.now() - started,
+      settle: (outcome) =>
+        (settled ??= this.#settle(
+          identity,
+          limits,
+          cap,
+          request,
+          lease,
+          admission.wave,
+          charges,
+          outcome,
+          budget,
+        )),
+    };
+  }
+
+  /** Acquire, send, settle: `send` returns what came of the call and the value to hand back. */
+  async call<T>(
+    request: LlmCallRequest,
+    send: (permit: LlmPermit) => Promise<{ outcome: LlmOutcome; value: T }>,
+  ): Promise<{ value: T; settlement: LlmSettlement }> {
+    const permit = await this.acquire(request);
+    let result: { outcome: LlmOutcome; value: T };
+    try {
+      result = await send(permit);
+    } catch (error) {
+      await permit.settle({ kind: 'failed' }).catch(() => undefined);
+      throw error;
+    }
+    return { value: result.value, settlement: await permit.settle(result.outcome) };
+  }
+
+  async #register(identity: LaneIdentity, limits: LaneLimits, cap: number): Promise<void> {
+    if (this.#registered.has(identity.id)) return;
+    const record: LaneRecord = {
+      provider: identity.provider,
+      keyFingerprint: identity.keyFingerprint,
+      model: identity.model,
+      configured: {
+        ...(limits.requestsPerMinute !== undefined && {
+          requestsPerMinute: limits.requestsPerMinute,
+        }),
+        ...(limits.tokensPerMinute !== undefined && { tokensPerMinute: limits.tokensPerMinute }),
+        maxConcurrency: cap,
+        priced: limits.price !== undefined,
+      },
+    };
+    await this.#store.run('register the lane', () =>
+      this.#store.redis.hset(this.#store.lanesKey(), identity.id, JSON.stringify(record)),
+    );
+    this.#registered.add(identity.id);
+    this.#logger?.info(
+      {
+        provider: identity.provider,
+        key: identity.keyFingerprint,
+        model: identity.model,
+        ...record.configured,
+      },
+      'LLM lane governed',
+    );
+  }
+
+  async #checkRunning(attribution: LlmAttribution | undefined): Promise<void> {
+    if (attribution === undefined || this.#isAttemptRunning === undefined) return;
+    if (!(await this.#isAttemptRunning(attribution))) throw new AttemptNotRunningError(attribution);
+  }
+
+  async #checkBudget(attribution: LlmAttribution, budget: LlmBudget, estimatedUsd: number) {
+    const [runNano, taskNano] = await this.#store.run('read the spend', async () => {
+      const [run, task] = await Promise.all([
+        this.#store.redis.hget(this.#store.runSpendKey(attribution.runId), 'nanoUsd'),
+        this.#store.redis.hget(
+          this.#store.taskSpendKey(attribution.runId, attribution.taskId),
+          'nanoUsd',
+        ),
+      ]);
+      return [Number(run ?? 0), Number(task ?? 0)];
+    });
+    const refuse = (scope: BudgetScope, limit: number | undefined, spentNano: number): void => {
+      if (limit === undefined) return;
+      const spent = spentNano / NANO;
+      if (spent + estimatedUsd > limit)
+        throw new BudgetExceededError(scope, limit, spent, estimatedUsd, attribution);
+    };
+    refuse('task', budget.taskUsd, taskNano);
+    refuse('run', budget.runUsd, runNano);
+  }
+
+  /** Runs `work` when every earlier waiter of this process on the lane is through. */
+  async #inLine<T>(laneId: string, signal: AbortSignal, work: () => Promise<T>): Promise<T> {
+    const previous = this.#lines.get(laneId) ?? Promise.resolve();
+    let done!: () => void;
+    const mine = new Promise<void>((resolve) => (done = resolve));
+    const tail = previous.then(() => mine);
+    this.#lines.set(laneId, tail);
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const onAbort = (): void => reject(signal.reason);
+        if (signal.aborted) {
+          onAbort();
+          return;
+        }
+        signal.addEventListener('abort', onAbort, { once: true });
+        void previous.then(() => {
+          signal.removeEventListener('abort', onAbort);
+          resolve();
+        });
+      });
+      signal.throwIfAborted();
+      return await work();
+    } finally {
+      // An aborted waiter still hands the turn on, once its own turn has come.
+      void previous.then(done);
+      void tail.then(() => {
+        if (this.#lines.get(laneId) === tail) this.#lines.delete(laneId);
+      });
+    }
+  }
+
+  async #admit(identity: LaneIdentity, lease: string, cap: number, request: LlmCallRequest) {
+    const maxHoldOff = request.maxHoldOffMs ?? 60_000;
+    for (;;) {
+      const reply = await this.#store.run('take a lease', () =>
+        this.#store.redis.llmGovAdmit(
+          this.#store.laneKey(identity.id),
+          this.#store.leaseKey(identity.id),
+          lease,
+          this.#leaseMs,
+          cap,
+          this.#initial,
+        ),
+      );
+      const [code = 0, a = 0, b = 0, c = 0, d = 0] = reply.map(Number);
+      if (code === 2) return { wave: b, learnedRpm: c, learnedTpm: d, inFlight: a };
+      if (code === 0) {
+        if (a > maxHoldOff) throw new RateLimitedTooLongError(a, identity.provider);
+        await this.#holdOff(a, request.signal);
+      } else await abortable(this.#pollMs * (0.5 + Math.random()), request.signal);
+    }
+  }
+
+  /** Waits out a hold-off, with a little jitter so a fleet does not wake in one instant. */
+  #holdOff(ms: number, signal: AbortSignal): Promise<void> {
+    return abortable(ms + Math.random() * Math.min(100, ms / 10), signal);
+  }
+
+  async #takeBuckets(
+    identity: LaneIdentity,
+    limits: LaneLimits,
+    admission: { learnedRpm: number; learnedTpm: number },
+    estimatedTokens: number,
+    request: LlmCallRequest,
+  ): Promise<TokenCharge> {
+    const rpm = limits.requestsPerMinute ?? (admission.learnedRpm || undefined);
+    const tpm = limits.tokensPerMinute ?? (admission.learnedTpm || undefined);
+    const requests = rpm === undefined ? undefined : this.#window(rpm);
+    const tokens = tpm === undefined ? undefined : this.#window(tpm);
+    // A call larger than one window's share takes the whole window.
+    const charge = tokens === undefined ? 0 : Math.min(estimatedTokens, tokens.points);
+    const maxHoldOff = request.maxHoldOffMs ?? 60_000;
+    for (;;) {
+      if (tokens !== undefined) {
+        const left = await this.#store.remaining('tpm', tokens, identity.id);
+        if (left.points < charge) {
+          await abortable(left.msLeft + 1, request.signal);
+          continue;
+        }
+      }
+      if (requests !== undefined) {
+        const taken = await this.#store.consume('rpm', requests, identity.id, 1);
+        if (!taken.ok) {
+          await abortable(taken.waitMs + 1, request.signal);
+          continue;
+        }
+      }
+      let chargedAt = Date.now();
+      let ttlMs = 0;
+      if (tokens !== undefined) {
+        const taken = await this.#store.consume('tpm', tokens, identity.id, charge);
+        if (!taken.ok) {
+          // Another process took the room first; the request slot stays spent (never over-admits).
+          await abortable(taken.waitMs + 1, request.signal);
+          continue;
+        }
+        chargedAt = Date.now();
+        ttlMs = taken.ttlMs;
+      }
+      // A worker may have published a Retry-After while this call waited for the buckets.
+      for (;;) {
+        const held = await this.#store.run('read the hold-off', () =>
+          this.#store.redis.llmGovHeld(this.#store.laneKey(identity.id)),
+        );
+        if (held <= 0) break;
+        if (held > maxHoldOff) throw new RateLimitedTooLongError(held, identity.provider);
+        await this.#holdOff(held, request.signal);
+      }
+      return { window: tokens, tokens: charge, chargedAt, ttlMs };
+    }
+  }
+
+  #holdLease(laneId: string, lease: string): void {
+    let held = this.#leases.get(laneId);
+    if (held === undefined) this.#leases.set(laneId, (held = new Map()));
+    held.set(lease, Date.now());
+  }
+
+  async #dropLease(laneId: string, lease: string): Promise<void> {
+    this.#leases.get(laneId)?.delete(lease);
+    await this.#store
+      .run('release a lease', () =>
+        this.#store.redis.llmGovRelease(this.#store.leaseKey(laneId), lease),
+      )
+      .catch(() => undefined); // an unreleased lease expires by itself
+  }
+
+  async #renewLeases(): Promise<void> {
+    for (const [laneId, leases] of this.#leases) {
+      for (const [lease, takenAt] of leases)
+        if (Date.now() - takenAt > this.#maxPermitMs) {
+          leases.delete(lease);
+          this.#logger?.warn(
+            { lane: laneId },
+            'an LLM permit was never settled: its lease is let go',
+          );
+        }
+      if (leases.size === 0) continue;
+      try {
+        await this.#store.run('renew the leases', () =>
+          this.#store.redis.llmGovRenew(
+            this.#store.leaseKey(laneId),
+            this.#leaseMs,
+            ...leases.keys(),
+          ),
+        );
+      } catch (error) {
+        this.#logger?.warn(
+          { err: error },
+          'could not renew LLM leases: they expire if Redis stays away',
+        );
+      }
+    }
+  }
+
+  /** Gives back tokens charged in a window that is still open. */
+  async #refundTokens(identity: LaneIdentity, charge: TokenCharge, points: number) {
+    if (charge.window === undefined || points <= 0) return;
+    await this.#store.refund(
+      'tpm',
+      charge.window,
+      identity.id,
+      points,
+      charge.ttlMs - (Date.now() - charge.chargedAt),
+    );
+  }
+
+  async #settle(
+    identity: LaneIdentity,
+    limits: LaneLimits,
+    cap: number,
+    request: LlmCallRequest,
+    lease: string,
+    wave: number,
+    charge: TokenCharge,
+    outcome: LlmOutcome,
+    budget: LlmBudget | undefined,
+  ): Promise<LlmSettlement> {
+    this.#leases.get(identity.id)?.delete(lease);
+    const hints = readRateHints(outcome.headers);
+    const ok = outcome.kind === 'ok';
+    const usage = ok ? outcome.usage : undefined;
+    const tokensIn = ok ? (usage?.promptTokens ?? request.estimate.promptTokens) : 0;
+    const tokensOut = ok ? (usage?.completionTokens ?? request.estimate.maxTokens) : 0;
+    const price: ModelPrice | undefined = limits.price;
+    const cost = ok ? costOf(price, tokensIn, tokensOut) : 0;
+    const nano = Math.round((cost ?? 0) * NANO);
+    const hold = outcome.kind === 'rate-limited' ? holdOffMs(hints, this.#fallbackMs) : 0;
+    const minute = Math.floor(Date.now() / 60_000);
+    await this.#store.run('settle the call', () =>
+      this.#store.redis.llmGovSettle(
+        this.#store.laneKey(identity.id),
+        this.#store.minuteKey(identity.id, minute),
+        this.#store.leaseKey(identity.id),
+        lease,
+        outcome.kind === 'ok' ? 'ok' : outcome.kind === 'rate-limited' ? 'limited' : 'failed',
+        wave,
+        cap,
+        this.#factor,
+        Math.ceil(hold),
+        tokensIn + tokensOut,
+        nano,
+        limits.requestsPerMinute === undefined ? (hints.limitRequests ?? 0) : 0,
+        limits.tokensPerMinute === undefined ? (hints.limitTokens ?? 0) : 0,
+      ),
+    );
+    if (hold > 0)
+      this.#logger?.warn(
+        {
+          provider: identity.provider,
+          key: identity.keyFingerprint,
+          model: identity.model,
+          status: 'status' in outcome ? outcome.status : undefined,
+          holdOffMs: Math.ceil(hold),
+        },
+        'LLM provider rate-limited the fleet: every worker holds off',
+      );
+
+    // Tokens: a settled call keeps its real count in the window it was charged to.
+    const used = tokensIn + tokensOut;
+    if (charge.window !== undefined) {
+      if (used > charge.tokens)
+        await this.#store.penalize('tpm', charge.window, identity.id, used - charge.tokens);
+      else await this.#refundTokens(identity, charge, charge.tokens - used);
+    }
+
+    let budgetReached: BudgetScope | undefined;
+    const attribution = request.attribution;
+    if (attribution !== undefined && ok) {
+      const [runNano, taskNano] = await this.#store.run('record the spend', () =>
+        this.#store.redis.llmGovSpend(
+          this.#store.runSpendKey(attribution.runId),
+          this.#store.taskSpendKey(attribution.runId, attribution.taskId),
+          nano,
+          tokensIn,
+          tokensOut,
+          `attempt:${attribution.attempt}`,
+          cost === null ? 1 : 0,
+          SPEND_TTL_S,
+        ),
+      );
+      if (budget?.taskUsd !== undefined && Number(taskNano) / NANO >= budget.taskUsd)
+        budgetReached = 'task';
+      else if (budget?.runUsd !== undefined && Number(runNano) / NANO >= budget.runUsd)
+        budgetReached = 'run';
+    }
+    return {
+      tokensIn,
+      tokensOut,
+      costUsd: cost,
+      priceKnown: price !== undefined,
+      ...(budgetReached !== undefined && { budgetReached }),
+      ...(hold > 0 && { holdOffMs: Math.ceil(hold) }),
+    };
+  }
+
+  /** Spend of a run across the fleet, as the governor counted it. */
+  async runSpend(runId: string): Promise<SpendTotals> {
+    return this.#spend(this.#store.runSpendKey(runId));
+  }
+
+  async taskSpend(
+    runId: string,
+    taskId: string,
+  ): Promise<SpendTotals & { byAttempt: Record<number, number> }> {
+    const key = this.#store.taskSpendKey(runId, taskId);
+    const fields = await this.#store.run('read the spend', () => this.#store.redis.hgetall(key));
+    const byAttempt: Record<number, number> = {};
+    for (const [field, value] of Object.entries(fields))
+      if (field.startsWith('attempt:')) byAttempt[Number(field.slice(8))] = Number(value) / NANO;
+    return { ...spendOf(fields), byAttempt };
+  }
+
+  async #spend(key: string): Promise<SpendTotals> {
+    return spendOf(await this.#store.run('read the spend', () => this.#store.redis.hgetall(key)));
+  }
+
+  /** Every lane the fleet has used, with its limits, rates, target, in-flight calls, hold-off and spend. */
+  async snapshot(): Promise<GovernorSnapshot> {
+    const store = this.#store;
+    const lanes = await store.run('read the lanes', () => store.redis.hgetall(store.lanesKey()));
+    const minute = Math.floor(Date.now() / 60_000);
+    const elapsed = (Date.now() % 60_000) / 60_000;
+    const out: LaneSnapshot[] = [];
+    for (const [laneId, json] of Object.entries(lanes)) {
+      const record = JSON.parse(json) as LaneRecord;
+      const [state, [now, inFlight], current, previous] = await store.run('read a lane', () =>
+        Promise.all([
+          store.redis.hgetall(store.laneKey(laneId)),
+          store.redis.llmGovLaneState(store.laneKey(laneId), store.leaseKey(laneId)),
+          store.redis.hgetall(store.minuteKey(laneId, minute)),
+          store.redis.hgetall(store.minuteKey(laneId, minute - 1)),
+        ]),
+      );
+      const sliding = (field: string): number =>
+        Math.round(Number(current[field] ?? 0) + Number(previous[field] ?? 0) * (1 - elapsed));
+      const learnedRpm = Number(state.learnedRpm ?? 0);
+      const learnedTpm = Number(state.learnedTpm ?? 0);
+      out.push({
+        laneId,
+        provider: record.provider,
+        keyFingerprint: record.keyFingerprint,
+        model: record.model,
+        limits: {
+          requestsPerMinute: {
+            ...(record.configured.requestsPerMinute !== undefined && {
+              configured: record.configured.requestsPerMinute,
+            }),
+            ...(learnedRpm > 0 && { learned: learnedRpm }),
+          },
+          tokensPerMinute: {
+            ...(record.configured.tokensPerMinute !== undefined && {
+              configured: record.configured.tokensPerMinute,
+            }),
+            ...(learnedTpm > 0 && { learned: learnedTpm }),
+          },
+          maxConcurrency: record.configured.maxConcurrency,
+        },
+        requestsPerMinute: sliding('requests'),
+        tokensPerMinute: sliding('tokens'),
+        rateLimitedPerMinute: sliding('rateLimited'),
+        totals: {
+          requests: Number(state.requests ?? 0),
+          tokens: Number(state.tokens ?? 0),
+          rateLimited: Number(state.rateLimited ?? 0),
+        },
+        concurrency: { target: Number(state.target ?? this.#initial), inFlight: Number(inFlight) },
+        heldOffForMs: Math.max(0, Number(state.closedUntil ?? 0) - Number(now)),
+        spentUsd: Number(state.spentNanoUsd ?? 0) / NANO,
+        priceKnown: record.configured.priced,
+      });
+    }
+    return { at: Date.now(), lanes: out };
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    clearInterval(this.#heartbeat);
+    await this.#store.close();
+  }
+}
+
+interface TokenCharge {
+  readonly window: BucketWindow | undefined;
+  readonly tokens: number;
+  readonly chargedAt: number;
+  readonly ttlMs: number;
+}
+
+function spendOf(fields: Record<string, string>): SpendTotals {
+  return {
+    usd: Number(fields.nanoUsd ?? 0) / NANO,
+    tokensIn: Number(fields.tokensIn ?? 0),
+    tokensOut: Number(fields.tokensOut ?? 0),
+    calls: Number(fields.calls ?? 0),
+    unpricedCalls: Number(fields.unpricedCalls ?? 0),
+  };
+}

@@ -1,0 +1,344 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { TransientError } from '@benchfleet/core';
+import {
+  startFakeOsworldVm,
+  startFakeWebServer,
+  type FakeOsworldVm,
+  type FakeWebServer,
+} from '@benchfleet/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DownloadCache } from '../downloads/download-cache.js';
+import { SetupFailedError, VmServerUnreachableError } from '../grading/grading-errors.js';
+import { OsworldVmServerClient } from '../vm-server/osworld-vm-server-client.js';
+import { substituteForStockDesktop } from './desktop-substitutions.js';
+import { runSetup, type SetupEnvironment } from './setup-runner.js';
+
+let vm: FakeOsworldVm;
+let web: FakeWebServer;
+let cacheDir: string;
+let downloadsRoot: string;
+let environment: SetupEnvironment;
+
+beforeAll(async () => {
+  vm = await startFakeOsworldVm({ apps: ['firefox', 'thunar', 'xfce4-terminal', 'code'] });
+  web = await startFakeWebServer();
+  cacheDir = await mkdtemp(join(tmpdir(), 'setup-cache-'));
+  downloadsRoot = await mkdtemp(join(tmpdir(), 'setup-downloads-'));
+  environment = {
+    vm: new OsworldVmServerClient({ baseUrl: vm.url }),
+    downloads: new DownloadCache({
+      root: downloadsRoot,
+      urlRewrites: web.urlRewrites,
+      retryDelayMs: 0,
+    }),
+    cacheDir,
+    screen: { width: 1280, height: 960 },
+    clientPassword: 'sekret-pw',
+  };
+});
+afterAll(async () => {
+  await vm.close();
+  await web.close();
+  await rm(cacheDir, { recursive: true, force: true });
+  await rm(downloadsRoot, { recursive: true, force: true });
+});
+
+const steps = (raw: unknown[]) => substituteForStockDesktop(raw).steps;
+
+describe('runSetup', () => {
+  it('replaces placeholders with the real screen size and the password, and never reports the password', async () => {
+    const reports = await runSetup(
+      steps([
+        {
+          type: 'execute',
+          parameters: {
+            command: [
+              'sh',
+              '-c',
+              'echo {SCREEN_WIDTH}x{SCREEN_HEIGHT} {SCREEN_WIDTH_HALF},{SCREEN_HEIGHT_HALF} {CLIENT_PASSWORD}',
+            ],
+            stdout: 'placeholders.out',
+          },
+        },
+      ]),
+      environment,
+    );
+    expect(await readFile(join(cacheDir, 'placeholders.out'), 'utf8')).toBe(
+      '1280x960 640,480 sekret-pw\n',
+    );
+    expect(JSON.stringify(reports)).not.toContain('sekret-pw');
+    expect(reports).toEqual([
+      { number: 1, type: 'execute', outcome: 'done', captures: ['placeholders.out'] },
+    ]);
+    // A server error that echoes the command does not carry the password into the report.
+    vm.answerNext('execute', {
+      status: 500,
+      json: {
+        status: 'error',
+        message: "Command 'echo sekret-pw | sudo -S true' timed out after 120 seconds",
+      },
+    });
+    const [timedOut] = await runSetup(
+      steps([
+        {
+          type: 'execute',
+          parameters: { command: 'echo {CLIENT_PASSWORD} | sudo -S true', shell: true },
+        },
+      ]),
+      environment,
+    );
+    expect(timedOut?.detail).toBe(
+      "HTTP 500: Command 'echo *** | sudo -S true' timed out after 120 seconds",
+    );
+  });
+
+  it('execute: a string without shell is shlex-split by the server; stdout and stderr go to capture files', async () => {
+    await runSetup(
+      steps([
+        {
+          type: 'command',
+          parameters: {
+            command: `sh -c "printf '%s|' 'a b' c; echo oops >&2"`,
+            stdout: 'o.txt',
+            stderr: 'e.txt',
+          },
+        },
+      ]),
+      environment,
+    );
+    expect(await readFile(join(cacheDir, 'o.txt'), 'utf8')).toBe('a b|c|');
+    expect(await readFile(join(cacheDir, 'e.txt'), 'utf8')).toBe('oops\n');
+  });
+
+  it('launch: the host splits a plain string on whitespace (not shlex) before sending it', async () => {
+    await runSetup(
+      steps([{ type: 'launch', parameters: { command: 'code "/home/user/a b"' } }]),
+      environment,
+    );
+    expect(vm.launches.at(-1)?.command).toEqual(['code', '"/home/user/a', 'b"']);
+  });
+
+  it('answers upstream only logs do not fail the setup: a missing program, a failed launch, a 400 window action', async () => {
+    const reports = await runSetup(
+      steps([
+        { type: 'execute', parameters: { command: ['no-such-program-xyz'] } },
+        { type: 'launch', parameters: { command: ['no-such-app-xyz'] } },
+        { type: 'activate_window', parameters: { window_name: '' } },
+        {
+          type: 'close_window',
+          parameters: { window_name: 'Mail.thunderbird', strict: true, by_class: true },
+        },
+        { type: 'sleep', parameters: { seconds: 0.01 } },
+      ]),
+      environment,
+    );
+    expect(reports.map((report) => report.outcome)).toEqual([
+      'ignored',
+      'ignored',
+      'ignored',
+      'done',
+      'done',
+    ]);
+    expect(vm.windowActions.at(-1)).toEqual({
+      action: 'close',
+      window_name: 'Mail.thunderbird',
+      strict: true,
+      by_class: true,
+    });
+  });
+
+  it('execute with `until` repeats every 0.3 s until it holds; an answer that misses it is not a failure', async () => {
+    const counter =
+      'n=$(cat ~/count 2>/dev/null || echo 0); n=$((n+1)); echo $n > ~/count; echo try $n';
+    const [report] = await runSetup(
+      steps([
+        {
+          type: 'execute',
+          parameters: {
+            command: counter,
+            shell: true,
+            until: { stdout: 'try 3' },
+            stdout: 'tries.out',
+          },
+        },
+      ]),
+      environment,
+    );
+    expect(report?.outcome).toBe('done');
+    expect(await readFile(join(cacheDir, 'tries.out'), 'utf8')).toBe('try 3\n');
+    vm.answerNext('execute', { status: 500, json: { status: 'error', message: 'boom' } }, 5);
+    const [failing] = await runSetup(
+      steps([
+        { type: 'execute', parameters: { command: 'true', shell: true, until: { returncode: 0 } } },
+      ]),
+      environment,
+    );
+    expect(failing).toMatchObject({ outcome: 'ignored', detail: 'HTTP 500: boom' });
+  });
+
+  it('download: fetched by the worker, uploaded to the path as written (relative = /home/user), cached with its sha256', async () => {
+    const url =
+      'https://huggingface.co/datasets/xlangai/ubuntu_osworld_file_cache/resolve/main/os/x/setup.sh';
+    web.serve(url, 'echo set up > ~/done.txt\n');
+    const download = {
+      type: 'download',
+      parameters: {
+        files: [
+          { url, path: 'setup.sh' },
+          { url, path: '~/Desktop/copy.sh' },
+        ],
+      },
+    };
+    const [report] = await runSetup(
+      steps([download, { type: 'execute', parameters: { command: 'sh setup.sh', shell: true } }]),
+      environment,
+    );
+    expect((await vm.readFile('/home/user/done.txt')).toString()).toBe('set up\n');
+    expect((await vm.readFile('/home/user/Desktop/copy.sh')).toString()).toBe(
+      'echo set up > ~/done.txt\n',
+    );
+    expect(report?.downloads).toEqual([
+      expect.objectContaining({ url, path: 'setup.sh', size: 25, fromCache: false }),
+      expect.objectContaining({ url, path: '~/Desktop/copy.sh', fromCache: true }),
+    ]);
+    expect(web.requests.filter((requested) => requested === url)).toHaveLength(1);
+  });
+
+  it('a download that fails is "Setup step N failed", an infra fault', async () => {
+    const url = 'https://huggingface.co/datasets/x/broken.zip';
+    web.serve(url, 'zip');
+    web.failNext(url, 3, 500);
+    const error = await runSetup(
+      steps([
+        { type: 'sleep', parameters: { seconds: 0 } },
+        { type: 'download', parameters: { files: [{ url, path: '/home/user/broken.zip' }] } },
+      ]),
+      environment,
+    ).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(SetupFailedError);
+    expect(error).toBeInstanceOf(TransientError);
+    expect((error as Error).message).toBe(
+      `Setup step 2 failed: _download_setup - download of ${url} failed: HTTP 500`,
+    );
+    expect(await vm.exists('/home/user/broken.zip')).toBe(false);
+  });
+
+  it('an upload the server refuses fails the step; so do parameters the step does not take', async () => {
+    const url = 'https://huggingface.co/datasets/x/ok.txt';
+    web.serve(url, 'ok');
+    await expect(
+      runSetup(
+        steps([{ type: 'download', parameters: { files: [{ url, path: '/etc/outside.txt' }] } }]),
+        environment,
+      ),
+    ).rejects.toThrow(/^Setup step 1 failed: _download_setup - Upload failed with status 500/);
+    await expect(
+      runSetup(
+        steps([{ type: 'execute', parameters: { command: 'true', bogus: 1 } }]),
+        environment,
+      ),
+    ).rejects.toThrow(
+      "Setup step 1 failed: _execute_setup - _execute_setup() got an unexpected keyword argument 'bogus'",
+    );
+    await expect(
+      runSetup(steps([{ type: 'launch', parameters: { command: [] } }]), environment),
+    ).rejects.toThrow('Setup step 1 failed: _launch_setup - Empty command to launch.');
+    // Python's wording: "argument" for one missing parameter (not "argument(s)").
+    await expect(
+      runSetup(steps([{ type: 'execute', parameters: { stdout: 'out.txt' } }]), environment),
+    ).rejects.toThrow(
+      "Setup step 1 failed: _execute_setup - _execute_setup() missing 1 required positional argument: 'command'",
+    );
+  });
+
+  it('a VM server that does not answer the probe is infra before any step runs', async () => {
+    const gone = await startFakeOsworldVm();
+    await gone.close();
+    const run = runSetup(steps([{ type: 'sleep', parameters: { seconds: 0 } }]), {
+      ...environment,
+      vm: new OsworldVmServerClient({
+        baseUrl: gone.url,
+        retries: { probeAttempts: 2, probeDelayMs: 0 },
+      }),
+    });
+    await expect(run).rejects.toBeInstanceOf(VmServerUnreachableError);
+  });
+});
+
+describe('the stock-desktop substitutions, run', () => {
+  // multi_apps/74d5859f's config, whose Chrome and Nautilus the stock Bytebot desktop lacks.
+  const chromeTask = [
+    { type: 'launch', parameters: { command: ['google-chrome', '--remote-debugging-port=1337'] } },
+    {
+      type: 'launch',
+      parameters: { command: ['socat', 'tcp-listen:9222,fork', 'tcp:localhost:1337'] },
+    },
+    { type: 'chrome_open_tabs', parameters: { urls_to_open: ['https://webext.eu'] } },
+    { type: 'execute', parameters: { command: ['mkdir', '-p', '/home/user/Projects'] } },
+    { type: 'launch', parameters: { command: ['nautilus', '/home/user/Projects'] } },
+  ];
+
+  it('Firefox opens the tabs, Thunar the folder; the Chrome launch is dropped, socat runs as written', async () => {
+    const { steps: effective, substitutions } = substituteForStockDesktop(chromeTask);
+    expect(substitutions).toEqual(['firefox-for-chrome', 'thunar-for-nautilus']);
+    expect(effective.map((step) => step.type)).toEqual([
+      'noop',
+      'launch',
+      'firefox_open_tabs',
+      'execute',
+      'launch',
+    ]);
+    const before = (await vm.appRuns()).length;
+    const reports = await runSetup(effective, environment);
+    expect(reports.map((report) => [report.number, report.outcome, report.substitution])).toEqual([
+      [1, 'skipped', 'firefox-for-chrome'],
+      [2, expect.any(String), undefined],
+      [3, 'done', 'firefox-for-chrome'],
+      [4, 'done', undefined],
+      [5, 'done', 'thunar-for-nautilus'],
+    ]);
+    await expect
+      .poll(async () => (await vm.appRuns()).slice(before))
+      .toEqual(
+        expect.arrayContaining([
+          ['firefox', 'https://webext.eu'],
+          ['thunar', '/home/user/Projects'],
+        ]),
+      );
+  });
+
+  it('a Chrome launch without tabs becomes a Firefox launch; gnome-terminal becomes xfce4-terminal', () => {
+    const { steps: effective, substitutions } = substituteForStockDesktop([
+      {
+        type: 'launch',
+        parameters: { command: ['google-chrome', '--remote-debugging-port=1337'] },
+      },
+      { type: 'activate_window', parameters: { window_name: 'Google Chrome' } },
+      {
+        type: 'execute',
+        parameters: {
+          command:
+            "export DBUS_SESSION_BUS_ADDRESS='unix:path=/run/user/1000/bus'\ngnome-terminal --maximize --working-directory=/home/user",
+          shell: true,
+        },
+      },
+      {
+        type: 'execute',
+        parameters: { command: ['/bin/bash', '-c', 'killall gnome-terminal-server'] },
+      },
+    ]);
+    expect(substitutions).toEqual(['firefox-for-chrome', 'xfce4-terminal-for-gnome-terminal']);
+    expect(effective.map((step) => step.parameters)).toEqual([
+      { command: ['firefox'] },
+      { window_name: 'Mozilla Firefox' },
+      {
+        command:
+          "export DBUS_SESSION_BUS_ADDRESS='unix:path=/run/user/1000/bus'\nxfce4-terminal --maximize --working-directory=/home/user",
+        shell: true,
+      },
+      { command: ['/bin/bash', '-c', 'killall xfce4-terminal'] },
+    ]);
+  });
+});

@@ -1,0 +1,154 @@
+import { isSupportedGetter, SUPPORTED_GETTERS } from '../getters/osworld-getters.js';
+import type { PortedMetric } from '../metrics/metric-function.js';
+import { portedMetrics } from '../metrics/metric-registry.js';
+import {
+  DESKTOP_SUBSTITUTIONS,
+  substituteForStockDesktop,
+  type DesktopSubstitution,
+  type EffectiveStep,
+} from '../setup/desktop-substitutions.js';
+import {
+  getterTypesOf,
+  isPhase1Task,
+  phase1ExclusionOf,
+  stepTypesOf,
+  SUPPORTED_STEP_TYPES,
+  UPSTREAM_STEP_TYPES,
+} from './phase1-tasks.js';
+
+/** A task as the dataset holds it (OsworldTask of @benchfleet/osworld fits). */
+export interface OsworldTaskSpec {
+  readonly task_id: string;
+  readonly domain: string;
+  readonly related_apps?: readonly string[];
+  readonly config?: readonly unknown[];
+  readonly evaluator: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * How faithfully a task is graded. `graded`: setup and evaluation as OSWorld runs them;
+ * `degraded`: the same with named stand-ins for what the stock desktop lacks; `ungraded`: no grade,
+ * for the reason given (never a silent fallback to the agent's word).
+ */
+export type TaskFidelity =
+  | { readonly level: 'graded' }
+  | { readonly level: 'degraded'; readonly substitutions: readonly DesktopSubstitution[] }
+  | {
+      readonly level: 'ungraded';
+      readonly reason: string;
+      /** Whether its `config` can still be run (only the evaluation is missing). */
+      readonly canSetUp: boolean;
+    };
+
+/** A task ready for setUpTask/gradeTask: its steps with the stock-desktop substitutions applied. */
+export interface PreparedTask {
+  readonly taskId: string;
+  readonly domain: string;
+  readonly fidelity: TaskFidelity;
+  readonly infeasible: boolean;
+  readonly config: readonly EffectiveStep[];
+  readonly postconfig: readonly EffectiveStep[];
+  /** The task's evaluator as written (evaluate() reads `func`, `result`, `expected`, `options`, `conj`). */
+  readonly evaluator: Readonly<Record<string, unknown>>;
+}
+
+export interface PrepareOptions {
+  /** The metric registry to grade with (default: every ported metric). */
+  readonly metrics?: ReadonlyMap<string, PortedMetric>;
+}
+
+/** Classifies a task before the run (reference §7, §8) and applies the stock-desktop substitutions. */
+export function prepareTask(spec: OsworldTaskSpec, options: PrepareOptions = {}): PreparedTask {
+  const metrics = options.metrics ?? portedMetrics;
+  const rawConfig: unknown = spec.config ?? [];
+  const rawPostconfig: unknown = spec.evaluator['postconfig'] ?? [];
+  const config = substituteForStockDesktop(Array.isArray(rawConfig) ? rawConfig : []);
+  const postconfig = substituteForStockDesktop(Array.isArray(rawPostconfig) ? rawPostconfig : []);
+  const infeasible = spec.evaluator['func'] === 'infeasible';
+
+  const setupProblems: string[] = [];
+  const evaluationProblems: string[] = [];
+  if (!Array.isArray(rawConfig)) setupProblems.push('config is not a list of steps');
+  if (!Array.isArray(rawPostconfig))
+    evaluationProblems.push('evaluator.postconfig is not a list of steps');
+  for (const [where, steps, problems] of [
+    ['config', rawConfig, setupProblems],
+    ['postconfig', rawPostconfig, evaluationProblems],
+  ] as const) {
+    const types = stepTypesOf({
+      config: where === 'config' ? steps : [],
+      evaluator: where === 'postconfig' ? { postconfig: steps } : {},
+    });
+    for (const type of new Set(types)) {
+      if (!UPSTREAM_STEP_TYPES.includes(type))
+        problems.push(`unknown ${where} step type '${type}'`);
+      else if (!SUPPORTED_STEP_TYPES.includes(type))
+        problems.push(`${where} step type '${type}' is not supported`);
+    }
+  }
+  for (const type of new Set(getterTypesOf(spec.evaluator)))
+    if (!isSupportedGetter(type)) evaluationProblems.push(`getter '${type}' is not supported`);
+  for (const config of ['result', 'expected'].flatMap((side) => [spec.evaluator[side]].flat()))
+    if (isRecord(config) && config['type'] === 'vm_file' && config['time_suffix'])
+      evaluationProblems.push("vm_file's time_suffix is not supported");
+  const funcs = [spec.evaluator['func']].flat();
+  for (const name of funcs) {
+    if (typeof name !== 'string')
+      evaluationProblems.push(`metric name ${JSON.stringify(name)} is not a string`);
+    else if (name !== 'infeasible' && !metrics.has(name))
+      evaluationProblems.push(`metric '${name}' is not ported`);
+  }
+  const exclusion = isPhase1Task(spec.domain, spec.task_id)
+    ? null
+    : `outside the phase-1 graded set (${phase1ExclusionOf(spec, SUPPORTED_GETTERS) ?? 'not listed'})`;
+
+  const problems = [...(exclusion ? [exclusion] : []), ...setupProblems, ...evaluationProblems];
+  const substitutions = [...new Set([...config.substitutions, ...postconfig.substitutions])];
+  const fidelity: TaskFidelity =
+    problems.length > 0
+      ? { level: 'ungraded', reason: problems.join('; '), canSetUp: setupProblems.length === 0 }
+      : substitutions.length > 0
+        ? { level: 'degraded', substitutions }
+        : { level: 'graded' };
+  return {
+    taskId: spec.task_id,
+    domain: spec.domain,
+    fidelity,
+    infeasible,
+    config: config.steps,
+    postconfig: postconfig.steps,
+    evaluator: spec.evaluator,
+  };
+}
+
+/**
+ * For `enqueue --grade`: one line per task that would not be graded (outside the graded set, an
+ * unknown or unported metric, getter or step type), naming the task and every reason.
+ */
+export function validateGradedTasks(
+  specs: readonly OsworldTaskSpec[],
+  options: PrepareOptions = {},
+): string[] {
+  return specs.flatMap((spec) => {
+    const { fidelity } = prepareTask(spec, options);
+    return fidelity.level === 'ungraded'
+      ? [`${spec.domain}/${spec.task_id}: ${fidelity.reason}`]
+      : [];
+  });
+}
+
+/** The text of a fidelity for people: the level and its substitutions or reason. */
+export function describeFidelity(fidelity: TaskFidelity): string {
+  switch (fidelity.level) {
+    case 'graded':
+      return 'graded';
+    case 'degraded':
+      return `degraded (${fidelity.substitutions.map((name) => `${name}: ${DESKTOP_SUBSTITUTIONS[name]}`).join(' ')})`;
+    case 'ungraded':
+      return `ungraded: ${fidelity.reason}`;
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,232 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { readArtifact } from '@benchfleet/artifacts';
+import type { RunExporter } from '@benchfleet/benchmark-kit';
+import { errorMessage } from '@benchfleet/core';
+import {
+  attemptsRepository,
+  stepsRepository,
+  tasksRepository,
+  type Attempt,
+  type Step,
+  type Task,
+} from '@benchfleet/db';
+import { parseAtifTrajectory } from './atif-reader.js';
+import { ATIF_SCHEMA_VERSION, type AtifImageMediaType } from './atif-schema.js';
+import {
+  atifTrajectoryOfAttempt,
+  isFinalAttempt,
+  taskHasOutcome,
+  type AtifScreenshot,
+} from './atif-trajectory.js';
+
+// `scheduler export RUN --format atif`, for a run of any benchmark. Layout:
+//   index.json                               the run, and every task with its attempts' files
+//   tasks/<task_id>/attempt-<n>.json         one ATIF trajectory per attempt of a task with an outcome
+//   tasks/<task_id>/images/attempt-<n>-step-<NNN>.png   screenshots, referenced by relative path
+//   export_problems.json                     only when something could not be exported
+// Task directories sit under tasks/ so that no task id can collide with the index.
+
+export const ATIF_INDEX_FILE = 'index.json';
+export const ATIF_PROBLEMS_FILE = 'export_problems.json';
+export const ATIF_TASKS_DIR = 'tasks';
+/** Tasks whose attempts and steps are read by one statement each. */
+export const ATIF_EXPORT_PAGE = 20;
+
+const IMAGE_EXTENSIONS: Record<AtifImageMediaType, string> = {
+  'image/png': 'png',
+  'image/jpeg': 'jpg',
+  'image/gif': 'gif',
+  'image/webp': 'webp',
+};
+
+/** The ATIF media type of an image, from its first bytes; undefined for any other format. */
+export function imageMediaType(bytes: Buffer): AtifImageMediaType | undefined {
+  if (bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])))
+    return 'image/png';
+  if (bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'image/jpeg';
+  const head = bytes.subarray(0, 12).toString('latin1');
+  if (head.startsWith('GIF87a') || head.startsWith('GIF89a')) return 'image/gif';
+  if (head.startsWith('RIFF') && head.slice(8, 12) === 'WEBP') return 'image/webp';
+  return undefined;
+}
+
+export interface AtifIndexAttempt {
+  attempt: number;
+  status: Attempt['status'];
+  final: boolean;
+  /** The trajectory, relative to the export directory. */
+  file: string;
+  steps: number;
+  images: number;
+}
+
+export interface AtifIndex {
+  format: 'benchfleet-atif-export';
+  format_version: 1;
+  atif_schema_version: typeof ATIF_SCHEMA_VERSION;
+  run: {
+    id: string;
+    name: string;
+    benchmark: string;
+    status: string;
+    code_version: string;
+    created_at: string;
+    started_at: string | null;
+    finished_at: string | null;
+  };
+  tasks_exported: number;
+  tasks_unfinished: number;
+  trajectories: number;
+  images: number;
+  problems: number;
+  tasks: Array<{
+    task_id: string;
+    domain: string;
+    status: Task['status'];
+    attempts: AtifIndexAttempt[];
+  }>;
+}
+
+function groupBy<T>(rows: readonly T[], key: (row: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const row of rows) {
+    const k = key(row);
+    const group = groups.get(k);
+    if (group) group.push(row);
+    else groups.set(k, [row]);
+  }
+  return groups;
+}
+
+export const atifExporter: RunExporter<unknown> = {
+  description: `${ATIF_SCHEMA_VERSION} trajectories (Harbor's Agent Trajectory Interchange Format), one per task attempt: ${ATIF_TASKS_DIR}/<task_id>/attempt-<n>.json, screenshots in ${ATIF_TASKS_DIR}/<task_id>/images/, and ${ATIF_INDEX_FILE}`,
+  async write(context) {
+    const { db, run, dir } = context;
+    const tasks = await tasksRepository(db).listByRun(run.id);
+    const settled = tasks.filter(taskHasOutcome);
+    const problems: string[] = [];
+    const indexTasks: AtifIndex['tasks'] = [];
+    let trajectories = 0;
+    let images = 0;
+
+    /** Copies a step's screenshot into the task's images/ directory; a screenshot that cannot be had is a problem, not a failure. */
+    const copyScreenshot = async (
+      task: Task,
+      attempt: Attempt,
+      step: Step,
+      uri: string,
+    ): Promise<AtifScreenshot> => {
+      const where = `task ${task.task_id} attempt ${attempt.attempt} step ${step.step}`;
+      let bytes: Buffer;
+      try {
+        bytes = await readArtifact(uri, context.artifacts);
+      } catch (error) {
+        const missing = `cannot be read (${errorMessage(error)})`;
+        problems.push(`${where}: screenshot ${uri} ${missing}`);
+        return { uri, missing };
+      }
+      const mediaType = imageMediaType(bytes);
+      if (mediaType === undefined) {
+        const missing = 'is not a PNG, JPEG, GIF or WebP image';
+        problems.push(`${where}: screenshot ${uri} ${missing}`);
+        return { uri, missing };
+      }
+      const relative = `images/attempt-${attempt.attempt}-step-${String(step.step).padStart(3, '0')}.${IMAGE_EXTENSIONS[mediaType]}`;
+      const file = path.join(dir, ATIF_TASKS_DIR, task.task_id, relative);
+      await mkdir(path.dirname(file), { recursive: true });
+      await writeFile(file, bytes);
+      images += 1;
+      return { uri, path: relative, mediaType };
+    };
+
+    for (let start = 0; start < settled.length; start += ATIF_EXPORT_PAGE) {
+      const page = settled.slice(start, start + ATIF_EXPORT_PAGE);
+      const attempts = await attemptsRepository(db).listOfTasks(
+        run.id,
+        page.map((task) => task.task_id),
+      );
+      const steps = await stepsRepository(db).listOfAttempts(
+        run.id,
+        attempts.map((attempt) => ({ taskId: attempt.task_id, attempt: attempt.attempt })),
+      );
+      const attemptsByTask = groupBy(attempts, (attempt) => attempt.task_id);
+      const stepsByAttempt = groupBy(steps, (step) => `${step.task_id}\n${step.attempt}`);
+      for (const task of page) {
+        const taskDir = path.join(dir, ATIF_TASKS_DIR, task.task_id);
+        await mkdir(taskDir, { recursive: true });
+        const indexAttempts: AtifIndexAttempt[] = [];
+        for (const attempt of attemptsByTask.get(task.task_id) ?? []) {
+          const attemptSteps = stepsByAttempt.get(`${task.task_id}\n${attempt.attempt}`) ?? [];
+          const screenshots = new Map<number, AtifScreenshot>();
+          for (const step of attemptSteps) {
+            if (step.screenshot_uri !== null)
+              screenshots.set(
+                step.step,
+                await copyScreenshot(task, attempt, step, step.screenshot_uri),
+              );
+          }
+          const trajectory = atifTrajectoryOfAttempt({
+            run,
+            task,
+            attempt,
+            steps: attemptSteps,
+            screenshots,
+          });
+          const name = `attempt-${attempt.attempt}.json`;
+          // Checked against the schema before it is written: a file this writes is one a reader takes.
+          parseAtifTrajectory(
+            trajectory,
+            `the trajectory of task ${task.task_id} attempt ${attempt.attempt}`,
+          );
+          await writeFile(path.join(taskDir, name), `${JSON.stringify(trajectory, null, 2)}\n`);
+          trajectories += 1;
+          indexAttempts.push({
+            attempt: attempt.attempt,
+            status: attempt.status,
+            final: isFinalAttempt(task, attempt),
+            file: `${ATIF_TASKS_DIR}/${task.task_id}/${name}`,
+            steps: attemptSteps.length,
+            images: [...screenshots.values()].filter((shot) => 'path' in shot).length,
+          });
+        }
+        indexTasks.push({
+          task_id: task.task_id,
+          domain: task.domain,
+          status: task.status,
+          attempts: indexAttempts,
+        });
+        context.progress(indexTasks.length, settled.length);
+      }
+    }
+
+    const index: AtifIndex = {
+      format: 'benchfleet-atif-export',
+      format_version: 1,
+      atif_schema_version: ATIF_SCHEMA_VERSION,
+      run: {
+        id: run.id,
+        name: run.name,
+        benchmark: run.benchmark,
+        status: run.status,
+        code_version: run.code_version,
+        created_at: run.created_at.toISOString(),
+        started_at: run.started_at?.toISOString() ?? null,
+        finished_at: run.finished_at?.toISOString() ?? null,
+      },
+      tasks_exported: settled.length,
+      tasks_unfinished: tasks.length - settled.length,
+      trajectories,
+      images,
+      problems: problems.length,
+      tasks: indexTasks,
+    };
+    await writeFile(path.join(dir, ATIF_INDEX_FILE), `${JSON.stringify(index, null, 2)}\n`);
+    if (problems.length > 0)
+      await writeFile(
+        path.join(dir, ATIF_PROBLEMS_FILE),
+        `${JSON.stringify({ problems }, null, 2)}\n`,
+      );
+    return { exported: settled.length, unfinished: tasks.length - settled.length, problems };
+  },
+};

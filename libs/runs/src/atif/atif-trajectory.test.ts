@@ -1,0 +1,382 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Attempt, Run, Step, Task } from '@benchfleet/db';
+import { readAtifTrajectoryFile } from './atif-reader.js';
+import {
+  atifToolCallsOf,
+  atifTrajectoryOfAttempt,
+  type AtifScreenshot,
+} from './atif-trajectory.js';
+
+// The writer maps the generic rows of one attempt to ATIF; a trajectory with every field it fills
+// is written to a file and read back equal.
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'atif-trajectory-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const run: Run = {
+  id: 'run-7',
+  name: 'nightly',
+  benchmark: 'webshop',
+  status: 'finished',
+  config: { catalog_id: 'demo', max_steps: 15 },
+  model: { provider: 'openai-compatible', name: 'fake-model', base_url: 'http://127.0.0.1:9/v1' },
+  agent: { kind: 'llm', model: 'fake-model', temperature: 0 },
+  code_version: 'abc123',
+  created_at: new Date('2026-03-01T09:00:00Z'),
+  started_at: new Date('2026-03-01T09:00:01Z'),
+  finished_at: new Date('2026-03-01T09:10:00Z'),
+  summary: null,
+};
+
+const task: Task = {
+  run_id: run.id,
+  task_id: 'goal-00012',
+  seq: 12,
+  domain: 'fashion',
+  instruction: 'i need a red shirt under 30 dollars',
+  spec: { goal_index: 12 },
+  status: 'success',
+  final_api_status: 'BOUGHT',
+  attempts: 2,
+  total_steps: 2,
+  reward: 1,
+  success: true,
+  duration_ms: 4_200,
+  tokens_in: 300,
+  tokens_out: 40,
+  cost_usd: 0.0031,
+  answer: 'B0001',
+  result: { stop_reason: 'bought', purchased_asin: 'B0001' },
+  error: null,
+  worker_id: 'w-2',
+  external_id: 'ext-2',
+  started_at: new Date('2026-03-01T09:05:00Z'),
+  finished_at: new Date('2026-03-01T09:05:04.200Z'),
+};
+
+const attempt: Attempt = {
+  run_id: run.id,
+  task_id: task.task_id,
+  attempt: 2,
+  job_attempt: 2,
+  worker_id: 'w-2',
+  external_id: 'ext-2',
+  status: 'success',
+  error_class: null,
+  error: null,
+  started_at: new Date('2026-03-01T09:05:00Z'),
+  finished_at: new Date('2026-03-01T09:05:04.200Z'),
+};
+
+function step(n: number, fields: Partial<Step>): Step {
+  return {
+    run_id: run.id,
+    task_id: task.task_id,
+    attempt: 2,
+    step: n,
+    at: new Date(Date.UTC(2026, 2, 1, 9, 5, n)),
+    action: null,
+    text: null,
+    observation: null,
+    reward: null,
+    screenshot_uri: null,
+    external_id: null,
+    tokens_in: 0,
+    tokens_out: 0,
+    latency_ms: null,
+    ...fields,
+  };
+}
+
+const steps = [
+  step(1, {
+    action: { action: 'search[red shirt]', kind: 'search', valid: true },
+    text: 'Thought: search first.\nAction: search[red shirt]',
+    observation: 'Results: B0001 red shirt $20',
+    reward: 0,
+    tokens_in: 120,
+    tokens_out: 15,
+    latency_ms: 310,
+    external_id: 'msg-1',
+    screenshot_uri: 'file:///store/step-1.png',
+  }),
+  step(2, {
+    action: {
+      tool_calls: [
+        { name: 'click', input: { target: 'B0001' }, id: 'toolu_1' },
+        { name: 'buy', input: 'now', note: 'typed' },
+      ],
+    },
+    text: 'Buying.',
+    reward: 1,
+    tokens_in: 180,
+    tokens_out: 25,
+    screenshot_uri: 'file:///store/step-2.png',
+  }),
+];
+
+const screenshots = new Map<number, AtifScreenshot>([
+  [
+    1,
+    {
+      uri: 'file:///store/step-1.png',
+      path: 'images/attempt-2-step-001.png',
+      mediaType: 'image/png',
+    },
+  ],
+  [2, { uri: 'file:///store/step-2.png', missing: 'cannot be read (ENOENT)' }],
+]);
+
+describe('atifTrajectoryOfAttempt', () => {
+  it('writes a trajectory with every field it fills, and reads it back equal', async () => {
+    const trajectory = atifTrajectoryOfAttempt({ run, task, attempt, steps, screenshots });
+    const file = path.join(dir, 'attempt-2.json');
+    await writeFile(file, JSON.stringify(trajectory, null, 2));
+    const read = await readAtifTrajectoryFile(file);
+    expect(read).toEqual(trajectory);
+
+    // Every field the writer fills is there, at every level.
+    expect(Object.keys(read).sort()).toEqual(
+      [
+        'agent',
+        'extra',
+        'final_metrics',
+        'notes',
+        'schema_version',
+        'session_id',
+        'steps',
+        'trajectory_id',
+      ].sort(),
+    );
+    expect(read.schema_version).toBe('ATIF-v1.7');
+    expect(read.trajectory_id).toBe('run-7__goal-00012__attempt-2');
+    expect(read.session_id).toBe(read.trajectory_id);
+    expect(read.agent).toEqual({
+      name: 'llm',
+      version: 'abc123',
+      model_name: 'fake-model',
+      extra: {
+        benchfleet: {
+          agent: run.agent,
+          model: run.model,
+          version_is: 'the benchfleet code version',
+        },
+      },
+    });
+    expect(read.steps[0]).toEqual({
+      step_id: 1,
+      timestamp: '2026-03-01T09:05:00.000Z',
+      source: 'user',
+      message: task.instruction,
+    });
+    expect(read.steps[1]).toEqual({
+      step_id: 2,
+      timestamp: '2026-03-01T09:05:01.000Z',
+      source: 'agent',
+      message: 'Thought: search first.\nAction: search[red shirt]',
+      tool_calls: [
+        {
+          tool_call_id: 'step-1-call-1',
+          function_name: 'action',
+          arguments: { action: 'search[red shirt]', kind: 'search', valid: true },
+        },
+      ],
+      observation: {
+        results: [
+          {
+            source_call_id: 'step-1-call-1',
+            content: [
+              { type: 'text', text: 'Results: B0001 red shirt $20' },
+              {
+                type: 'image',
+                source: { media_type: 'image/png', path: 'images/attempt-2-step-001.png' },
+              },
+            ],
+          },
+        ],
+      },
+      metrics: { prompt_tokens: 120, completion_tokens: 15 },
+      extra: {
+        benchfleet: {
+          step: 1,
+          action: steps[0]!.action,
+          reward: 0,
+          external_id: 'msg-1',
+          latency_ms: 310,
+          screenshot: { uri: 'file:///store/step-1.png', file: 'images/attempt-2-step-001.png' },
+        },
+      },
+    });
+    // Two tool calls: the observation is the step's, tied to neither; the missing screenshot is said.
+    expect(read.steps[2]).toMatchObject({
+      step_id: 3,
+      tool_calls: [
+        { tool_call_id: 'toolu_1', function_name: 'click', arguments: { target: 'B0001' } },
+        {
+          tool_call_id: 'step-2-call-2',
+          function_name: 'buy',
+          arguments: { input: 'now' },
+          extra: { benchfleet: { note: 'typed' } },
+        },
+      ],
+      metrics: { prompt_tokens: 180, completion_tokens: 25 },
+      extra: {
+        benchfleet: {
+          step: 2,
+          reward: 1,
+          screenshot: { uri: 'file:///store/step-2.png', missing: 'cannot be read (ENOENT)' },
+        },
+      },
+    });
+    expect(read.steps[2]).not.toHaveProperty('observation');
+    expect(read.final_metrics).toEqual({
+      total_prompt_tokens: 300,
+      total_completion_tokens: 40,
+      total_cost_usd: 0.0031,
+      total_steps: 3,
+      extra: { benchfleet: { recorded_steps: 2 } },
+    });
+    expect(read.notes).toMatch(
+      /run run-7 \(webshop\), task goal-00012, attempt 2 \(the final attempt/,
+    );
+    expect(read.extra).toEqual({
+      benchfleet: {
+        run: {
+          id: 'run-7',
+          name: 'nightly',
+          benchmark: 'webshop',
+          code_version: 'abc123',
+          config: run.config,
+        },
+        task: { task_id: 'goal-00012', domain: 'fashion', attempts: 2 },
+        attempt: {
+          attempt: 2,
+          final: true,
+          status: 'success',
+          error_class: null,
+          error: null,
+          worker_id: 'w-2',
+          job_attempt: 2,
+          external_id: 'ext-2',
+          started_at: '2026-03-01T09:05:00.000Z',
+          finished_at: '2026-03-01T09:05:04.200Z',
+          duration_ms: 4_200,
+        },
+        outcome: {
+          status: 'success',
+          success: true,
+          reward: 1,
+          stop_reason: 'bought',
+          final_api_status: 'BOUGHT',
+          answer: 'B0001',
+          error: null,
+          total_steps: 2,
+          duration_ms: 4_200,
+          tokens_in: 300,
+          tokens_out: 40,
+          cost_usd: 0.0031,
+          started_at: '2026-03-01T09:05:00.000Z',
+          finished_at: '2026-03-01T09:05:04.200Z',
+          result: task.result,
+        },
+      },
+    });
+  });
+
+  it('gives an earlier attempt its own record and no task outcome or cost', () => {
+    const first: Attempt = {
+      ...attempt,
+      attempt: 1,
+      job_attempt: 1,
+      worker_id: 'w-1',
+      external_id: null,
+      status: 'error',
+      error_class: 'infra',
+      error: 'LLM endpoint unreachable',
+      finished_at: new Date('2026-03-01T09:04:00Z'),
+      started_at: new Date('2026-03-01T09:03:00Z'),
+    };
+    const trajectory = atifTrajectoryOfAttempt({
+      run,
+      task,
+      attempt: first,
+      steps: [],
+      screenshots: new Map(),
+    });
+    expect(trajectory.steps).toHaveLength(1);
+    expect(trajectory.final_metrics).toEqual({
+      total_prompt_tokens: 0,
+      total_completion_tokens: 0,
+      total_steps: 1,
+      extra: { benchfleet: { recorded_steps: 0 } },
+    });
+    expect(trajectory.extra).toMatchObject({
+      benchfleet: {
+        attempt: {
+          attempt: 1,
+          final: false,
+          status: 'error',
+          error_class: 'infra',
+          error: 'LLM endpoint unreachable',
+          duration_ms: 60_000,
+        },
+        outcome: null,
+      },
+    });
+    expect(trajectory.notes).toMatch(/attempt 1 \(not the final attempt\)/);
+  });
+
+  it('leaves the cost out when it is not known, and names the agent by its record', () => {
+    const trajectory = atifTrajectoryOfAttempt({
+      run: { ...run, agent: { name: 'my-agent', version: '3.0', kind: 'llm' }, model: null },
+      task: { ...task, cost_usd: null },
+      attempt,
+      steps,
+      screenshots,
+    });
+    expect(trajectory.final_metrics).not.toHaveProperty('total_cost_usd');
+    expect(trajectory.agent).toMatchObject({ name: 'my-agent', version: '3.0' });
+    expect(trajectory.agent).not.toHaveProperty('model_name');
+    const osworld = atifTrajectoryOfAttempt({
+      run: { ...run, benchmark: 'osworld', agent: null, model: null },
+      task,
+      attempt,
+      steps: [],
+      screenshots: new Map(),
+    });
+    expect(osworld.agent.name).toBe('osworld');
+  });
+});
+
+describe('atifToolCallsOf', () => {
+  it('reads a tool_calls array as the calls, any other action object as one call, and nothing else', () => {
+    expect(atifToolCallsOf(3, { tool_calls: [] })).toEqual([]);
+    expect(atifToolCallsOf(3, null)).toEqual([]);
+    expect(
+      atifToolCallsOf(3, {
+        tool_calls: [
+          { name: 'a', id: 'x' },
+          { name: 'b', id: 'x' },
+        ],
+      }),
+    ).toEqual([
+      { tool_call_id: 'x', function_name: 'a', arguments: {} },
+      // A repeated id would make the step invalid: the second gets one of its own.
+      { tool_call_id: 'step-3-call-2', function_name: 'b', arguments: {} },
+    ]);
+    expect(atifToolCallsOf(3, { tool_calls: ['raw'] })).toEqual([
+      { tool_call_id: 'step-3-call-1', function_name: '', arguments: { input: 'raw' } },
+    ]);
+    expect(atifToolCallsOf(3, { click: 'B0001' })).toEqual([
+      { tool_call_id: 'step-3-call-1', function_name: 'action', arguments: { click: 'B0001' } },
+    ]);
+  });
+});

@@ -1,0 +1,252 @@
+import type { Attempt, Run, Step, Task } from '@benchfleet/db';
+import {
+  ATIF_SCHEMA_VERSION,
+  type AtifContentPart,
+  type AtifImageMediaType,
+  type AtifObservationResult,
+  type AtifStep,
+  type AtifToolCall,
+  type AtifTrajectory,
+} from './atif-schema.js';
+
+// One task attempt of any benchmark as an ATIF trajectory, from the generic rows alone (run, task,
+// attempt, steps). The mapping, written down once:
+// - step 1 is a `user` step: the task's instruction, at the attempt's start;
+// - every recorded step is one `agent` step, in step order (ids renumbered from 2, the recorded
+//   number kept in extra): its text is the message; its action JSON gives the tool calls (an action
+//   with a `tool_calls` array of `{name, input}` is those calls; any other action object is one call
+//   named `action` whose arguments are that object); its observation text and screenshot (an image
+//   file of the export) are one observation result, tied to the tool call when there is exactly
+//   one; its tokens are the step's metrics;
+// - final_metrics sums the steps' tokens; the cost is the task's, on its final attempt only;
+// - what ATIF has no field for (the outcome, rewards, ids, raw actions, timings) is under
+//   `extra.benchfleet` at each level.
+
+/** The key of benchfleet's own data in ATIF `extra` objects. */
+export const ATIF_EXTENSION_KEY = 'benchfleet';
+
+/** A step's screenshot as the export holds it: an image file beside the trajectory, or why there is none. */
+export type AtifScreenshot =
+  | { readonly uri: string; readonly path: string; readonly mediaType: AtifImageMediaType }
+  | { readonly uri: string; readonly missing: string };
+
+export interface AttemptRecords {
+  readonly run: Run;
+  readonly task: Task;
+  readonly attempt: Attempt;
+  /** The attempt's steps, in step order. */
+  readonly steps: readonly Step[];
+  /** By recorded step number, for the steps that have a screenshot URI. */
+  readonly screenshots: ReadonlyMap<number, AtifScreenshot>;
+}
+
+/** Whether the task has its outcome (queued and running tasks do not). */
+export function taskHasOutcome(task: Task): boolean {
+  return task.status !== 'queued' && task.status !== 'running';
+}
+
+/** The attempt whose end is the task's outcome: the last one of a task that has an outcome. */
+export function isFinalAttempt(task: Task, attempt: Attempt): boolean {
+  return taskHasOutcome(task) && attempt.attempt === task.attempts;
+}
+
+/** The id of an attempt's trajectory: the job id of its task, and the attempt number. */
+export function atifTrajectoryId(runId: string, taskId: string, attempt: number): string {
+  return `${runId}__${taskId}__attempt-${attempt}`;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function stringField(record: unknown, key: string): string | undefined {
+  return isRecord(record) && typeof record[key] === 'string' ? record[key] : undefined;
+}
+
+const iso = (date: Date | null): string | null => (date === null ? null : date.toISOString());
+
+/** The tool calls an action JSON stands for (see the mapping above). */
+export function atifToolCallsOf(stepNumber: number, action: unknown): AtifToolCall[] {
+  if (!isRecord(action)) return [];
+  const calls = action['tool_calls'];
+  const taken = new Set<string>();
+  const idFor = (index: number, own: unknown): string => {
+    const id =
+      typeof own === 'string' && own !== '' && !taken.has(own)
+        ? own
+        : `step-${stepNumber}-call-${index + 1}`;
+    taken.add(id);
+    return id;
+  };
+  if (!Array.isArray(calls))
+    return [{ tool_call_id: idFor(0, undefined), function_name: 'action', arguments: action }];
+  return calls.map((call, index) => {
+    const fields: Record<string, unknown> = isRecord(call) ? call : { input: call };
+    const { name, input, id, ...rest } = fields;
+    return {
+      tool_call_id: idFor(index, id),
+      function_name: typeof name === 'string' ? name : '',
+      // ATIF arguments are an object: any other input is kept whole under `input`.
+      arguments: isRecord(input) ? input : input === undefined ? {} : { input },
+      ...(Object.keys(rest).length > 0 ? { extra: { [ATIF_EXTENSION_KEY]: rest } } : {}),
+    };
+  });
+}
+
+function observationOf(
+  step: Step,
+  toolCalls: readonly AtifToolCall[],
+  screenshot: AtifScreenshot | undefined,
+): AtifStep['observation'] {
+  const image = screenshot && 'path' in screenshot ? screenshot : undefined;
+  if (step.observation === null && image === undefined) return undefined;
+  const content: string | AtifContentPart[] =
+    image === undefined
+      ? (step.observation ?? '')
+      : [
+          ...(step.observation === null ? [] : [{ type: 'text' as const, text: step.observation }]),
+          { type: 'image' as const, source: { media_type: image.mediaType, path: image.path } },
+        ];
+  const result: AtifObservationResult = {
+    ...(toolCalls.length === 1 ? { source_call_id: toolCalls[0]!.tool_call_id } : {}),
+    content,
+  };
+  return { results: [result] };
+}
+
+function agentStep(stepId: number, step: Step, screenshot: AtifScreenshot | undefined): AtifStep {
+  const toolCalls = atifToolCallsOf(step.step, step.action);
+  const observation = observationOf(step, toolCalls, screenshot);
+  return {
+    step_id: stepId,
+    timestamp: step.at.toISOString(),
+    source: 'agent',
+    message: step.text ?? '',
+    ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+    ...(observation ? { observation } : {}),
+    metrics: { prompt_tokens: step.tokens_in, completion_tokens: step.tokens_out },
+    extra: {
+      [ATIF_EXTENSION_KEY]: {
+        step: step.step,
+        action: step.action,
+        reward: step.reward,
+        external_id: step.external_id,
+        latency_ms: step.latency_ms,
+        screenshot:
+          screenshot === undefined
+            ? null
+            : 'path' in screenshot
+              ? { uri: screenshot.uri, file: screenshot.path }
+              : { uri: screenshot.uri, missing: screenshot.missing },
+      },
+    },
+  };
+}
+
+/** The task's outcome, recorded with its final attempt: the one `extra` block that says how it ended. */
+function outcomeOf(task: Task): Record<string, unknown> {
+  return {
+    status: task.status,
+    success: task.success,
+    reward: task.reward,
+    // `tasks.result.stop_reason` is the fleet-wide convention every benchmark's display explains.
+    stop_reason: stringField(task.result, 'stop_reason') ?? null,
+    final_api_status: task.final_api_status,
+    answer: task.answer,
+    error: task.error,
+    total_steps: task.total_steps,
+    duration_ms: task.duration_ms,
+    tokens_in: task.tokens_in,
+    tokens_out: task.tokens_out,
+    cost_usd: task.cost_usd,
+    started_at: iso(task.started_at),
+    finished_at: iso(task.finished_at),
+    result: task.result ?? null,
+  };
+}
+
+/** The agent system: the run's agent record names it (`name`, else `kind`), its model the default model. */
+function agentOf(run: Run): AtifTrajectory['agent'] {
+  const agentVersion = stringField(run.agent, 'version');
+  const modelName = stringField(run.model, 'name');
+  return {
+    name: stringField(run.agent, 'name') ?? stringField(run.agent, 'kind') ?? run.benchmark,
+    version: agentVersion ?? run.code_version,
+    ...(modelName !== undefined ? { model_name: modelName } : {}),
+    extra: {
+      [ATIF_EXTENSION_KEY]: {
+        agent: run.agent,
+        model: run.model,
+        version_is:
+          agentVersion !== undefined ? 'the agent version' : 'the benchfleet code version',
+      },
+    },
+  };
+}
+
+/** One attempt of one task as an ATIF-v1.7 trajectory (see the mapping at the top of this file). */
+export function atifTrajectoryOfAttempt(records: AttemptRecords): AtifTrajectory {
+  const { run, task, attempt, steps } = records;
+  const final = isFinalAttempt(task, attempt);
+  const id = atifTrajectoryId(run.id, task.task_id, attempt.attempt);
+  const atifSteps: AtifStep[] = [
+    {
+      step_id: 1,
+      timestamp: attempt.started_at.toISOString(),
+      source: 'user',
+      message: task.instruction,
+    },
+    ...steps.map((step, index) => agentStep(index + 2, step, records.screenshots.get(step.step))),
+  ];
+  const promptTokens = steps.reduce((sum, step) => sum + step.tokens_in, 0);
+  const completionTokens = steps.reduce((sum, step) => sum + step.tokens_out, 0);
+  const cost = final ? task.cost_usd : null;
+  return {
+    schema_version: ATIF_SCHEMA_VERSION,
+    session_id: id,
+    trajectory_id: id,
+    agent: agentOf(run),
+    steps: atifSteps,
+    notes:
+      `Exported by benchfleet: run ${run.id} (${run.benchmark}), task ${task.task_id}, attempt ${attempt.attempt}` +
+      `${final ? ' (the final attempt: extra.benchfleet.outcome is the task outcome)' : ' (not the final attempt)'}. ` +
+      'Step 1 is the task instruction; each later step is one recorded step (its number in extra.benchfleet.step). ' +
+      'total_steps counts the steps array.',
+    final_metrics: {
+      total_prompt_tokens: promptTokens,
+      total_completion_tokens: completionTokens,
+      ...(cost !== null ? { total_cost_usd: cost } : {}),
+      total_steps: atifSteps.length,
+      extra: { [ATIF_EXTENSION_KEY]: { recorded_steps: steps.length } },
+    },
+    extra: {
+      [ATIF_EXTENSION_KEY]: {
+        run: {
+          id: run.id,
+          name: run.name,
+          benchmark: run.benchmark,
+          code_version: run.code_version,
+          config: run.config,
+        },
+        task: { task_id: task.task_id, domain: task.domain, attempts: task.attempts },
+        attempt: {
+          attempt: attempt.attempt,
+          final,
+          status: attempt.status,
+          error_class: attempt.error_class,
+          error: attempt.error,
+          worker_id: attempt.worker_id,
+          job_attempt: attempt.job_attempt,
+          external_id: attempt.external_id,
+          started_at: iso(attempt.started_at),
+          finished_at: iso(attempt.finished_at),
+          duration_ms:
+            attempt.finished_at === null
+              ? null
+              : attempt.finished_at.getTime() - attempt.started_at.getTime(),
+        },
+        outcome: final ? outcomeOf(task) : null,
+      },
+    },
+  };
+}
