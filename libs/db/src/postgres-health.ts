@@ -3,7 +3,9 @@ import { errorMessage, PermanentError, redactSecrets, TransientError } from '@be
 import { endClient } from './database.js';
 import { PostgresTimeoutError } from './prepared-statements.js';
 
-const HEALTH_WRITE = `insert into worker_health (worker_id, checked_at) values ($1, now())
+// Rows of workers gone for a week go with it (a keeper's id changes with each start).
+const HEALTH_WRITE = `with gone as (delete from worker_health where checked_at < now() - interval '7 days')
+  insert into worker_health (worker_id, checked_at) values ($1, now())
   on conflict (worker_id) do update set checked_at = excluded.checked_at`;
 
 /**

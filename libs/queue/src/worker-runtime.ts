@@ -182,7 +182,10 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
   const subscriber: Redis = createRedisConnection(options.redisUrl, 'worker', {}, onRedisError);
   const timings = handBackTimings(options.handBackMs);
   /** Each active job's run, and how to hand it back. */
-  const active = new Map<string, { runId: string; handBack(reason: string): void }>();
+  const active = new Map<
+    string,
+    { runId: string; handedBack: boolean; handBack(reason: string): void }
+  >();
   let shuttingDown = false;
   let pauseReason: string | null = null;
   let failingSince: number | undefined;
@@ -281,7 +284,11 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
       handedBackNow.catch(() => undefined);
       const runId = (parsed.data as { runId?: unknown }).runId;
       const jobKey = job.id ?? '';
-      active.set(jobKey, { runId: typeof runId === 'string' ? runId : '', handBack });
+      active.set(jobKey, {
+        runId: typeof runId === 'string' ? runId : '',
+        handedBack: false,
+        handBack,
+      });
       const started = Date.now();
       const jobLogger = logger.child({ job: job.id, run: runId });
       const name = job.name;
@@ -362,7 +369,9 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
         { reason, handBackS: timings.boundMs / 1000 },
         `paused: ${reason}; jobs wait in the queue until it answers again`,
       );
-      void worker.pause(true);
+      worker
+        .pause(true)
+        .catch((error: unknown) => logger.warn({ err: error }, 'could not pause the worker'));
     } else repeated.warn(`pause:${causeOf(reason)}`, { reason }, `still paused: ${reason}`);
   }
 
@@ -378,21 +387,27 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
     logger.info('health check passed: resuming');
     heartbeat.set('serving');
     options.onPause?.(null);
-    worker.resume();
+    await Promise.resolve(worker.resume()).catch((error: unknown) =>
+      logger.warn({ err: error }, 'could not resume the worker'),
+    );
   }
 
   /** Hands every active job back: the service has been down for longer than the worker waits. */
   function handBackActive(reason: string): void {
-    if (active.size === 0) return;
+    const jobs = [...active.values()].filter((job) => !job.handedBack);
+    if (jobs.length === 0) return;
     logger.warn(
       {
         reason,
-        jobs: active.size,
+        jobs: jobs.length,
         failingS: Math.round((Date.now() - (failingSince ?? Date.now())) / 1000),
       },
-      `handing ${active.size} active job(s) back: ${reason}`,
+      `handing ${jobs.length} active job(s) back: ${reason}`,
     );
-    for (const job of active.values()) job.handBack(reason);
+    for (const job of jobs) {
+      job.handedBack = true;
+      job.handBack(reason);
+    }
   }
 
   let lastPolicy: string | undefined;

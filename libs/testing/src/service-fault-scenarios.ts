@@ -145,7 +145,7 @@ export function blackholePostgresForOneWorker(): Promise<FaultResult> {
     const handedBackAfterS = handedBack ? secondsSince(faultAt) : Number.NaN;
     // The partition lasts until the other worker has run some of what was handed back.
     const settledAtHandBack = (await fleet.taskCounts(runId)).settled;
-    await fleet.waitForSettled(runId, Math.min(300, settledAtHandBack + 20));
+    await observed(fleet.waitForSettled(runId, Math.min(300, settledAtHandBack + 20), 60_000));
     relay.forward();
     const resumed = await observed(
       waitForOutput(cut!, 'health check passed: resuming', 'the cut worker to resume', 60_000),
@@ -199,7 +199,7 @@ export function blackholeRedisForOneWorker(): Promise<FaultResult> {
     );
     const releasedAfterS = released ? secondsSince(faultAt) : Number.NaN;
     const settledAtRelease = (await fleet.taskCounts(runId)).settled;
-    await fleet.waitForSettled(runId, Math.min(200, settledAtRelease + 20));
+    await observed(fleet.waitForSettled(runId, Math.min(200, settledAtRelease + 20), 60_000));
     relay.forward();
     const resumed = await observed(
       waitForOutput(cut!, 'health check passed: resuming', 'the cut worker to resume', 60_000),
