@@ -117,6 +117,8 @@ export interface LlmRelayOptions {
   readonly host?: string;
   /** Default 0: any free port. */
   readonly port?: number;
+  /** The flag or variable that sets the port, named when it is taken (default `--llm-relay-port (or BENCHFLEET_LLM_RELAY_PORT)`). */
+  readonly portSetting?: string;
   /** Deadline of one request to the provider (default 120 s). */
   readonly upstreamTimeoutMs?: number;
   /**
@@ -227,7 +229,7 @@ class RelayServer {
       port: this.#options.port ?? 0,
       host,
       what: 'the LLM relay port',
-      setting: '--llm-relay-port (or BENCHFLEET_LLM_RELAY_PORT)',
+      setting: this.#options.portSetting ?? '--llm-relay-port (or BENCHFLEET_LLM_RELAY_PORT)',
     });
     const shown = host.includes(':') ? `[${host}]` : host;
     return {
