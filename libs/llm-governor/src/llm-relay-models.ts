@@ -11,6 +11,11 @@ export interface RelayModel {
   readonly upstream?: string;
   /** LiteLLM's `model_name`, Bytebot's title; default `name`. */
   readonly title?: string;
+  /**
+   * Request fields removed before the call is forwarded, as LiteLLM's `drop_params` does: Bytebot
+   * always sends `reasoning_effort: "high"`, which some models refuse (HTTP 400).
+   */
+  readonly dropParams?: readonly string[];
 }
 
 /** `GET /model/info` as LiteLLM answers it, with only the fields a client of the relay reads. */

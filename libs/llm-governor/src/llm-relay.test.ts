@@ -481,8 +481,20 @@ describe('LLM relay (Bytebot proxy mode)', () => {
       'bad-request',
       'bad-request',
     ]);
-    // By title, as LiteLLM routes by model_name: accepted.
+    // By title, as LiteLLM routes by model_name: accepted, and forwarded as sent.
     expect((await post(proxy.url, bytebotBody('Fake Model'))).status).toBe(200);
-    expect(fake.received.map((r) => r.model)).toEqual([MODEL]);
+    expect(fake.received.map((r) => [r.model, r.body['reasoning_effort']])).toEqual([
+      [MODEL, 'high'],
+    ]);
+
+    // A model told to drop what it refuses: under its upstream name, without reasoning_effort.
+    const dropping = await relay(fake, governor(fake), {
+      currentAttempt: () => running,
+      models: [{ name: 'openai/gpt-4o', upstream: MODEL, dropParams: ['reasoning_effort'] }],
+    });
+    expect((await post(dropping.url, bytebotBody('openai/gpt-4o'))).status).toBe(200);
+    expect(fake.received[1]?.model).toBe(MODEL);
+    expect(fake.received[1]?.body).not.toHaveProperty('reasoning_effort');
+    expect(fake.received[1]?.body).toHaveProperty('tools');
   });
 });

@@ -356,7 +356,9 @@ class RelayServer {
   ): Promise<void> {
     const { attribution, model, startedAt } = call;
     const upstreamModel = model.upstream ?? model.name;
-    const payload = JSON.stringify({ ...call.body, model: upstreamModel });
+    const forwarded: Record<string, unknown> = { ...call.body, model: upstreamModel };
+    for (const field of model.dropParams ?? []) delete forwarded[field];
+    const payload = JSON.stringify(forwarded);
     const estimate = estimateChatRequest(call.body);
     const lane: LlmLane = {
       provider: this.#options.upstream.baseUrl,
