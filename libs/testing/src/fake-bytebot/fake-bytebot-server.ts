@@ -131,6 +131,11 @@ export interface FakeBytebot {
   dropSocketConnections(): void;
   /** From now on, accept connections but never answer. */
   hang(): void;
+  /** The agent takes no task until `releaseTasks()` (the API keeps answering): a test sets up first. */
+  holdTasks(): void;
+  releaseTasks(): void;
+  /** How many Socket.IO clients are in a task's room (joined with `join_task`). */
+  watchers(taskId: string): number;
   /** Close the listener and every connection, as a crashed agent would. */
   kill(): Promise<void>;
   close(): Promise<void>;
@@ -202,6 +207,7 @@ export async function startFakeBytebot(options: FakeBytebotOptions = {}): Promis
   let failuresLeft = 0;
   let failureStatus = 500;
   let hung = false;
+  let held = false;
   let closed = false;
 
   const server = createServer((req, res) => void handle(req, res));
@@ -302,7 +308,7 @@ export async function startFakeBytebot(options: FakeBytebotOptions = {}): Promis
   }
 
   function schedulePick(): void {
-    if (current || pickTimer || closed || hung) return;
+    if (current || pickTimer || closed || hung || held) return;
     pickTimer = setTimeout(() => {
       pickTimer = null;
       pickNextTask();
@@ -311,7 +317,7 @@ export async function startFakeBytebot(options: FakeBytebotOptions = {}): Promis
 
   /** The agent's findNextTask: a RUNNING task first (oldest executedAt), then PENDING by priority, FIFO. */
   function pickNextTask(): void {
-    if (current || closed || hung) return;
+    if (current || closed || hung || held) return;
     const candidates = [...records.values()].filter(
       (record) => record.row.status === 'RUNNING' || record.row.status === 'PENDING',
     );
@@ -936,6 +942,14 @@ export async function startFakeBytebot(options: FakeBytebotOptions = {}): Promis
       for (const socket of io?.sockets.sockets.values() ?? []) socket.conn.close();
     },
     hang,
+    holdTasks() {
+      held = true;
+    },
+    releaseTasks() {
+      held = false;
+      schedulePick();
+    },
+    watchers: (taskId) => io?.sockets.adapter.rooms.get(`task_${taskId}`)?.size ?? 0,
     kill,
     close: kill,
   };
