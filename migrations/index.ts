@@ -4,6 +4,7 @@ import * as webshopCatalog from './20261122000100_webshop_catalog.js';
 import * as benchmarkRegistry from './20261124100000_benchmark_registry.js';
 import * as webshopSearchSnapshots from './20261124130000_webshop_search_snapshots.js';
 import * as workerHealth from './20261201000000_worker_health.js';
+import * as osworldGrades from './20261203000000_osworld_grades.js';
 
 // Listed by hand so the migrator needs no file-system scan; a test checks every file is listed.
 export const migrations: Record<string, Migration> = {
@@ -12,4 +13,5 @@ export const migrations: Record<string, Migration> = {
   '20261124100000_benchmark_registry': benchmarkRegistry,
   '20261124130000_webshop_search_snapshots': webshopSearchSnapshots,
   '20261201000000_worker_health': workerHealth,
+  '20261203000000_osworld_grades': osworldGrades,
 };

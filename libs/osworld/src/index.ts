@@ -85,3 +85,34 @@ export {
   type OsworldTaskResult,
 } from './osworld-run-config.js';
 export { osworldLogsExporter, EXPORT_PROBLEMS_FILE } from './osworld-logs-export.js';
+export {
+  runGradedOsworldTask,
+  EvaluationInfraError,
+  BYTEBOT_SCREEN,
+  type GradedOsworldStack,
+  type GradedOsworldTaskResult,
+  type GradedTaskDeadlines,
+  type GradedTaskPhase,
+  type GradedTaskTimings,
+  type RunGradedOsworldTaskOptions,
+} from './graded-osworld-task.js';
+export {
+  osworldGradeOf,
+  agentNotStartedGrade,
+  FINAL_SIGNAL_MAPPING_ID,
+  type OsworldGrade,
+  type OsworldNoScoreCause,
+  type OsworldEndStateArtifact,
+} from './osworld-grade.js';
+export {
+  runResetCommand,
+  waitForStackReady,
+  vmServerProbe,
+  StackResetError,
+  StackNotReadyError,
+  STACK_RESET_DEFAULTS,
+  type ResetCommandReport,
+  type ResetCommandOptions,
+  type StackResetReport,
+  type StackReadinessOptions,
+} from './stack-reset.js';
