@@ -16,13 +16,9 @@ import {
   VmServerUnreachableError,
 } from '@benchfleet/osworld-grading';
 import {
-  startFakeBytebot,
-  startFakeBytebotDesktop,
-  startFakeOsworldVm,
-  startFakeWebServer,
-  type FakeBytebot,
-  type FakeBytebotDesktop,
+  startFakeGradedStack,
   type FakeBytebotScenario,
+  type FakeGradedStack,
   type FakeOsworldVm,
   type FakeWebServer,
 } from '@benchfleet/testing';
@@ -71,18 +67,19 @@ const POSTER_URL =
 const RESTORE_POSTER =
   'mv ~/.local/share/Trash/files/poster_party_night.webp ~/Desktop/poster_party_night.webp';
 
+let fakes: FakeGradedStack;
 let vm: FakeOsworldVm;
 let web: FakeWebServer;
-let bytebotd: FakeBytebotDesktop;
-let bytebot: FakeBytebot | undefined;
 let workDir: string;
 let artifacts: FileArtifactStore;
 let downloads: DownloadCache;
 
 beforeEach(async () => {
-  vm = await startFakeOsworldVm({ apps: ['code', 'firefox', 'thunar'] });
-  web = await startFakeWebServer();
-  bytebotd = await startFakeBytebotDesktop();
+  fakes = await startFakeGradedStack({
+    scenario: { steps: 0, ending: { kind: 'silent' } },
+    vm: { apps: ['code', 'firefox', 'thunar'] },
+  });
+  ({ vm, web } = fakes);
   workDir = await mkdtemp(join(tmpdir(), 'graded-task-'));
   artifacts = new FileArtifactStore(join(workDir, 'artifacts'));
   downloads = new DownloadCache({
@@ -94,47 +91,31 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  await bytebot?.close();
-  bytebot = undefined;
-  await bytebotd.close();
-  await vm.close();
-  await web.close();
+  await fakes.close();
   await rm(workDir, { recursive: true, force: true });
 });
 
-/** A stack whose agent follows `scenario`, acting on the fake desktop's sandbox. */
-async function stack(
+/** The stack, whose agent follows `scenario` from now on, acting on the fake desktop's sandbox. */
+function stack(
   scenario: FakeBytebotScenario,
   overrides: Partial<GradedOsworldStack> = {},
-): Promise<GradedOsworldStack> {
-  bytebot = await startFakeBytebot({
-    pendingDelayMs: 10,
-    stepIntervalMs: 10,
-    toolDelayMs: 3,
-    desktop: bytebotd,
-    desktopShell: async (command) => {
-      const result = await vm.shell(command);
-      if (result.returncode !== 0)
-        throw new Error(result.stderr.trim() || `exit ${result.returncode}`);
-    },
-    defaultScenario: scenario,
-  });
+): GradedOsworldStack {
+  fakes.setScenario(scenario);
   return {
     client: new BytebotClient({
-      baseUrl: bytebot.url,
+      baseUrl: fakes.bytebot.url,
       retryDelaysMs: [5, 10, 20],
       requestTimeoutMs: 2_000,
       socketReconnectDelayMs: 20,
     }),
-    desktop: new BytebotDesktopClient(bytebotd.url),
+    desktop: new BytebotDesktopClient(fakes.bytebotd.url),
     vm: new OsworldVmServerClient({
       baseUrl: vm.url,
       retries: { controllerDelayMs: 0, probeDelayMs: 0, probeAttempts: 3 },
     }),
     downloads,
     artifacts,
-    // A fresh desktop for the fake: its home emptied.
-    resetCommand: `rm -rf '${vm.home}' && mkdir -p '${vm.home}'`,
+    resetCommand: fakes.resetCommand,
     cacheRoot: join(workDir, 'grading'),
     screen: BYTEBOT_SCREEN,
     clientPassword: 'password',
@@ -188,7 +169,7 @@ const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex
 describe('a graded task on the fakes: reset → setup → agent → postconfig → getters → metric → both words', () => {
   it('an agent that does the task right: the agent says COMPLETED and the grade is 1.0', async () => {
     const task = await datasetTask('os', POSTER_TASK);
-    const { result, steps, phases } = run(await stack(completes({ 2: RESTORE_POSTER })), task);
+    const { result, steps, phases } = run(stack(completes({ 2: RESTORE_POSTER })), task);
     const { episode, grade, reset, setup } = await result;
     expect(phases).toEqual(['reset', 'setup', 'agent', 'grade']);
     expect(reset).toMatchObject({ exitCode: 0 });
@@ -228,7 +209,7 @@ describe('a graded task on the fakes: reset → setup → agent → postconfig �
 
   it('an agent that lies: it says COMPLETED, the file is still in the Trash, the grade is 0.0', async () => {
     const task = await datasetTask('os', POSTER_TASK);
-    const { episode, grade } = await run(await stack(completes()), task).result;
+    const { episode, grade } = await run(stack(completes()), task).result;
     expect(episode).toMatchObject({ status: 'success', final_api_status: 'COMPLETED' });
     expect(grade).toMatchObject({ score: 0, pythonType: 'float', gradedSuccess: false });
     expect(grade.details.trace.find((event) => event.kind === 'metric')).toMatchObject({
@@ -239,7 +220,7 @@ describe('a graded task on the fakes: reset → setup → agent → postconfig �
   it('the infeasible os/b3d4a89c answered both ways: NEEDS_HELP (FAIL) grades int 1, COMPLETED grades int 0', async () => {
     const task = await datasetTask('os', 'b3d4a89c-53f2-4d6b-8b6a-541fb5d205fa');
     const gaveUp = await run(
-      await stack({
+      stack({
         steps: 2,
         ending: { kind: 'needs_help', answer: 'Bluetooth cannot be turned on here.' },
       }),
@@ -252,9 +233,8 @@ describe('a graded task on the fakes: reset → setup → agent → postconfig �
       gradedSuccess: true,
       finalSignal: { action: 'FAIL', bytebotStatus: 'NEEDS_HELP' },
     });
-    await bytebot?.close();
 
-    const claimed = await run(await stack(completes()), task, { attempt: 2 }).result;
+    const claimed = await run(stack(completes()), task, { attempt: 2 }).result;
     expect(claimed.episode).toMatchObject({ status: 'success', final_api_status: 'COMPLETED' });
     expect(claimed.grade).toMatchObject({ score: 0, pythonType: 'int', gradedSuccess: false });
   });
@@ -268,7 +248,7 @@ describe('a graded task on the fakes: reset → setup → agent → postconfig �
       Buffer.from(zipSync({ 'calculator.py': Buffer.from('print(6 * 7)\n') })),
     );
     web.serve(`${base}log_Gold.txt`, '42\n');
-    const { episode, grade } = await run(await stack(completes()), task).result;
+    const { episode, grade } = await run(stack(completes()), task).result;
     expect(episode.status).toBe('success');
     expect(grade).toMatchObject({ score: 0, pythonType: 'float', fidelity: { level: 'graded' } });
     expect(grade.details.trace.find((event) => event.kind === 'metric')).toMatchObject({
@@ -294,7 +274,7 @@ describe('a graded task on the fakes: reset → setup → agent → postconfig �
     );
     web.serve(`${base}log_Gold.txt`, '42\n');
     const { grade } = await run(
-      await stack(completes({ 3: 'cd ~/Desktop && python3 calculator.py > log.txt' })),
+      stack(completes({ 3: 'cd ~/Desktop && python3 calculator.py > log.txt' })),
       task,
     ).result;
     expect(grade).toMatchObject({ score: 1, gradedSuccess: true });
@@ -311,7 +291,7 @@ describe('a graded task on the fakes: reset → setup → agent → postconfig �
   it('the step limit: OSWorld scores the end state whatever the agent said; here the agent fixed it and was cut off (1.0)', async () => {
     const task = await datasetTask('os', POSTER_TASK);
     const { episode, grade } = await run(
-      await stack({
+      stack({
         steps: Infinity,
         ending: { kind: 'silent' },
         desktopCommands: { 2: RESTORE_POSTER },
@@ -333,7 +313,7 @@ describe('a graded task on the fakes: reset → setup → agent → postconfig �
   it('a task Bytebot refuses to create is not evaluated: the agent never acted', async () => {
     const task = await datasetTask('os', POSTER_TASK);
     const { result, phases } = run(
-      await stack({ steps: 0, ending: { kind: 'silent' }, rejectCreate: 400 }),
+      stack({ steps: 0, ending: { kind: 'silent' }, rejectCreate: 400 }),
       task,
     );
     const { episode, grade } = await result;
@@ -347,7 +327,7 @@ describe('a graded task on the fakes: reset → setup → agent → postconfig �
 
   it('an ungraded task still runs (set up, the agent acts), and its grade says why there is none', async () => {
     const task = await datasetTask('os', 'b6781586-6346-41cd-935a-a6b1487918fc');
-    const { episode, grade, setup } = await run(await stack(completes()), task).result;
+    const { episode, grade, setup } = await run(stack(completes()), task).result;
     expect(episode.status).toBe('success');
     expect(setup?.steps).toHaveLength(1);
     expect(grade).toMatchObject({
@@ -362,7 +342,7 @@ describe('a graded task on the fakes: reset → setup → agent → postconfig �
 describe('infra faults of a graded task: retried, never scored', () => {
   it('a reset that fails is the stack’s fault: nothing is set up, the agent never starts; the retry on a fresh desktop is graded', async () => {
     const flag = join(workDir, 'reset-tried');
-    const gradedStack = await stack(completes({ 2: RESTORE_POSTER }), {
+    const gradedStack = stack(completes({ 2: RESTORE_POSTER }), {
       resetCommand: `if [ -e '${flag}' ]; then rm -rf '${vm.home}' && mkdir -p '${vm.home}'; else touch '${flag}'; echo 'Error response from daemon: container is restarting' >&2; exit 1; fi`,
     });
     const task = await datasetTask('os', POSTER_TASK);
@@ -373,28 +353,27 @@ describe('infra faults of a graded task: retried, never scored', () => {
       "the stack's reset command exited with code 1: Error response from daemon: container is restarting",
     );
     expect(vm.requests).toEqual([]);
-    expect(bytebot?.stats.createdTasks).toBe(0);
+    expect(fakes.bytebot.stats.createdTasks).toBe(0);
 
     const retried = await run(gradedStack, task, { attempt: 2 }).result;
     expect(retried.grade).toMatchObject({ score: 1 });
   });
 
   it('the reset gives a fresh desktop: what the last task left is gone', async () => {
-    const gradedStack = await stack(completes({ 2: 'touch ~/Desktop/left-by-the-last-task' }));
+    const gradedStack = stack(completes({ 2: 'touch ~/Desktop/left-by-the-last-task' }));
     const task = await datasetTask('os', POSTER_TASK);
     await run(gradedStack, task).result;
     expect(await vm.exists('~/Desktop/left-by-the-last-task')).toBe(true);
-    await bytebot?.close();
-    const next = await stack(completes());
+    const next = stack(completes());
     await run(next, task, { attempt: 2 }).result;
     expect(await vm.exists('~/Desktop/left-by-the-last-task')).toBe(false);
   });
 
   it('a stack not ready after its reset (bytebotd down) is infra, before anything is set up', async () => {
-    const gradedStack = await stack(completes(), {
+    const gradedStack = stack(completes(), {
       deadlines: { readyMs: 200, readyIntervalMs: 20 },
     });
-    await bytebotd.kill();
+    await fakes.bytebotd.kill();
     const error = await run(gradedStack, await datasetTask('os', POSTER_TASK)).result.catch(
       (caught: unknown) => caught,
     );
@@ -407,21 +386,20 @@ describe('infra faults of a graded task: retried, never scored', () => {
 
   it('a download that fails is a setup fault: the agent never starts', async () => {
     web.failNext(POSTER_URL, 3, 502);
-    const error = await run(
-      await stack(completes()),
-      await datasetTask('os', POSTER_TASK),
-    ).result.catch((caught: unknown) => caught);
+    const error = await run(stack(completes()), await datasetTask('os', POSTER_TASK)).result.catch(
+      (caught: unknown) => caught,
+    );
     expect(error).toBeInstanceOf(SetupFailedError);
     expect(error).toBeInstanceOf(TransientError);
     expect((error as Error).message).toMatch(
       /^Setup step 1 failed: _download_setup - download of .* failed: HTTP 502$/,
     );
-    expect(bytebot?.stats.createdTasks).toBe(0);
+    expect(fakes.bytebot.stats.createdTasks).toBe(0);
   });
 
   it('the VM server dying mid-evaluation: infra with the agent’s word kept, no score, nothing stored', async () => {
     const { result, phases } = run(
-      await stack(completes({ 2: RESTORE_POSTER })),
+      stack(completes({ 2: RESTORE_POSTER })),
       await datasetTask('os', POSTER_TASK),
       { onPhase: (phase) => phase === 'grade' && vm.dieOn('execute') },
     );

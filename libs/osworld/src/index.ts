@@ -116,3 +116,19 @@ export {
   type StackResetReport,
   type StackReadinessOptions,
 } from './stack-reset.js';
+export {
+  OsworldGradesRepository,
+  type GradedAttemptKey,
+  type OsworldGradeRow,
+  type OsworldTaskGradeRow,
+  type OsworldRunGradingRow,
+  type OsworldDomainGradingRow,
+  type RegradeSourceRow,
+  type RegradeWrite,
+} from './osworld-grades-repository.js';
+export {
+  regradeOsworld,
+  type RegradeOsworldOptions,
+  type RegradeReport,
+  type RegradeTaskReport,
+} from './osworld-regrade.js';
