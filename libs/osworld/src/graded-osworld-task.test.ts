@@ -25,7 +25,6 @@ import {
 import { BytebotClient } from './bytebot-client.js';
 import { BytebotDesktopClient } from './bytebot-desktop.js';
 import {
-  BYTEBOT_SCREEN,
   EvaluationInfraError,
   runGradedOsworldTask,
   type GradedOsworldStack,
@@ -33,6 +32,7 @@ import {
   type RunGradedOsworldTaskOptions,
 } from './graded-osworld-task.js';
 import type { OsworldEpisodeStep } from './osworld-episode.js';
+import { BYTEBOT_SCREEN } from './osworld-screen.js';
 import { StackResetError } from './stack-reset.js';
 
 // Graded runs end to end on the fakes: the fake Bytebot agent acts on the fake desktop (its

@@ -41,9 +41,6 @@ import {
 } from './stack-reset.js';
 import type { StackProbe } from './stack-watch.js';
 
-/** Bytebot's desktop runs Xvfb at 1280×960 (its supervisord.conf); setup's placeholders use it. */
-export const BYTEBOT_SCREEN: ScreenSize = { width: 1280, height: 960 };
-
 /** Deadlines of the reset: the command, then bytebotd and the VM server answering. */
 export interface GradedTaskDeadlines {
   readonly resetCommandMs: number;

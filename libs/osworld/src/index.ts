@@ -88,7 +88,6 @@ export { osworldLogsExporter, EXPORT_PROBLEMS_FILE } from './osworld-logs-export
 export {
   runGradedOsworldTask,
   EvaluationInfraError,
-  BYTEBOT_SCREEN,
   type GradedOsworldStack,
   type GradedOsworldTaskResult,
   type GradedTaskDeadlines,
@@ -132,3 +131,4 @@ export {
   type RegradeReport,
   type RegradeTaskReport,
 } from './osworld-regrade.js';
+export { BYTEBOT_SCREEN, parseScreenSize } from './osworld-screen.js';

@@ -22,7 +22,8 @@ import {
 import { BytebotClient } from './bytebot-client.js';
 import { BytebotDesktopClient } from './bytebot-desktop.js';
 import type { OsworldTask } from './osworld-dataset.js';
-import { BYTEBOT_SCREEN, runGradedOsworldTask } from './graded-osworld-task.js';
+import { runGradedOsworldTask } from './graded-osworld-task.js';
+import { BYTEBOT_SCREEN } from './osworld-screen.js';
 import { OsworldGradesRepository } from './osworld-grades-repository.js';
 import { regradeOsworld } from './osworld-regrade.js';
 
