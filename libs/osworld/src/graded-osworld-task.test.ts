@@ -33,7 +33,7 @@ import {
 } from './graded-osworld-task.js';
 import type { OsworldEpisodeStep } from './osworld-episode.js';
 import { BYTEBOT_SCREEN } from './osworld-screen.js';
-import { StackResetError } from './stack-reset.js';
+import { StackNotReadyError, StackResetError } from './stack-reset.js';
 
 // Graded runs end to end on the fakes: the fake Bytebot agent acts on the fake desktop (its
 // scripted steps run commands in the sandbox the fake OSWorld VM server serves), setup downloads
@@ -371,15 +371,17 @@ describe('infra faults of a graded task: retried, never scored', () => {
 
   it('a stack not ready after its reset (bytebotd down) is infra, before anything is set up', async () => {
     const gradedStack = stack(completes(), {
-      deadlines: { readyMs: 200, readyIntervalMs: 20 },
+      deadlines: { readyMs: 2_000, readyIntervalMs: 50 },
     });
     await fakes.bytebotd.kill();
     const error = await run(gradedStack, await datasetTask('os', POSTER_TASK)).result.catch(
       (caught: unknown) => caught,
     );
+    expect(error).toBeInstanceOf(StackNotReadyError);
     expect(error).toBeInstanceOf(TransientError);
+    // Refused, or cut off by the deadline on a busy machine: either way bytebotd is named, alone.
     expect((error as Error).message).toMatch(
-      /^the stack was not ready 0.2 s after its reset: bytebotd: the Bytebot desktop at .* does not answer \(ECONNREFUSED\)$/,
+      /^the stack was not ready 2 s after its reset: bytebotd: the Bytebot desktop at \S+ does not answer \([^;]*\)$/,
     );
     expect(vm.count('upload')).toBe(0);
   });
