@@ -32,6 +32,9 @@ export async function up(db: Kysely<any>): Promise<void> {
       reason text,
       details jsonb not null,
       end_state jsonb not null default '[]'::jsonb,
+      -- the attempt's own grade: what the reset and the setup did (exit, output tails, each step,
+      -- each download with its sha256) and the phases' durations; null for a regrade
+      setup jsonb,
       graded_at timestamptz not null default now(),
       constraint osworld_grades_pk primary key (run_id, task_id, attempt, grade_no),
       constraint osworld_grades_attempt_fk foreign key (run_id, task_id, attempt)

@@ -16,7 +16,6 @@ import {
   type PreparedTask,
   type PythonRunner,
   type ScreenSize,
-  type SetupOutcome,
   type UrlFileSource,
 } from '@benchfleet/osworld-grading';
 import type { BytebotClient } from './bytebot-client.js';
@@ -31,13 +30,13 @@ import {
   osworldGradeOf,
   type OsworldEndStateArtifact,
   type OsworldGrade,
+  type OsworldSetupRecord,
 } from './osworld-grade.js';
 import {
   runResetCommand,
   STACK_RESET_DEFAULTS,
   vmServerProbe,
   waitForStackReady,
-  type StackResetReport,
 } from './stack-reset.js';
 import type { StackProbe } from './stack-watch.js';
 
@@ -87,25 +86,19 @@ export interface RunGradedOsworldTaskOptions {
   readonly gradeOptions?: GradeOptions;
 }
 
-export interface GradedTaskTimings {
-  readonly resetMs: number;
-  readonly readyMs: number;
-  /** Cache dir and `config` steps (downloads included). */
-  readonly setupMs: number;
-  readonly agentMs: number;
-  /** Postconfig, getters, metrics and storing the end-state files. */
-  readonly gradeMs: number;
-}
-
-/** Both words on one task: the agent's (as an ungraded run records it) and OSWorld's grade. */
-export interface GradedOsworldTaskResult {
+/**
+ * Both words on one task: the agent's (as an ungraded run records it) and OSWorld's grade, with
+ * what the reset and the setup did (`reset` null without a reset command; `setup` null when an
+ * ungraded task's `config` cannot run). Record `grade` with this (an OsworldSetupRecord).
+ */
+export interface GradedOsworldTaskResult extends OsworldSetupRecord {
   readonly episode: OsworldEpisodeOutcome;
   readonly grade: OsworldGrade;
-  /** null: the stack has no reset command. */
-  readonly reset: StackResetReport | null;
-  /** null: not set up (an ungraded task whose `config` cannot run). */
-  readonly setup: SetupOutcome | null;
-  readonly timings: GradedTaskTimings;
+}
+
+/** The part of a result kept with the attempt's own grade (`recordAttemptGrade`). */
+export function setupRecordOf(result: GradedOsworldTaskResult): OsworldSetupRecord {
+  return { reset: result.reset, setup: result.setup, timings: result.timings };
 }
 
 /**

@@ -87,12 +87,12 @@ export {
 export { osworldLogsExporter, EXPORT_PROBLEMS_FILE } from './osworld-logs-export.js';
 export {
   runGradedOsworldTask,
+  setupRecordOf,
   EvaluationInfraError,
   type GradedOsworldStack,
   type GradedOsworldTaskResult,
   type GradedTaskDeadlines,
   type GradedTaskPhase,
-  type GradedTaskTimings,
   type RunGradedOsworldTaskOptions,
 } from './graded-osworld-task.js';
 export {
@@ -102,6 +102,8 @@ export {
   type OsworldGrade,
   type OsworldNoScoreCause,
   type OsworldEndStateArtifact,
+  type OsworldSetupRecord,
+  type GradedTaskTimings,
 } from './osworld-grade.js';
 export {
   runResetCommand,

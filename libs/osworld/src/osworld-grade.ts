@@ -1,3 +1,4 @@
+import type { StackResetReport } from './stack-reset.js';
 import {
   FINAL_SIGNAL_MAPPING,
   OSWORLD_GRADING_VERSION,
@@ -6,6 +7,7 @@ import {
   type GradeDetails,
   type GradeOutcome,
   type NoScoreCause,
+  type SetupOutcome,
   type TaskFidelity,
 } from '@benchfleet/osworld-grading';
 
@@ -104,4 +106,26 @@ export function agentNotStartedGrade(
 
 function mappingIdOf(signal: FinalSignal): string {
   return `${signal.mapping.name}/v${signal.mapping.version}`;
+}
+
+/** How long each phase of a graded task took, in ms. */
+export interface GradedTaskTimings {
+  readonly resetMs: number;
+  readonly readyMs: number;
+  /** Cache dir and `config` steps (downloads included). */
+  readonly setupMs: number;
+  readonly agentMs: number;
+  /** Postconfig, getters, metrics and storing the end-state files. */
+  readonly gradeMs: number;
+}
+
+/**
+ * What happened before the grade, kept with an attempt's own grade: the reset (null without a
+ * reset command), the setup's steps and downloads (null when the task was not set up), the phases'
+ * durations.
+ */
+export interface OsworldSetupRecord {
+  readonly reset: StackResetReport | null;
+  readonly setup: SetupOutcome | null;
+  readonly timings: GradedTaskTimings;
 }

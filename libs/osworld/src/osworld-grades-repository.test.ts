@@ -3,7 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { runsRepository, tasksRepository, type Database } from '@benchfleet/db';
 import { finalSignalOf, OSWORLD_GRADING_VERSION } from '@benchfleet/osworld-grading';
 import { useTestServices } from '@benchfleet/testing';
-import { FINAL_SIGNAL_MAPPING_ID, type OsworldGrade } from './osworld-grade.js';
+import {
+  FINAL_SIGNAL_MAPPING_ID,
+  type OsworldGrade,
+  type OsworldSetupRecord,
+} from './osworld-grade.js';
 import {
   OsworldGradesRepository,
   recordAttemptGradeStatement,
@@ -54,6 +58,32 @@ async function settle(
   });
 }
 
+/** What the flow records with an attempt's own grade. */
+const setupRecord: OsworldSetupRecord = {
+  reset: {
+    command: 'recreate desktop-1',
+    exitCode: 0,
+    signal: null,
+    stdout: 'recreated\n',
+    stderr: '',
+    durationMs: 900,
+    readyMs: 4_000,
+  },
+  setup: {
+    steps: [{ number: 1, type: 'download', outcome: 'done' }],
+    downloads: [
+      {
+        url: 'https://x/a',
+        path: '/home/user/a',
+        sha256: 'b'.repeat(64),
+        size: 1,
+        fromCache: false,
+      },
+    ],
+  },
+  timings: { resetMs: 900, readyMs: 4_000, setupMs: 300, agentMs: 60_000, gradeMs: 200 },
+};
+
 function grade(
   score: number | null,
   bytebotStatus = 'COMPLETED',
@@ -81,8 +111,10 @@ describe('OsworldGradesRepository', () => {
     const sut = new OsworldGradesRepository(services.db);
     const { runId, taskIds } = await startRun(services.db, ['os', 'os']);
     const [first, second] = taskIds as [string, string];
-    expect(await sut.recordAttemptGrade({ runId, taskId: first, attempt: 1 }, grade(1))).toBe(true);
-    expect(await sut.recordAttemptGrade({ runId, taskId: first, attempt: 1 }, grade(0))).toBe(
+    expect(
+      await sut.recordAttemptGrade({ runId, taskId: first, attempt: 1 }, grade(1), setupRecord),
+    ).toBe(true);
+    expect(await sut.recordAttemptGrade({ runId, taskId: first, attempt: 1 }, grade(0), null)).toBe(
       false,
     );
     const rows = await sut.gradesOfTask(runId, first);
@@ -101,16 +133,17 @@ describe('OsworldGradesRepository', () => {
       substitutions: [],
       details: { trace: [{ kind: 'postconfig', steps: 0 }] },
       end_state: [{ name: 'log.txt', uri: 'file:///x/log.txt' }],
+      setup: setupRecord,
     });
 
     // A settled attempt (or one closed as lost) takes no late grade.
     await settle(services.db, runId, second, 1, 'COMPLETED');
-    expect(await sut.recordAttemptGrade({ runId, taskId: second, attempt: 1 }, grade(1))).toBe(
-      false,
-    );
+    expect(
+      await sut.recordAttemptGrade({ runId, taskId: second, attempt: 1 }, grade(1), null),
+    ).toBe(false);
     expect(await sut.gradesOfTask(runId, second)).toEqual([]);
     // An attempt that does not exist: no row, no error.
-    expect(await sut.recordAttemptGrade({ runId, taskId: first, attempt: 7 }, grade(1))).toBe(
+    expect(await sut.recordAttemptGrade({ runId, taskId: first, attempt: 7 }, grade(1), null)).toBe(
       false,
     );
   });
@@ -124,6 +157,7 @@ describe('OsworldGradesRepository', () => {
       grade(0.5, 'COMPLETED', {
         fidelity: { level: 'degraded', substitutions: ['firefox-for-chrome'] },
       }),
+      null,
     );
     await sut.recordAttemptGrade(
       { runId, taskId: ungraded, attempt: 1 },
@@ -132,6 +166,7 @@ describe('OsworldGradesRepository', () => {
         noScoreCause: 'ungraded',
         reason: "metric 'x' is not ported",
       }),
+      null,
     );
     expect((await sut.gradesOfTask(runId, degraded))[0]).toMatchObject({
       fidelity: 'degraded',
@@ -174,7 +209,7 @@ describe('OsworldGradesRepository', () => {
     ];
     for (const [index, [status, score]] of outcomes.entries()) {
       const taskId = taskIds[index]!;
-      await sut.recordAttemptGrade({ runId, taskId, attempt: 1 }, grade(score, status));
+      await sut.recordAttemptGrade({ runId, taskId, attempt: 1 }, grade(score, status), null);
       await settle(services.db, runId, taskId, 1, status);
     }
     const tasks = await sut.taskGrades(runId);
@@ -246,6 +281,7 @@ describe('OsworldGradesRepository', () => {
     await sut.recordAttemptGrade(
       key,
       grade(0, 'COMPLETED', { metricVersion: 'osworld-grading/1' }),
+      null,
     );
     await settle(services.db, runId, key.taskId, 1, 'COMPLETED');
 
@@ -295,10 +331,10 @@ describe('OsworldGradesRepository', () => {
     const { runId, taskIds } = await startRun(services.db, ['os']);
     const taskId = taskIds[0]!;
     // Attempt 1 was graded, then lost before it settled; attempt 2 is still running.
-    await sut.recordAttemptGrade({ runId, taskId, attempt: 1 }, grade(1));
+    await sut.recordAttemptGrade({ runId, taskId, attempt: 1 }, grade(1), null);
     await tasksRepository(services.db).openAttempt(runId, taskId, 'stack-2', 2);
     expect((await sut.taskGrades(runId))[0]).toMatchObject({ attempt: 2, grade_no: null });
-    await sut.recordAttemptGrade({ runId, taskId, attempt: 2 }, grade(0));
+    await sut.recordAttemptGrade({ runId, taskId, attempt: 2 }, grade(0), null);
     await settle(services.db, runId, taskId, 2, 'COMPLETED');
     expect((await sut.taskGrades(runId))[0]).toMatchObject({
       attempt: 2,
@@ -316,7 +352,7 @@ describe('OsworldGradesRepository', () => {
   it('the statements that decide what is written are reviewed as SQL', async () => {
     const key = { runId: 'r', taskId: 't', attempt: 1 };
     await expect(
-      recordAttemptGradeStatement(key, grade(1)).compile(services.db).sql,
+      recordAttemptGradeStatement(key, grade(1), null).compile(services.db).sql,
     ).toMatchFileSnapshot('./__snapshots__/record-attempt-grade.sql');
     await expect(
       recordRegradeStatement(key, grade(1), 1, false).compile(services.db).sql,

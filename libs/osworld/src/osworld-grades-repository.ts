@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { prepared, type Database } from '@benchfleet/db';
-import type { OsworldGrade } from './osworld-grade.js';
+import type { OsworldGrade, OsworldSetupRecord } from './osworld-grade.js';
 
 /** Which attempt a grade is of. */
 export interface GradedAttemptKey {
@@ -31,6 +31,8 @@ export interface OsworldGradeRow {
   details: unknown;
   /** OsworldEndStateArtifact[] as recorded. */
   end_state: unknown;
+  /** OsworldSetupRecord of the attempt's own grade; null for a regrade. */
+  setup: unknown;
   graded_at: Date;
 }
 
@@ -124,10 +126,14 @@ export class OsworldGradesRepository {
    * there (a second write changes nothing), or the attempt is no longer running (closed as lost,
    * the run cancelled).
    */
-  async recordAttemptGrade(key: GradedAttemptKey, grade: OsworldGrade): Promise<boolean> {
+  async recordAttemptGrade(
+    key: GradedAttemptKey,
+    grade: OsworldGrade,
+    setup: OsworldSetupRecord | null,
+  ): Promise<boolean> {
     const result = await sql<{
       grade_no: number;
-    }>`${prepared}${recordAttemptGradeStatement(key, grade)}`.execute(this.db);
+    }>`${prepared}${recordAttemptGradeStatement(key, grade, setup)}`.execute(this.db);
     return result.rows.length === 1;
   }
 
@@ -260,10 +266,15 @@ const gradeColumns = sql.raw(
  * `insert … grade 1` of an attempt, only while the attempt is running (a lost or cancelled
  * attempt's late grade is not written), and at most once (the key).
  */
-export function recordAttemptGradeStatement(key: GradedAttemptKey, grade: OsworldGrade) {
+export function recordAttemptGradeStatement(
+  key: GradedAttemptKey,
+  grade: OsworldGrade,
+  setup: OsworldSetupRecord | null,
+) {
   return sql`
-    insert into osworld_grades (run_id, task_id, attempt, grade_no, regraded_from, ${gradeColumns})
-    select ${key.runId}::text, ${key.taskId}::text, ${key.attempt}::int, 1, null, ${gradeValues(grade)}
+    insert into osworld_grades (run_id, task_id, attempt, grade_no, regraded_from, ${gradeColumns}, setup)
+    select ${key.runId}::text, ${key.taskId}::text, ${key.attempt}::int, 1, null, ${gradeValues(grade)},
+           ${setup === null ? null : JSON.stringify(setup)}::jsonb
     where exists (
       select 1 from attempts a
       where a.run_id = ${key.runId}::text and a.task_id = ${key.taskId}::text and a.attempt = ${key.attempt}::int

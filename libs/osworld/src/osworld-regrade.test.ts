@@ -22,7 +22,7 @@ import {
 import { BytebotClient } from './bytebot-client.js';
 import { BytebotDesktopClient } from './bytebot-desktop.js';
 import type { OsworldTask } from './osworld-dataset.js';
-import { runGradedOsworldTask } from './graded-osworld-task.js';
+import { runGradedOsworldTask, setupRecordOf } from './graded-osworld-task.js';
 import { BYTEBOT_SCREEN } from './osworld-screen.js';
 import { OsworldGradesRepository } from './osworld-grades-repository.js';
 import { regradeOsworld } from './osworld-regrade.js';
@@ -147,6 +147,7 @@ beforeAll(async () => {
     await grades.recordAttemptGrade(
       { runId: RUN, taskId: spec.task_id, attempt: 1 },
       { ...result.grade, metricVersion: 'osworld-grading/1' },
+      setupRecordOf(result),
     );
     await tasksRepository(services.db).settle(RUN, spec.task_id, 1, {
       status: result.episode.status,
@@ -208,10 +209,24 @@ describe('regradeOsworld', () => {
       [BLUETOOTH, 2, OSWORLD_GRADING_VERSION, 1, null],
       [NOT_RUN, null, null, null, null],
     ]);
+    // The attempt's own grade keeps what the reset and the setup did.
+    const [own] = await new OsworldGradesRepository(services.db).gradesOfTask(RUN, CALCULATOR);
+    expect(own?.setup).toMatchObject({
+      reset: { exitCode: 0 },
+      setup: {
+        downloads: [
+          expect.objectContaining({
+            path: '/home/user/Desktop/calculator.zip',
+            sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+          }),
+        ],
+      },
+      timings: { agentMs: expect.any(Number), gradeMs: expect.any(Number) },
+    });
     const [regraded] = (
       await new OsworldGradesRepository(services.db).gradesOfTask(RUN, CALCULATOR)
     ).slice(-1);
-    expect(regraded).toMatchObject({ regraded_from: 1, final_signal: 'DONE' });
+    expect(regraded).toMatchObject({ regraded_from: 1, final_signal: 'DONE', setup: null });
     expect(regraded?.end_state).toEqual([
       expect.objectContaining({ name: 'log.txt', uri: endStateUri('log.txt') }),
       expect.objectContaining({ name: 'log_Gold.txt', uri: endStateUri('log_Gold.txt') }),
