@@ -5,6 +5,7 @@ import * as benchmarkRegistry from './20261124100000_benchmark_registry.js';
 import * as webshopSearchSnapshots from './20261124130000_webshop_search_snapshots.js';
 import * as settledTaskNumbers from './20261126210000_settled_task_numbers.js';
 import * as workerHealth from './20261126220000_worker_health.js';
+import * as osworldGrades from './20261126230000_osworld_grades.js';
 
 // Listed by hand so the migrator needs no file-system scan; a test checks every file is listed.
 export const migrations: Record<string, Migration> = {
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   '20261124130000_webshop_search_snapshots': webshopSearchSnapshots,
   '20261126210000_settled_task_numbers': settledTaskNumbers,
   '20261126220000_worker_health': workerHealth,
+  '20261126230000_osworld_grades': osworldGrades,
 };

@@ -114,6 +114,11 @@ export interface FakeBytebotOptions {
    * Endings that make no model call (failed, silent, hang, die) stay as scripted.
    */
   llmProxyUrl?: string;
+  /**
+   * Runs a scenario's `desktopCommands` on the stack's desktop (e.g. a fake OSWorld VM's sandbox
+   * shell); a rejection becomes the step's tool error, as a failed action does for the real agent.
+   */
+  desktopShell?: (command: string) => Promise<unknown>;
 }
 
 export interface FakeBytebot {
@@ -546,27 +551,20 @@ export async function startFakeBytebot(options: FakeBytebotOptions = {}): Promis
       return;
     }
     const callId = `call_${++record.toolCalls}`;
-    const screenshotOnly = stepNumber === 1;
+    const action = stepActionOf(record.scenario, stepNumber);
     addMessage(record, 'ASSISTANT', [
-      {
-        type: 'text',
-        text:
-          replyText ??
-          (screenshotOnly
-            ? 'Let me look at the screen.'
-            : `Clicking the next control (step ${stepNumber}).`),
-      },
-      screenshotOnly
-        ? { type: 'tool_use', id: callId, name: 'computer_screenshot', input: {} }
-        : {
-            type: 'tool_use',
-            id: callId,
-            name: 'computer_click_mouse',
-            input: { coordinates: { x: 100 + stepNumber, y: 200 }, button: 'left', clickCount: 1 },
-          },
+      { type: 'text', text: replyText ?? action.text },
+      { type: 'tool_use', id: callId, name: action.name, input: action.input },
     ]);
+    const shellError =
+      action.command === undefined ? null : await runDesktopCommand(action.command);
     await sleep(toolDelayMs);
     if (!isLive(run)) return;
+    if (shellError !== null) {
+      addMessage(record, 'USER', [toolError(callId, action.name, shellError)]);
+      return;
+    }
+    const screenshotOnly = action.name === 'computer_screenshot';
     const image = {
       type: 'image',
       source: {
@@ -596,23 +594,13 @@ export async function startFakeBytebot(options: FakeBytebotOptions = {}): Promis
   ): Promise<void> {
     const { record } = run;
     const callId = `call_${++record.toolCalls}`;
-    const screenshotOnly = stepNumber === 1;
-    const name = screenshotOnly ? 'computer_screenshot' : 'computer_click_mouse';
-    const input = screenshotOnly
-      ? {}
-      : { coordinates: { x: 100 + stepNumber, y: 200 }, button: 'left', clickCount: 1 };
+    const action = stepActionOf(record.scenario, stepNumber);
+    const { name, input } = action;
     addMessage(record, 'ASSISTANT', [
-      {
-        type: 'text',
-        text:
-          replyText ??
-          (screenshotOnly
-            ? 'Let me look at the screen.'
-            : `Clicking the next control (step ${stepNumber}).`),
-      },
+      { type: 'text', text: replyText ?? action.text },
       { type: 'tool_use', id: callId, name, input },
     ]);
-    const result = await desktopToolResult(desktop, callId, name, input);
+    const result = await desktopToolResult(desktop, callId, name, input, action.command);
     if (!isLive(run)) return;
     addMessage(record, 'USER', [result]);
     if (record.scenario.desktopDiesAfterStep === stepNumber) await desktop.kill();
@@ -624,6 +612,8 @@ export async function startFakeBytebot(options: FakeBytebotOptions = {}): Promis
     callId: unknown,
     name: string,
     input: Record<string, unknown>,
+    /** A scenario's command typed into the desktop's terminal, run on its shell. */
+    command?: string,
   ): Promise<Block> {
     const screenshotOnly = name === 'computer_screenshot';
     let result: Record<string, unknown>;
@@ -642,6 +632,10 @@ export async function startFakeBytebot(options: FakeBytebotOptions = {}): Promis
         result = { type: 'tool_result', tool_use_id: callId, content: [await image()] };
       } else {
         await desktopAction(desktop, { action: name.replace(/^computer_/, ''), ...input });
+        if (command !== undefined) {
+          const shellError = await runDesktopCommand(command);
+          if (shellError !== null) throw new Error(shellError);
+        }
         await sleep(toolDelayMs);
         const content: Record<string, unknown>[] = [
           { type: 'text', text: 'Tool executed successfully' },
@@ -651,19 +645,25 @@ export async function startFakeBytebot(options: FakeBytebotOptions = {}): Promis
         result = { type: 'tool_result', tool_use_id: callId, content };
       }
     } catch (error) {
-      result = {
-        type: 'tool_result',
-        tool_use_id: callId,
-        content: [
-          {
-            type: 'text',
-            text: `Error executing ${name} tool: ${error instanceof Error ? error.message : String(error)}`,
-          },
-        ],
-        is_error: true,
-      };
+      result = toolError(
+        String(callId),
+        name,
+        error instanceof Error ? error.message : String(error),
+      );
     }
     return result;
+  }
+
+  /** Runs a scripted command on the desktop; the failure's text, or null. */
+  async function runDesktopCommand(command: string): Promise<string | null> {
+    if (!options.desktopShell)
+      return 'the fake Bytebot has no desktopShell to run scripted commands';
+    try {
+      await options.desktopShell(command);
+      return null;
+    } catch (error) {
+      return error instanceof Error ? error.message : String(error);
+    }
   }
 
   function hang(): void {
@@ -952,6 +952,50 @@ export async function startFakeBytebot(options: FakeBytebotOptions = {}): Promis
     watchers: (taskId) => io?.sockets.adapter.rooms.get(`task_${taskId}`)?.size ?? 0,
     kill,
     close: kill,
+  };
+}
+
+/** The computer action of one scripted step: a look first, then clicks, or a command typed in. */
+interface StepAction {
+  readonly text: string;
+  readonly name: string;
+  readonly input: Record<string, unknown>;
+  /** The bytebotd action it sends. */
+  readonly desktopAction: string;
+  readonly command?: string;
+}
+
+function stepActionOf(scenario: FakeBytebotScenario, stepNumber: number): StepAction {
+  const command = scenario.desktopCommands?.[stepNumber];
+  if (command !== undefined)
+    return {
+      text: `Typing a command into the terminal (step ${stepNumber}).`,
+      name: 'computer_type_text',
+      input: { text: `${command}\n` },
+      desktopAction: 'type_text',
+      command,
+    };
+  if (stepNumber === 1)
+    return {
+      text: 'Let me look at the screen.',
+      name: 'computer_screenshot',
+      input: {},
+      desktopAction: 'screenshot',
+    };
+  return {
+    text: `Clicking the next control (step ${stepNumber}).`,
+    name: 'computer_click_mouse',
+    input: { coordinates: { x: 100 + stepNumber, y: 200 }, button: 'left', clickCount: 1 },
+    desktopAction: 'click_mouse',
+  };
+}
+
+function toolError(callId: string, name: string, message: string): Record<string, unknown> {
+  return {
+    type: 'tool_result',
+    tool_use_id: callId,
+    content: [{ type: 'text', text: `Error executing ${name} tool: ${message}` }],
+    is_error: true,
   };
 }
 
