@@ -30,7 +30,7 @@ import {
   type Logger,
 } from '@benchfleet/core';
 import { errorTypeOf } from './error-type.js';
-import { llmEndpointOf } from './llm-endpoint.js';
+import { llmEndpointOf, type LlmEndpoint } from './llm-endpoint.js';
 import {
   BENCHFLEET,
   BENCHFLEET_SPANS,
@@ -59,6 +59,7 @@ const DEFAULT_SHUTDOWN_TIMEOUT_MS = 5000;
 const DEFAULT_LOG_INTERVAL_MS = 60_000;
 /** Error text on a span is for a person reading a trace: short, and without secrets. */
 const MAX_MESSAGE = 300;
+const MAX_ENDPOINTS = 64;
 
 /** One context manager per process: the API takes only the first one registered. */
 let contextManager: AsyncLocalStorageContextManager | undefined;
@@ -193,6 +194,8 @@ class OtelLlmCall implements LlmCallSpan {
 class OtelTracing implements Telemetry {
   readonly enabled = true;
   readonly #tracer: Tracer;
+  /** A fleet calls a handful of endpoints: each base URL is parsed once. */
+  readonly #endpoints = new Map<string, LlmEndpoint>();
   #shutdown: Promise<TelemetryShutdown> | undefined;
 
   constructor(
@@ -280,7 +283,12 @@ class OtelTracing implements Telemetry {
   }
 
   startLlmCall(call: LlmCallStart): LlmCallSpan {
-    const endpoint = llmEndpointOf(call.baseUrl);
+    let endpoint = this.#endpoints.get(call.baseUrl);
+    if (endpoint === undefined) {
+      if (this.#endpoints.size >= MAX_ENDPOINTS) this.#endpoints.clear();
+      endpoint = llmEndpointOf(call.baseUrl);
+      this.#endpoints.set(call.baseUrl, endpoint);
+    }
     const operation = call.operation ?? 'chat';
     const attributes: Attributes = {
       [GENAI.operationName]: operation,
