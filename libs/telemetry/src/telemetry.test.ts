@@ -66,9 +66,12 @@ function allText(spans: readonly ReceivedSpan[]): string {
 }
 
 describe('tracing on (OTEL_EXPORTER_OTLP_ENDPOINT set)', () => {
-  it.each(['http/protobuf', 'http/json'] as const)(
-    'exports attempt, step and GenAI spans over %s with their attributes and parentage',
-    async (protocol) => {
+  it.each([
+    { protocol: 'http/protobuf', compression: 'none' },
+    { protocol: 'http/json', compression: 'gzip' },
+  ] as const)(
+    'exports attempt, step and GenAI spans over $protocol ($compression) with their attributes and parentage',
+    async ({ protocol, compression }) => {
       const collector = await receiver();
       const result = await runScript(
         PROCESS_FILE,
@@ -76,6 +79,7 @@ describe('tracing on (OTEL_EXPORTER_OTLP_ENDPOINT set)', () => {
         childEnv({
           OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
           OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
+          OTEL_EXPORTER_OTLP_COMPRESSION: compression,
           OTEL_SERVICE_NAME: 'worker-webshop-test',
           OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment.name=ci,team=evals%2Cfleet',
           OTEL_EXPORTER_OTLP_HEADERS: 'x-collector-key=collector-secret-42',
@@ -94,6 +98,9 @@ describe('tracing on (OTEL_EXPORTER_OTLP_ENDPOINT set)', () => {
       for (const request of collector.requests) {
         expect(request).toMatchObject({ encoding, status: 200 });
         expect(request.headers['x-collector-key']).toBe('collector-secret-42');
+        expect(request.headers['content-encoding']).toBe(
+          compression === 'gzip' ? 'gzip' : undefined,
+        );
       }
       const spans = collector.spans();
       const attempt = only(
