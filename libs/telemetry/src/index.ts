@@ -16,7 +16,6 @@ export {
   type TelemetryShutdown,
 } from './telemetry.js';
 export {
-  displayEndpoint,
   telemetryConfigFromEnv,
   type OtlpProtocol,
   type TelemetryConfig,
@@ -24,7 +23,6 @@ export {
   type TelemetryOn,
 } from './telemetry-config.js';
 export { errorTypeOf } from './error-type.js';
-export { llmEndpointOf, type LlmEndpoint } from './llm-endpoint.js';
 export {
   BENCHFLEET,
   BENCHFLEET_SPANS,

@@ -241,14 +241,15 @@ class OtelTracing implements Telemetry {
     run: (span: StepSpan) => Promise<T>,
   ) {
     const started = performance.now();
+    const within = this.#contextOf(parent);
     const span = this.#tracer.startSpan(
       BENCHFLEET_SPANS.step,
       { kind: SpanKind.INTERNAL, attributes: stepAttributes(step) },
-      this.#contextOf(parent),
+      within,
     );
     const handle = new OtelStepSpan(span);
     if (step.latencyMs !== undefined && step.latencyMs !== null) handle.latencySet = true;
-    return context.with(trace.setSpan(this.#contextOf(parent), span), async () => {
+    return context.with(trace.setSpan(within, span), async () => {
       try {
         return await run(handle);
       } catch (error) {
