@@ -43,7 +43,11 @@ interface Answer {
 }
 
 /** One governed chat call, as the WebShop agent's client makes it; returns what the provider said. */
-async function chat(content: string, budget?: LlmBudget): Promise<Answer> {
+async function chat(
+  content: string,
+  options: { budget?: LlmBudget; relayed?: boolean } = {},
+): Promise<Answer> {
+  const { budget, relayed = false } = options;
   const messages = [{ role: 'user' as const, content }];
   const { value } = await governor.call(
     {
@@ -51,14 +55,20 @@ async function chat(content: string, budget?: LlmBudget): Promise<Answer> {
       estimate: estimateCall(messages, 32),
       attribution,
       ...(budget !== undefined && { budget }),
-      sampling: { temperature: 0.2 },
+      // A relayed request as Bytebot's agent sends it: no max_tokens of its own.
+      parameters: { temperature: 0.2, ...(relayed && { maxTokens: null }) },
       signal: AbortSignal.timeout(60_000),
     },
     async () => {
       const response = await fetch(`${baseUrl}/chat/completions`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${lane.apiKey}` },
-        body: JSON.stringify({ model, messages, max_tokens: 32, temperature: 0.2 }),
+        body: JSON.stringify({
+          model,
+          messages,
+          temperature: 0.2,
+          ...(!relayed && { max_tokens: 32 }),
+        }),
         signal: AbortSignal.timeout(30_000),
       });
       const body = (await response.json().catch(() => ({}))) as {
@@ -99,7 +109,7 @@ async function chat(content: string, budget?: LlmBudget): Promise<Answer> {
 let attemptParent: SpanParent | undefined;
 const relay = createServer((req, res) => {
   void telemetry
-    .within(attemptParent, () => chat('relayed for the desktop agent'))
+    .within(attemptParent, () => chat('relayed for the desktop agent', { relayed: true }))
     .then((answer) => res.end(String(answer.status)));
 });
 await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
@@ -115,7 +125,7 @@ await telemetry.attemptSpan(
     await telemetry.stepSpan(undefined, { step: 2, actionKind: 'click' }, () =>
       chat('click the first result'),
     );
-    await chat('one more thought', { taskUsd: 1e-9 }).catch((error: unknown) =>
+    await chat('one more thought', { budget: { taskUsd: 1e-9 } }).catch((error: unknown) =>
       emit({ event: 'refused', name: (error as Error).name }),
     );
     await fetch(relayUrl).then((response) => response.text());

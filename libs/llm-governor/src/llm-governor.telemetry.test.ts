@@ -95,7 +95,6 @@ describe('the governor traced', () => {
           'gen_ai.operation.name': 'chat',
           'gen_ai.provider.name': 'openai',
           'gen_ai.request.model': 'fake-model',
-          'gen_ai.request.max_tokens': 32,
           'gen_ai.request.temperature': 0.2,
           'server.address': '127.0.0.1',
           'server.port': Number(fakeUrl.port),
@@ -146,9 +145,14 @@ describe('the governor traced', () => {
         'benchfleet.llm.outcome': 'refused',
       });
 
+      for (const call of [limited, passed, inStep, refused])
+        expect(call.attributes['gen_ai.request.max_tokens']).toBe(32);
+
       // Served by an HTTP handler: `within(attempt.parent)` makes it the attempt's child.
       expect(relayed.parentSpanId).toBe(attempt.spanId);
       expect(relayed.attributes['benchfleet.llm.outcome']).toBe('ok');
+      // The relayed request set no max_tokens: the span does not invent the estimate's.
+      expect(relayed.attributes['gen_ai.request.max_tokens']).toBeUndefined();
 
       const text = JSON.stringify(spans, (_key, value: unknown) =>
         typeof value === 'bigint' ? value.toString() : value,

@@ -40,8 +40,15 @@ export interface LlmCallRequest {
   readonly signal: AbortSignal;
   /** The longest fleet-wide hold-off (a Retry-After) this call waits out; longer: `RateLimitedTooLongError`. Default 60 s. */
   readonly maxHoldOffMs?: number;
-  /** The request's sampling settings, for its GenAI span (`max_tokens` is the estimate's). */
-  readonly sampling?: { readonly temperature?: number; readonly topP?: number };
+  /**
+   * What the request asked of the model, for the call's GenAI span. `maxTokens` defaults to the
+   * estimate's; null: the request set no `max_tokens` (a relayed one, say).
+   */
+  readonly parameters?: {
+    readonly temperature?: number;
+    readonly topP?: number;
+    readonly maxTokens?: number | null;
+  };
 }
 
 /** What came of a call, as the caller saw it. */
@@ -277,15 +284,16 @@ export class LlmGovernor implements LlmCallGate {
     signal.throwIfAborted();
     const started = Date.now();
     const identity = laneIdentity(request.lane, this.#secret);
+    const { parameters } = request;
+    const maxTokens =
+      parameters?.maxTokens === undefined ? request.estimate.maxTokens : parameters.maxTokens;
     // One GenAI span per governed call, from the wait to the settle, child of the active span.
     const span = (this.#telemetry ?? processTelemetry()).startLlmCall({
       baseUrl: identity.provider,
       model: identity.model,
-      maxTokens: request.estimate.maxTokens,
-      ...(request.sampling?.temperature !== undefined && {
-        temperature: request.sampling.temperature,
-      }),
-      ...(request.sampling?.topP !== undefined && { topP: request.sampling.topP }),
+      ...(maxTokens !== null && { maxTokens }),
+      ...(parameters?.temperature !== undefined && { temperature: parameters.temperature }),
+      ...(parameters?.topP !== undefined && { topP: parameters.topP }),
       keyFingerprint: identity.keyFingerprint,
       ...(attribution !== undefined && { attribution }),
     });

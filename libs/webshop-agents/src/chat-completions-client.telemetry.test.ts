@@ -39,7 +39,7 @@ afterAll(async () => {
 });
 
 describe('the chat client traced through the governor', () => {
-  it('tells each request its GenAI span: the sampling it asked for, what the answer said, and why a request failed', async () => {
+  it('tells each request its GenAI span: what it asked of the model, what the answer said, and why a request failed', async () => {
     fake.setFaults({ malformedTimes: 1 });
     const sut = new Sut({
       baseUrl: fake.baseUrl,

@@ -307,7 +307,7 @@ export class ChatCompletionsClient {
           ...(apiKey !== undefined && apiKey !== '' && { apiKey }),
         },
         estimate: estimateCall(messages, maxTokens),
-        sampling: { temperature: this.#options.temperature },
+        parameters: { temperature: this.#options.temperature },
         signal,
         maxHoldOffMs: this.#retry.maxRetryAfterMs,
         ...(call !== undefined && { attribution: call.attribution }),
