@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import { describe, expect, it } from 'vitest';
-import { parse, parseAllDocuments } from 'yaml';
+import { parse, parseAllDocuments, stringify } from 'yaml';
 import type { IContainer } from 'kubernetes-models/v1/Container';
 import type { IPodSpec } from 'kubernetes-models/v1/PodSpec';
 import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
@@ -27,6 +27,7 @@ import {
   readK8sManifests,
   type ManifestDocument,
   readKustomization,
+  renderKustomization,
   REPO_DIR,
 } from './k8s-manifests.js';
 
@@ -111,35 +112,41 @@ describe('deploy/k8s', () => {
     ]);
   });
 
-  // kustomize itself, where the machine has it (kubectl embeds it): the rendered output still
-  // validates, with the namespace and the image the kustomization sets.
-  const kubectl = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' }).status === 0;
-  it.skipIf(!kubectl)(
-    'builds with kustomize (kubectl kustomize) into valid, namespaced objects',
-    () => {
-      const rendered = execFileSync('kubectl', ['kustomize', join(DEPLOY_DIR, 'k8s')], {
-        encoding: 'utf8',
-      });
-      const objects = parseAllDocuments(rendered).map(
+  // What kustomize renders (our renderer of the features the kustomization uses, and kubectl's own
+  // where the machine has it): valid, namespaced objects with the image the kustomization sets.
+  it('builds with kustomize into valid, namespaced objects', () => {
+    const objects = renderKustomization();
+    expect(objects).toHaveLength(documents.length);
+    expect(
+      objects.flatMap((object) =>
+        k8sSchemaErrors(object).map(
+          (message) => `${object.kind}/${object.metadata?.name}: ${message}`,
+        ),
+      ),
+    ).toEqual([]);
+    for (const object of objects.filter((o) => o.kind !== 'Namespace'))
+      expect(object.metadata?.namespace, `${object.kind}/${object.metadata?.name}`).toBe(
+        'benchfleet',
+      );
+    const image = readKustomization().images?.[0];
+    const rendered = stringify(objects);
+    expect(rendered).toContain(`image: ${image?.newName}:${image?.newTag}`);
+    expect(rendered).not.toMatch(/image: benchfleet\s/);
+    const kubectl = spawnSync('kubectl', ['kustomize', join(DEPLOY_DIR, 'k8s')], {
+      encoding: 'utf8',
+    });
+    if (kubectl.error === undefined && kubectl.status === 0) {
+      const theirs = parseAllDocuments(kubectl.stdout).map(
         (document) => document.toJS() as ManifestDocument['object'],
       );
-      expect(objects).toHaveLength(documents.length);
-      expect(
-        objects.flatMap((object) =>
-          k8sSchemaErrors(object).map(
-            (message) => `${object.kind}/${object.metadata?.name}: ${message}`,
-          ),
-        ),
-      ).toEqual([]);
-      for (const object of objects.filter((o) => o.kind !== 'Namespace'))
-        expect(object.metadata?.namespace, `${object.kind}/${object.metadata?.name}`).toBe(
-          'benchfleet',
-        );
-      const image = readKustomization().images?.[0];
-      expect(rendered).toContain(`image: ${image?.newName}:${image?.newTag}`);
-      expect(rendered).not.toMatch(/image: benchfleet\s/);
-    },
-  );
+      const identity = (object: {
+        kind?: string;
+        metadata?: { name?: string; namespace?: string };
+      }) => `${object.kind}/${object.metadata?.namespace ?? ''}/${object.metadata?.name}`;
+      expect(theirs.map(identity).sort()).toEqual(objects.map(identity).sort());
+      expect(kubectl.stdout).toContain(`image: ${image?.newName}:${image?.newTag}`);
+    }
+  });
 
   it('names are unique per kind, and the namespace comes from the kustomization alone', () => {
     const keys = documents.map(({ object }) => `${object.kind}/${object.metadata?.name}`);
@@ -333,6 +340,38 @@ describe('deploy/k8s', () => {
     ).toBeDefined();
     expect(config.BENCHFLEET_ARTIFACTS).toBe('file:///data/artifacts');
   });
+
+  it("OSWorld stacks: the agent asks its model through the worker's LLM relay on the pod's loopback; only the worker holds the provider key", () => {
+    const pod = k8sObject(documents, StatefulSet, 'osworld-stack').spec!.template.spec!;
+    const agent = pod.initContainers!.find((c) => c.name === 'bytebot-agent')!;
+    const worker = pod.containers[0]!;
+    const relayPort = envValue(worker, 'BENCHFLEET_LLM_RELAY_PORT');
+    expect(relayPort).toMatch(/^\d+$/);
+    expect(envValue(agent, 'BYTEBOT_LLM_PROXY_URL')).toBe(`http://127.0.0.1:${relayPort}`);
+    // Loopback: the pod's agent reaches it, nothing outside the pod does.
+    expect(envValue(worker, 'BENCHFLEET_LLM_RELAY_HOST')).toBe('127.0.0.1');
+    // No other container of the pod (nor the agent's Postgres on 5432) listens on the relay's port.
+    const taken = [
+      5432,
+      ...allContainers(pod).flatMap((c) => c.ports?.map((p) => p.containerPort) ?? []),
+    ];
+    expect(taken).not.toContain(Number(relayPort));
+
+    expect(
+      worker.env?.find((v) => v.name === 'LLM_API_KEY')?.valueFrom?.secretKeyRef,
+    ).toMatchObject({
+      name: 'benchfleet-secrets',
+      key: 'OSWORLD_LLM_API_KEY',
+    });
+    expect(['http:', 'https:']).toContain(new URL(envValue(worker, 'LLM_BASE_URL') ?? '').protocol);
+    // The agent holds no key: no secret, no variable that names one, no provider key of its own.
+    expect(agent.envFrom).toBeUndefined();
+    expect(
+      (agent.env ?? []).filter(
+        (v) => v.valueFrom?.secretKeyRef !== undefined || /KEY|TOKEN|SECRET|PASSWORD/.test(v.name),
+      ),
+    ).toEqual([]);
+  });
 });
 
 /** Go durations as compose writes them: `90s`, `3h5m`, `1m30s`. */
@@ -481,6 +520,40 @@ describe('deploy/compose.yaml', () => {
         expect(set.has(value), `${name}: ${value} belongs to another stack`).toBe(false);
         set.add(value);
       }
+    }
+  });
+
+  it("OSWorld stacks: each agent asks its model through its own worker's LLM relay; the provider key is the worker's secret, never the agent's", () => {
+    const stacks = services.filter(([, service]) => service.command?.[0] === 'worker-osworld');
+    expect(stacks.length).toBeGreaterThanOrEqual(2);
+    // The image's entrypoint turns LLM_API_KEY_FILE into LLM_API_KEY.
+    const entrypoint = readFileSync(join(DEPLOY_DIR, 'docker-entrypoint.sh'), 'utf8');
+    expect(/^for name in (.*); do$/m.exec(entrypoint)?.[1]?.split(' ')).toContain('LLM_API_KEY');
+    for (const [name, worker] of stacks) {
+      const agentName = hostOf(worker.environment?.BYTEBOT_URL)!;
+      const agent = compose.services[agentName]!;
+      const proxy = new URL(agent.environment?.BYTEBOT_LLM_PROXY_URL ?? 'http://missing');
+      // The agent reaches its own worker over their stack network, at the relay's port.
+      expect(proxy.hostname, name).toBe(name);
+      expect(proxy.port, name).toBe(worker.environment?.BENCHFLEET_LLM_RELAY_PORT);
+      expect(worker.networks, name).toEqual(expect.arrayContaining(agent.networks ?? ['missing']));
+      expect(worker.environment?.BENCHFLEET_LLM_RELAY_HOST, name).toBe('0.0.0.0');
+      expect(['http:', 'https:']).toContain(
+        new URL(worker.environment?.LLM_BASE_URL ?? '').protocol,
+      );
+
+      const keyFile = worker.environment?.LLM_API_KEY_FILE ?? '';
+      const secretName = /^\/run\/secrets\/([\w.-]+)$/.exec(keyFile)?.[1];
+      expect(secretName, `${name} LLM_API_KEY_FILE`).toBeDefined();
+      expect(worker.secrets, name).toContain(secretName);
+      expect(compose.secrets[secretName!], name).toBeDefined();
+      // The agent holds no key: no env file, no secret, no variable that names one.
+      expect(agent.env_file, agentName).toBeUndefined();
+      expect(agent.secrets, agentName).toBeUndefined();
+      expect(
+        Object.keys(agent.environment ?? {}).filter((key) => /KEY|TOKEN|SECRET|PASSWORD/.test(key)),
+        agentName,
+      ).toEqual([]);
     }
   });
 

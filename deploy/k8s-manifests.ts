@@ -122,3 +122,53 @@ export function k8sObjects<T extends TypeMeta>(
     .map((document) => document.object)
     .filter((object): object is ManifestDocument['object'] & T => model.is(object));
 }
+
+type RenderedObject = ManifestDocument['object'] & {
+  metadata?: { name?: string; namespace?: string; labels?: Record<string, string> };
+};
+
+/**
+ * What `kubectl kustomize deploy/k8s` renders, for the features the kustomization uses: its
+ * resources in order, the namespace on every namespaced object, image names replaced, and label
+ * pairs added to each object's own metadata (`includeSelectors: false` leaves selectors and pod
+ * templates alone). The tests read this on machines without kubectl, and check it against kubectl
+ * where there is one.
+ */
+export function renderKustomization(): RenderedObject[] {
+  const kustomization = readKustomization() as Kustomization & {
+    labels?: Array<{ pairs: Record<string, string>; includeSelectors?: boolean }>;
+  };
+  const images = new Map(
+    (kustomization.images ?? []).map((image) => [
+      image.name,
+      `${image.newName ?? image.name}${image.newTag ? `:${image.newTag}` : ''}`,
+    ]),
+  );
+  const renameImages = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(renameImages);
+    if (value === null || typeof value !== 'object') return value;
+    return Object.fromEntries(
+      Object.entries(value).map(([key, inner]) => {
+        if (key !== 'image' || typeof inner !== 'string') return [key, renameImages(inner)];
+        const [name, tag] = inner.split(':') as [string, string | undefined];
+        const replaced = images.get(name);
+        return [
+          key,
+          replaced === undefined ? inner : tag ? replaced.split(':')[0] + ':' + tag : replaced,
+        ];
+      }),
+    );
+  };
+  const labels = Object.assign({}, ...(kustomization.labels ?? []).map((entry) => entry.pairs));
+  return readK8sManifests().map(({ object }) => {
+    const rendered = renameImages(structuredClone(object)) as RenderedObject;
+    rendered.metadata = {
+      ...rendered.metadata,
+      labels: { ...rendered.metadata?.labels, ...labels },
+      ...(rendered.kind !== 'Namespace' && kustomization.namespace
+        ? { namespace: kustomization.namespace }
+        : {}),
+    };
+    return rendered;
+  });
+}

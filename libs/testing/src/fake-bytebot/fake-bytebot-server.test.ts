@@ -151,7 +151,10 @@ describe('fake bytebot agent', () => {
   });
 
   it('emits task_updated and new_message to the task room, but no event for the first message', async () => {
-    sut = await startFakeBytebot({ pendingDelayMs: 300, stepIntervalMs: 2, toolDelayMs: 1 });
+    const fake = await startFakeBytebot({ pendingDelayMs: 1, stepIntervalMs: 2, toolDelayMs: 1 });
+    sut = fake;
+    // The agent takes the task only once this client is in its room (a loaded machine joined late).
+    fake.holdTasks();
     const task = await call('POST', '/tasks', { description: 'watched', model });
     const socket = io(sut.url, { transports: ['websocket'], forceNew: true });
     const statuses: string[] = [];
@@ -160,6 +163,8 @@ describe('fake bytebot agent', () => {
     socket.on('new_message', (message: { role: string }) => roles.push(message.role));
     await new Promise<void>((resolve) => socket.on('connect', () => resolve()));
     socket.emit('join_task', task.json.id);
+    await waitFor(() => fake.watchers(task.json.id) === 1);
+    fake.releaseTasks();
     await waitFor(() => statuses.includes('COMPLETED'));
     socket.close();
     expect(statuses[0]).toBe('RUNNING');
