@@ -1,15 +1,16 @@
 // A worker as the governor's tracing sees it, for llm-governor.telemetry.test.ts: tracing from
 // the OTEL_* variables, one attempt whose LLM calls go through an LlmGovernor to a fake provider
 // (a 429 first, then answers), a recorded step, a step span with a call inside, a call its budget
-// refuses and a call relayed from an HTTP handler, as the OSWorld relay serves them. Reports one
-// JSON line per event on stdout; logs go to stderr.
-import { createServer } from 'node:http';
+// refuses, and a call Bytebot's agent would make through the worker's LLM relay (the real one:
+// its requests arrive outside the attempt's async context). Reports one JSON line per event on
+// stdout; logs go to stderr.
 import { createLogger } from '@benchfleet/core';
 import { startTelemetry, telemetryConfigFromEnv, type SpanParent } from '@benchfleet/telemetry';
 import {
   estimateCall,
   LlmGovernor,
   LlmLimitsTable,
+  startLlmRelay,
   type LlmAttribution,
   type LlmBudget,
   type LlmOutcome,
@@ -43,11 +44,7 @@ interface Answer {
 }
 
 /** One governed chat call, as the WebShop agent's client makes it; returns what the provider said. */
-async function chat(
-  content: string,
-  options: { budget?: LlmBudget; relayed?: boolean } = {},
-): Promise<Answer> {
-  const { budget, relayed = false } = options;
+async function chat(content: string, budget?: LlmBudget): Promise<Answer> {
   const messages = [{ role: 'user' as const, content }];
   const { value } = await governor.call(
     {
@@ -55,20 +52,14 @@ async function chat(
       estimate: estimateCall(messages, 32),
       attribution,
       ...(budget !== undefined && { budget }),
-      // A relayed request as Bytebot's agent sends it: no max_tokens of its own.
-      parameters: { temperature: 0.2, ...(relayed && { maxTokens: null }) },
+      parameters: { temperature: 0.2 },
       signal: AbortSignal.timeout(60_000),
     },
     async () => {
       const response = await fetch(`${baseUrl}/chat/completions`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${lane.apiKey}` },
-        body: JSON.stringify({
-          model,
-          messages,
-          temperature: 0.2,
-          ...(!relayed && { max_tokens: 32 }),
-        }),
+        body: JSON.stringify({ model, messages, max_tokens: 32, temperature: 0.2 }),
         signal: AbortSignal.timeout(30_000),
       });
       const body = (await response.json().catch(() => ({}))) as {
@@ -105,19 +96,39 @@ async function chat(
   return value;
 }
 
-// The relay: Bytebot's agent calls it over HTTP, outside the attempt's async context.
+// The worker's relay for its stack's agent: the attempt running now, and its span.
+let running: LlmAttribution | null = null;
 let attemptParent: SpanParent | undefined;
-const relay = createServer((req, res) => {
-  void telemetry
-    .within(attemptParent, () => chat('relayed for the desktop agent', { relayed: true }))
-    .then((answer) => res.end(String(answer.status)));
+const relay = await startLlmRelay({
+  governor,
+  upstream: { baseUrl, apiKey: lane.apiKey },
+  models: [{ name: model }],
+  currentAttempt: () => running,
+  traceParent: () => attemptParent,
+  logger: createLogger({ level: 'warn', name: 'relay' }),
 });
-await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
-const relayUrl = `http://127.0.0.1:${(relay.address() as { port: number }).port}/`;
+
+/** A call as Bytebot's agent sends it through the relay: no max_tokens of its own. */
+async function relayed(content: string): Promise<void> {
+  const response = await fetch(`${relay.url}/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      model,
+      messages: [{ role: 'user', content }],
+      temperature: 0.2,
+      top_p: 0.9,
+    }),
+    signal: AbortSignal.timeout(60_000),
+  });
+  await response.text();
+  emit({ event: 'answer', content, status: response.status });
+}
 
 await telemetry.attemptSpan(
   { ...attribution, benchmark: 'webshop', domain: 'fashion', workerId: 'worker-t' },
   async (attempt) => {
+    running = attribution;
     attemptParent = attempt.parent;
     // The first answer is a 429 (the fake's fault plan); the governor holds off, then it passes.
     while ((await chat('search for a red shirt')).status !== 200);
@@ -125,14 +136,14 @@ await telemetry.attemptSpan(
     await telemetry.stepSpan(undefined, { step: 2, actionKind: 'click' }, () =>
       chat('click the first result'),
     );
-    await chat('one more thought', { budget: { taskUsd: 1e-9 } }).catch((error: unknown) =>
+    await chat('one more thought', { taskUsd: 1e-9 }).catch((error: unknown) =>
       emit({ event: 'refused', name: (error as Error).name }),
     );
-    await fetch(relayUrl).then((response) => response.text());
+    await relayed('relayed for the desktop agent');
     attempt.setOutcome({ status: 'success', success: true, reward: 1, totalSteps: 2 });
   },
 );
 const shutdown = await telemetry.shutdown();
-relay.close();
+await relay.close();
 await governor.close();
 emit({ event: 'done', shutdown });

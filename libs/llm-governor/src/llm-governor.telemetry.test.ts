@@ -37,7 +37,7 @@ function only(spans: readonly ReceivedSpan[], predicate: (span: ReceivedSpan) =>
 }
 
 describe('the governor traced', () => {
-  it('makes each governed call, made or relayed, a GenAI span under the attempt that caused it', async () => {
+  it('makes each governed call, made or relayed (through the real relay), a GenAI span under the attempt that caused it', async () => {
     const collector = await startOtlpReceiver();
     const fake = await startFakeLlm({
       script: ['search[red shirt]'],
@@ -148,9 +148,15 @@ describe('the governor traced', () => {
       for (const call of [limited, passed, inStep, refused])
         expect(call.attributes['gen_ai.request.max_tokens']).toBe(32);
 
-      // Served by an HTTP handler: `within(attempt.parent)` makes it the attempt's child.
+      // Through the relay, from an HTTP handler: its `traceParent` makes it the attempt's child.
       expect(relayed.parentSpanId).toBe(attempt.spanId);
-      expect(relayed.attributes['benchfleet.llm.outcome']).toBe('ok');
+      expect(relayed.attributes).toMatchObject({
+        'benchfleet.llm.outcome': 'ok',
+        'gen_ai.request.top_p': 0.9,
+        'gen_ai.response.model': 'fake-model',
+        'gen_ai.response.finish_reasons': ['stop'],
+      });
+      expect(relayed.attributes['gen_ai.response.id']).toMatch(/^chatcmpl-fake-\d+$/);
       // The relayed request set no max_tokens: the span does not invent the estimate's.
       expect(relayed.attributes['gen_ai.request.max_tokens']).toBeUndefined();
 
