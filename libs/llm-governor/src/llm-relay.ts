@@ -1,5 +1,11 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { listenOn, redactSecrets, type Logger } from '@benchfleet/core';
+import {
+  errorTypeOf,
+  processTelemetry,
+  type SpanParent,
+  type Telemetry,
+} from '@benchfleet/telemetry';
 import { estimateChatRequest } from './chat-request-estimate.js';
 import {
   AttemptNotRunningError,
@@ -133,6 +139,13 @@ export interface LlmRelayOptions {
   /** Largest request body accepted (default 64 MiB: Bytebot sends every unsummarised screenshot). */
   readonly maxBodyBytes?: number;
   readonly logger?: Logger;
+  /**
+   * The span each relayed call's GenAI span is a child of: the attempt's (`AttemptSpan.parent`).
+   * The agent's requests arrive outside the attempt's async context, so only this links them.
+   */
+  readonly traceParent?: (attribution: LlmAttribution) => SpanParent | undefined;
+  /** Where the GenAI spans go; default: the process's telemetry. */
+  readonly telemetry?: Telemetry;
 }
 
 export interface LlmRelay {
@@ -367,6 +380,9 @@ class RelayServer {
     };
     const budget = this.#options.budget?.(attribution);
     const withTools = Array.isArray(call.body['tools']) && call.body['tools'].length > 0;
+    const parameters = requestParameters(call.body);
+    const telemetry = this.#options.telemetry ?? processTelemetry();
+    const parent = this.#options.traceParent?.(attribution);
     let tries = 0;
     let waitedMs = 0;
     let lastWhy = 'no answer';
@@ -418,14 +434,17 @@ class RelayServer {
       let permit: LlmPermit;
       const asked = Date.now();
       try {
-        permit = await this.#options.governor.acquire({
-          lane,
-          estimate,
-          attribution,
-          ...(budget !== undefined && { budget }),
-          signal,
-          maxHoldOffMs: Math.max(0, startedAt + this.#deadlineMs - Date.now()),
-        });
+        permit = await telemetry.within(parent, () =>
+          this.#options.governor.acquire({
+            lane,
+            estimate,
+            attribution,
+            ...(budget !== undefined && { budget }),
+            parameters,
+            signal,
+            maxHoldOffMs: Math.max(0, startedAt + this.#deadlineMs - Date.now()),
+          }),
+        );
       } catch (error) {
         waitedMs += Date.now() - asked;
         if (error instanceof BudgetExceededError) {
@@ -485,7 +504,7 @@ class RelayServer {
       tries += 1;
       const result = await this.#try(payload, signal).catch((error: unknown): TryResult => ({
         kind: 'retry',
-        outcome: { kind: 'failed' },
+        outcome: { kind: 'failed', errorType: errorTypeOf(error) },
         why: error instanceof Error ? error.message : String(error),
         timedOut: false,
       }));
@@ -601,7 +620,7 @@ class RelayServer {
       const timedOut = timeout.aborted;
       return {
         kind: 'retry',
-        outcome: { kind: 'failed' },
+        outcome: { kind: 'failed', errorType: timedOut ? 'TIMEOUT' : networkCode(error) },
         why: timedOut
           ? `no answer within ${this.#upstreamTimeoutMs} ms`
           : networkReason(error, this.#options.upstream.apiKey),
@@ -615,7 +634,7 @@ class RelayServer {
       if (parsed === undefined)
         return {
           kind: 'retry',
-          outcome: { kind: 'failed', status, headers },
+          outcome: { kind: 'failed', status, headers, errorType: 'MALFORMED_RESPONSE' },
           why: `HTTP ${status} with a body that is not a chat completion`,
           timedOut: false,
         };
@@ -627,6 +646,7 @@ class RelayServer {
           kind: 'ok',
           headers,
           ...(parsed.usage !== undefined && { usage: parsed.usage }),
+          ...parsed.response,
         },
       };
     }
@@ -759,6 +779,8 @@ function readCompletion(text: string):
   | {
       usage?: { promptTokens: number; completionTokens: number };
       reply: RelayedReply;
+      /** What the answer said of itself, for the call's GenAI span. */
+      response: { responseModel?: string; responseId?: string; finishReasons: string[] };
     }
   | undefined {
   const body = parseJsonObject(text);
@@ -786,10 +808,51 @@ function readCompletion(text: string):
   };
   const promptTokens = tokens('prompt_tokens');
   const completionTokens = tokens('completion_tokens');
+  const nonEmpty = (value: unknown): string | undefined =>
+    typeof value === 'string' && value !== '' ? value : undefined;
+  const responseModel = nonEmpty(body?.['model']);
+  const responseId = nonEmpty(body?.['id']);
+  const finishReasons = choices.map((choice: unknown) =>
+    typeof choice === 'object' && choice !== null
+      ? (nonEmpty((choice as Record<string, unknown>)['finish_reason']) ?? 'error')
+      : 'error',
+  );
   return {
     reply: { text: typeof content === 'string' ? content : null, toolCallIds },
+    response: {
+      ...(responseModel !== undefined && { responseModel }),
+      ...(responseId !== undefined && { responseId }),
+      finishReasons,
+    },
     ...(promptTokens !== undefined &&
       completionTokens !== undefined && { usage: { promptTokens, completionTokens } }),
+  };
+}
+
+/** A network error's code for a span's `error.type` (`ECONNREFUSED`); `_OTHER` without one. */
+function networkCode(error: unknown): string {
+  const cause =
+    error instanceof Error ? (error.cause as { code?: unknown } | undefined) : undefined;
+  return typeof cause?.code === 'string' ? cause.code : '_OTHER';
+}
+
+/**
+ * What the agent's request asked of the model, for the call's GenAI span: `max_tokens` (or
+ * `max_completion_tokens`) only when the request set one.
+ */
+function requestParameters(body: Record<string, unknown>): {
+  temperature?: number;
+  topP?: number;
+  maxTokens: number | null;
+} {
+  const number = (value: unknown): number | undefined =>
+    typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+  const temperature = number(body['temperature']);
+  const topP = number(body['top_p']);
+  return {
+    ...(temperature !== undefined && { temperature }),
+    ...(topP !== undefined && { topP }),
+    maxTokens: number(body['max_tokens']) ?? number(body['max_completion_tokens']) ?? null,
   };
 }
 
