@@ -6,8 +6,8 @@ import { createArtifactStore, type ArtifactStore } from '@benchfleet/artifacts';
 import { createLogger } from '@benchfleet/core';
 import type { Database } from '@benchfleet/db';
 import type { TestServices } from '@benchfleet/testing';
-import { startDashboardServer, type DashboardServer } from './dashboard-server.js';
-import { ensureWebBuild } from './web-build.js';
+import { startDashboardServer, type DashboardServer } from '../src/dashboard-server.js';
+import { ensureWebBuild } from '../src/web-build.js';
 
 export interface DashboardUnderTest {
   dashboard: DashboardServer;
