@@ -5,32 +5,8 @@ import {
   createRedisConnection,
   readWorkerBeats,
   servingWorkers,
-  type WorkerBeat,
 } from '@benchfleet/queue';
-
-export interface FleetWorker {
-  name: string;
-  /** What the worker says of itself: serving, or paused and why. */
-  state: WorkerBeat['state'];
-  reason: string | null;
-  /** Seconds since the worker's connection was opened, as Redis reports it. */
-  age_seconds: number | null;
-  /** This run's jobs the worker holds now. */
-  current: { task_id: string; since: string | null; progress: unknown }[];
-  /** Active jobs of other runs on the same worker. */
-  other_active: number;
-}
-
-export interface FleetView {
-  queue: string;
-  redis: 'up' | 'down';
-  counts: Record<string, number>;
-  workers: FleetWorker[];
-  /** A worker serves the queue now (the same test as `scheduler status`). */
-  consumed: boolean;
-  /** This run's active jobs: job id, the worker that holds it (BullMQ `processedBy`). */
-  active: { task_id: string; worker: string | null; since: string | null }[];
-}
+import type { FleetView, FleetWorker } from '../shared/view-rows.js';
 
 const REDIS_TIMEOUT_MS = 1_500;
 const ACTIVE_SCAN = 1_000;

@@ -1,49 +1,11 @@
 import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { ApiError, apiGet, type RunRow, type ShownQuery } from './api';
+import { ApiError, apiGet, type CompareResponse, type RunListRow, type RunsResponse } from './api';
 import { decimal, percent, signed, signedPoints } from './format';
 import { NotFoundPage } from './not-found-page';
 import { Link, setQuery, useTitle } from './router';
 import { Panel } from './sql-panel';
 import { Trajectory, useTaskDetail, type StepSelection } from './trajectory-page';
-
-interface Difference {
-  a: number | null;
-  b: number | null;
-  difference: number | null;
-  ci95: { low: number | null; high: number | null };
-}
-
-interface CompareResponse {
-  comparison: {
-    run_a: string;
-    run_b: string;
-    paired: number;
-    table: { both_pass: number; only_a: number; only_b: number; neither: number };
-    success_rate: Difference;
-    mean_reward: Difference;
-    mcnemar_p: number;
-    bootstrap: { resamples: number; seed: number; level: number; method: string };
-    flipped: {
-      task_id: string;
-      domain: string;
-      passed: 'only_a' | 'only_b';
-      status_a: string;
-      status_b: string;
-      reward_a: number;
-      reward_b: number;
-    }[];
-  };
-  coverage: {
-    run_id: string;
-    name: string;
-    benchmark: string;
-    tasks: number;
-    unsettled: number;
-    without_partner: number;
-  }[];
-  queries: ShownQuery[];
-}
 
 const encode = encodeURIComponent;
 const num = (value: number | null) => (value === null ? Number.NaN : value);
@@ -56,7 +18,7 @@ function RunPicker({
 }: {
   label: string;
   value: string;
-  runs: RunRow[];
+  runs: RunListRow[];
   name: 'a' | 'b';
 }) {
   return (
@@ -82,7 +44,7 @@ export function ComparePage({ a, b }: { a: string; b: string }) {
   useTitle('Compare runs');
   const runs = useQuery({
     queryKey: ['runs'],
-    queryFn: () => apiGet<{ runs: RunRow[] }>('/api/runs'),
+    queryFn: () => apiGet<RunsResponse>('/api/runs'),
   });
   const compare = useQuery({
     queryKey: ['compare', a, b],

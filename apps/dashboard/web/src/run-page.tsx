@@ -1,84 +1,24 @@
 import { lazy, Suspense, useCallback, useEffect, useRef, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { benchmarkDisplay } from '../../src/benchmark-display';
-import { runProgress } from '../../src/run-progress';
-import { ApiError, apiGet, pageData, type RunRow, type ShownQuery, type TaskRow } from './api';
+import { runProgress } from '../../shared/run-progress';
+import {
+  ApiError,
+  apiGet,
+  pageData,
+  type FleetResponse,
+  type PanelsResponse,
+  type RunResponse,
+  type ShownQuery,
+  type TaskRow,
+  type TasksResponse,
+} from './api';
+import { benchmarkView } from './benchmark-views';
 import { decimal, duration, modelOrAgent, percent, spanSeconds, timestamp, usd } from './format';
 import { useLiveRun } from './live-run';
 import { NotFoundPage } from './not-found-page';
 import { Link, useTitle } from './router';
 import { Panel } from './sql-panel';
 import { TaskTable } from './task-table';
-
-interface RunResponse {
-  run: RunRow;
-  done: number;
-  eta_seconds: number | null;
-  provisional: boolean;
-  queries: ShownQuery[];
-}
-
-interface PanelRows<R> {
-  rows: R[];
-  query: ShownQuery;
-}
-
-interface DomainRow {
-  domain: string;
-  total: number;
-  succeeded: number;
-  failed: number;
-  cancelled: number;
-  errors: number;
-  pending: number;
-  success_rate: number | null;
-  avg_reward: number | null;
-  avg_steps: number | null;
-  cost_usd: number | null;
-}
-
-interface FailureRow {
-  status: string;
-  error_class: string;
-  final_api_status: string | null;
-  stop_reason: string;
-  reason: string | null;
-  message: string;
-  tasks: number;
-  examples: string[];
-}
-
-interface PanelsResponse {
-  domains: PanelRows<DomainRow>;
-  failures: PanelRows<FailureRow>;
-  steps: PanelRows<{ steps: number; tasks: number; succeeded: number }>;
-  durations: PanelRows<{ bin: number; bin_seconds: number; tasks: number; succeeded: number }>;
-}
-
-interface FleetResponse {
-  queue: string;
-  redis: 'up' | 'down';
-  counts: Record<string, number>;
-  workers: {
-    name: string;
-    state: 'serving' | 'paused' | 'stopping';
-    reason: string | null;
-    age_seconds: number | null;
-    current: { task_id: string; since: string | null }[];
-    other_active: number;
-  }[];
-  active: { task_id: string; worker: string | null }[];
-  pending: number;
-  consumed: boolean;
-  worker_command: string;
-}
-
-interface TasksResponse {
-  as_of: string;
-  columns: string[];
-  rows: unknown[][];
-  query: ShownQuery;
-}
 
 function decodeTasks(response: TasksResponse): TaskRow[] {
   return response.rows.map(
@@ -194,7 +134,7 @@ export function RunPage({ runId }: { runId: string }) {
       </p>
     );
   const { run: r, done, eta_seconds: eta, provisional } = run.data;
-  const display = benchmarkDisplay(r.benchmark);
+  const display = benchmarkView(r.benchmark);
   const pending = r.queued + r.running;
   const progress = runProgress(r);
   const failureReasons = panels.data?.failures.rows.some((failure) => failure.reason) === true;

@@ -1,8 +1,8 @@
 import { useMemo, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { benchmarkDisplay } from '../../src/benchmark-display';
-import { runProgress } from '../../src/run-progress';
-import { apiGet, type RunRow, type ShownQuery } from './api';
+import { runProgress } from '../../shared/run-progress';
+import { apiGet, type RunListRow, type RunsResponse } from './api';
+import { benchmarkView } from './benchmark-views';
 import { decimal, duration, modelOrAgent, percent, spanSeconds, timestamp, usd } from './format';
 import { Link, navigate, setQuery, useLocation, useQueryText, useTitle } from './router';
 import { Panel } from './sql-panel';
@@ -32,9 +32,9 @@ const COLUMNS: { key: SortKey; label: string; numeric?: boolean }[] = [
   { key: 'cost_usd', label: 'Cost', numeric: true },
 ];
 
-const ran = (run: RunRow) => runProgress(run).ran;
+const ran = (run: RunListRow) => runProgress(run).ran;
 
-function sortValue(run: RunRow, key: SortKey): string | number {
+function sortValue(run: RunListRow, key: SortKey): string | number {
   switch (key) {
     case 'model':
       return modelOrAgent(run.model, run.agent);
@@ -69,7 +69,7 @@ export function RunsPage() {
   const [selected, setSelected] = useState<string[]>([]);
   const runs = useQuery({
     queryKey: ['runs'],
-    queryFn: () => apiGet<{ runs: RunRow[]; queries: ShownQuery[] }>('/api/runs'),
+    queryFn: () => apiGet<RunsResponse>('/api/runs'),
     refetchInterval: 5_000,
   });
 
@@ -194,7 +194,7 @@ export function RunsPage() {
         </thead>
         <tbody>
           {visible.map((run) => {
-            const display = benchmarkDisplay(run.benchmark);
+            const display = benchmarkView(run.benchmark);
             return (
               <tr key={run.run_id} data-run={run.run_id}>
                 <td>

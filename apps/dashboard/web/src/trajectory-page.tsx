@@ -1,19 +1,30 @@
-import { useEffect, useState } from 'react';
+import { useEffect, type ComponentType } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { benchmarkDisplay } from '../../src/benchmark-display';
-import { selectedStep } from '../../src/trajectory-frame';
-import { ApiError, apiGet, pageData, type ShownQuery, type TaskDetail } from './api';
+import type { TrajectoryPanel } from '@benchfleet/benchmark-kit/task-panel';
+import { selectedStep } from '../../shared/trajectory-frame';
+import { ApiError, apiGet, pageData, type TaskDetail } from './api';
+import { benchmarkView } from './benchmark-views';
 import { decimal, duration, timestamp, usd } from './format';
 import { NotFoundPage } from './not-found-page';
-import { OsworldSteps } from './osworld-steps';
+import { PageSteps } from './page-steps';
 import { Link, setQuery, useLocation, useTitle } from './router';
+import { ScreenshotSteps } from './screenshot-steps';
 import { Panel } from './sql-panel';
-import { WebshopSteps } from './webshop-steps';
+import { StepTable } from './step-table';
+import { TaskPanels } from './task-panels';
+import type { TrajectoryPanelProps } from './trajectory-panel';
 
 export interface StepSelection {
   attempt: number;
   step: number | undefined;
 }
+
+/** The dashboard's trajectory panels; the benchmark's display chooses one (`steps` by default). */
+const TRAJECTORY_PANELS: Record<TrajectoryPanel, ComponentType<TrajectoryPanelProps>> = {
+  screenshots: ScreenshotSteps,
+  pages: PageSteps,
+  steps: StepTable,
+};
 
 const encode = encodeURIComponent;
 
@@ -82,7 +93,8 @@ export function Trajectory({
   keyboard?: boolean;
 }) {
   const { task, attempts } = detail;
-  const display = benchmarkDisplay(task.benchmark);
+  const display = benchmarkView(task.benchmark);
+  const StepsPanel = TRAJECTORY_PANELS[display.trajectory] ?? StepTable;
   const { steps, index } = selectedStep(detail.steps, selection.attempt, selection.step);
   const select = (i: number) => {
     const target = steps[Math.max(0, Math.min(steps.length - 1, i))];
@@ -238,8 +250,8 @@ export function Trajectory({
       {steps.length === 0 && (
         <p className="muted">Attempt #{selection.attempt} recorded no step.</p>
       )}
-      {steps.length > 0 && display.trajectoryView === 'screenshots' && (
-        <OsworldSteps
+      {steps.length > 0 && (
+        <StepsPanel
           runId={task.run_id}
           taskId={task.task_id}
           steps={steps}
@@ -248,178 +260,7 @@ export function Trajectory({
           queries={queriesNamed('steps')}
         />
       )}
-      {steps.length > 0 && display.trajectoryView === 'webshop-pages' && (
-        <WebshopSteps
-          steps={steps}
-          index={index}
-          onIndex={select}
-          queries={queriesNamed('steps')}
-        />
-      )}
-      {display.trajectoryView === 'webshop-pages' && task.result && (
-        <RewardExplained
-          result={task.result}
-          reward={task.reward}
-          goal={detail.goal}
-          queries={queriesNamed('task', 'webshop_goal')}
-        />
-      )}
+      <TaskPanels panels={detail.panels} queries={queriesNamed(...detail.panel_queries)} />
     </div>
-  );
-}
-
-type RewardInfo = Partial<
-  Record<'r_type' | 'r_att' | 'w_att' | 'r_option' | 'w_option' | 'w_price' | 'title_score', number>
-> & {
-  r_price?: boolean;
-  query_match?: boolean;
-  category_match?: boolean;
-};
-
-/** The purchase and its reward, component by component, as the official reward function computed it. */
-function RewardExplained({
-  result,
-  reward,
-  goal,
-  queries,
-}: {
-  result: Record<string, unknown>;
-  reward: number | null;
-  goal: TaskDetail['goal'];
-  queries: ShownQuery[];
-}) {
-  const [showAll, setShowAll] = useState(false);
-  const info = (result['reward_info'] ?? null) as RewardInfo | null;
-  const options = (result['purchased_options'] ?? {}) as Record<string, string>;
-  const asin = result['purchased_asin'];
-  if (!asin) {
-    return (
-      <Panel id="purchase" title="Purchase" queries={queries}>
-        <p data-field="purchase">No purchase: the episode ended without buying (reward 0).</p>
-      </Panel>
-    );
-  }
-  const wantedOptions = goal?.options
-    ? Array.isArray(goal.options)
-      ? goal.options
-      : Object.values(goal.options)
-    : [];
-  const rows: {
-    key: string;
-    label: string;
-    asked: string;
-    value: string;
-    weight: number | undefined;
-    contribution: number | undefined;
-  }[] = [];
-  if (info) {
-    rows.push({
-      key: 'attribute',
-      label: 'attributes matched (r_att)',
-      asked: (goal?.attributes ?? []).join(', '),
-      value: decimal(info.r_att),
-      weight: info.w_att,
-      contribution: (info.r_att ?? 0) * (info.w_att ?? 0),
-    });
-    if (info.r_option !== undefined) {
-      const chosen = Object.values(options).join(', ') || 'none chosen';
-      rows.push({
-        key: 'option',
-        label: 'options matched (r_option)',
-        asked: `${wantedOptions.join(', ')} (chosen: ${chosen})`,
-        value: decimal(info.r_option),
-        weight: info.w_option,
-        contribution: info.r_option * (info.w_option ?? 0),
-      });
-    }
-    const limit = goal?.price_upper ?? null;
-    rows.push({
-      key: 'price',
-      label: 'price within budget (r_price)',
-      asked: limit === null ? '' : `$${String(result['price'] ?? '–')} against at most $${limit}`,
-      value: info.r_price ? 'yes (1)' : 'no (0)',
-      weight: info.w_price,
-      contribution: (info.r_price ? 1 : 0) * (info.w_price ?? 0),
-    });
-  }
-  const sum = rows.reduce((total, row) => total + (row.contribution ?? 0), 0);
-  return (
-    <Panel id="purchase" title="Purchase and reward" queries={queries}>
-      <p data-field="purchase">
-        Bought <code>{String(asin)}</code> at ${String(result['price'] ?? '–')}
-        {goal && (
-          <span className="muted">
-            {' '}
-            (the goal's product was <code>{goal.target_asin}</code>)
-          </span>
-        )}
-        {Object.keys(options).length > 0 && (
-          <>
-            {' '}
-            with options{' '}
-            {Object.entries(options).map(([name, value]) => (
-              <span key={name} className="chip">
-                {name}: {value}
-              </span>
-            ))}
-          </>
-        )}
-      </p>
-      {info && (
-        <table className="grid" data-table="reward">
-          <thead>
-            <tr>
-              <th>Component</th>
-              <th>The goal asked</th>
-              <th className="num">Value</th>
-              <th className="num">Weight</th>
-              <th className="num">Contribution</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((row) => (
-              <tr key={row.key} data-reward-component={row.key}>
-                <td>{row.label}</td>
-                <td data-asked>{row.asked}</td>
-                <td className="num" data-value>
-                  {row.value}
-                </td>
-                <td className="num" data-weight>
-                  {decimal(row.weight)}
-                </td>
-                <td className="num">{decimal(row.contribution)}</td>
-              </tr>
-            ))}
-            <tr data-reward-component="type">
-              <td>product type match (r_type)</td>
-              <td data-asked>
-                {goal?.query ? `"${goal.query}"; ` : ''}query match{' '}
-                {info.query_match ? 'yes' : 'no'}, category match{' '}
-                {info.category_match ? 'yes' : 'no'}, title score {decimal(info.title_score)}
-              </td>
-              <td className="num" data-value>
-                {decimal(info.r_type)}
-              </td>
-              <td className="num">× all</td>
-              <td />
-            </tr>
-            <tr className="total" data-reward-component="total">
-              <td colSpan={2}>
-                reward = r_type × (sum of contributions) = {decimal(info.r_type)} × {decimal(sum)}
-              </td>
-              <td className="num" data-value>
-                {decimal((info.r_type ?? 0) * sum)}
-              </td>
-              <td />
-              <td className="num">recorded: {decimal(reward)}</td>
-            </tr>
-          </tbody>
-        </table>
-      )}
-      <button type="button" className="link" onClick={() => setShowAll(!showAll)}>
-        {showAll ? 'hide' : 'show'} the raw result
-      </button>
-      {showAll && <pre className="json">{JSON.stringify(result, null, 2)}</pre>}
-    </Panel>
   );
 }

@@ -1,8 +1,12 @@
 import { useEffect, useRef, useState } from 'react';
-import type { ShownQuery, StepRow } from './api';
+import { actionFrame, screenshotPath } from '../../shared/trajectory-frame';
+import type { StepRow } from './api';
 import { Panel } from './sql-panel';
 import { StepNavigation } from './step-navigation';
-import { actionFrame, screenshotPath } from '../../src/trajectory-frame';
+import type { TrajectoryPanelProps } from './trajectory-panel';
+
+// The `screenshots` trajectory panel: each step's computer-use tool calls (Bytebot's vocabulary,
+// `action.tool_calls`) drawn on the frame the agent saw, a filmstrip of every frame.
 
 interface Point {
   x: number;
@@ -157,21 +161,14 @@ function ActionFrame({
   );
 }
 
-export function OsworldSteps({
+export function ScreenshotSteps({
   runId,
   taskId,
   steps,
   index,
   onIndex,
   queries,
-}: {
-  runId: string;
-  taskId: string;
-  steps: StepRow[];
-  index: number;
-  onIndex: (i: number) => void;
-  queries: ShownQuery[];
-}) {
+}: TrajectoryPanelProps) {
   const step = steps[index];
   const strip = useRef<HTMLDivElement>(null);
   // Thumbnails are full screenshots: they wait until the frame in view has been drawn.
