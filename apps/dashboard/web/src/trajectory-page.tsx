@@ -2,7 +2,7 @@ import { useEffect, type ComponentType } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import type { TrajectoryPanel } from '@benchfleet/benchmark-kit/task-panel';
 import { selectedStep } from '../../shared/trajectory-frame';
-import { ApiError, apiGet, pageData, type TaskDetail } from './api';
+import { ApiError, apiGet, pageData, type ShownQuery, type TaskDetail } from './api';
 import { benchmarkView } from './benchmark-views';
 import { decimal, duration, timestamp, usd } from './format';
 import { NotFoundPage } from './not-found-page';
@@ -80,6 +80,11 @@ export function TrajectoryPage({ runId, taskId }: { runId: string; taskId: strin
   );
 }
 
+/** The queries of the task's detail that a part of the page shows under "Show SQL". */
+function queriesNamed(detail: TaskDetail, ...names: string[]): ShownQuery[] {
+  return detail.queries.filter((query) => names.includes(query.name));
+}
+
 /** One task's trajectory; `keyboard` binds ←/→ (and j/k) to the previous/next step. */
 export function Trajectory({
   detail,
@@ -92,7 +97,7 @@ export function Trajectory({
   onSelect: (next: StepSelection) => void;
   keyboard?: boolean;
 }) {
-  const { task, attempts } = detail;
+  const { task } = detail;
   const display = benchmarkView(task.benchmark);
   const StepsPanel = TRAJECTORY_PANELS[display.trajectory] ?? StepTable;
   const { steps, index } = selectedStep(detail.steps, selection.attempt, selection.step);
@@ -119,133 +124,10 @@ export function Trajectory({
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
   });
-  const stopReason =
-    typeof task.result?.['stop_reason'] === 'string' ? task.result['stop_reason'] : undefined;
-  const queriesNamed = (...names: string[]) =>
-    detail.queries.filter((query) => names.includes(query.name));
-
   return (
     <div className="trajectory" data-task={task.task_id}>
-      <Panel
-        id="task"
-        title={
-          <>
-            {task.task_id} <span className={`status status-${task.status}`}>{task.status}</span>
-          </>
-        }
-        queries={queriesNamed('task')}
-      >
-        <p className="instruction" data-field="instruction">
-          {task.instruction}
-        </p>
-        <dl className="facts">
-          <div>
-            <dt>domain</dt>
-            <dd>{task.domain}</dd>
-          </div>
-          <div data-field="final-status">
-            <dt>final status</dt>
-            <dd>
-              {task.final_api_status ?? '–'}
-              {task.final_api_status && display.finalStatuses[task.final_api_status] && (
-                <span className="muted"> — {display.finalStatuses[task.final_api_status]}</span>
-              )}
-            </dd>
-          </div>
-          <div data-field="stop-reason">
-            <dt>why it stopped</dt>
-            <dd>
-              {stopReason ?? '–'}
-              {stopReason && display.stopReasons[stopReason] && (
-                <span className="muted"> — {display.stopReasons[stopReason]}</span>
-              )}
-            </dd>
-          </div>
-          <div>
-            <dt>success ({display.successLabel})</dt>
-            <dd>{task.success === null ? '–' : task.success ? 'yes' : 'no'}</dd>
-          </div>
-          <div>
-            <dt>reward</dt>
-            <dd>{decimal(task.reward)}</dd>
-          </div>
-          <div>
-            <dt>steps</dt>
-            <dd>{task.total_steps}</dd>
-          </div>
-          <div>
-            <dt>duration</dt>
-            <dd>{duration(task.duration_ms === null ? null : task.duration_ms / 1000)}</dd>
-          </div>
-          <div>
-            <dt>tokens</dt>
-            <dd>
-              {task.tokens_in} in / {task.tokens_out} out · {usd(task.cost_usd)}
-            </dd>
-          </div>
-        </dl>
-        {task.answer && (
-          <p>
-            <strong>Agent's answer:</strong> <span data-field="answer">{task.answer}</span>
-          </p>
-        )}
-        {task.error && (
-          <p className="error" data-field="error">
-            {task.error}
-          </p>
-        )}
-      </Panel>
-
-      <Panel
-        id="attempts"
-        title={`Attempts (${attempts.length})`}
-        queries={queriesNamed('attempts')}
-      >
-        <table className="grid" data-table="attempts">
-          <thead>
-            <tr>
-              <th>Attempt</th>
-              <th>Status</th>
-              <th>Class</th>
-              <th>Error</th>
-              <th>Worker</th>
-              <th>Started</th>
-              <th>Finished</th>
-              <th className="num">Steps</th>
-            </tr>
-          </thead>
-          <tbody>
-            {attempts.map((attempt) => (
-              <tr
-                key={attempt.attempt}
-                data-attempt={attempt.attempt}
-                className={attempt.attempt === selection.attempt ? 'active' : ''}
-              >
-                <td>
-                  <button
-                    type="button"
-                    aria-pressed={attempt.attempt === selection.attempt}
-                    onClick={() => onSelect({ attempt: attempt.attempt, step: undefined })}
-                  >
-                    #{attempt.attempt}
-                  </button>
-                </td>
-                <td>
-                  <span className={`status status-${attempt.status}`}>{attempt.status}</span>
-                </td>
-                <td>{attempt.error_class ?? ''}</td>
-                <td className="message">{attempt.error ?? ''}</td>
-                <td>{attempt.worker_id}</td>
-                <td>{timestamp(attempt.started_at)}</td>
-                <td>{timestamp(attempt.finished_at)}</td>
-                <td className="num">
-                  {detail.steps.filter((step) => step.attempt === attempt.attempt).length}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </Panel>
+      <TaskFacts detail={detail} />
+      <AttemptsPanel detail={detail} selection={selection} onSelect={onSelect} />
 
       {steps.length === 0 && (
         <p className="muted">Attempt #{selection.attempt} recorded no step.</p>
@@ -257,10 +139,154 @@ export function Trajectory({
           steps={steps}
           index={index}
           onIndex={select}
-          queries={queriesNamed('steps')}
+          queries={queriesNamed(detail, 'steps')}
         />
       )}
-      <TaskPanels panels={detail.panels} queries={queriesNamed(...detail.panel_queries)} />
+      <TaskPanels panels={detail.panels} queries={queriesNamed(detail, ...detail.panel_queries)} />
     </div>
+  );
+}
+
+/** The task: its instruction, its outcome and what each recorded status means for its benchmark. */
+function TaskFacts({ detail }: { detail: TaskDetail }) {
+  const { task } = detail;
+  const display = benchmarkView(task.benchmark);
+  const stopReason =
+    typeof task.result?.['stop_reason'] === 'string' ? task.result['stop_reason'] : undefined;
+  return (
+    <Panel
+      id="task"
+      title={
+        <>
+          {task.task_id} <span className={`status status-${task.status}`}>{task.status}</span>
+        </>
+      }
+      queries={queriesNamed(detail, 'task')}
+    >
+      <p className="instruction" data-field="instruction">
+        {task.instruction}
+      </p>
+      <dl className="facts">
+        <div>
+          <dt>domain</dt>
+          <dd>{task.domain}</dd>
+        </div>
+        <div data-field="final-status">
+          <dt>final status</dt>
+          <dd>
+            {task.final_api_status ?? '–'}
+            {task.final_api_status && display.finalStatuses[task.final_api_status] && (
+              <span className="muted"> — {display.finalStatuses[task.final_api_status]}</span>
+            )}
+          </dd>
+        </div>
+        <div data-field="stop-reason">
+          <dt>why it stopped</dt>
+          <dd>
+            {stopReason ?? '–'}
+            {stopReason && display.stopReasons[stopReason] && (
+              <span className="muted"> — {display.stopReasons[stopReason]}</span>
+            )}
+          </dd>
+        </div>
+        <div>
+          <dt>success ({display.successLabel})</dt>
+          <dd>{task.success === null ? '–' : task.success ? 'yes' : 'no'}</dd>
+        </div>
+        <div>
+          <dt>reward</dt>
+          <dd>{decimal(task.reward)}</dd>
+        </div>
+        <div>
+          <dt>steps</dt>
+          <dd>{task.total_steps}</dd>
+        </div>
+        <div>
+          <dt>duration</dt>
+          <dd>{duration(task.duration_ms === null ? null : task.duration_ms / 1000)}</dd>
+        </div>
+        <div>
+          <dt>tokens</dt>
+          <dd>
+            {task.tokens_in} in / {task.tokens_out} out · {usd(task.cost_usd)}
+          </dd>
+        </div>
+      </dl>
+      {task.answer && (
+        <p>
+          <strong>Agent's answer:</strong> <span data-field="answer">{task.answer}</span>
+        </p>
+      )}
+      {task.error && (
+        <p className="error" data-field="error">
+          {task.error}
+        </p>
+      )}
+    </Panel>
+  );
+}
+
+/** Every attempt of the task; choosing one shows its steps. */
+function AttemptsPanel({
+  detail,
+  selection,
+  onSelect,
+}: {
+  detail: TaskDetail;
+  selection: StepSelection;
+  onSelect: (next: StepSelection) => void;
+}) {
+  const { attempts } = detail;
+  return (
+    <Panel
+      id="attempts"
+      title={`Attempts (${attempts.length})`}
+      queries={queriesNamed(detail, 'attempts')}
+    >
+      <table className="grid" data-table="attempts">
+        <thead>
+          <tr>
+            <th>Attempt</th>
+            <th>Status</th>
+            <th>Class</th>
+            <th>Error</th>
+            <th>Worker</th>
+            <th>Started</th>
+            <th>Finished</th>
+            <th className="num">Steps</th>
+          </tr>
+        </thead>
+        <tbody>
+          {attempts.map((attempt) => (
+            <tr
+              key={attempt.attempt}
+              data-attempt={attempt.attempt}
+              className={attempt.attempt === selection.attempt ? 'active' : ''}
+            >
+              <td>
+                <button
+                  type="button"
+                  aria-pressed={attempt.attempt === selection.attempt}
+                  onClick={() => onSelect({ attempt: attempt.attempt, step: undefined })}
+                >
+                  #{attempt.attempt}
+                </button>
+              </td>
+              <td>
+                <span className={`status status-${attempt.status}`}>{attempt.status}</span>
+              </td>
+              <td>{attempt.error_class ?? ''}</td>
+              <td className="message">{attempt.error ?? ''}</td>
+              <td>{attempt.worker_id}</td>
+              <td>{timestamp(attempt.started_at)}</td>
+              <td>{timestamp(attempt.finished_at)}</td>
+              <td className="num">
+                {detail.steps.filter((step) => step.attempt === attempt.attempt).length}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </Panel>
   );
 }
