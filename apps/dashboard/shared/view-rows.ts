@@ -217,7 +217,7 @@ export interface TaskDetail {
 }
 
 /** A worker's own word on itself: `WorkerBeat['state']` of @benchfleet/queue, which fleet-view.ts assigns to it. */
-export type WorkerState = 'serving' | 'paused' | 'stopping';
+type WorkerState = 'serving' | 'paused' | 'stopping';
 
 export interface FleetWorker {
   name: string;

@@ -27,7 +27,7 @@ function viewOf(benchmark: AnyBenchmark): BenchmarkView {
   };
 }
 
-export type TaskDetailFunction = (context: TaskDetailContext) => Promise<readonly TaskPanel[]>;
+type TaskDetailFunction = (context: TaskDetailContext) => Promise<readonly TaskPanel[]>;
 
 /** The registry's display choices, as the dashboard uses them. */
 export class BenchmarkViews {

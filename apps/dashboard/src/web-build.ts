@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 const APP_DIR = fileURLToPath(new URL('..', import.meta.url));
 export const WEB_SOURCE_DIR = join(APP_DIR, 'web');
 /** Modules the server and the browser both import: view rows, shown queries, progress, frames. */
-export const SHARED_DIR = join(APP_DIR, 'shared');
+const SHARED_DIR = join(APP_DIR, 'shared');
 export const WEB_DIST_DIR = join(APP_DIR, 'dist', 'web');
 const VITE_CONFIG = join(APP_DIR, 'vite.config.ts');
 const STAMP_FILE = 'build-stamp.json';

@@ -35,7 +35,7 @@ export interface FailureReason {
  * optional: a benchmark that says nothing gets the generic step view and the plain failure groups.
  */
 export interface BenchmarkDisplay {
-  /** Which of the dashboard's trajectory panels shows a task (see TRAJECTORY_PANELS); default `steps`. */
+  /** Which of the dashboard's trajectory panels shows a task (see TrajectoryPanel); default `steps`. */
   readonly trajectory?: TrajectoryPanel;
   /** How a user starts a worker, for a run that nothing consumes. */
   readonly workerCommand: string;

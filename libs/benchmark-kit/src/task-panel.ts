@@ -8,8 +8,7 @@
  * `action.valid`, `action.available_actions`); `steps`: every step as a row of its recorded
  * columns (action JSON, text, observation, reward, tokens, latency), for a benchmark with no other.
  */
-export const TRAJECTORY_PANELS = ['screenshots', 'pages', 'steps'] as const;
-export type TrajectoryPanel = (typeof TRAJECTORY_PANELS)[number];
+export type TrajectoryPanel = 'screenshots' | 'pages' | 'steps';
 
 /** What a benchmark that chooses no trajectory panel gets. */
 export const DEFAULT_TRAJECTORY_PANEL: TrajectoryPanel = 'steps';

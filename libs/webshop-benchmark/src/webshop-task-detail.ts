@@ -9,7 +9,7 @@ import { defineQuery } from '@benchfleet/db';
 // WebShop's own panel of a task page: the purchase and its reward, component by component, as the
 // official reward function computed it, next to what the goal asked for (from `webshop_goals`).
 
-export const webshopGoalQuery = defineQuery({
+const webshopGoalQuery = defineQuery({
   name: 'webshop_goal',
   title: 'What the WebShop goal asked for',
   params: ['run', 'task'],
@@ -22,7 +22,7 @@ join webshop_goals g on g.catalog_id = r.config->>'catalog_id' and g.goal_index 
 where t.run_id = :run and t.task_id = :task`,
 });
 
-export interface WebshopGoalRow {
+interface WebshopGoalRow {
   attributes: string[] | null;
   options: string[] | Record<string, string> | null;
   price_upper: number | null;
@@ -150,7 +150,7 @@ function productRows(
 }
 
 /** The purchase panel of one task (`result` as stored, `goal` when the run's catalog has it). */
-export function webshopPurchasePanel(
+function webshopPurchasePanel(
   result: Record<string, unknown>,
   reward: number | null,
   goal: WebshopGoalRow | undefined,

@@ -4,8 +4,7 @@ import type { DashboardContext } from '../dashboard-context.js';
 import { loadTaskDetail } from '../task-detail.js';
 import { screenshotQuery } from '../task-queries.js';
 
-export const SCREENSHOT_ROUTE =
-  '/api/runs/:run/tasks/:task/attempts/:attempt/steps/:step/screenshot';
+const SCREENSHOT_ROUTE = '/api/runs/:run/tasks/:task/attempts/:attempt/steps/:step/screenshot';
 
 /** One task: its detail (attempts, steps, the benchmark's own panels) and its step screenshots. */
 export function taskRoutes({

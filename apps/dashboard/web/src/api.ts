@@ -17,7 +17,6 @@ export type RunListRow = rows.Wire<rows.RunListRow>;
 export type RunRow = rows.Wire<rows.RunRow>;
 export type TaskRow = rows.Wire<rows.TaskRow>;
 export type StepRow = rows.Wire<rows.StepRow>;
-export type AttemptRow = rows.Wire<rows.AttemptRow>;
 export type TaskDetail = rows.Wire<rows.TaskDetail>;
 export type RunsResponse = rows.Wire<rows.RunsResponse>;
 export type RunResponse = rows.Wire<rows.RunResponse>;
