@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { ArtifactSettings } from '@benchfleet/artifacts';
 import type { Database, Run, Task } from '@benchfleet/db';
 import type { TaskJobDefinition } from '@benchfleet/queue';
+import type { BenchmarkDisplay } from './benchmark-display.js';
 import type { RunSummary } from './run-summary.js';
 
 /** A flag of `scheduler enqueue` that a benchmark reads. */
@@ -82,22 +83,6 @@ export interface RunExporter<Config> {
   write(context: ExportContext<Config>): Promise<ExportReport>;
 }
 
-export interface BenchmarkDisplayHints {
-  /** A trajectory as screenshots with the actions drawn on them, or as the pages the agent read. */
-  readonly trajectory: 'screenshots' | 'pages';
-  /** How a user starts a worker, for a run that nothing consumes. */
-  readonly workerCommand: string;
-  /** What each `tasks.result.stop_reason` means. */
-  readonly stopReasons: Readonly<Record<string, string>>;
-  /** What each `tasks.final_api_status` means. */
-  readonly finalStatuses: Readonly<Record<string, string>>;
-  /**
-   * Why a task fell short, as a SQL expression over the task row `t` (text, null when it says
-   * nothing): the dashboard groups a run's failures by it, under `label`.
-   */
-  readonly failureReason?: { readonly label: string; readonly sql: string };
-}
-
 /**
  * Everything the fleet knows about one benchmark, in one place: defined in the benchmark's own
  * lib and registered once. The scheduler, the job catalog, status, cancel, the reconciler and the
@@ -125,7 +110,7 @@ export interface BenchmarkDescriptor<
   /** Whether a task's reward says more than its success (WebShop's partial rewards do). */
   readonly rewardIsPartial: boolean;
   /** How viewers (the dashboard) show its runs. */
-  readonly display: BenchmarkDisplayHints;
+  readonly display: BenchmarkDisplay;
   readonly enqueueFlags: readonly EnqueueFlag[];
   /**
    * The domains `--domain` may name, and where they come from (WebShop: "catalog demo"); tells the

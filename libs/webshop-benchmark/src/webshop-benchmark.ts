@@ -6,6 +6,7 @@ import { defineTaskJob } from '@benchfleet/queue';
 import { agentConfigSchema, type AgentConfig } from '@benchfleet/webshop-agents';
 import { checkLlmEndpoint } from './llm-endpoint-check.js';
 import { webshopJsonlExporter } from './webshop-jsonl-export.js';
+import { webshopTaskDetail } from './webshop-task-detail.js';
 import {
   WEBSHOP_SPLITS,
   webshopRunConfigSchema,
@@ -140,6 +141,7 @@ export const webshopBenchmark = defineBenchmark({
     case when (t.result->'reward_info'->>'r_price')::boolean = false then 'price' end,
     case when (t.result->'reward_info'->>'r_type')::float8 < 1 then 'type' end), '') end`,
     },
+    taskDetail: webshopTaskDetail,
   },
   enqueueFlags: [
     {

@@ -40,7 +40,6 @@ export const echoBenchmark = defineBenchmark({
   success: { label: 'scripted success', meaning: "the task's script ended in success" },
   rewardIsPartial: false,
   display: {
-    trajectory: 'pages',
     workerCommand: 'node --import tsx echo-worker.entry.ts',
     stopReasons: {},
     finalStatuses: {},
