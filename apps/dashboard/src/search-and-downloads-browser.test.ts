@@ -502,18 +502,18 @@ describe('downloads', () => {
   });
 });
 
-/** An exporter that waits for the test's word, then writes a file, then fails or finishes as told. */
-function heldExporter(held: {
-  release?: (outcome: 'write' | 'fail') => void;
-  dir?: string;
-}): RunExporter<unknown> {
+/** Exports the test holds: each waits for its word, then writes a file, then fails or finishes as told. */
+interface HeldExports {
+  waiting: { dir: string; release: (outcome: 'write' | 'fail') => void }[];
+}
+
+function heldExporter(held: HeldExports): RunExporter<unknown> {
   return {
     description: 'held by the test',
     signatureFile: 'index.json',
     async write(context: ExportContext<unknown>) {
-      held.dir = context.dir;
-      const outcome = await new Promise<'write' | 'fail'>((resolve) => {
-        held.release = resolve;
+      const outcome = await new Promise<'write' | 'fail'>((release) => {
+        held.waiting.push({ dir: context.dir, release });
       });
       const { writeFile } = await import('node:fs/promises');
       await writeFile(join(context.dir, 'index.json'), '{}');
@@ -523,6 +523,10 @@ function heldExporter(held: {
   };
 }
 
+const releaseAll = (held: HeldExports) => {
+  for (const export_ of held.waiting.splice(0)) export_.release('write');
+};
+
 /** Whether the scratch directory an export was staged in (the parent of `dir`) still exists. */
 const scratchExists = (dir: string) =>
   readdir(join(dir, '..')).then(
@@ -531,13 +535,14 @@ const scratchExists = (dir: string) =>
   );
 
 describe('an export that is slow or fails', () => {
-  it('answers 504 past the deadline, stages outside the checkout, and removes the late export when it ends', async () => {
-    const held: { release?: (outcome: 'write' | 'fail') => void; dir?: string } = {};
+  it('answers 504 past the deadline, 503 past two exports at once, stages outside the checkout, and removes a late export when it ends', async () => {
+    const held: HeldExports = { waiting: [] };
     const registry = createBenchmarkRegistry([
       ...benchmarks.all,
       { ...echoBenchmark, exporters: { held: heldExporter(held) } },
     ]);
     const slow = await startDashboardUnderTest(services, { registry, exportDeadlineMs: 300 });
+    const exportUrl = `${slow.dashboard.url}/api/runs/run-echo-late/exports/held`;
     try {
       await writeFixtureRun(services.db, slow.artifacts, {
         id: 'run-echo-late',
@@ -545,25 +550,35 @@ describe('an export that is slow or fails', () => {
         benchmark: 'echo',
         tasks: [{ taskId: 'echo-000', domain: 'even', instruction: 'say 0' }],
       });
-      const late = await fetch(`${slow.dashboard.url}/api/runs/run-echo-late/exports/held`);
+      const late = await fetch(exportUrl);
       expect(late.status).toBe(504);
       expect(((await late.json()) as { error: string }).error).toBe(
         'the held export of run run-echo-late took longer than 300 ms; use `scheduler export run-echo-late --format held`',
       );
-      const staging = held.dir ?? '';
+      const staging = held.waiting[0]?.dir ?? '';
       expect(staging.startsWith(tmpdir())).toBe(true);
       expect(relative(REPO_ROOT, staging).startsWith('..')).toBe(true);
       expect(await scratchExists(staging)).toBe(true);
-      held.release?.('write');
-      await expect.poll(() => scratchExists(staging)).toBe(false);
+      // The late export still runs; with a second one under way, a third is refused at once.
+      const second = fetch(exportUrl);
+      await expect.poll(() => held.waiting.length).toBe(2);
+      const third = await fetch(exportUrl);
+      expect(third.status).toBe(503);
+      expect(((await third.json()) as { error: string }).error).toMatch(
+        /^2 exports are being written; try again when one has finished$/,
+      );
+      expect((await second).status).toBe(504);
+      const dirs = held.waiting.map((export_) => export_.dir);
+      releaseAll(held);
+      for (const dir of dirs) await expect.poll(() => scratchExists(dir)).toBe(false);
     } finally {
-      held.release?.('write');
+      releaseAll(held);
       await slow.close();
     }
   });
 
   it('answers an export that fails half-way with its error, never a partial zip, and leaves no directory', async () => {
-    const held: { release?: (outcome: 'write' | 'fail') => void; dir?: string } = {};
+    const held: HeldExports = { waiting: [] };
     const registry = createBenchmarkRegistry([
       ...benchmarks.all,
       { ...echoBenchmark, exporters: { held: heldExporter(held) } },
@@ -577,9 +592,9 @@ describe('an export that is slow or fails', () => {
         tasks: [{ taskId: 'echo-000', domain: 'even', instruction: 'say 0' }],
       });
       const answer = fetch(`${failing.dashboard.url}/api/runs/run-echo-broken/exports/held`);
-      await expect.poll(() => held.release !== undefined).toBe(true);
-      const staging = held.dir ?? '';
-      held.release?.('fail');
+      await expect.poll(() => held.waiting.length).toBe(1);
+      const staging = held.waiting[0]?.dir ?? '';
+      held.waiting.splice(0)[0]?.release('fail');
       const failed = await answer;
       expect(failed.status).toBe(500);
       expect(failed.headers.get('content-type')).toMatch(/application\/json/);
@@ -588,7 +603,7 @@ describe('an export that is slow or fails', () => {
       );
       expect(await scratchExists(staging)).toBe(false);
     } finally {
-      held.release?.('write');
+      releaseAll(held);
       await failing.close();
     }
   });
