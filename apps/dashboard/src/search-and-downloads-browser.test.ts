@@ -14,6 +14,7 @@ import {
   type ExportContext,
   type RunExporter,
 } from '@benchfleet/benchmark-kit';
+import { loadOsworldDataset } from '@benchfleet/osworld';
 import { echoBenchmark, runCli, useTestServices } from '@benchfleet/testing';
 import {
   startDashboardUnderTest,
@@ -33,6 +34,10 @@ import { writeFixtureRun, type FixtureTask } from '../test-support/run-fixtures.
 
 const services = useTestServices();
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+// The OSWorld tasks of the shared fixtures (../shared beside the checkout).
+const OSWORLD_EXAMPLES = fileURLToPath(
+  new URL('../../../../shared/osworld/evaluation_examples', import.meta.url),
+);
 let sut: DashboardUnderTest;
 let browser: HeadlessChromium;
 let page: Page;
@@ -212,6 +217,31 @@ async function download(locator: ReturnType<Page['locator']>): Promise<Buffer> {
 }
 
 describe('task search and the instruction column', () => {
+  it("finds, of OSWorld's 46 chrome tasks, the one whose instruction says Bing", async () => {
+    const { dataset } = await loadOsworldDataset(OSWORLD_EXAMPLES, { domains: ['chrome'] });
+    expect(dataset.tasks).toHaveLength(46);
+    await writeFixtureRun(services.db, sut.artifacts, {
+      id: 'run-chrome',
+      name: 'osworld-chrome',
+      benchmark: 'osworld',
+      tasks: dataset.tasks.map((osworldTask) => ({
+        taskId: osworldTask.task_id,
+        domain: osworldTask.domain,
+        instruction: osworldTask.instruction,
+        spec: osworldTask,
+      })),
+    });
+    const saysBing = dataset.tasks.filter((t) => /\bbing\b/i.test(t.instruction));
+    expect(saysBing.map((t) => t.task_id)).toEqual(['bb5e4c0d-f964-439c-97b6-bdb9747de3f4']);
+    await page.goto(url('/runs/run-chrome?q=Bing'));
+    await waitForText(page.locator('[data-count="tasks"]'), '1 of 46 tasks');
+    expect(
+      await page
+        .locator('.vgrid-row')
+        .evaluateAll((rows) => rows.map((row) => row.getAttribute('data-task'))),
+    ).toEqual(saysBing.map((t) => t.task_id));
+  });
+
   it('finds the tasks whose instruction, answer or error says Bing, by the full-text index', async () => {
     // Independently of the index: the word Bing (not bingo) in any of the three texts.
     const expected = (
