@@ -1,3 +1,4 @@
+import { longFlag } from '@benchfleet/core';
 import { AGGREGATE_QUEUE } from '@benchfleet/queue';
 import type { AnyBenchmark } from './benchmark-descriptor.js';
 
@@ -14,23 +15,6 @@ export interface BenchmarkRegistry {
   get(name: string): AnyBenchmark;
   /** Every task queue, in registration order. */
   readonly taskQueues: readonly string[];
-}
-
-/** `--llm-base-url <url>` → `--llm-base-url`; `--no-llm-check` → `--llm-check`. */
-export function longFlag(flags: string): string {
-  return (
-    flags
-      .split(/[ ,<[]/)
-      .find((part) => part.startsWith('--'))
-      ?.replace(/^--no-/, '--') ?? flags
-  );
-}
-
-/** The attribute commander stores a flag's value under: `--llm-base-url` → `llmBaseUrl`. */
-export function flagAttribute(flags: string): string {
-  return longFlag(flags)
-    .slice(2)
-    .replace(/-([a-z0-9])/g, (_, letter: string) => letter.toUpperCase());
 }
 
 /** Refuses two benchmarks sharing a name, a queue, a job name or a flag. */

@@ -1,8 +1,6 @@
 import { z } from 'zod';
-import { UsageError, errorMessage } from '@benchfleet/core';
+import { UsageError, errorMessage, flagAttribute, longFlag } from '@benchfleet/core';
 import {
-  flagAttribute,
-  longFlag,
   type AnyBenchmark,
   type BenchmarkRegistry,
   type PlanContext,

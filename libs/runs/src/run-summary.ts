@@ -1,12 +1,10 @@
-import { roundLikePython } from '@benchfleet/core';
+import { isSettledTaskStatus, roundLikePython } from '@benchfleet/core';
 import {
   computeRunNumbers,
   type BenchmarkRegistry,
   type RunSummary,
 } from '@benchfleet/benchmark-kit';
 import { runsRepository, tasksRepository, type Database, type Task } from '@benchfleet/db';
-
-const SETTLED = new Set(['success', 'failed', 'cancelled', 'error']);
 
 function durationSeconds(task: Task): number {
   return roundLikePython((task.duration_ms ?? 0) / 1000, 1);
@@ -22,7 +20,7 @@ export async function computeRunSummary(
   if (!run) throw new Error(`run ${runId} not found`);
   const benchmark = registry.get(run.benchmark);
   const tasks = await tasksRepository(db).listByRun(runId);
-  const settled = tasks.filter((task) => SETTLED.has(task.status));
+  const settled = tasks.filter((task) => isSettledTaskStatus(task.status));
   const numbers = computeRunNumbers(
     settled.map((task) => ({
       task_id: task.task_id,

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import { sql } from 'kysely';
-import { positiveInteger } from '@benchfleet/core';
+import { parsedOption, positiveInteger } from '@benchfleet/core';
 import { readRunSummary, type BenchmarkRegistry, type RunSummary } from '@benchfleet/benchmark-kit';
 import {
   createDatabase,
@@ -23,7 +23,6 @@ import {
   summaryMarkdown,
 } from '@benchfleet/runs';
 import { demoCatalogRequest, importWebshopCatalog } from '@benchfleet/webshop-benchmark';
-import { parsedOption } from '../cli-options.js';
 import { followRun } from './status.js';
 import { formatTable } from './runs.js';
 

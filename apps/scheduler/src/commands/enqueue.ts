@@ -1,10 +1,13 @@
 import type { Command } from 'commander';
-import { positiveInteger } from '@benchfleet/core';
-import { flagAttribute, type BenchmarkRegistry } from '@benchfleet/benchmark-kit';
+import {
+  parsedOption,
+  createProgressReporter,
+  flagAttribute,
+  positiveInteger,
+} from '@benchfleet/core';
+import { type BenchmarkRegistry } from '@benchfleet/benchmark-kit';
 import { enqueueRun, planRun, splitList } from '@benchfleet/runs';
 import { withSchedulerServices } from '../config.js';
-import { parsedOption } from '../cli-options.js';
-import { createProgressReporter } from '../progress-reporter.js';
 
 interface EnqueueFlags {
   domain: string[];

@@ -1,8 +1,8 @@
+import { createProgressReporter } from '@benchfleet/core';
 import type { Command } from 'commander';
 import type { BenchmarkRegistry } from '@benchfleet/benchmark-kit';
 import { exportFormats, exportRun, GENERIC_EXPORTERS } from '@benchfleet/runs';
 import { withSchedulerServices } from '../config.js';
-import { createProgressReporter } from '../progress-reporter.js';
 
 export function configureExport(command: Command, registry: BenchmarkRegistry): void {
   const formats = [

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import { parsedOption } from '../cli-options.js';
-import { positiveInteger } from '@benchfleet/core';
+import { parsedOption, positiveInteger } from '@benchfleet/core';
 import { runsRepository } from '@benchfleet/db';
 import { withSchedulerServices } from '../config.js';
 

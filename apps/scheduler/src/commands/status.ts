@@ -1,3 +1,4 @@
+import { createProgressReporter } from '@benchfleet/core';
 import type { Command } from 'commander';
 import { QueueEvents } from 'bullmq';
 import type { BenchmarkRegistry } from '@benchfleet/benchmark-kit';
@@ -5,7 +6,6 @@ import type { Database } from '@benchfleet/db';
 import { createRedisConnection, type JobProducer } from '@benchfleet/queue';
 import { describeStatus, latestRunId, readRunStatus, type RunStatus } from '@benchfleet/runs';
 import { withSchedulerServices } from '../config.js';
-import { createProgressReporter } from '../progress-reporter.js';
 
 export function configureStatus(command: Command, registry: BenchmarkRegistry): void {
   command

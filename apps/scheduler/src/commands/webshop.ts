@@ -1,11 +1,12 @@
 import { Option, type Command } from 'commander';
-import { parsedOption } from '../cli-options.js';
 import {
   listenOn,
   nonNegativeInteger,
   portNumber,
   positiveInteger,
   UsageError,
+  parsedOption,
+  createProgressReporter,
 } from '@benchfleet/core';
 import {
   DEFAULT_DOWNLOAD_BASE,
@@ -29,7 +30,6 @@ import {
   type FixtureRunner,
 } from '@benchfleet/webshop';
 import { loadSchedulerConfig, withSchedulerServices } from '../config.js';
-import { createProgressReporter } from '../progress-reporter.js';
 
 interface ImportFlags {
   demo?: boolean;

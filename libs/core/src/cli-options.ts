@@ -1,5 +1,5 @@
 import { InvalidArgumentError, Option } from 'commander';
-import { errorMessage } from '@benchfleet/core';
+import { errorMessage } from './errors.js';
 
 /** A commander option whose value goes through `parse`; its message becomes commander's one-line error naming the flag and value. */
 export function parsedOption(
