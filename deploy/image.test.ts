@@ -4,7 +4,7 @@ import { isBuiltin } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startMetricsServer, WorkerMetrics } from '@benchfleet/queue';
+import { startMetricsServer, WorkerMetrics } from '@benchfleet/runs';
 import { DEPLOY_DIR, REPO_DIR } from './k8s-manifests.js';
 
 // There is no Docker engine here to build deploy/Dockerfile: these tests read it, and run for real

@@ -7,7 +7,7 @@ import {
   workerConfigInput,
   workerConfigShape,
   type WorkerFlags,
-} from '@benchfleet/queue';
+} from '@benchfleet/runs';
 
 export interface OsworldWorkerFlags extends Omit<WorkerFlags, 'workerId'> {
   bytebotUrl?: string;

@@ -6,8 +6,7 @@ import {
   cancelLeftoverTasks,
   osworldBenchmark,
 } from '@benchfleet/osworld';
-import { workerProcessSettings } from '@benchfleet/queue';
-import { startBenchmarkWorker } from '@benchfleet/runs';
+import { startBenchmarkWorker, workerProcessSettings } from '@benchfleet/runs';
 import { loadOsworldWorkerConfig, type OsworldWorkerFlags } from './config.js';
 import { createOsworldTaskHandler } from './handlers/osworld-task.js';
 

@@ -7,7 +7,7 @@ import {
   workerConfigInput,
   workerConfigShape,
   type WorkerFlags,
-} from '@benchfleet/queue';
+} from '@benchfleet/runs';
 import { limitsFileSchema, priceTableSchema, readLimitsFile } from '@benchfleet/llm-governor';
 
 export interface WebshopWorkerFlags extends WorkerFlags {

@@ -1,8 +1,7 @@
 import { createCliProgram, runCliProgram } from '@benchfleet/core';
 import { LlmGovernor, LlmLimitsTable } from '@benchfleet/llm-governor';
 import { webshopCatalogRepository } from '@benchfleet/db';
-import { workerProcessSettings } from '@benchfleet/queue';
-import { startBenchmarkWorker } from '@benchfleet/runs';
+import { startBenchmarkWorker, workerProcessSettings } from '@benchfleet/runs';
 import { openStoreFromSnapshot, StoreCache, webshopBenchmark } from '@benchfleet/webshop-benchmark';
 import { loadWebshopWorkerConfig, type WebshopWorkerFlags } from './config.js';
 import { createWebshopEpisodeHandler } from './handlers/webshop-episode.js';

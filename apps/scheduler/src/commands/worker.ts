@@ -5,20 +5,22 @@ import { tasksRepository } from '@benchfleet/db';
 import { parseConfig } from '@benchfleet/core';
 import {
   AGGREGATE_QUEUE,
-  aggregateJobId,
   aggregateRunJob,
   JobProducer,
   serve,
-  startWorkerProcess,
   watchLostJobs,
+} from '@benchfleet/queue';
+import { z } from 'zod';
+import {
+  requestRunAggregate,
+  startReconciler,
+  startWorkerProcess,
   WORKER_CONFIG_LABELS,
   workerConfigInput,
   workerConfigShape,
   workerProcessSettings,
   type WorkerFlags,
-} from '@benchfleet/queue';
-import { z } from 'zod';
-import { startReconciler } from '@benchfleet/runs';
+} from '@benchfleet/runs';
 import { createAggregateRunHandler } from '../handlers/aggregate-run.js';
 
 export function configureWorker(command: Command, registry: BenchmarkRegistry): void {
@@ -96,11 +98,7 @@ export function configureWorker(command: Command, registry: BenchmarkRegistry): 
             { run: lost.runId, task: lost.taskId, recorded, reason: lost.reason },
             'task job lost: recorded as an infrastructure error',
           );
-          if (runSettled)
-            await producer.enqueue(aggregateRunJob, {
-              payload: { runId: lost.runId },
-              jobId: aggregateJobId(lost.runId),
-            });
+          if (runSettled) await requestRunAggregate(producer, lost.runId);
         },
       });
       // Postgres is the truth; whatever a fault left in Redis converges to it, round after round.

@@ -1,7 +1,6 @@
 import type { ArtifactStore } from '@benchfleet/artifacts';
-import { createBenchmarkTaskHandler } from '@benchfleet/benchmark-kit';
 import { runsRepository } from '@benchfleet/db';
-import type { TaskProcessorDeps } from '@benchfleet/queue';
+import { createBenchmarkTaskHandler, type TaskProcessorDeps } from '@benchfleet/runs';
 import {
   BytebotClient,
   BytebotDesktopClient,

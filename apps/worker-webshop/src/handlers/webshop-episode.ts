@@ -1,6 +1,5 @@
 import { PermanentError, errorMessage } from '@benchfleet/core';
-import { createBenchmarkTaskHandler } from '@benchfleet/benchmark-kit';
-import type { TaskProcessorDeps } from '@benchfleet/queue';
+import { createBenchmarkTaskHandler, type TaskProcessorDeps } from '@benchfleet/runs';
 import { runWebshopEpisode } from '@benchfleet/webshop';
 import { createAgent, type AgentRuntime, type WebshopAgent } from '@benchfleet/webshop-agents';
 import { webshopBenchmark, type StoreCache } from '@benchfleet/webshop-benchmark';

@@ -1,6 +1,5 @@
 // The echo benchmark's worker app, as a test starts it: `node --import tsx echo-worker.entry.ts`.
-import { createBenchmarkTaskHandler } from '@benchfleet/benchmark-kit';
-import { startBenchmarkWorker } from '@benchfleet/runs';
+import { createBenchmarkTaskHandler, startBenchmarkWorker } from '@benchfleet/runs';
 import { echoBenchmark, runEchoEpisode } from './echo-benchmark.js';
 
 const env = process.env;

@@ -11,15 +11,23 @@ import {
   type Database,
 } from '@benchfleet/db';
 import { migrations } from '@benchfleet/migrations';
-import { aggregateJobId, aggregateRunJob } from './job-catalog.js';
-import { checkRedis, refuseEvictingRedis } from './redis-connection.js';
+import {
+  allHealthy,
+  checkRedis,
+  DEFAULT_HAND_BACK_MS,
+  handBackTimings,
+  JobProducer,
+  refuseEvictingRedis,
+  startWorkerRuntime,
+  type HealthCheck,
+  type HealthReport,
+  type ServedJob,
+  type WorkerRuntime,
+} from '@benchfleet/queue';
+import { requestRunAggregate } from '../run-aggregate-request.js';
 import { PendingAttemptRecords } from './attempt-records.js';
-import { DEFAULT_HAND_BACK_MS, handBackTimings } from './health-gate.js';
-import { JobProducer } from './job-producer.js';
-import { startWorkerRuntime, type ServedJob, type WorkerRuntime } from './worker-runtime.js';
 import type { TaskProcessorDeps } from './task-processor.js';
 import { startMetricsServer, WorkerMetrics, type MetricsServer } from './worker-metrics.js';
-import { allHealthy, type HealthCheck, type HealthReport } from './health-gate.js';
 
 export interface WorkerProcessSettings {
   app: string;
@@ -117,7 +125,7 @@ export async function startWorkerProcess(
         );
       }
     }
-    await producer.enqueue(aggregateRunJob, { payload: { runId }, jobId: aggregateJobId(runId) });
+    await requestRunAggregate(producer, runId);
     logger.info({ run: runId }, 'run settled: aggregate job enqueued');
   };
   const records = new PendingAttemptRecords(tasksRepository(db), logger, onRunSettled);

@@ -1,4 +1,4 @@
-import { defineTaskJob } from './job-catalog.js';
+import { defineTaskJob } from '@benchfleet/queue';
 
 /**
  * The job of the runtime's tests (worker-runtime.test.ts and its worker process); its queue and

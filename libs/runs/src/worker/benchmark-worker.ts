@@ -1,14 +1,12 @@
 import { createBenchmarkRegistry, type AnyBenchmark } from '@benchfleet/benchmark-kit';
+import { serve, type JobHandler, type TaskPayload } from '@benchfleet/queue';
+import { aggregateRun } from '../run-summary.js';
 import {
-  serve,
   startWorkerProcess,
-  type JobHandler,
   type RunningWorker,
-  type TaskPayload,
   type WorkerProcessSettings,
   type WorkerServices,
-} from '@benchfleet/queue';
-import { aggregateRun } from './run-summary.js';
+} from './worker-process.js';
 
 /**
  * The process of a benchmark's worker app: its queue served with its task handler, and the runs

@@ -1,9 +1,10 @@
 // A worker process for the runtime's tests: serves the test job's queue with a handler that records a
-// step every 100 ms for JOB_MS and then succeeds. Started by worker-runtime.test.ts with tsx.
+// step every 100 ms for JOB_MS and then succeeds. Started by src/worker/worker-runtime.test.ts with tsx.
 import { createLogger } from '@benchfleet/core';
 import { createDatabase, StepWriter, stepsRepository } from '@benchfleet/db';
-import { createTaskJobHandler, serve, startWorkerRuntime } from './index.js';
-import { runtimeTestJob } from './worker-runtime.test-job.js';
+import { serve, startWorkerRuntime } from '@benchfleet/queue';
+import { createTaskJobHandler } from '../src/worker/task-processor.js';
+import { runtimeTestJob } from './runtime-test-job.js';
 
 const env = process.env;
 const db = createDatabase(env.DATABASE_URL ?? '');

@@ -1,25 +1,13 @@
 import { PermanentError } from '@benchfleet/core';
 import { runsRepository, type Run } from '@benchfleet/db';
+import type { JobHandler, TaskPayload } from '@benchfleet/queue';
 import {
-  createTaskJobHandler,
-  type JobHandler,
-  type TaskContext,
-  type TaskOutcome,
-  type TaskPayload,
-  type TaskProcessorDeps,
-} from '@benchfleet/queue';
-import type { BenchmarkDescriptor } from './benchmark-descriptor.js';
-import { parseOwned } from './owned-json.js';
-
-export interface BenchmarkTaskContext<Config, Spec> extends TaskContext {
-  readonly run: Run;
-  /** The run's config, read through the benchmark's schema (defaults filled in). */
-  readonly config: Config;
-  readonly spec: Spec;
-}
-
-/** The outcome an episode returns, its result typed by the benchmark's result schema. */
-export type BenchmarkOutcome<Result> = Omit<TaskOutcome, 'result'> & { result?: Result | null };
+  parseOwned,
+  type BenchmarkDescriptor,
+  type BenchmarkOutcome,
+  type BenchmarkTaskContext,
+} from '@benchfleet/benchmark-kit';
+import { createTaskJobHandler, type TaskProcessorDeps } from './task-processor.js';
 
 /**
  * A benchmark's task job handler: the run's config (read once per run) and the task's spec come

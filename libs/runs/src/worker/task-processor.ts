@@ -13,46 +13,19 @@ import {
   type Database,
   type OpenAttemptRequest,
   type OpenedAttempt,
-  type NewStep,
   type StepWriter,
-  type Task,
   type TaskOutcomeRecord,
 } from '@benchfleet/db';
-import type { TaskPayload } from './job-catalog.js';
-import { PendingAttemptRecords } from './attempt-records.js';
 import {
   ABORT_REASONS,
   abortReasonOf,
   outageOf,
   ServiceOutageError,
-  type JobContext,
   type JobHandler,
-} from './worker-runtime.js';
-
-export type StepRecord = Omit<NewStep, 'run_id' | 'task_id' | 'attempt'>;
-
-export interface TaskContext {
-  job: JobContext<TaskPayload>;
-  task: Task;
-  attempt: number;
-  /** External id (e.g. a Bytebot task) an earlier attempt of this task left behind. */
-  previousExternalId: string | null;
-  signal: AbortSignal;
-  logger: Logger;
-  recordStep(step: StepRecord): void;
-  setExternalId(externalId: string): Promise<void>;
-}
-
-/**
- * What an episode returns. An `error` outcome is the episode's own verdict: `agent` by default, or
- * `permanent` for an input the outside refuses every time (resume leaves both; retry takes them).
- */
-export type TaskOutcome = Omit<TaskOutcomeRecord, 'durationMs' | 'errorClass'> & {
-  durationMs?: number;
-  errorClass?: 'agent' | 'permanent';
-};
-
-export type TaskHandler = (context: TaskContext) => Promise<TaskOutcome>;
+  type TaskPayload,
+} from '@benchfleet/queue';
+import type { TaskContext, TaskHandler, TaskOutcome } from '@benchfleet/benchmark-kit';
+import { PendingAttemptRecords } from './attempt-records.js';
 
 /** Microseconds since the epoch, finer than `Date` (steps of a fast episode fall in one millisecond). */
 function nowMicros(): number {

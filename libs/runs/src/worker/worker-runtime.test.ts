@@ -10,11 +10,13 @@ import {
   JobProducer,
   serve,
   taskJobId,
-} from './index.js';
-import { RUNTIME_TEST_JOB } from './worker-runtime.test-job.js';
+} from '@benchfleet/queue';
+import { RUNTIME_TEST_JOB } from '../../test-support/runtime-test-job.js';
 
 const services = useTestServices();
-const workerScript = fileURLToPath(new URL('./worker-runtime.test-process.ts', import.meta.url));
+const workerScript = fileURLToPath(
+  new URL('../../test-support/worker-runtime-process.ts', import.meta.url),
+);
 let producer: JobProducer;
 const children: ChildProcess[] = [];
 
