@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { ArtifactSettings } from '@benchfleet/artifacts';
 import type { Database, Run, Task } from '@benchfleet/db';
 import type { TaskJobDefinition } from '@benchfleet/queue';
+import type { BenchmarkWorkerPart } from './benchmark-worker-part.js';
 import type { RunSummary } from './run-summary.js';
 
 /** A flag of `scheduler enqueue` that a benchmark reads. */
@@ -108,6 +109,7 @@ export interface BenchmarkDescriptor<
   ConfigInput = unknown,
   Spec = unknown,
   Result = unknown,
+  WorkerFlags extends z.ZodObject = z.ZodObject,
 > {
   /** Stored in `runs.benchmark`; never renamed. Lower-case letters, digits and `-`. */
   readonly name: string;
@@ -151,6 +153,8 @@ export interface BenchmarkDescriptor<
   /** The benchmark's own numbers for the run summary, from its settled tasks. */
   scores?(tasks: readonly Task[]): Record<string, number>;
   readonly exporters: Readonly<Record<string, RunExporter<Config>>>;
+  /** Its worker: flags, setup → episode; run by `runBenchmarkWorker` (`@benchfleet/runs`). */
+  readonly worker: BenchmarkWorkerPart<Config, Spec, Result, WorkerFlags>;
 }
 
 /**
@@ -160,8 +164,8 @@ export interface BenchmarkDescriptor<
 export type AnyBenchmark = BenchmarkDescriptor<unknown, unknown, unknown, unknown>;
 
 /** Checks a descriptor's types where it is written: `export const x = defineBenchmark({...})`. */
-export function defineBenchmark<Config, ConfigInput, Spec, Result>(
-  descriptor: BenchmarkDescriptor<Config, ConfigInput, Spec, Result>,
-): BenchmarkDescriptor<Config, ConfigInput, Spec, Result> {
+export function defineBenchmark<Config, ConfigInput, Spec, Result, WorkerFlags extends z.ZodObject>(
+  descriptor: BenchmarkDescriptor<Config, ConfigInput, Spec, Result, WorkerFlags>,
+): BenchmarkDescriptor<Config, ConfigInput, Spec, Result, WorkerFlags> {
   return descriptor;
 }

@@ -6,6 +6,7 @@ import { defineTaskJob } from '@benchfleet/queue';
 import { agentConfigSchema, type AgentConfig } from '@benchfleet/webshop-agents';
 import { checkLlmEndpoint } from './llm-endpoint-check.js';
 import { webshopJsonlExporter } from './webshop-jsonl-export.js';
+import { webshopWorker } from './webshop-worker.js';
 import {
   WEBSHOP_SPLITS,
   webshopRunConfigSchema,
@@ -270,4 +271,5 @@ export const webshopBenchmark = defineBenchmark({
   },
   scores: webshopScores,
   exporters: { 'webshop-jsonl': webshopJsonlExporter },
+  worker: webshopWorker,
 });

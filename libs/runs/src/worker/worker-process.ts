@@ -47,8 +47,6 @@ export interface WorkerProcessSettings {
   stalledIntervalMs?: number;
   /** From a service lost to the worker's jobs back in the queue, at most (BENCHFLEET_HANDBACK_S; default 30 s). */
   handBackMs?: number;
-  /** What else the worker needs up besides Postgres and Redis (checked always), e.g. its Bytebot stack. */
-  healthCheck?: HealthCheck;
   /** The artifact store the worker writes to: checked like Postgres (a full disk pauses the worker). */
   artifactStore?: { healthProblem(name: string, timeoutMs?: number): Promise<string | null> };
   /**
@@ -64,6 +62,12 @@ export interface WorkerServices {
   metrics: WorkerMetrics;
   /** Dependencies of `createTaskJobHandler`: step batching, the aggregate trigger, metrics. */
   taskDeps: TaskProcessorDeps;
+}
+
+/** What a worker serves, and what else it needs up besides Postgres and Redis (e.g. its Bytebot stack). */
+export interface WorkerJobs {
+  jobs: readonly ServedJob[];
+  healthCheck?: HealthCheck;
 }
 
 export interface RunningWorker {
@@ -84,7 +88,7 @@ export interface RunningWorker {
  */
 export async function startWorkerProcess(
   settings: WorkerProcessSettings,
-  buildJobs: (services: WorkerServices) => Promise<readonly ServedJob[]>,
+  buildJobs: (services: WorkerServices) => Promise<WorkerJobs>,
 ): Promise<RunningWorker> {
   const [, redisFacts] = await Promise.all([
     checkDatabase(settings.databaseUrl, 'DATABASE_URL'),
@@ -141,7 +145,7 @@ export async function startWorkerProcess(
   const { timeoutMs } = handBackTimings(handBackMs);
   const probe = new PostgresHealthProbe(settings.databaseUrl, settings.workerId, timeoutMs);
   const artifactStore = settings.artifactStore;
-  const jobs = await buildJobs({ db, logger, metrics, taskDeps });
+  const { jobs, healthCheck } = await buildJobs({ db, logger, metrics, taskDeps });
   let stopping = false;
   let pausedBecause: string | null = null;
   const runtime = await startWorkerRuntime({
@@ -171,7 +175,7 @@ export async function startWorkerProcess(
             },
           ]
         : []),
-      ...(settings.healthCheck ? [settings.healthCheck] : []),
+      ...(healthCheck ? [healthCheck] : []),
     ]),
     outageOf: (error) => postgresOutageOf(error, settings.databaseUrl),
     // What Postgres did not take during the outage is written before the next job is taken.

@@ -78,6 +78,15 @@ export const echoBenchmark = defineBenchmark({
     };
   },
   exporters: {},
+  worker: {
+    command: 'worker-echo',
+    description: 'runs echo tasks: scripted steps, then the scripted outcome',
+    flags: z.object({}),
+    workerId: { default: () => `echo-${process.pid}`, shown: 'echo-<pid>' },
+    graceS: 2,
+    concurrency: () => 4,
+    setup: async () => ({ episode: runEchoEpisode }),
+  },
 });
 
 type EchoContext = BenchmarkTaskContext<z.output<typeof runConfig>, z.output<typeof taskSpec>>;
