@@ -5,31 +5,19 @@ import type { TaskJobDefinition } from '@benchfleet/queue';
 import type { BenchmarkWorkerPart } from './benchmark-worker-part.js';
 import type { RunSummary } from './run-summary.js';
 
-/** A flag of `scheduler enqueue` that a benchmark reads. */
-export interface EnqueueFlag {
-  /** In commander's syntax: `--split <split>`, `--llm-temperature <t>`, `--no-llm-check`. */
-  readonly flags: string;
-  readonly description: string;
-  readonly choices?: readonly string[];
-  /**
-   * Turns the text the user typed into a value; throws an Error whose message says what is
-   * expected (the CLI adds the flag and the value). Default: the text as it is.
-   */
-  readonly parse?: (text: string) => unknown;
-  /** Read when the flag is not given. */
-  readonly env?: string;
-}
-
 /** What `scheduler enqueue` hands a benchmark to plan a run from. */
-export interface PlanInput {
+export interface PlanInput<Flags> {
   /** `--domain`, split at commas. */
   readonly domains: readonly string[];
   readonly maxTasks?: number;
   readonly maxSteps?: number;
   readonly runName?: string;
-  /** This benchmark's own flags, by commander's attribute name (`--llm-base-url` → `llmBaseUrl`). */
-  readonly flags: Readonly<Record<string, unknown>>;
+  /** This benchmark's own flags, parsed by its `enqueueFlags` object (the ones not given are absent). */
+  readonly flags: Flags;
 }
+
+/** A settled task as `scores()` reads it: its result parsed by the benchmark's result schema (null when it has none, or one the schema refuses). */
+export type ScoredTask<Result> = Omit<Task, 'result'> & { readonly result: Result | null };
 
 export interface PlanContext {
   readonly db: Database;
@@ -110,6 +98,7 @@ export interface BenchmarkDescriptor<
   Spec = unknown,
   Result = unknown,
   WorkerFlags extends z.ZodObject = z.ZodObject,
+  EnqueueFlags extends z.ZodObject = z.ZodObject,
 > {
   /** Stored in `runs.benchmark`; never renamed. Lower-case letters, digits and `-`. */
   readonly name: string;
@@ -128,7 +117,12 @@ export interface BenchmarkDescriptor<
   readonly rewardIsPartial: boolean;
   /** How viewers (the dashboard) show its runs. */
   readonly display: BenchmarkDisplayHints;
-  readonly enqueueFlags: readonly EnqueueFlag[];
+  /**
+   * Its flags of `scheduler enqueue`: each field `flag(schema, { flag, description, env? })`, the
+   * schema taking the text the user typed (`parsedText(positiveInteger)`, `oneOf([...])`) and
+   * optional; `plan()` and `preflight()` get them parsed, typed by this object.
+   */
+  readonly enqueueFlags: EnqueueFlags;
   /**
    * The domains `--domain` may name, and where they come from (WebShop: "catalog demo"); tells the
    * benchmark of a run from `--domain` alone.
@@ -137,7 +131,10 @@ export interface BenchmarkDescriptor<
     context: PlanContext,
   ): Promise<{ readonly names: readonly string[]; readonly source?: string }>;
   /** Turns CLI input into tasks; bad input is a UsageError naming the flag, the value and the fix. */
-  plan(input: PlanInput, context: PlanContext): Promise<RunPlan<ConfigInput, Spec>>;
+  plan(
+    input: PlanInput<z.output<EnqueueFlags>>,
+    context: PlanContext,
+  ): Promise<RunPlan<ConfigInput, Spec>>;
   /**
    * Checks made once at enqueue, before anything is written (an LLM endpoint that answers), on the
    * planned run and the benchmark's own flags; a failure is a UsageError saying what to fix.
@@ -146,12 +143,12 @@ export interface BenchmarkDescriptor<
     run: {
       config: Config;
       agent: Record<string, unknown> | null;
-      flags: Readonly<Record<string, unknown>>;
+      flags: z.output<EnqueueFlags>;
     },
     context: PlanContext,
   ): Promise<void>;
   /** The benchmark's own numbers for the run summary, from its settled tasks. */
-  scores?(tasks: readonly Task[]): Record<string, number>;
+  scores?(tasks: readonly ScoredTask<Result>[]): Record<string, number>;
   readonly exporters: Readonly<Record<string, RunExporter<Config>>>;
   /** Its worker: flags, setup → episode; run by `runBenchmarkWorker` (`@benchfleet/runs`). */
   readonly worker: BenchmarkWorkerPart<Config, Spec, Result, WorkerFlags>;
@@ -164,8 +161,15 @@ export interface BenchmarkDescriptor<
 export type AnyBenchmark = BenchmarkDescriptor<unknown, unknown, unknown, unknown>;
 
 /** Checks a descriptor's types where it is written: `export const x = defineBenchmark({...})`. */
-export function defineBenchmark<Config, ConfigInput, Spec, Result, WorkerFlags extends z.ZodObject>(
-  descriptor: BenchmarkDescriptor<Config, ConfigInput, Spec, Result, WorkerFlags>,
-): BenchmarkDescriptor<Config, ConfigInput, Spec, Result, WorkerFlags> {
+export function defineBenchmark<
+  Config,
+  ConfigInput,
+  Spec,
+  Result,
+  WorkerFlags extends z.ZodObject,
+  EnqueueFlags extends z.ZodObject,
+>(
+  descriptor: BenchmarkDescriptor<Config, ConfigInput, Spec, Result, WorkerFlags, EnqueueFlags>,
+): BenchmarkDescriptor<Config, ConfigInput, Spec, Result, WorkerFlags, EnqueueFlags> {
   return descriptor;
 }

@@ -1,4 +1,4 @@
-import { longFlag } from '@benchfleet/core';
+import { flagFields } from '@benchfleet/core';
 import { AGGREGATE_QUEUE } from '@benchfleet/queue';
 import type { AnyBenchmark } from './benchmark-descriptor.js';
 
@@ -39,11 +39,11 @@ export function createBenchmarkRegistry(benchmarks: readonly AnyBenchmark[]): Be
     seen.name.add(benchmark.name);
     seen.queue.add(benchmark.job.queue);
     seen.job.add(benchmark.job.name);
-    for (const flag of benchmark.enqueueFlags) {
-      const long = longFlag(flag.flags);
-      const owner = seen.flag.get(long);
-      if (owner) problems.push(`flag ${long} of ${benchmark.name} is ${owner}'s already`);
-      seen.flag.set(long, benchmark.name);
+    for (const field of flagFields(benchmark.enqueueFlags)) {
+      if (field.long === null) continue;
+      const owner = seen.flag.get(field.long);
+      if (owner) problems.push(`flag ${field.long} of ${benchmark.name} is ${owner}'s already`);
+      seen.flag.set(field.long, benchmark.name);
     }
   }
   if (problems.length) throw new Error(`benchmark registry: ${problems.join('; ')}`);

@@ -54,7 +54,14 @@ export async function computeRunSummary(
     tokens_out: tokensOut,
     cost_usd: costKnown ? roundLikePython(cost, 6) : null,
     cost_per_success_usd: costKnown && successes ? roundLikePython(cost / successes, 6) : null,
-    scores: benchmark.scores?.(settled) ?? null,
+    scores:
+      benchmark.scores?.(
+        settled.map((task) => ({
+          ...task,
+          // Read through the benchmark's own schema; a result it refuses (an older build's) counts as none.
+          result: benchmark.taskResult.safeParse(task.result).data ?? null,
+        })),
+      ) ?? null,
     started_at: startedAt?.toISOString() ?? null,
     finished_at: finishedAt?.toISOString() ?? null,
     total_duration_seconds:

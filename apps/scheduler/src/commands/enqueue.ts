@@ -2,7 +2,8 @@ import type { Command } from 'commander';
 import {
   parsedOption,
   createProgressReporter,
-  flagAttribute,
+  flagFields,
+  flagOptions,
   positiveInteger,
 } from '@benchfleet/core';
 import { type BenchmarkRegistry } from '@benchfleet/benchmark-kit';
@@ -27,12 +28,13 @@ function benchmarkFlags(
 ): Record<string, string> {
   const given: Record<string, string> = {};
   for (const benchmark of registry.all) {
-    for (const flag of benchmark.enqueueFlags) {
-      const attribute = flagAttribute(flag.flags);
-      const value = flags[attribute] ?? (flag.env ? env[flag.env] || undefined : undefined);
-      if (typeof value === 'string') given[attribute] = value;
+    for (const field of flagFields(benchmark.enqueueFlags)) {
+      if (field.attribute === null) continue;
+      const value =
+        flags[field.attribute] ?? (field.meta.env ? env[field.meta.env] || undefined : undefined);
+      if (typeof value === 'string') given[field.attribute] = value;
       // A `--no-x` flag: commander's default is true, so only a given one reads false.
-      else if (value === false) given[attribute] = 'false';
+      else if (value === false) given[field.attribute] = 'false';
     }
   }
   return given;
@@ -67,15 +69,8 @@ export function configureEnqueue(command: Command, registry: BenchmarkRegistry):
     .option('--run-name <name>', 'a name for the run')
     .option('--json', 'print the result as JSON');
   // Benchmark flags are taken as typed and checked by the run's planning, whoever calls it.
-  for (const benchmark of registry.all) {
-    for (const flag of benchmark.enqueueFlags) {
-      const choices = flag.choices ? ` (${flag.choices.join(', ')})` : '';
-      command.option(
-        flag.flags,
-        `${flag.description}${choices}${flag.env ? ` (or ${flag.env})` : ''}`,
-      );
-    }
-  }
+  for (const benchmark of registry.all)
+    for (const option of flagOptions(benchmark.enqueueFlags)) command.addOption(option);
   command.action(async (flags: EnqueueFlags) => {
     const input = {
       ...(flags.benchmark !== undefined ? { benchmark: flags.benchmark } : {}),

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
-import { positiveInteger } from '@benchfleet/core';
+import { flag, parsedText, positiveInteger } from '@benchfleet/core';
 import {
   defineBenchmark,
   type BenchmarkTaskContext,
@@ -45,21 +45,19 @@ export const echoBenchmark = defineBenchmark({
     stopReasons: {},
     finalStatuses: {},
   },
-  enqueueFlags: [
-    {
-      flags: '--echo-tasks <n>',
+  enqueueFlags: z.object({
+    echoTasks: flag(parsedText(positiveInteger).optional(), {
+      flag: '--echo-tasks <n>',
       description: 'echo: how many tasks (default 4)',
-      parse: positiveInteger,
-    },
-    {
-      flags: '--echo-step-ms <ms>',
+    }),
+    echoStepMs: flag(parsedText(nonNegativeInteger).optional(), {
+      flag: '--echo-step-ms <ms>',
       description: 'echo: milliseconds per step (default 20)',
-      parse: nonNegativeInteger,
-    },
-  ],
+    }),
+  }),
   domains: async () => ({ names: ['even', 'odd'] }),
   async plan(input) {
-    const flags = input.flags as { echoTasks?: number; echoStepMs?: number };
+    const { flags } = input;
     const count = Math.min(flags.echoTasks ?? 4, input.maxTasks ?? Number.MAX_SAFE_INTEGER);
     return {
       name: input.runName ?? `echo-${count}`,
