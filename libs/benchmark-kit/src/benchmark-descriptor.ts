@@ -1,7 +1,9 @@
+import type { Migration } from 'kysely';
 import type { z } from 'zod';
 import type { ArtifactSettings } from '@benchfleet/artifacts';
 import type { Database, Run, Task } from '@benchfleet/db';
 import type { TaskJobDefinition } from '@benchfleet/queue';
+import type { BenchmarkTools } from './benchmark-tools.js';
 import type { BenchmarkWorkerPart } from './benchmark-worker-part.js';
 import type { RunSummary } from './run-summary.js';
 
@@ -150,6 +152,13 @@ export interface BenchmarkDescriptor<
   /** The benchmark's own numbers for the run summary, from its settled tasks. */
   scores?(tasks: readonly ScoredTask<Result>[]): Record<string, number>;
   readonly exporters: Readonly<Record<string, RunExporter<Config>>>;
+  /** Its tools, `scheduler <name> …` (WebShop: catalog import; OSWorld: dataset extraction). */
+  readonly tools?: BenchmarkTools;
+  /**
+   * Its own tables, as migrations (`migrations/<timestamp>_<what>.ts`): the registry merges them
+   * with the core's in name order, and `scheduler migrate` runs them. Names are never changed.
+   */
+  readonly migrations?: Readonly<Record<string, Migration>>;
   /** Its worker: flags, setup → episode; run by `runBenchmarkWorker` (`@benchfleet/runs`). */
   readonly worker: BenchmarkWorkerPart<Config, Spec, Result, WorkerFlags>;
 }

@@ -32,14 +32,6 @@ export interface PlannedRun {
   readonly tasks: readonly PlannedTask<unknown>[];
 }
 
-/** `a,b` `c` → `a`, `b`, `c`. */
-export function splitList(values: readonly string[]): string[] {
-  return values
-    .flatMap((value) => value.split(','))
-    .map((value) => value.trim())
-    .filter(Boolean);
-}
-
 /** The benchmark whose enqueue flag this is, with the flag. */
 function ownerOf(
   registry: BenchmarkRegistry,

@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import { readRunSummary } from '@benchfleet/benchmark-kit';
 import { createDatabase, migrateToLatest, type Database } from '@benchfleet/db';
 import { LocalPostgres, LocalRedis } from '@benchfleet/local-services';
-import { migrations } from '@benchfleet/migrations';
+import { benchmarks } from '@benchfleet/benchmarks';
 import { demoCatalogRequest, importWebshopCatalog } from '@benchfleet/webshop-benchmark';
 import { startFakeLlm, type FakeLlm } from './fake-llm/index.js';
 import {
@@ -111,7 +111,7 @@ export class FaultFleet {
       const databaseUrl = withDatabase(postgres.url, 'benchfleet');
       const db = createDatabase(databaseUrl, { max: 4 });
       undo.push(() => db.destroy());
-      await migrateToLatest(db, migrations);
+      await migrateToLatest(db, benchmarks.migrations);
       await importWebshopCatalog(
         db,
         demoCatalogRequest({ seed: 0, products: options.products ?? 1_000 }),

@@ -19,3 +19,5 @@ export {
 export { DEFAULT_PRODUCT_CACHE_ENTRIES, PostgresStoreProducts } from './postgres-store-products.js';
 export { DEFAULT_GOAL_CACHE_ENTRIES, PostgresStoreGoals } from './postgres-store-goals.js';
 export * from './llm-endpoint-check.js';
+export * from './webshop-catalog-repository.js';
+export type { WebshopTables, WebshopDatabase } from './webshop-tables.js';

@@ -9,12 +9,15 @@ import {
   UsageError,
 } from '@benchfleet/core';
 import { defineBenchmark, type ScoredTask } from '@benchfleet/benchmark-kit';
-import { webshopCatalogRepository } from '@benchfleet/db';
+import { webshopCatalogRepository } from './webshop-catalog-repository.js';
 import { defineTaskJob } from '@benchfleet/queue';
 import { agentConfigSchema, type AgentConfig } from '@benchfleet/webshop-agents';
+import { resolveCatalog } from './catalog-resolution.js';
 import { checkLlmEndpoint } from './llm-endpoint-check.js';
 import { webshopJsonlExporter } from './webshop-jsonl-export.js';
+import { webshopTools } from './webshop-entry.js';
 import { webshopWorker } from './webshop-worker.js';
+import { webshopMigrations } from '../migrations/index.js';
 import {
   WEBSHOP_SPLITS,
   webshopRunConfigSchema,
@@ -193,19 +196,8 @@ export const webshopBenchmark = defineBenchmark({
     if (flags.split && flags.goals)
       throw new UsageError('--split and --goals both choose goals: give one of them');
     const agent = buildAgentConfig(flags);
-    const catalogs = webshopCatalogRepository(context.db);
-    const catalogId = flags.catalog ?? (await catalogs.latestId());
-    if (!catalogId)
-      throw new UsageError(
-        'no WebShop catalog in Postgres: run `scheduler webshop import --demo` (or `scheduler webshop download`) first',
-      );
-    const catalog = await catalogs.get(catalogId);
-    if (!catalog) {
-      const known = (await catalogs.list()).map((c) => c.id);
-      throw new UsageError(
-        `--catalog ${catalogId} not found; imported catalogs: ${known.join(', ') || 'none'}`,
-      );
-    }
+    const catalog = await resolveCatalog(context.db, flags.catalog);
+    const catalogId = catalog.id;
     if (flags.goals) {
       const beyond = flags.goals.find(([, to]) => to >= catalog.goals);
       if (beyond) {
@@ -214,7 +206,7 @@ export const webshopBenchmark = defineBenchmark({
         );
       }
     }
-    const goals = await catalogs.goals(catalogId);
+    const goals = await webshopCatalogRepository(context.db).goals(catalogId);
     const available = [...new Set(goals.map(categoryOf))].sort();
     const unknown = input.domains.filter((domain) => !available.includes(domain));
     if (unknown.length) {
@@ -271,5 +263,7 @@ export const webshopBenchmark = defineBenchmark({
   },
   scores: webshopScores,
   exporters: { 'webshop-jsonl': webshopJsonlExporter },
+  tools: webshopTools,
+  migrations: webshopMigrations,
   worker: webshopWorker,
 });

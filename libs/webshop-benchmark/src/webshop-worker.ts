@@ -17,7 +17,7 @@ import {
 import { runWebshopEpisode } from '@benchfleet/webshop';
 import { createAgent, type AgentRuntime, type WebshopAgent } from '@benchfleet/webshop-agents';
 import { openStoreFromSnapshot, StoreCache } from './catalog-store-loader.js';
-import { webshopCatalogRepository } from '@benchfleet/db';
+import { webshopCatalogRepository } from './webshop-catalog-repository.js';
 import type { WebshopRunConfig, WebshopTaskResult, WebshopTaskSpec } from './webshop-run-config.js';
 
 const WHOLE = 'expected a whole number, 0 or more';

@@ -5,9 +5,10 @@ import {
   flagFields,
   flagOptions,
   positiveInteger,
+  splitList,
 } from '@benchfleet/core';
 import { type BenchmarkRegistry } from '@benchfleet/benchmark-kit';
-import { enqueueRun, planRun, splitList } from '@benchfleet/runs';
+import { enqueueRun, planRun } from '@benchfleet/runs';
 import { withSchedulerServices } from '../config.js';
 
 interface EnqueueFlags {
@@ -80,37 +81,40 @@ export function configureEnqueue(command: Command, registry: BenchmarkRegistry):
       ...(flags.runName !== undefined ? { runName: flags.runName } : {}),
       flags: benchmarkFlags(registry, flags, process.env),
     };
-    await withSchedulerServices({ redis: true }, async ({ config, db, producer }) => {
-      const planned = await planRun(registry, input, { db, env: process.env });
-      const progress = createProgressReporter('enqueue', planned.tasks.length, {
-        quiet: flags.json === true,
-      });
-      const runId = await enqueueRun(
-        {
-          db,
-          producer,
-          codeVersion: config.codeVersion,
-          onProgress: (done) => progress.update(done),
-        },
-        planned,
-      );
-      progress.stop();
-      const domainCounts: Record<string, number> = {};
-      for (const task of planned.tasks)
-        domainCounts[task.domain] = (domainCounts[task.domain] ?? 0) + 1;
-      if (flags.json) {
-        process.stdout.write(
-          `${JSON.stringify({ runId, name: planned.name, benchmark: planned.benchmark.name, tasks: planned.tasks.length, domains: domainCounts })}\n`,
+    await withSchedulerServices(
+      { redis: true, schema: registry.migrations },
+      async ({ config, db, producer }) => {
+        const planned = await planRun(registry, input, { db, env: process.env });
+        const progress = createProgressReporter('enqueue', planned.tasks.length, {
+          quiet: flags.json === true,
+        });
+        const runId = await enqueueRun(
+          {
+            db,
+            producer,
+            codeVersion: config.codeVersion,
+            onProgress: (done) => progress.update(done),
+          },
+          planned,
         );
-      } else {
-        const domainText = Object.entries(domainCounts)
-          .map(([domain, n]) => `${domain} ${n}`)
-          .join(', ');
-        process.stdout.write(`${runId}\n`);
-        process.stderr.write(
-          `enqueued ${planned.tasks.length} ${planned.benchmark.name} task(s) as run ${runId} (${planned.name}): ${domainText}\n`,
-        );
-      }
-    });
+        progress.stop();
+        const domainCounts: Record<string, number> = {};
+        for (const task of planned.tasks)
+          domainCounts[task.domain] = (domainCounts[task.domain] ?? 0) + 1;
+        if (flags.json) {
+          process.stdout.write(
+            `${JSON.stringify({ runId, name: planned.name, benchmark: planned.benchmark.name, tasks: planned.tasks.length, domains: domainCounts })}\n`,
+          );
+        } else {
+          const domainText = Object.entries(domainCounts)
+            .map(([domain, n]) => `${domain} ${n}`)
+            .join(', ');
+          process.stdout.write(`${runId}\n`);
+          process.stderr.write(
+            `enqueued ${planned.tasks.length} ${planned.benchmark.name} task(s) as run ${runId} (${planned.name}): ${domainText}\n`,
+          );
+        }
+      },
+    );
   });
 }

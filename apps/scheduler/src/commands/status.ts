@@ -14,7 +14,7 @@ export function configureStatus(command: Command, registry: BenchmarkRegistry): 
     .action(async (runArg: string | undefined, flags: { json?: boolean; follow?: boolean }) => {
       // It runs on a Redis that evicts keys, to warn of it.
       await withSchedulerServices(
-        { redis: true, evictingRedis: true },
+        { redis: true, evictingRedis: true, schema: registry.migrations },
         async ({ config, db, producer }) => {
           const runId = runArg ?? (await latestRunId(db));
           const first = await readRunStatus(db, producer, registry, runId);

@@ -63,6 +63,7 @@ export function configureWorker(command: Command, registry: BenchmarkRegistry): 
     const running = await startWorkerProcess(
       {
         app: 'scheduler-worker',
+        migrations: registry.migrations,
         queue: AGGREGATE_QUEUE,
         ...workerProcessSettings(config),
         concurrency: 4,

@@ -92,6 +92,7 @@ export async function startBenchmarkWorker<
   const running = await startWorkerProcess(
     {
       app: part.command,
+      migrations: registry.migrations,
       queue: benchmark.job.queue,
       ...workerProcessSettings(common),
       concurrency: part.concurrency(flags),

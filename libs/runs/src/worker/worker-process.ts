@@ -1,3 +1,4 @@
+import type { Migration } from 'kysely';
 import { causeOf, createLogger, errorMessage, RepeatedLog, type Logger } from '@benchfleet/core';
 import {
   checkDatabase,
@@ -10,7 +11,6 @@ import {
   tasksRepository,
   type Database,
 } from '@benchfleet/db';
-import { migrations } from '@benchfleet/migrations';
 import {
   allHealthy,
   checkRedis,
@@ -31,6 +31,8 @@ import { startMetricsServer, WorkerMetrics, type MetricsServer } from './worker-
 
 export interface WorkerProcessSettings {
   app: string;
+  /** The schema the worker needs (the core's and its benchmarks' migrations): checked at start. */
+  migrations: Readonly<Record<string, Migration>>;
   queue: string;
   databaseUrl: string;
   redisUrl: string;
@@ -107,7 +109,7 @@ export async function startWorkerProcess(
         `Postgres connection: ${errorMessage(error)}`,
       ),
   });
-  await checkSchema(db, migrations).catch(async (error: unknown) => {
+  await checkSchema(db, settings.migrations).catch(async (error: unknown) => {
     await db.destroy();
     throw error;
   });

@@ -4,7 +4,7 @@ import { to as copyTo } from 'pg-copy-streams';
 import { describe, expect, it } from 'vitest';
 import { useTestServices } from '@benchfleet/testing';
 import { readBinaryCopyOfOneColumn } from './copy-binary.js';
-import { withPostgresClient } from './database.js';
+import { withPostgresClient } from '@benchfleet/db';
 
 const services = useTestServices();
 

@@ -1,4 +1,5 @@
 import { Option, type Command } from 'commander';
+import type { ToolContext } from '@benchfleet/benchmark-kit';
 import {
   listenOn,
   nonNegativeInteger,
@@ -9,19 +10,6 @@ import {
   createProgressReporter,
 } from '@benchfleet/core';
 import {
-  DEFAULT_DOWNLOAD_BASE,
-  demoCatalogRequest,
-  CatalogDownloadError,
-  downloadWebshopSmall,
-  fileCatalogRequest,
-  importWebshopCatalog,
-  loadStoreFromDatabase,
-  rebuildCatalogSearchSnapshot,
-  type CatalogImportRequest,
-  type GoalMode,
-} from '@benchfleet/webshop-benchmark';
-import { webshopCatalogRepository, type Database } from '@benchfleet/db';
-import {
   createStoreHttpServer,
   runFixtureFile,
   searchBm25FixtureRunner,
@@ -29,7 +17,23 @@ import {
   webshopRewardFixtureRunners,
   type FixtureRunner,
 } from '@benchfleet/webshop';
-import { loadSchedulerConfig, withSchedulerServices } from '../config.js';
+import {
+  CatalogDownloadError,
+  DEFAULT_DOWNLOAD_BASE,
+  downloadWebshopSmall,
+} from './catalog-download.js';
+import {
+  demoCatalogRequest,
+  fileCatalogRequest,
+  importWebshopCatalog,
+  type CatalogImportRequest,
+  type GoalMode,
+} from './catalog-import.js';
+import { resolveCatalog } from './catalog-resolution.js';
+import { rebuildCatalogSearchSnapshot } from './catalog-search-snapshot.js';
+import { loadStoreFromDatabase } from './catalog-store-loader.js';
+
+// `scheduler webshop …`: catalog import, download, index, the original site, parity fixtures.
 
 interface ImportFlags {
   demo?: boolean;
@@ -49,8 +53,8 @@ const fixtureRunners: readonly FixtureRunner[] = [
   searchBm25FixtureRunner,
 ];
 
-async function runImport(request: CatalogImportRequest): Promise<void> {
-  await withSchedulerServices({ redis: false }, async ({ db }) => {
+async function runImport(tools: ToolContext, request: CatalogImportRequest): Promise<void> {
+  await tools.withDatabase(async (db) => {
     const progress = createProgressReporter(`import ${request.catalogId}`, 1, {
       format: `import ${request.catalogId} [{bar}] {value}/{total} {unit} | {products} products | eta {eta_formatted}`,
     });
@@ -68,24 +72,8 @@ async function runImport(request: CatalogImportRequest): Promise<void> {
   });
 }
 
-/** The catalog a command names, else the latest imported; one that is not in Postgres is bad input. */
-async function existingCatalog(db: Database, named: string | undefined): Promise<string> {
-  const catalogs = webshopCatalogRepository(db);
-  const catalogId = named ?? (await catalogs.latestId());
-  if (!catalogId)
-    throw new UsageError(
-      'no WebShop catalog in Postgres: run `scheduler webshop import --demo` first',
-    );
-  if (!(await catalogs.get(catalogId))) {
-    const known = (await catalogs.list()).map((catalog) => catalog.id);
-    throw new UsageError(
-      `--catalog ${catalogId} not found; imported catalogs: ${known.join(', ') || 'none'}`,
-    );
-  }
-  return catalogId;
-}
-
-export function configureWebshopCommands(webshop: Command): void {
+/** Mounts the WebShop tools under `scheduler webshop`. */
+export function configureWebshopTools(webshop: Command, tools: ToolContext): void {
   webshop
     .command('import')
     .description(
@@ -128,6 +116,7 @@ export function configureWebshopCommands(webshop: Command): void {
         if (flags.items || flags.attributes || flags.human)
           throw new UsageError('--demo generates its own files: drop --items/--attributes/--human');
         await runImport(
+          tools,
           demoCatalogRequest({
             seed: flags.seed,
             ...(flags.products !== undefined ? { products: flags.products } : {}),
@@ -154,7 +143,7 @@ export function configureWebshopCommands(webshop: Command): void {
         ...(flags.catalogId ? { catalogId: flags.catalogId } : {}),
         ...(flags.numProducts !== undefined ? { numProducts: flags.numProducts } : {}),
       });
-      await runImport(request);
+      await runImport(tools, request);
     });
 
   webshop
@@ -164,8 +153,8 @@ export function configureWebshopCommands(webshop: Command): void {
     )
     .option('--catalog <id>', 'catalog to index (default: the latest imported)')
     .action(async (flags: { catalog?: string }) => {
-      await withSchedulerServices({ redis: false }, async ({ db }) => {
-        const catalogId = await existingCatalog(db, flags.catalog);
+      await tools.withDatabase(async (db) => {
+        const catalogId = (await resolveCatalog(db, flags.catalog)).id;
         const built = await rebuildCatalogSearchSnapshot(db, catalogId);
         process.stderr.write(
           `indexed catalog ${catalogId}: ${built.documents} products, search snapshot ${(built.bytes / 2 ** 20).toFixed(1)} MiB\n`,
@@ -204,7 +193,7 @@ export function configureWebshopCommands(webshop: Command): void {
         seed: number;
         catalogId: string;
       }) => {
-        await loadSchedulerConfig({ database: true });
+        await tools.checkDatabase();
         const baseUrl = flags.baseUrl ?? process.env.WEBSHOP_DOWNLOAD_BASE ?? DEFAULT_DOWNLOAD_BASE;
         const files = await downloadWebshopSmall(flags.dir, {
           baseUrl,
@@ -216,6 +205,7 @@ export function configureWebshopCommands(webshop: Command): void {
           );
         });
         await runImport(
+          tools,
           fileCatalogRequest({
             items: files['items_shuffle_1000.json'] ?? '',
             attributes: files['items_ins_v2_1000.json'] ?? '',
@@ -245,8 +235,8 @@ export function configureWebshopCommands(webshop: Command): void {
     .option('--show-attributes', 'offer the Attributes sub-page (the original show_attrs)')
     .action(
       async (flags: { catalog?: string; port: number; host: string; showAttributes?: boolean }) => {
-        const loaded = await withSchedulerServices({ redis: false }, async ({ db }) =>
-          loadStoreFromDatabase(db, await existingCatalog(db, flags.catalog)),
+        const loaded = await tools.withDatabase(async (db) =>
+          loadStoreFromDatabase(db, (await resolveCatalog(db, flags.catalog)).id),
         );
         const server = createStoreHttpServer(loaded.store, {
           showAttributes: flags.showAttributes === true,

@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import { to as copyTo } from 'pg-copy-streams';
+import { allowLongTransaction, prepared, withPostgresClient, type Database } from '@benchfleet/db';
 import { readBinaryCopyOfOneColumn } from './copy-binary.js';
-import { allowLongTransaction, withPostgresClient, type Database } from './database.js';
-import { prepared } from './prepared-statements.js';
+import type { WebshopDatabase, WebshopTables } from './webshop-tables.js';
 
 const PAGE = 1_000;
 
@@ -49,7 +49,7 @@ const KEYS_NOT_SERVED = [
   'Rating',
 ];
 
-type Executor = Pick<Database, 'insertInto' | 'deleteFrom'>;
+type Executor = Pick<WebshopDatabase, 'insertInto' | 'deleteFrom'>;
 
 async function writeSearchSnapshot(
   executor: Executor,
@@ -79,7 +79,7 @@ async function writeSearchSnapshot(
       .execute();
     chunk += 1;
   }
-  await (executor as Database)
+  await (executor as WebshopDatabase)
     .updateTable('webshop_search_snapshots')
     .set({ chunks: chunk })
     .where('catalog_id', '=', catalogId)
@@ -104,7 +104,9 @@ export interface StoredGoal {
   goal: Record<string, unknown>;
 }
 
-export function webshopCatalogRepository(db: Database) {
+export function webshopCatalogRepository(pool: Database) {
+  // Its queries see WebShop's tables; COPY streams take a client of the pool itself.
+  const db: WebshopDatabase = pool.withTables<WebshopTables>();
   return {
     /**
      * Replaces the catalog with the same id. `fill` writes the products page by page, in catalog
@@ -216,7 +218,7 @@ export function webshopCatalogRepository(db: Database) {
       onBytes: (piece: Buffer) => Promise<void> | void,
     ): Promise<number> {
       return withPostgresClient(
-        db,
+        pool,
         async (client) => {
           const stream = client.query(
             copyTo(

@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
-import { checkOutputFile } from '@benchfleet/core';
-import { extractOsworldDataset, writeOsworldDataset } from '@benchfleet/osworld';
-import { splitList } from '@benchfleet/runs';
+import { checkOutputFile, splitList } from '@benchfleet/core';
+import { extractOsworldDataset, writeOsworldDataset } from './osworld-dataset-extraction.js';
 
-export function configureOsworldCommands(osworld: Command): void {
+/** Mounts the OSWorld tools under `scheduler osworld`. */
+export function configureOsworldTools(osworld: Command): void {
   osworld
     .command('extract')
     .description(
