@@ -42,7 +42,9 @@ export interface RunVerdict {
 
 type RunVerdictNumbers = {
   total_tasks: number;
-  completed: number;
+  /** A baseline built before the rename says `completed`. */
+  succeeded?: number;
+  completed?: number;
   failed: number;
   cancelled: number;
   errors: number;
@@ -365,7 +367,7 @@ export class FaultFleet {
       numbers !== undefined &&
       pending === 0 &&
       numbers.total_tasks === tasks.length &&
-      numbers.completed === count('success') &&
+      ('succeeded' in numbers ? numbers.succeeded : numbers.completed) === count('success') &&
       numbers.failed === count('failed') &&
       numbers.cancelled === count('cancelled') &&
       numbers.errors === count('error');

@@ -11,7 +11,7 @@ import {
 } from '@benchfleet/core';
 import { createBenchmarkRegistry, type BenchmarkDescriptor } from '@benchfleet/benchmark-kit';
 import { serve } from '@benchfleet/queue';
-import { aggregateRun } from '../run-summary.js';
+import { aggregateRun } from '../run-aggregate.js';
 import { createBenchmarkTaskHandler } from './benchmark-task-handler.js';
 import { startWorkerProcess, type RunningWorker } from './worker-process.js';
 import { workerProcessSettings, workerSettings } from './worker-settings.js';

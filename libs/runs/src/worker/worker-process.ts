@@ -24,7 +24,7 @@ import {
   type ServedJob,
   type WorkerRuntime,
 } from '@benchfleet/queue';
-import { requestRunAggregate } from '../run-aggregate-request.js';
+import { requestRunAggregate } from '../run-aggregate.js';
 import { PendingAttemptRecords } from './attempt-records.js';
 import type { TaskProcessorDeps } from './task-processor.js';
 import { startMetricsServer, WorkerMetrics, type MetricsServer } from './worker-metrics.js';

@@ -1,3 +1,5 @@
+// A run's aggregate: its summary computed from its rows (the numbers of the original final.json,
+// cost, the benchmark's own scores), stored in runs.summary, asked of the fleet keeper, or printed.
 import { isSettledTaskStatus, roundLikePython } from '@benchfleet/core';
 import {
   computeRunNumbers,
@@ -5,6 +7,7 @@ import {
   type RunSummary,
 } from '@benchfleet/benchmark-kit';
 import { runsRepository, tasksRepository, type Database, type Task } from '@benchfleet/db';
+import { aggregateJobId, aggregateRunJob, type JobProducer } from '@benchfleet/queue';
 
 function durationSeconds(task: Task): number {
   return roundLikePython((task.duration_ms ?? 0) / 1000, 1);
@@ -86,6 +89,14 @@ export async function aggregateRun(
   return summary;
 }
 
+/**
+ * Asks the fleet keeper for a run's summary: one aggregate job per run at a time (its job id is
+ * the run's), so asking twice while one waits asks once.
+ */
+export async function requestRunAggregate(producer: JobProducer, runId: string): Promise<void> {
+  await producer.enqueue(aggregateRunJob, { payload: { runId }, jobId: aggregateJobId(runId) });
+}
+
 function percent(rate: number): string {
   return `${(rate * 100).toFixed(1)}%`;
 }
@@ -100,7 +111,7 @@ export function summaryMarkdown(summary: RunSummary, runName: string): string {
     '',
     `| total | ${summary.success_label} | failed | cancelled | errors | success rate | avg steps | avg duration (s) |`,
     '|---:|---:|---:|---:|---:|---:|---:|---:|',
-    `| ${s.total_tasks} | ${s.completed} | ${s.failed} | ${s.cancelled} | ${s.errors} | ${percent(s.success_rate)} | ${s.avg_steps} | ${s.avg_duration_seconds} |`,
+    `| ${s.total_tasks} | ${s.succeeded} | ${s.failed} | ${s.cancelled} | ${s.errors} | ${percent(s.success_rate)} | ${s.avg_steps} | ${s.avg_duration_seconds} |`,
     '',
   ];
   if (summary.scores) {
@@ -116,7 +127,7 @@ export function summaryMarkdown(summary: RunSummary, runName: string): string {
     a.localeCompare(b),
   )) {
     lines.push(
-      `| ${domain} | ${d.total} | ${d.completed} | ${percent(d.success_rate)} | ${d.avg_steps} |`,
+      `| ${domain} | ${d.total} | ${d.succeeded} | ${percent(d.success_rate)} | ${d.avg_steps} |`,
     );
   }
   const cost = summary.cost_usd === null ? 'unknown (no price table)' : `$${summary.cost_usd}`;
