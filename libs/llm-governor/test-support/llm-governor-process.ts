@@ -1,10 +1,10 @@
 // A worker process for the governor's fleet tests: makes chat calls to a fake provider through its
 // own LlmGovernor (shared with its siblings through Redis) and reports each answer on stdout as a
-// JSON line. Started by llm-governor.fleet.test.ts with tsx; driven by lines on stdin:
+// JSON line. Started by src/llm-governor.fleet.test.ts with tsx; driven by lines on stdin:
 //   `go <calls> <inFlight>`  make <calls> calls, <inFlight> at a time, each retried until it is answered 200
 //   `call`                   make one call, retried until it is answered 200
 import { createInterface } from 'node:readline';
-import { estimateCall, LlmGovernor, LlmLimitsTable, type LlmOutcome } from './index.js';
+import { estimateCall, LlmGovernor, LlmLimitsTable, type LlmOutcome } from '../src/index.js';
 
 const env = process.env;
 const name = env.NAME ?? 'worker';

@@ -1,9 +1,12 @@
 // Typed readers for the parity fixtures in ../shared/webshop/fixtures, used by this module's tests.
 
 import { readFileSync } from 'node:fs';
-import type { RawProductSearchFields, SearchContentsSource } from './search-contents.js';
+import type {
+  RawProductSearchFields,
+  SearchContentsSource,
+} from '../src/search/search-contents.js';
 
-const FIXTURES_DIR = new URL('../../../../../shared/webshop/fixtures/', import.meta.url);
+const FIXTURES_DIR = new URL('../../../../shared/webshop/fixtures/', import.meta.url);
 
 export interface Bm25FixtureHit {
   docid: number;
