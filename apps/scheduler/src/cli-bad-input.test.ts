@@ -161,12 +161,12 @@ const cases: Case[] = [
   {
     name: 'enqueue --benchmark nope',
     args: () => ['enqueue', '--benchmark', 'nope'],
-    says: /--benchmark <name>' argument 'nope' is invalid\. Allowed choices are osworld, webshop/,
+    says: /--benchmark <name>' argument 'nope' is invalid\. Allowed choices are osworld, webshop, echo\./,
   },
   {
     name: 'enqueue with nothing',
     args: () => ['enqueue'],
-    says: /say which benchmark to run: --benchmark osworld\|webshop, or --domain D/,
+    says: /say which benchmark to run: --benchmark osworld\|webshop\|echo, or --domain D/,
   },
   {
     name: 'enqueue --domain nope',
