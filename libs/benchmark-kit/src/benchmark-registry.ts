@@ -4,7 +4,7 @@ import { mergeMigrations } from '@benchfleet/db';
 import { coreMigrations } from '@benchfleet/migrations';
 import { AGGREGATE_QUEUE } from '@benchfleet/queue';
 import type { AnyBenchmark } from './benchmark-descriptor.js';
-import type { BenchmarkEntry } from './benchmark-tools.js';
+import type { BenchmarkEntry } from './benchmark-entry.js';
 
 /** Names a run's benchmark that this build of the fleet does not know. */
 export class UnknownBenchmarkError extends Error {

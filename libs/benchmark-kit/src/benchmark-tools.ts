@@ -1,10 +1,8 @@
 import type { Command } from 'commander';
-import type { AnyBenchmark } from './benchmark-descriptor.js';
 import type { Database } from '@benchfleet/db';
 
-// A benchmark's tools (`scheduler <benchmark> …`) and the light face of a benchmark the scheduler
-// lists them from: this file holds types only, so a module that imports it stays light and
-// `scheduler --help` names every tool without loading a benchmark.
+// A benchmark's tools (`scheduler <benchmark> …`): types only, so a module that imports them stays
+// light and `scheduler --help` names every tool without loading a benchmark.
 
 /** What the scheduler gives a benchmark's tools. */
 export interface ToolContext {
@@ -20,14 +18,4 @@ export interface BenchmarkTools {
   readonly description: string;
   /** Their subcommands (options and actions), loaded only when one of them runs or is asked for help. */
   load(): Promise<(command: Command, context: ToolContext) => void>;
-}
-
-/**
- * A benchmark as the registry lists it: its name and tools, light, and its descriptor loaded only
- * when a command needs it. Written in the benchmark's lib (`src/<name>-entry.ts`).
- */
-export interface BenchmarkEntry {
-  readonly name: string;
-  readonly tools?: BenchmarkTools;
-  load(): Promise<AnyBenchmark>;
 }

@@ -7,7 +7,7 @@ import { osworldTaskSchema } from './osworld-dataset.js';
 import { loadOsworldDataset } from './osworld-dataset-loading.js';
 import { osworldLogsExporter } from './osworld-logs-export.js';
 import { osworldRunConfigSchema, osworldTaskResultSchema } from './osworld-run-config.js';
-import { osworldTools } from './osworld-entry.js';
+import { osworldTools } from './osworld-tools.js';
 import { osworldWorker } from './osworld-worker.js';
 
 /** OSWorld's domains; a `--domain` among them makes a run an OSWorld run. */

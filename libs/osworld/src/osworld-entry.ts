@@ -1,11 +1,8 @@
-import type { BenchmarkEntry, BenchmarkTools } from '@benchfleet/benchmark-kit';
+import type { BenchmarkEntry } from '@benchfleet/benchmark-kit';
+import { osworldTools } from './osworld-tools.js';
 
-// OSWorld as the registry lists it: light (types only), so `scheduler --help` loads nothing more.
-
-export const osworldTools: BenchmarkTools = {
-  description: 'OSWorld dataset tools',
-  load: async () => (await import('./osworld-tools.js')).configureOsworldTools,
-};
+// OSWorld as the registry lists it: light (its name and tools); its descriptor loads only when a
+// command needs it.
 
 export const osworldEntry: BenchmarkEntry = {
   name: 'osworld',

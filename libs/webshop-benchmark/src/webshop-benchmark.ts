@@ -15,7 +15,7 @@ import { agentConfigSchema, type AgentConfig } from '@benchfleet/webshop-agents'
 import { resolveCatalog } from './catalog-resolution.js';
 import { checkLlmEndpoint } from './llm-endpoint-check.js';
 import { webshopJsonlExporter } from './webshop-jsonl-export.js';
-import { webshopTools } from './webshop-entry.js';
+import { webshopTools } from './webshop-tools.js';
 import { webshopWorker } from './webshop-worker.js';
 import { webshopMigrations } from '../migrations/index.js';
 import {

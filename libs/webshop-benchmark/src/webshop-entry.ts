@@ -1,11 +1,8 @@
-import type { BenchmarkEntry, BenchmarkTools } from '@benchfleet/benchmark-kit';
+import type { BenchmarkEntry } from '@benchfleet/benchmark-kit';
+import { webshopTools } from './webshop-tools.js';
 
-// WebShop as the registry lists it: light (types only), so `scheduler --help` loads nothing more.
-
-export const webshopTools: BenchmarkTools = {
-  description: 'WebShop catalog and parity tools',
-  load: async () => (await import('./webshop-tools.js')).configureWebshopTools,
-};
+// WebShop as the registry lists it: light (its name and tools); its descriptor loads only when a
+// command needs it.
 
 export const webshopEntry: BenchmarkEntry = {
   name: 'webshop',

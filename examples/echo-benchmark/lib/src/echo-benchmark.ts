@@ -7,7 +7,7 @@ import {
   type BenchmarkTaskContext,
 } from '@benchfleet/benchmark-kit';
 import { defineTaskJob } from '@benchfleet/queue';
-import { echoTools } from './echo-entry.js';
+import { echoTools } from './echo-tools.js';
 
 // The echo benchmark: the smallest complete benchmark, and the README's recipe for a new one.
 // Task i of a run takes 1 + i % 3 steps and ends in success when i is even, failed when odd.

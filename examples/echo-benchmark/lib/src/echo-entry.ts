@@ -1,12 +1,8 @@
-import type { BenchmarkEntry, BenchmarkTools } from '@benchfleet/benchmark-kit';
+import type { BenchmarkEntry } from '@benchfleet/benchmark-kit';
+import { echoTools } from './echo-tools.js';
 
-// The echo benchmark as the registry lists it: light (types only), so that `scheduler --help`
-// names its tools without loading it.
-
-export const echoTools: BenchmarkTools = {
-  description: 'echo benchmark tools (an example)',
-  load: async () => (await import('./echo-tools.js')).configureEchoTools,
-};
+// The echo benchmark as the registry lists it: light (its name and tools), so that `scheduler
+// --help` names its tools without loading it; its descriptor loads when a command needs it.
 
 export const echoEntry: BenchmarkEntry = {
   name: 'echo',
