@@ -20,8 +20,8 @@ import { createArtifactStore } from '@benchfleet/artifacts';
 import { createLogger } from '@benchfleet/core';
 import { tasksRepository } from '@benchfleet/db';
 import { startDashboardServer } from '../apps/dashboard/src/dashboard-server.js';
-import { launchChromium } from '../apps/dashboard/src/headless-chromium.js';
-import { writeFixtureRun } from '../apps/dashboard/src/run-fixtures.js';
+import { launchChromium } from '../apps/dashboard/test-support/headless-chromium.js';
+import { writeFixtureRun } from '../apps/dashboard/test-support/run-fixtures.js';
 import { ensureWebBuild } from '../apps/dashboard/src/web-build.js';
 import { benchServices, percentile, printTable } from './bench-services.js';
 

@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import { describe, expect, it } from 'vitest';
-import { parse, parseAllDocuments } from 'yaml';
+import { parse, parseAllDocuments, stringify } from 'yaml';
 import type { IContainer } from 'kubernetes-models/v1/Container';
 import type { IPodSpec } from 'kubernetes-models/v1/PodSpec';
 import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
@@ -14,6 +14,9 @@ import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
 import { StatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
 import { Job } from 'kubernetes-models/batch/v1/Job';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
+import { Role } from 'kubernetes-models/rbac.authorization.k8s.io/v1/Role';
+import { RoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1/RoleBinding';
+import { ServiceAccount } from 'kubernetes-models/v1/ServiceAccount';
 import { ScaledObject } from '@kubernetes-models/keda/keda.sh/v1alpha1/ScaledObject';
 import { TriggerAuthentication } from '@kubernetes-models/keda/keda.sh/v1alpha1/TriggerAuthentication';
 import { queuePrefixSchema } from '@benchfleet/core';
@@ -24,7 +27,7 @@ import {
   renderedWorkers,
   staleWorkerManifests,
 } from './worker-manifests.mjs';
-import { osworldBenchmark } from '@benchfleet/osworld';
+import { BYTEBOT_SCREEN, osworldBenchmark } from '@benchfleet/osworld';
 import {
   DEPLOY_DIR,
   k8sFiles,
@@ -34,6 +37,7 @@ import {
   readK8sManifests,
   type ManifestDocument,
   readKustomization,
+  renderKustomization,
   REPO_DIR,
 } from './k8s-manifests.js';
 
@@ -44,6 +48,9 @@ const BENCHFLEET_APPS = workspaceApps().map((app) => app.name);
 const WORKER_APPS = workspaceApps()
   .filter((app) => app.kind === 'worker')
   .map((app) => app.name);
+/** Where deploy/Dockerfile puts deploy/desktop-reset.mjs (image.test.ts checks the COPY). */
+const DESKTOP_RESET = 'node /usr/local/lib/benchfleet-desktop-reset.mjs';
+const SCREEN_SIZE = `${BYTEBOT_SCREEN.width}x${BYTEBOT_SCREEN.height}`;
 
 describe('deploy/k8s', () => {
   const documents = readK8sManifests();
@@ -89,8 +96,12 @@ describe('deploy/k8s', () => {
     expect([...(kustomization.resources ?? [])].sort()).toEqual(
       k8sFiles().filter((file) => file !== 'kustomization.yaml'),
     );
-    // The image the benchfleet containers name is the one the kustomization rewrites.
-    expect(kustomization.images?.map((image) => image.name)).toEqual(['benchfleet']);
+    // The images the containers name are the ones the kustomization rewrites: benchfleet's and
+    // the OSWorld desktop's.
+    expect(kustomization.images?.map((image) => image.name)).toEqual([
+      'benchfleet',
+      'benchfleet-desktop',
+    ]);
     expect(benchfleetContainers.length).toBeGreaterThanOrEqual(4);
   });
 
@@ -122,35 +133,51 @@ describe('deploy/k8s', () => {
     ]);
   });
 
-  // kustomize itself, where the machine has it (kubectl embeds it): the rendered output still
-  // validates, with the namespace and the image the kustomization sets.
-  const kubectl = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' }).status === 0;
-  it.skipIf(!kubectl)(
-    'builds with kustomize (kubectl kustomize) into valid, namespaced objects',
-    () => {
-      const rendered = execFileSync('kubectl', ['kustomize', join(DEPLOY_DIR, 'k8s')], {
-        encoding: 'utf8',
-      });
-      const objects = parseAllDocuments(rendered).map(
+  // What kustomize renders (our renderer of the features the kustomization uses, and kubectl's own
+  // where the machine has it): valid, namespaced objects with the image the kustomization sets.
+  it('builds with kustomize into valid, namespaced objects', () => {
+    const objects = renderKustomization();
+    expect(objects).toHaveLength(documents.length);
+    expect(
+      objects.flatMap((object) =>
+        k8sSchemaErrors(object).map(
+          (message) => `${object.kind}/${object.metadata?.name}: ${message}`,
+        ),
+      ),
+    ).toEqual([]);
+    for (const object of objects.filter((o) => o.kind !== 'Namespace'))
+      expect(object.metadata?.namespace, `${object.kind}/${object.metadata?.name}`).toBe(
+        'benchfleet',
+      );
+    const image = readKustomization().images?.[0];
+    const rendered = stringify(objects);
+    expect(rendered).toContain(`image: ${image?.newName}:${image?.newTag}`);
+    expect(rendered).not.toMatch(/image: benchfleet\s/);
+    const kubectl = spawnSync('kubectl', ['kustomize', join(DEPLOY_DIR, 'k8s')], {
+      encoding: 'utf8',
+    });
+    if (kubectl.error === undefined && kubectl.status === 0) {
+      const theirs = parseAllDocuments(kubectl.stdout).map(
         (document) => document.toJS() as ManifestDocument['object'],
       );
-      expect(objects).toHaveLength(documents.length);
-      expect(
-        objects.flatMap((object) =>
-          k8sSchemaErrors(object).map(
-            (message) => `${object.kind}/${object.metadata?.name}: ${message}`,
-          ),
-        ),
-      ).toEqual([]);
-      for (const object of objects.filter((o) => o.kind !== 'Namespace'))
-        expect(object.metadata?.namespace, `${object.kind}/${object.metadata?.name}`).toBe(
-          'benchfleet',
-        );
-      const image = readKustomization().images?.[0];
-      expect(rendered).toContain(`image: ${image?.newName}:${image?.newTag}`);
-      expect(rendered).not.toMatch(/image: benchfleet\s/);
-    },
-  );
+      const identity = (object: {
+        kind?: string;
+        metadata?: { name?: string; namespace?: string };
+      }) => `${object.kind}/${object.metadata?.namespace ?? ''}/${object.metadata?.name}`;
+      expect(theirs.map(identity).sort()).toEqual(objects.map(identity).sort());
+      expect(kubectl.stdout).toContain(`image: ${image?.newName}:${image?.newTag}`);
+    }
+    for (const each of readKustomization().images ?? [])
+      expect(rendered).toContain(`image: ${each.newName}:${each.newTag}`);
+    expect(rendered).not.toMatch(/image: benchfleet(-desktop)?\s/);
+    // The desktop reset's RoleBinding names the service account in the namespace it lives in.
+    const binding = objects.find(
+      (object) => object.kind === 'RoleBinding',
+    ) as unknown as RoleBinding;
+    expect(binding.subjects?.map((subject) => subject.namespace)).toEqual([
+      readKustomization().namespace,
+    ]);
+  });
 
   it('names are unique per kind, and the namespace comes from the kustomization alone', () => {
     const keys = documents.map(({ object }) => `${object.kind}/${object.metadata?.name}`);
@@ -186,7 +213,11 @@ describe('deploy/k8s', () => {
         .map((budget) => selects(budget.spec?.selector?.matchLabels ?? {}))
         .flat()
         .sort(),
-    ).toEqual(['Deployment/worker-webshop', 'StatefulSet/osworld-stack']);
+    ).toEqual([
+      'Deployment/worker-webshop',
+      'StatefulSet/osworld-desktop',
+      'StatefulSet/osworld-stack',
+    ]);
   });
 
   it('containers read only ConfigMaps and Secret keys that exist; benchfleet containers run as the image user', () => {
@@ -295,7 +326,7 @@ describe('deploy/k8s', () => {
     );
   });
 
-  it("OSWorld stacks: worker, agent, desktop and the agent's own database in one pod, stopped only after the task deadline", () => {
+  it("OSWorld stacks: worker, agent and the agent's own database in one pod, stopped only after the task deadline", () => {
     const statefulSet = k8sObject(documents, StatefulSet, 'osworld-stack');
     expect(statefulSet.spec?.serviceName).toBe(
       k8sObject(documents, Service, 'osworld-stack').metadata?.name,
@@ -304,32 +335,19 @@ describe('deploy/k8s', () => {
     // Sidecars (restartPolicy Always) start in this order before the worker and stop after it.
     expect(pod.initContainers?.map((c) => [c.name, c.restartPolicy])).toEqual([
       ['bytebot-db', 'Always'],
-      ['bytebot-desktop', 'Always'],
       ['bytebot-agent', 'Always'],
     ]);
     expect(pod.containers.map((c) => c.name)).toEqual(['worker-osworld']);
-    const [db, desktop, agent] = pod.initContainers!;
+    const [db, agent] = pod.initContainers!;
     const worker = pod.containers[0]!;
     expect(db!.image).toMatch(/^postgres:/);
     expect(db!.args).toContain('listen_addresses=127.0.0.1');
-    expect(desktop!.image).toMatch(/^ghcr\.io\/bytebot-ai\/bytebot-desktop:/);
     expect(agent!.image).toMatch(/^ghcr\.io\/bytebot-ai\/bytebot-agent:/);
-    expect(desktop!.securityContext?.privileged).toBe(true);
-    const shm = pod.volumes?.find(
-      (volume) =>
-        volume.name ===
-        desktop!.volumeMounts?.find((mount) => mount.mountPath === '/dev/shm')?.name,
-    );
-    expect(shm?.emptyDir?.medium).toBe('Memory');
 
-    // Everything over localhost, each to the port the other container listens on.
+    // The agent and its database over localhost, each to the port the other listens on.
     const portOf = (container: IContainer) => container.ports?.[0]?.containerPort;
     expect(envValue(agent!, 'DATABASE_URL')).toBe('postgresql://postgres@127.0.0.1:5432/bytebotdb');
-    expect(envValue(agent!, 'BYTEBOT_DESKTOP_BASE_URL')).toBe(
-      `http://127.0.0.1:${portOf(desktop!)}`,
-    );
     expect(envValue(worker, 'BYTEBOT_URL')).toBe(`http://127.0.0.1:${portOf(agent!)}`);
-    expect(envValue(worker, 'BYTEBOT_DESKTOP_URL')).toBe(`http://127.0.0.1:${portOf(desktop!)}`);
     expect(
       worker.env?.find((v) => v.name === 'BENCHFLEET_STACK_ID')?.valueFrom?.fieldRef?.fieldPath,
     ).toBe('metadata.name');
@@ -341,6 +359,136 @@ describe('deploy/k8s', () => {
       worker.volumeMounts?.find((mount) => mount.mountPath === '/data/artifacts'),
     ).toBeDefined();
     expect(config.BENCHFLEET_ARTIFACTS).toBe('file:///data/artifacts');
+  });
+
+  it("OSWorld stacks: the agent asks its model through the worker's LLM relay on the pod's loopback; only the worker holds the provider key", () => {
+    const pod = k8sObject(documents, StatefulSet, 'osworld-stack').spec!.template.spec!;
+    const agent = pod.initContainers!.find((c) => c.name === 'bytebot-agent')!;
+    const worker = pod.containers[0]!;
+    const relayPort = envValue(worker, 'BENCHFLEET_LLM_RELAY_PORT');
+    expect(relayPort).toMatch(/^\d+$/);
+    expect(envValue(agent, 'BYTEBOT_LLM_PROXY_URL')).toBe(`http://127.0.0.1:${relayPort}`);
+    // Loopback: the pod's agent reaches it, nothing outside the pod does.
+    expect(envValue(worker, 'BENCHFLEET_LLM_RELAY_HOST')).toBe('127.0.0.1');
+    // No other container of the pod (nor the agent's Postgres on 5432) listens on the relay's port.
+    const taken = [
+      5432,
+      ...allContainers(pod).flatMap((c) => c.ports?.map((p) => p.containerPort) ?? []),
+    ];
+    expect(taken).not.toContain(Number(relayPort));
+
+    expect(
+      worker.env?.find((v) => v.name === 'LLM_API_KEY')?.valueFrom?.secretKeyRef,
+    ).toMatchObject({
+      name: 'benchfleet-secrets',
+      key: 'OSWORLD_LLM_API_KEY',
+    });
+    expect(['http:', 'https:']).toContain(new URL(envValue(worker, 'LLM_BASE_URL') ?? '').protocol);
+    // The agent holds no key: no secret, no variable that names one, no provider key of its own.
+    expect(agent.envFrom).toBeUndefined();
+    expect(
+      (agent.env ?? []).filter(
+        (v) => v.valueFrom?.secretKeyRef !== undefined || /KEY|TOKEN|SECRET|PASSWORD/.test(v.name),
+      ),
+    ).toEqual([]);
+  });
+
+  it("OSWorld desktops: one pod per stack (the derived image), reached by the stack's index, the agent on 9990 and OSWorld's VM server on 5000", () => {
+    const stacks = k8sObject(documents, StatefulSet, 'osworld-stack');
+    const desktops = k8sObject(documents, StatefulSet, 'osworld-desktop');
+    const service = k8sObject(documents, Service, 'osworld-desktop');
+    expect(desktops.spec?.replicas).toBe(stacks.spec?.replicas);
+    expect(desktops.spec?.serviceName).toBe(service.metadata?.name);
+    expect(service.spec?.clusterIP).toBe('None');
+    const pod = desktops.spec!.template.spec!;
+    expect(pod.containers).toHaveLength(1);
+    const desktop = pod.containers[0]!;
+    expect(desktop.image).toBe('benchfleet-desktop');
+    expect(desktop.securityContext?.privileged).toBe(true);
+    const shm = pod.volumes?.find(
+      (volume) =>
+        volume.name === desktop.volumeMounts?.find((mount) => mount.mountPath === '/dev/shm')?.name,
+    );
+    expect(shm?.emptyDir?.medium).toBe('Memory');
+    const port = (name: string) =>
+      desktop.ports?.find((candidate) => candidate.name === name)?.containerPort;
+    expect([port('bytebotd'), port('vm-server')]).toEqual([9990, 5000]);
+    // The Service publishes both ports under the container's port names.
+    expect(service.spec?.ports?.map((p) => [p.name, p.port, p.targetPort])).toEqual([
+      ['bytebotd', 9990, 'bytebotd'],
+      ['vm-server', 5000, 'vm-server'],
+    ]);
+    // Ready (what the reset waits for) means OSWorld's VM server answers.
+    expect(desktop.readinessProbe?.httpGet).toMatchObject({ path: '/platform', port: 'vm-server' });
+
+    // The stack's worker and agent reach the desktop of the same index, on those ports.
+    const host = `osworld-desktop-$(STACK_INDEX).${service.metadata?.name}`;
+    const stackPod = stacks.spec!.template.spec!;
+    const agent = stackPod.initContainers!.find((c) => c.name === 'bytebot-agent')!;
+    const worker = stackPod.containers[0]!;
+    for (const container of [agent, worker])
+      expect(
+        container.env?.find((v) => v.name === 'STACK_INDEX')?.valueFrom?.fieldRef?.fieldPath,
+        container.name,
+      ).toBe("metadata.labels['apps.kubernetes.io/pod-index']");
+    expect(envValue(agent, 'BYTEBOT_DESKTOP_BASE_URL')).toBe(`http://${host}:${port('bytebotd')}`);
+    expect(envValue(worker, 'BYTEBOT_DESKTOP_URL')).toBe(`http://${host}:${port('bytebotd')}`);
+    expect(envValue(worker, 'OSWORLD_DESKTOP_SERVER_URL')).toBe(
+      `http://${host}:${port('vm-server')}`,
+    );
+    expect(envValue(worker, 'OSWORLD_RESET_COMMAND')).toBe(
+      `${DESKTOP_RESET} k8s osworld-desktop-$(STACK_INDEX)`,
+    );
+    expect(envValue(worker, 'OSWORLD_SCREEN_SIZE')).toBe(SCREEN_SIZE);
+  });
+
+  it('a $(VAR) in an env value names a variable defined before it in the same container', () => {
+    for (const { owner, spec } of podSpecs)
+      for (const container of allContainers(spec)) {
+        const defined: string[] = [];
+        for (const variable of container.env ?? []) {
+          for (const match of (variable.value ?? '').matchAll(/\$\(([A-Z_][A-Z0-9_]*)\)/g))
+            expect(defined, `${owner} ${container.name} ${variable.name}`).toContain(match[1]);
+          defined.push(variable.name);
+        }
+      }
+  });
+
+  it("the desktop reset: only the worker holds a token, and it may get and delete its stack's desktop pod, nothing else", () => {
+    const stacks = k8sObject(documents, StatefulSet, 'osworld-stack');
+    const desktops = k8sObject(documents, StatefulSet, 'osworld-desktop');
+    const stackPod = stacks.spec!.template.spec!;
+    const account = k8sObject(documents, ServiceAccount, 'osworld-stack');
+    expect(stackPod.serviceAccountName).toBe(account.metadata?.name);
+    expect(stackPod.automountServiceAccountToken).toBe(false);
+    expect(desktops.spec!.template.spec!.automountServiceAccountToken).toBe(false);
+    // The projected token, CA and namespace go to the worker container alone.
+    const tokenVolume = stackPod.volumes?.find((volume) =>
+      volume.projected?.sources?.some((source) => source.serviceAccountToken),
+    );
+    expect(tokenVolume).toBeDefined();
+    const mounting = allContainers(stackPod)
+      .filter((c) => c.volumeMounts?.some((mount) => mount.name === tokenVolume?.name))
+      .map((c) => [c.name, c.volumeMounts?.find((m) => m.name === tokenVolume?.name)?.mountPath]);
+    expect(mounting).toEqual([['worker-osworld', '/var/run/secrets/kubernetes.io/serviceaccount']]);
+    const paths = tokenVolume?.projected?.sources?.flatMap((source) => [
+      ...(source.serviceAccountToken ? [source.serviceAccountToken.path] : []),
+      ...(source.configMap?.items?.map((item) => item.path) ?? []),
+      ...(source.downwardAPI?.items?.map((item) => item.path) ?? []),
+    ]);
+    expect(paths?.sort()).toEqual(['ca.crt', 'namespace', 'token']);
+
+    const binding = k8sObject(documents, RoleBinding, 'osworld-desktop-reset');
+    // kustomize gives the subject the kustomization's namespace (checked on its output above).
+    expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: 'osworld-stack' }]);
+    const role = k8sObject(documents, Role, binding.roleRef.name);
+    expect(role.rules).toHaveLength(1);
+    const [rule] = role.rules!;
+    expect(rule).toMatchObject({ apiGroups: [''], resources: ['pods'], verbs: ['get', 'delete'] });
+    const replicas = desktops.spec?.replicas ?? 0;
+    for (let index = 0; index < replicas; index++)
+      expect(rule!.resourceNames).toContain(`osworld-desktop-${index}`);
+    expect(rule!.resourceNames?.every((name) => /^osworld-desktop-\d+$/.test(name))).toBe(true);
   });
 });
 
@@ -386,6 +534,11 @@ function composeValidator() {
 
 interface ComposeService {
   image?: string;
+  build?: { context: string; dockerfile?: string };
+  container_name?: string;
+  volumes?: string[];
+  group_add?: string[];
+  healthcheck?: { test: string[] };
   command?: string[];
   environment?: Record<string, string>;
   env_file?: string[];
@@ -464,9 +617,9 @@ describe('deploy/compose.yaml', () => {
       expect(agent?.image, name).toMatch(/^ghcr\.io\/bytebot-ai\/bytebot-agent:/);
       const desktopName = hostOf(agent?.environment?.BYTEBOT_DESKTOP_BASE_URL)!;
       expect(hostOf(worker.environment?.BYTEBOT_DESKTOP_URL), name).toBe(desktopName);
-      expect(compose.services[desktopName]?.image, name).toMatch(
-        /^ghcr\.io\/bytebot-ai\/bytebot-desktop:/,
-      );
+      // The derived desktop (deploy/desktop), built on Bytebot's.
+      expect(compose.services[desktopName]?.image, name).toBe('benchfleet-desktop:local');
+      expect(compose.services[desktopName]?.build?.context, name).toBe('desktop');
       const databaseName = hostOf(agent?.environment?.DATABASE_URL)!;
       expect(compose.services[databaseName]?.image, name).toMatch(/^postgres:/);
 
@@ -491,6 +644,71 @@ describe('deploy/compose.yaml', () => {
         set.add(value);
       }
     }
+  });
+
+  it("OSWorld stacks: each agent asks its model through its own worker's LLM relay; the provider key is the worker's secret, never the agent's", () => {
+    const stacks = services.filter(([, service]) => service.command?.[0] === 'worker-osworld');
+    expect(stacks.length).toBeGreaterThanOrEqual(2);
+    // The image's entrypoint turns LLM_API_KEY_FILE into LLM_API_KEY.
+    const entrypoint = readFileSync(join(DEPLOY_DIR, 'docker-entrypoint.sh'), 'utf8');
+    expect(/^for name in (.*); do$/m.exec(entrypoint)?.[1]?.split(' ')).toContain('LLM_API_KEY');
+    for (const [name, worker] of stacks) {
+      const agentName = hostOf(worker.environment?.BYTEBOT_URL)!;
+      const agent = compose.services[agentName]!;
+      const proxy = new URL(agent.environment?.BYTEBOT_LLM_PROXY_URL ?? 'http://missing');
+      // The agent reaches its own worker over their stack network, at the relay's port.
+      expect(proxy.hostname, name).toBe(name);
+      expect(proxy.port, name).toBe(worker.environment?.BENCHFLEET_LLM_RELAY_PORT);
+      expect(worker.networks, name).toEqual(expect.arrayContaining(agent.networks ?? ['missing']));
+      expect(worker.environment?.BENCHFLEET_LLM_RELAY_HOST, name).toBe('0.0.0.0');
+      expect(['http:', 'https:']).toContain(
+        new URL(worker.environment?.LLM_BASE_URL ?? '').protocol,
+      );
+
+      const keyFile = worker.environment?.LLM_API_KEY_FILE ?? '';
+      const secretName = /^\/run\/secrets\/([\w.-]+)$/.exec(keyFile)?.[1];
+      expect(secretName, `${name} LLM_API_KEY_FILE`).toBeDefined();
+      expect(worker.secrets, name).toContain(secretName);
+      expect(compose.secrets[secretName!], name).toBeDefined();
+      // The agent holds no key: no env file, no secret, no variable that names one.
+      expect(agent.env_file, agentName).toBeUndefined();
+      expect(agent.secrets, agentName).toBeUndefined();
+      expect(
+        Object.keys(agent.environment ?? {}).filter((key) => /KEY|TOKEN|SECRET|PASSWORD/.test(key)),
+        agentName,
+      ).toEqual([]);
+    }
+  });
+
+  it("graded OSWorld: each worker's VM server URL, reset command and screen are its own desktop's", () => {
+    const stacks = services.filter(([, service]) => service.command?.[0] === 'worker-osworld');
+    const containers = new Set<string>();
+    for (const [name, worker] of stacks) {
+      const desktopName = hostOf(worker.environment?.BYTEBOT_DESKTOP_URL)!;
+      const desktop = compose.services[desktopName]!;
+      const server = new URL(worker.environment?.OSWORLD_DESKTOP_SERVER_URL ?? 'http://missing');
+      expect([server.hostname, server.port], name).toEqual([desktopName, '5000']);
+      // The reset recreates that desktop's container, by the name compose gives it.
+      expect(desktop.container_name, name).toBeDefined();
+      expect(containers.has(desktop.container_name!), name).toBe(false);
+      containers.add(desktop.container_name!);
+      expect(worker.environment?.OSWORLD_RESET_COMMAND, name).toBe(
+        `${DESKTOP_RESET} docker ${desktop.container_name}`,
+      );
+      expect(worker.volumes, name).toContain('/var/run/docker.sock:/var/run/docker.sock');
+      expect(worker.volumes, name).toContain('artifacts:/data/artifacts');
+      expect(worker.group_add, name).toEqual(['${DOCKER_GID:-999}']);
+      expect(worker.environment?.OSWORLD_SCREEN_SIZE, name).toBe(SCREEN_SIZE);
+      // Healthy once both bytebotd and the VM server answer.
+      const health = desktop.healthcheck?.test.join(' ') ?? '';
+      expect(health, name).toContain('http://127.0.0.1:9990/');
+      expect(health, name).toContain('http://127.0.0.1:5000/platform');
+    }
+    // Only the OSWorld workers get the Docker socket.
+    for (const [name, service] of services.filter(([, s]) => s.command?.[0] !== 'worker-osworld'))
+      expect(service.volumes ?? [], name).not.toContain(
+        '/var/run/docker.sock:/var/run/docker.sock',
+      );
   });
 
   it('keeps secrets out of the file: compose secrets and env files under deploy/secrets, which git ignores', () => {

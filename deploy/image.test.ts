@@ -6,47 +6,11 @@ import { dirname, join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startMetricsServer, WorkerMetrics } from '@benchfleet/runs';
 import { workspaceApps, workspacePackages } from '../workspace-apps.mjs';
+import { readDockerfile, stagesOf } from './dockerfile.js';
 import { DEPLOY_DIR, REPO_DIR } from './k8s-manifests.js';
 
 // There is no Docker engine here to build deploy/Dockerfile: these tests read it, and run for real
 // what the image runs (its entrypoint and healthcheck scripts, the apps through the entrypoint).
-
-interface Instruction {
-  keyword: string;
-  args: string;
-}
-
-/** Dockerfile instructions, continuation lines joined, comments and blank lines dropped. */
-function readDockerfile(): Instruction[] {
-  const lines = readFileSync(join(DEPLOY_DIR, 'Dockerfile'), 'utf8').split('\n');
-  const instructions: Instruction[] = [];
-  let pending = '';
-  for (const line of lines) {
-    if (pending === '' && (line.trim() === '' || line.trimStart().startsWith('#'))) continue;
-    pending += line.endsWith('\\') ? `${line.slice(0, -1)} ` : line;
-    if (line.endsWith('\\')) continue;
-    const [, keyword, args] = /^\s*(\w+)\s+(.*)$/.exec(pending) ?? [];
-    if (!keyword) throw new Error(`cannot read Dockerfile line: ${pending}`);
-    instructions.push({ keyword: keyword.toUpperCase(), args: args!.trim().replace(/\s+/g, ' ') });
-    pending = '';
-  }
-  return instructions;
-}
-
-/** Instructions per build stage, keyed by the stage's name. */
-function stages(instructions: Instruction[]): Map<string, Instruction[]> {
-  const result = new Map<string, Instruction[]>();
-  let current: Instruction[] | undefined;
-  for (const instruction of instructions) {
-    if (instruction.keyword === 'FROM') {
-      const name = / AS (\S+)$/i.exec(instruction.args)?.[1] ?? String(result.size);
-      current = [];
-      result.set(name, current);
-    }
-    current?.push(instruction);
-  }
-  return result;
-}
 
 const packageJson = JSON.parse(readFileSync(join(REPO_DIR, 'package.json'), 'utf8')) as {
   dependencies: Record<string, string>;
@@ -55,8 +19,8 @@ const packageJson = JSON.parse(readFileSync(join(REPO_DIR, 'package.json'), 'utf
 };
 
 describe('deploy/Dockerfile', () => {
-  const instructions = readDockerfile();
-  const byStage = stages(instructions);
+  const instructions = readDockerfile(join(DEPLOY_DIR, 'Dockerfile'));
+  const byStage = stagesOf(instructions);
   const runtime = byStage.get('runtime') ?? [];
   const last = (keyword: string) =>
     runtime.filter((instruction) => instruction.keyword === keyword).at(-1)?.args;
@@ -85,12 +49,16 @@ describe('deploy/Dockerfile', () => {
     expect(last('USER')).toBe('1000:1000');
   });
 
-  it('copies every workspace into the runtime stage, and the two scripts the image runs', () => {
+  it('copies every workspace into the runtime stage, and the scripts the image runs', () => {
     const workspaceRoots = new Set(packageJson.workspaces.map((pattern) => pattern.split('/')[0]));
     for (const root of workspaceRoots) expect(copiedTo(`${root}/`), root).toBe(`./${root}/`);
     expect(copiedTo('deploy/docker-entrypoint.sh')).toBe('/usr/local/bin/benchfleet-entrypoint');
     expect(copiedTo('deploy/docker-healthcheck.mjs')).toBe(
       '/usr/local/lib/benchfleet-healthcheck.mjs',
+    );
+    // The reset command the compose file and the manifests give worker-osworld.
+    expect(copiedTo('deploy/desktop-reset.mjs')).toBe(
+      '/usr/local/lib/benchfleet-desktop-reset.mjs',
     );
     expect(last('ENTRYPOINT')).toBe('["/usr/local/bin/benchfleet-entrypoint"]');
     expect(last('HEALTHCHECK')).toMatch(
@@ -114,6 +82,7 @@ describe('deploy/Dockerfile', () => {
     expect(patterns.filter((pattern) => pattern.startsWith('!'))).toEqual([
       '!deploy/docker-entrypoint.sh',
       '!deploy/docker-healthcheck.mjs',
+      '!deploy/desktop-reset.mjs',
     ]);
     for (const needed of [
       'apps',

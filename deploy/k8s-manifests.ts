@@ -14,10 +14,13 @@ import { Namespace } from 'kubernetes-models/v1/Namespace';
 import { PersistentVolumeClaim } from 'kubernetes-models/v1/PersistentVolumeClaim';
 import { Secret } from 'kubernetes-models/v1/Secret';
 import { Service } from 'kubernetes-models/v1/Service';
+import { ServiceAccount } from 'kubernetes-models/v1/ServiceAccount';
 import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
 import { StatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
 import { Job } from 'kubernetes-models/batch/v1/Job';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
+import { Role } from 'kubernetes-models/rbac.authorization.k8s.io/v1/Role';
+import { RoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1/RoleBinding';
 import { ScaledObject } from '@kubernetes-models/keda/keda.sh/v1alpha1/ScaledObject';
 import { TriggerAuthentication } from '@kubernetes-models/keda/keda.sh/v1alpha1/TriggerAuthentication';
 
@@ -32,10 +35,13 @@ export const K8S_MODELS = {
   'v1/PersistentVolumeClaim': PersistentVolumeClaim,
   'v1/Secret': Secret,
   'v1/Service': Service,
+  'v1/ServiceAccount': ServiceAccount,
   'apps/v1/Deployment': Deployment,
   'apps/v1/StatefulSet': StatefulSet,
   'batch/v1/Job': Job,
   'policy/v1/PodDisruptionBudget': PodDisruptionBudget,
+  'rbac.authorization.k8s.io/v1/Role': Role,
+  'rbac.authorization.k8s.io/v1/RoleBinding': RoleBinding,
   'keda.sh/v1alpha1/ScaledObject': ScaledObject,
   'keda.sh/v1alpha1/TriggerAuthentication': TriggerAuthentication,
 } as const;
@@ -121,4 +127,61 @@ export function k8sObjects<T extends TypeMeta>(
   return documents
     .map((document) => document.object)
     .filter((object): object is ManifestDocument['object'] & T => model.is(object));
+}
+
+type RenderedObject = ManifestDocument['object'] & {
+  metadata?: { name?: string; namespace?: string; labels?: Record<string, string> };
+};
+
+/**
+ * What `kubectl kustomize deploy/k8s` renders, for the features the kustomization uses: its
+ * resources in order, the namespace on every namespaced object (and on a RoleBinding's
+ * ServiceAccount subjects that name none), image names replaced, and label pairs added to each
+ * object's own metadata (`includeSelectors: false` leaves selectors and pod
+ * templates alone). The tests read this on machines without kubectl, and check it against kubectl
+ * where there is one.
+ */
+export function renderKustomization(): RenderedObject[] {
+  const kustomization = readKustomization() as Kustomization & {
+    labels?: Array<{ pairs: Record<string, string>; includeSelectors?: boolean }>;
+  };
+  const images = new Map(
+    (kustomization.images ?? []).map((image) => [
+      image.name,
+      `${image.newName ?? image.name}${image.newTag ? `:${image.newTag}` : ''}`,
+    ]),
+  );
+  const renameImages = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(renameImages);
+    if (value === null || typeof value !== 'object') return value;
+    return Object.fromEntries(
+      Object.entries(value).map(([key, inner]) => {
+        if (key !== 'image' || typeof inner !== 'string') return [key, renameImages(inner)];
+        const [name, tag] = inner.split(':') as [string, string | undefined];
+        const replaced = images.get(name);
+        return [
+          key,
+          replaced === undefined ? inner : tag ? replaced.split(':')[0] + ':' + tag : replaced,
+        ];
+      }),
+    );
+  };
+  const labels = Object.assign({}, ...(kustomization.labels ?? []).map((entry) => entry.pairs));
+  return readK8sManifests().map(({ object }) => {
+    const rendered = renameImages(structuredClone(object)) as RenderedObject;
+    rendered.metadata = {
+      ...rendered.metadata,
+      labels: { ...rendered.metadata?.labels, ...labels },
+      ...(rendered.kind !== 'Namespace' && kustomization.namespace
+        ? { namespace: kustomization.namespace }
+        : {}),
+    };
+    const subjects = (rendered as { subjects?: Array<{ kind?: string; namespace?: string }> })
+      .subjects;
+    if (rendered.kind === 'RoleBinding' && kustomization.namespace)
+      for (const subject of subjects ?? [])
+        if (subject.kind === 'ServiceAccount' && subject.namespace === undefined)
+          subject.namespace = kustomization.namespace;
+    return rendered;
+  });
 }

@@ -5,10 +5,17 @@ import type { Page } from 'playwright-core';
 import { createDatabase, type Database } from '@benchfleet/db';
 import { createRedisConnection, WorkerHeartbeat } from '@benchfleet/queue';
 import { runCli, solidColorPng, TcpRelay, useTestServices } from '@benchfleet/testing';
-import { COMPARISON_TABLE, writeComparisonRuns } from './comparison-fixtures.js';
-import { startDashboardUnderTest, type DashboardUnderTest } from './dashboard-under-test.js';
-import { launchChromium, waitForText, type HeadlessChromium } from './headless-chromium.js';
-import { writeFixtureRun, type FixtureTask } from './run-fixtures.js';
+import { COMPARISON_TABLE, writeComparisonRuns } from '../test-support/comparison-fixtures.js';
+import {
+  startDashboardUnderTest,
+  type DashboardUnderTest,
+} from '../test-support/dashboard-under-test.js';
+import {
+  launchChromium,
+  waitForText,
+  type HeadlessChromium,
+} from '../test-support/headless-chromium.js';
+import { writeFixtureRun, type FixtureTask } from '../test-support/run-fixtures.js';
 
 // The dashboard in Debian's Chromium, asserting the DOM: runs list and its URL state, the OSWorld
 // trajectory with its action overlay, the WebShop reward breakdown, inert task text, the 404 page,

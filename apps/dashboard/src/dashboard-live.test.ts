@@ -11,8 +11,15 @@ import {
   type FakeLlm,
   type StartedProcess,
 } from '@benchfleet/testing';
-import { startDashboardUnderTest, type DashboardUnderTest } from './dashboard-under-test.js';
-import { launchChromium, waitForText, type HeadlessChromium } from './headless-chromium.js';
+import {
+  startDashboardUnderTest,
+  type DashboardUnderTest,
+} from '../test-support/dashboard-under-test.js';
+import {
+  launchChromium,
+  waitForText,
+  type HeadlessChromium,
+} from '../test-support/headless-chromium.js';
 
 // A real fleet writes while a page is open: worker-webshop with the LLM agent against the fake
 // LLM, and the aggregate worker. The fake LLM holds every answer until the test lets go, so the

@@ -13,9 +13,12 @@ import {
   waitForOutput,
   type StartedProcess,
 } from '@benchfleet/testing';
-import { COMPARISON_TABLE, writeComparisonRuns } from './comparison-fixtures.js';
-import { startDashboardUnderTest, type DashboardUnderTest } from './dashboard-under-test.js';
-import { writeFixtureRun } from './run-fixtures.js';
+import { COMPARISON_TABLE, writeComparisonRuns } from '../test-support/comparison-fixtures.js';
+import {
+  startDashboardUnderTest,
+  type DashboardUnderTest,
+} from '../test-support/dashboard-under-test.js';
+import { writeFixtureRun } from '../test-support/run-fixtures.js';
 
 // The dashboard's HTTP face against real Postgres and Redis: the SQL it shows, what it refuses to
 // serve, its 404s, the numbers shared with `scheduler compare`, and the token rule.

@@ -1,9 +1,7 @@
 import type { Logger } from '@benchfleet/core';
 import { runNamedQuery, type Database } from '@benchfleet/db';
-import { runCursorQuery } from './dashboard-queries.js';
-
-export type RunFeedEvent =
-  { kind: 'changed'; cursor: string } | { kind: 'database-down'; message: string };
+import type { RunFeedEvent } from '../shared/view-rows.js';
+import { runCursorQuery } from './run-queries.js';
 
 type Listener = (event: RunFeedEvent) => void;
 

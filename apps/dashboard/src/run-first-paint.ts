@@ -1,4 +1,4 @@
-import { runProgress, type RunProgressCounts } from './run-progress.js';
+import { runProgress, type RunProgressCounts } from '../shared/run-progress.js';
 
 // The run page's first screen as plain HTML inside the page the server sends: the run's name,
 // status and progress are on screen before the script bundle has been parsed. React replaces it

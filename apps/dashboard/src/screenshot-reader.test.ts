@@ -5,8 +5,8 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createArtifactStore, type S3Settings } from '@benchfleet/artifacts';
 import { solidColorPng, startFakeS3, useTestServices, type FakeS3 } from '@benchfleet/testing';
-import { startDashboardUnderTest } from './dashboard-under-test.js';
-import { writeFixtureRun } from './run-fixtures.js';
+import { startDashboardUnderTest } from '../test-support/dashboard-under-test.js';
+import { writeFixtureRun } from '../test-support/run-fixtures.js';
 import { ScreenshotReader } from './screenshot-reader.js';
 
 // Screenshots are read only from inside the fleet's artifact store, a directory or an S3 bucket

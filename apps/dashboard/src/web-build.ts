@@ -8,11 +8,13 @@ import { fileURLToPath } from 'node:url';
 
 const APP_DIR = fileURLToPath(new URL('..', import.meta.url));
 export const WEB_SOURCE_DIR = join(APP_DIR, 'web');
+/** Modules the server and the browser both import: view rows, shown queries, progress, frames. */
+const SHARED_DIR = join(APP_DIR, 'shared');
 export const WEB_DIST_DIR = join(APP_DIR, 'dist', 'web');
 const VITE_CONFIG = join(APP_DIR, 'vite.config.ts');
 const STAMP_FILE = 'build-stamp.json';
-/** Server modules the browser code imports too (keep in step with web/tsconfig.json). */
-const SHARED_WITH_WEB = ['benchmark-display.ts', 'shown-query.ts', 'trajectory-frame.ts'];
+/** What the bundle took in, written by the Vite config: the test that keeps server code out reads it. */
+export const BUNDLED_MODULES_FILE = 'bundled-modules.json';
 const LOCK_DIR = join(APP_DIR, 'dist', '.web-build-lock');
 const STALE_LOCK_MS = 5 * 60_000;
 
@@ -33,8 +35,8 @@ export async function webSourceHash(): Promise<string> {
   const hash = createHash('sha256');
   const files = [
     ...(await filesUnder(WEB_SOURCE_DIR)),
+    ...(await filesUnder(SHARED_DIR)),
     VITE_CONFIG,
-    ...SHARED_WITH_WEB.map((file) => join(APP_DIR, 'src', file)),
   ];
   for (const file of files) {
     hash

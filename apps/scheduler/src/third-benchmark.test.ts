@@ -259,8 +259,8 @@ describe('a benchmark added as one slice (examples/echo-benchmark)', () => {
     };
     expect(index.tasks.map((task) => task.task_id)).toHaveLength(6);
 
-    // The dashboard knows it from the registry and shows its steps (its trajectory panel: the
-    // generic one, as the dashboard gives a benchmark with no panel of its own).
+    // The dashboard knows it from the registry and shows its tasks in the generic step view (it
+    // chose no trajectory panel), with no panel of its own (it has no task detail).
     const dashboard = startCli('dashboard', ['--port', '0'], services.env);
     processes.push(dashboard);
     const url = await waitFor(
@@ -269,14 +269,20 @@ describe('a benchmark added as one slice (examples/echo-benchmark)', () => {
     );
     const displays = (await (await fetch(`${url}/api/benchmarks`)).json()) as Record<
       string,
-      { successLabel: string; queue: string }
+      { successLabel: string; queue: string; trajectory: string }
     >;
-    expect(displays.echo).toMatchObject({ successLabel: 'scripted success', queue: 'echo' });
+    expect(displays.echo).toMatchObject({
+      successLabel: 'scripted success',
+      queue: 'echo',
+      trajectory: 'steps',
+    });
     const detail = (await (await fetch(`${url}/api/runs/${runId}/tasks/echo-002`)).json()) as {
       task: { benchmark: string; status: string };
       steps: { step: number; text: string | null }[];
+      panels: unknown[];
     };
     expect(detail.task).toMatchObject({ benchmark: 'echo', status: 'success' });
+    expect(detail.panels).toEqual([]);
     expect(detail.steps.map((step) => [step.step, step.text])).toEqual([
       [1, 'say 2: step 1'],
       [2, 'say 2: step 2'],

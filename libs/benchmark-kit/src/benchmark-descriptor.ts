@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import type { ArtifactSettings } from '@benchfleet/artifacts';
 import type { Database, Run, Task } from '@benchfleet/db';
 import type { TaskJobDefinition } from '@benchfleet/queue';
+import type { BenchmarkDisplay } from './benchmark-display.js';
 import type { BenchmarkTools } from './benchmark-tools.js';
 import type { BenchmarkWorkerPart } from './benchmark-worker-part.js';
 import type { RunSummary } from './run-summary.js';
@@ -73,22 +74,6 @@ export interface RunExporter<Config> {
   write(context: ExportContext<Config>): Promise<ExportReport>;
 }
 
-export interface BenchmarkDisplayHints {
-  /** A trajectory as screenshots with the actions drawn on them, or as the pages the agent read. */
-  readonly trajectory: 'screenshots' | 'pages';
-  /** How a user starts a worker, for a run that nothing consumes. */
-  readonly workerCommand: string;
-  /** What each `tasks.result.stop_reason` means. */
-  readonly stopReasons: Readonly<Record<string, string>>;
-  /** What each `tasks.final_api_status` means. */
-  readonly finalStatuses: Readonly<Record<string, string>>;
-  /**
-   * Why a task fell short, as a SQL expression over the task row `t` (text, null when it says
-   * nothing): the dashboard groups a run's failures by it, under `label`.
-   */
-  readonly failureReason?: { readonly label: string; readonly sql: string };
-}
-
 /**
  * Everything the fleet knows about one benchmark, in one place: defined in the benchmark's own
  * lib and registered once. The scheduler, the job catalog, status, cancel, the reconciler and the
@@ -118,7 +103,7 @@ export interface BenchmarkDescriptor<
   /** Whether a task's reward says more than its success (WebShop's partial rewards do). */
   readonly rewardIsPartial: boolean;
   /** How viewers (the dashboard) show its runs. */
-  readonly display: BenchmarkDisplayHints;
+  readonly display: BenchmarkDisplay;
   /**
    * Its flags of `scheduler enqueue`: each field `flag(schema, { flag, description, env? })`, the
    * schema taking the text the user typed (`parsedText(positiveInteger)`, `oneOf([...])`) and

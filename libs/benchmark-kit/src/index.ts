@@ -1,4 +1,5 @@
 export * from './benchmark-descriptor.js';
+export * from './benchmark-display.js';
 export * from './benchmark-registry.js';
 export * from './benchmark-worker-part.js';
 export * from './benchmark-tools.js';
@@ -7,3 +8,4 @@ export * from './episode-context.js';
 export * from './run-summary.js';
 export * from './owned-json.js';
 export * from './run-numbers.js';
+export * from './task-panel.js';

@@ -64,3 +64,23 @@ export {
   TOKENS_PER_MESSAGE,
   type TokenEstimate,
 } from './token-estimate.js';
+export { DEFAULT_MAX_TOKENS, estimateChatRequest, IMAGE_TOKENS } from './chat-request-estimate.js';
+export {
+  startLlmRelay,
+  type LlmRelay,
+  type LlmRelayOptions,
+  type RelayBudgetEvent,
+  type RelayedCall,
+  type RelayedReply,
+  type RelayOutcome,
+  type RelayRefusal,
+  type RelayRefusalReason,
+  type RelayUpstream,
+} from './llm-relay.js';
+export {
+  modelInfoBody,
+  openAiModelList,
+  resolveRelayModel,
+  type RelayModel,
+} from './llm-relay-models.js';
+export { RelayedCallLedger, type StepLlmUsage } from './relayed-call-ledger.js';

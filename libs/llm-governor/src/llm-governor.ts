@@ -1,6 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '@benchfleet/core';
 import {
+  errorTypeOf,
+  processTelemetry,
+  type LlmCallEnd,
+  type LlmCallSpan,
+  type Telemetry,
+} from '@benchfleet/telemetry';
+import {
   AttemptNotRunningError,
   BudgetExceededError,
   PriceUnknownError,
@@ -33,6 +40,15 @@ export interface LlmCallRequest {
   readonly signal: AbortSignal;
   /** The longest fleet-wide hold-off (a Retry-After) this call waits out; longer: `RateLimitedTooLongError`. Default 60 s. */
   readonly maxHoldOffMs?: number;
+  /**
+   * What the request asked of the model, for the call's GenAI span. `maxTokens` defaults to the
+   * estimate's; null: the request set no `max_tokens` (a relayed one, say).
+   */
+  readonly parameters?: {
+    readonly temperature?: number;
+    readonly topP?: number;
+    readonly maxTokens?: number | null;
+  };
 }
 
 /** What came of a call, as the caller saw it. */
@@ -42,11 +58,21 @@ export type LlmOutcome =
       /** As the provider reported it; missing, the estimate is what spend and buckets keep. */
       readonly usage?: { readonly promptTokens: number; readonly completionTokens: number };
       readonly headers?: HeaderSource;
+      /** What the answer said, for the call's GenAI span. */
+      readonly responseModel?: string;
+      readonly responseId?: string;
+      readonly finishReasons?: readonly string[];
     }
   /** 429, or an overload (503, 529): the fleet's concurrency target goes down and everyone holds off. */
   | { readonly kind: 'rate-limited'; readonly status: number; readonly headers?: HeaderSource }
   /** Anything else that gave no answer: network error, timeout, other 5xx, a refused request. */
-  | { readonly kind: 'failed'; readonly status?: number; readonly headers?: HeaderSource };
+  | {
+      readonly kind: 'failed';
+      readonly status?: number;
+      readonly headers?: HeaderSource;
+      /** Low-cardinality cause for the span's `error.type` (`TIMEOUT`, `ECONNREFUSED`); default: the status. */
+      readonly errorType?: string;
+    };
 
 export interface LlmSettlement {
   readonly tokensIn: number;
@@ -106,6 +132,8 @@ export interface LlmGovernorOptions {
   readonly spanSeconds?: number;
   /** The fixed windows a per-minute limit is enforced in (default `bucketWindow`); tests pass long ones. */
   readonly bucketWindow?: (perMinute: number) => BucketWindow;
+  /** Where each call's GenAI span goes; default: the process's telemetry (`startTelemetry`), read at each call. */
+  readonly telemetry?: Telemetry;
 }
 
 /** Per (provider, key fingerprint, model): what `status`, `/metrics` and the dashboard show. */
@@ -210,6 +238,7 @@ export class LlmGovernor implements LlmCallGate {
   readonly #pollMs: number;
   readonly #isAttemptRunning: AttemptRunningCheck | undefined;
   readonly #window: (perMinute: number) => BucketWindow;
+  readonly #telemetry: Telemetry | undefined;
   readonly #processId = randomBytes(4).toString('hex');
   #leaseCount = 0;
   /** Leases this process holds, per lane, with when each was taken: renewed together by the heartbeat. */
@@ -239,6 +268,7 @@ export class LlmGovernor implements LlmCallGate {
     this.#isAttemptRunning = options.isAttemptRunning;
     const span = options.spanSeconds ?? 60;
     this.#window = options.bucketWindow ?? ((perMinute) => bucketWindow(perMinute, span));
+    this.#telemetry = options.telemetry;
     this.#heartbeat = setInterval(() => void this.#renewLeases(), Math.max(100, this.#leaseMs / 3));
     this.#heartbeat.unref();
   }
@@ -250,10 +280,38 @@ export class LlmGovernor implements LlmCallGate {
 
   async acquire(request: LlmCallRequest): Promise<LlmPermit> {
     if (this.#closed) throw new Error('the LLM governor is closed');
-    const { signal, attribution, budget } = request;
+    const { signal, attribution } = request;
     signal.throwIfAborted();
     const started = Date.now();
     const identity = laneIdentity(request.lane, this.#secret);
+    const { parameters } = request;
+    const maxTokens =
+      parameters?.maxTokens === undefined ? request.estimate.maxTokens : parameters.maxTokens;
+    // One GenAI span per governed call, from the wait to the settle, child of the active span.
+    const span = (this.#telemetry ?? processTelemetry()).startLlmCall({
+      baseUrl: identity.provider,
+      model: identity.model,
+      ...(maxTokens !== null && { maxTokens }),
+      ...(parameters?.temperature !== undefined && { temperature: parameters.temperature }),
+      ...(parameters?.topP !== undefined && { topP: parameters.topP }),
+      keyFingerprint: identity.keyFingerprint,
+      ...(attribution !== undefined && { attribution }),
+    });
+    try {
+      return await this.#admitCall(request, identity, span, started);
+    } catch (error) {
+      span.end({ outcome: 'refused', errorType: errorTypeOf(error) });
+      throw error;
+    }
+  }
+
+  async #admitCall(
+    request: LlmCallRequest,
+    identity: LaneIdentity,
+    span: LlmCallSpan,
+    started: number,
+  ): Promise<LlmPermit> {
+    const { signal, attribution, budget } = request;
     const limits = this.#limits.resolve(identity.provider, identity.model);
     const cap = limits.maxConcurrency ?? this.#defaultCap;
     const estimatedTokens = estimatedTotal(request.estimate);
@@ -303,10 +361,11 @@ export class LlmGovernor implements LlmCallGate {
     }
 
     let settled: Promise<LlmSettlement> | undefined;
+    const waitedMs = Date.now() - started;
     return {
       lane: identity,
       estimatedTokens,
-      waitedMs: Date.now() - started,
+      waitedMs,
       settle: (outcome) =>
         (settled ??= this.#settle(
           identity,
@@ -318,6 +377,15 @@ export class LlmGovernor implements LlmCallGate {
           charges,
           outcome,
           budget,
+        ).then(
+          (settlement) => {
+            span.end(callEnd(outcome, waitedMs, settlement));
+            return settlement;
+          },
+          (error: unknown) => {
+            span.end(callEnd(outcome, waitedMs, undefined));
+            throw error;
+          },
         )),
     };
   }
@@ -332,7 +400,7 @@ export class LlmGovernor implements LlmCallGate {
     try {
       result = await send(permit);
     } catch (error) {
-      await permit.settle({ kind: 'failed' }).catch(() => undefined);
+      await permit.settle({ kind: 'failed', errorType: errorTypeOf(error) }).catch(() => undefined);
       throw error;
     }
     return { value: result.value, settlement: await permit.settle(result.outcome) };
@@ -742,6 +810,36 @@ interface TokenCharge {
   readonly tokens: number;
   readonly chargedAt: number;
   readonly ttlMs: number;
+}
+
+/** How a settled call ends its GenAI span: real usage only (an estimate is not usage), the cost counted. */
+function callEnd(
+  outcome: LlmOutcome,
+  waitedMs: number,
+  settlement: LlmSettlement | undefined,
+): LlmCallEnd {
+  const common = {
+    waitedMs,
+    ...(settlement !== undefined && { costUsd: settlement.costUsd }),
+  };
+  if (outcome.kind === 'ok')
+    return {
+      outcome: 'ok',
+      ...common,
+      ...(outcome.usage !== undefined && {
+        inputTokens: outcome.usage.promptTokens,
+        outputTokens: outcome.usage.completionTokens,
+      }),
+      ...(outcome.responseModel !== undefined && { responseModel: outcome.responseModel }),
+      ...(outcome.responseId !== undefined && { responseId: outcome.responseId }),
+      ...(outcome.finishReasons !== undefined && { finishReasons: outcome.finishReasons }),
+    };
+  if (outcome.kind === 'rate-limited')
+    return { outcome: 'rate-limited', ...common, errorType: String(outcome.status) };
+  // The caller's cause first: a 200 whose body was unreadable is not a "200" error.
+  const errorType =
+    outcome.errorType ?? (outcome.status !== undefined ? String(outcome.status) : undefined);
+  return { outcome: 'failed', ...common, ...(errorType !== undefined && { errorType }) };
 }
 
 function spendOf(fields: Record<string, string>): SpendTotals {

@@ -83,3 +83,13 @@ export {
   type GetterFixtureFile,
   type GetterFixtureCase,
 } from './fixtures/getter-fixture-file.js';
+export {
+  verifyGradingFixtures,
+  verifyGradingExitCode,
+  formatVerifyGradingReport,
+  type VerifyGradingReport,
+  type VerifyGradingOptions,
+  type FixtureFileReport,
+  type FixtureFileKind,
+  type FixtureCaseFailure,
+} from './fixtures/verify-grading.js';

@@ -86,3 +86,52 @@ export {
   type OsworldTaskResult,
 } from './osworld-run-config.js';
 export { osworldLogsExporter, EXPORT_PROBLEMS_FILE } from './osworld-logs-export.js';
+export {
+  runGradedOsworldTask,
+  setupRecordOf,
+  EvaluationInfraError,
+  type GradedOsworldStack,
+  type GradedOsworldTaskResult,
+  type GradedTaskDeadlines,
+  type GradedTaskPhase,
+  type RunGradedOsworldTaskOptions,
+} from './graded-osworld-task.js';
+export {
+  osworldGradeOf,
+  agentNotStartedGrade,
+  FINAL_SIGNAL_MAPPING_ID,
+  type OsworldGrade,
+  type OsworldNoScoreCause,
+  type OsworldEndStateArtifact,
+  type OsworldSetupRecord,
+  type GradedTaskTimings,
+} from './osworld-grade.js';
+export {
+  runResetCommand,
+  waitForStackReady,
+  vmServerProbe,
+  StackResetError,
+  StackNotReadyError,
+  STACK_RESET_DEFAULTS,
+  type ResetCommandReport,
+  type ResetCommandOptions,
+  type StackResetReport,
+  type StackReadinessOptions,
+} from './stack-reset.js';
+export {
+  OsworldGradesRepository,
+  type GradedAttemptKey,
+  type OsworldGradeRow,
+  type OsworldTaskGradeRow,
+  type OsworldRunGradingRow,
+  type OsworldDomainGradingRow,
+  type RegradeSourceRow,
+  type RegradeWrite,
+} from './osworld-grades-repository.js';
+export {
+  regradeOsworld,
+  type RegradeOsworldOptions,
+  type RegradeReport,
+  type RegradeTaskReport,
+} from './osworld-regrade.js';
+export { BYTEBOT_SCREEN, parseScreenSize } from './osworld-screen.js';

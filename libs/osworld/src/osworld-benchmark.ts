@@ -9,6 +9,7 @@ import { osworldLogsExporter } from './osworld-logs-export.js';
 import { osworldRunConfigSchema, osworldTaskResultSchema } from './osworld-run-config.js';
 import { osworldTools } from './osworld-tools.js';
 import { osworldWorker } from './osworld-worker.js';
+import { osworldMigrations } from '../migrations/index.js';
 
 /** OSWorld's domains; a `--domain` among them makes a run an OSWorld run. */
 export const OSWORLD_DOMAINS = [
@@ -176,5 +177,6 @@ export const osworldBenchmark = defineBenchmark({
   },
   exporters: { 'osworld-logs': osworldLogsExporter },
   tools: osworldTools,
+  migrations: osworldMigrations,
   worker: osworldWorker,
 });

@@ -1,6 +1,11 @@
 import { SETTLED_TASK_STATUSES_SQL } from '@benchfleet/core';
 import { defineQuery, runNamedQuery, type Database } from '@benchfleet/db';
-import { compareRuns, type PairedTaskOutcome, type RunComparison } from './run-comparison.js';
+import {
+  compareRuns,
+  type PairedTaskOutcome,
+  type RunComparison,
+  type RunCoverage,
+} from './run-comparison.js';
 import type { BootstrapOptions } from './paired-bootstrap.js';
 
 // The SQL behind a comparison, one place for the CLI and the dashboard (which shows it as run).
@@ -39,15 +44,6 @@ where r.id in (:run_a, :run_b)
 group by r.id
 order by r.id = :run_b`,
 });
-
-export interface RunCoverage {
-  run_id: string;
-  name: string;
-  benchmark: string;
-  tasks: number;
-  unsettled: number;
-  without_partner: number;
-}
 
 export interface LoadedComparison {
   comparison: RunComparison;

@@ -59,6 +59,16 @@ export interface RunComparison {
   flipped: FlippedTask[];
 }
 
+/** A compared run's tasks: how many, how many unsettled, how many have no task of the same id in the other run. */
+export interface RunCoverage {
+  run_id: string;
+  name: string;
+  benchmark: string;
+  tasks: number;
+  unsettled: number;
+  without_partner: number;
+}
+
 function mean(values: readonly number[]): number {
   return values.length ? values.reduce((sum, value) => sum + value, 0) / values.length : Number.NaN;
 }

@@ -99,6 +99,8 @@ export interface ChatCompletion {
 }
 
 const completionBodySchema = z.object({
+  id: z.string().nullish(),
+  model: z.string().nullish(),
   choices: z
     .array(
       z.object({
@@ -121,6 +123,8 @@ type Attempt = (
       readonly kind: 'ok';
       readonly completion: Omit<ChatCompletion, 'requests'>;
       readonly usageReported: boolean;
+      /** What the answer said of itself, for the call's GenAI span. */
+      readonly response: { readonly id?: string; readonly model?: string };
     }
   | {
       readonly kind: 'transient';
@@ -146,6 +150,11 @@ function outcomeOf(attempt: Attempt): LlmOutcome {
           completionTokens: attempt.completion.completionTokens,
         },
       }),
+      ...(attempt.response.model !== undefined && { responseModel: attempt.response.model }),
+      ...(attempt.response.id !== undefined && { responseId: attempt.response.id }),
+      ...(attempt.completion.finishReason !== null && {
+        finishReasons: [attempt.completion.finishReason],
+      }),
     };
   if (attempt.status !== undefined && RATE_LIMITED_STATUSES.has(attempt.status))
     return {
@@ -157,6 +166,7 @@ function outcomeOf(attempt: Attempt): LlmOutcome {
     kind: 'failed',
     ...(attempt.status !== undefined && { status: attempt.status }),
     ...(headers !== undefined && { headers }),
+    ...(attempt.kind === 'transient' && attempt.code !== undefined && { errorType: attempt.code }),
   };
 }
 
@@ -297,6 +307,7 @@ export class ChatCompletionsClient {
           ...(apiKey !== undefined && apiKey !== '' && { apiKey }),
         },
         estimate: estimateCall(messages, maxTokens),
+        parameters: { temperature: this.#options.temperature },
         signal,
         maxHoldOffMs: this.#retry.maxRetryAfterMs,
         ...(call !== undefined && { attribution: call.attribution }),
@@ -367,6 +378,10 @@ export class ChatCompletionsClient {
         kind: 'ok',
         headers: response.headers,
         usageReported: usage?.prompt_tokens !== undefined && usage.completion_tokens !== undefined,
+        response: {
+          ...(parsed.data.id != null && { id: parsed.data.id }),
+          ...(parsed.data.model != null && { model: parsed.data.model }),
+        },
         completion: {
           content: choice?.message.content ?? null,
           finishReason: choice?.finish_reason ?? null,

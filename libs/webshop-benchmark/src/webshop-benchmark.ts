@@ -18,6 +18,7 @@ import { webshopJsonlExporter } from './webshop-jsonl-export.js';
 import { webshopTools } from './webshop-tools.js';
 import { webshopWorker } from './webshop-worker.js';
 import { webshopMigrations } from '../migrations/index.js';
+import { webshopTaskDetail } from './webshop-task-detail.js';
 import {
   WEBSHOP_SPLITS,
   webshopRunConfigSchema,
@@ -183,6 +184,7 @@ export const webshopBenchmark = defineBenchmark({
     case when (t.result->'reward_info'->>'r_price')::boolean = false then 'price' end,
     case when (t.result->'reward_info'->>'r_type')::float8 < 1 then 'type' end), '') end`,
     },
+    taskDetail: webshopTaskDetail,
   },
   enqueueFlags: webshopEnqueueFlags,
   async domains(context) {

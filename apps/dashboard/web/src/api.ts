@@ -1,4 +1,5 @@
 import { QueryCache, QueryClient } from '@tanstack/react-query';
+import type * as rows from '../../shared/view-rows';
 
 export class ApiError extends Error {
   constructor(
@@ -9,107 +10,22 @@ export class ApiError extends Error {
   }
 }
 
-export type { ShownQuery } from '../../src/shown-query';
-import type { ShownQuery } from '../../src/shown-query';
-
-export interface RunRow {
-  run_id: string;
-  name: string;
-  benchmark: string;
-  run_status: string;
-  model: Record<string, unknown> | null;
-  agent: Record<string, unknown> | null;
-  config?: Record<string, unknown>;
-  total: number;
-  queued: number;
-  running: number;
-  succeeded: number;
-  failed: number;
-  cancelled: number;
-  errors: number;
-  never_started: number;
-  success_rate: number | null;
-  avg_reward: number | null;
-  avg_steps?: number | null;
-  avg_duration_seconds?: number | null;
-  tokens_in?: number;
-  tokens_out?: number;
-  cost_usd: number | null;
-  created_at: string;
-  started_at: string | null;
-  finished_at: string | null;
-  summarised: boolean;
-}
-
-export interface TaskRow {
-  task_id: string;
-  seq: number;
-  domain: string;
-  status: string;
-  final_api_status: string | null;
-  attempts: number;
-  total_steps: number;
-  reward: number | null;
-  success: boolean | null;
-  duration_ms: number | null;
-  cost_usd: number | null;
-  error: string | null;
-}
-
-export interface StepRow {
-  attempt: number;
-  step: number;
-  at: string;
-  action: Record<string, unknown> | null;
-  text: string | null;
-  observation: string | null;
-  reward: number | null;
-  has_screenshot: boolean;
-  tokens_in: number;
-  tokens_out: number;
-  latency_ms: number | null;
-}
-
-export interface AttemptRow {
-  attempt: number;
-  job_attempt: number;
-  worker_id: string;
-  external_id: string | null;
-  status: string;
-  error_class: string | null;
-  error: string | null;
-  started_at: string;
-  finished_at: string | null;
-}
-
-export interface TaskDetail {
-  task: TaskRow & {
-    run_id: string;
-    instruction: string;
-    spec: Record<string, unknown>;
-    answer: string | null;
-    result: Record<string, unknown> | null;
-    worker_id: string | null;
-    started_at: string | null;
-    finished_at: string | null;
-    tokens_in: number;
-    tokens_out: number;
-    benchmark: string;
-    run_name: string;
-  };
-  attempts: AttemptRow[];
-  steps: StepRow[];
-  /** What a WebShop goal asked for; null for other benchmarks. */
-  goal: {
-    attributes: string[] | null;
-    options: string[] | Record<string, string> | null;
-    price_upper: number | null;
-    query: string | null;
-    category: string | null;
-    target_asin: string;
-  } | null;
-  queries: ShownQuery[];
-}
+// The server's view rows and answers, as JSON brings them here (timestamps as ISO text).
+export type { ShownQuery } from '../../shared/shown-query';
+export type BenchmarkView = rows.BenchmarkView;
+export type RunListRow = rows.Wire<rows.RunListRow>;
+export type RunRow = rows.Wire<rows.RunRow>;
+export type TaskRow = rows.Wire<rows.TaskRow>;
+export type StepRow = rows.Wire<rows.StepRow>;
+export type TaskDetail = rows.Wire<rows.TaskDetail>;
+export type RunsResponse = rows.Wire<rows.RunsResponse>;
+export type RunResponse = rows.Wire<rows.RunResponse>;
+export type PanelsResponse = rows.Wire<rows.PanelsResponse>;
+export type TasksResponse = rows.Wire<rows.TasksResponse>;
+export type FleetResponse = rows.Wire<rows.FleetResponse>;
+export type CompareResponse = rows.Wire<rows.CompareResponse>;
+export type HealthResponse = rows.Wire<rows.HealthResponse>;
+export type RunFeedEvent = rows.Wire<rows.RunFeedEvent>;
 
 /** Whether the last request found the database down; the banner follows it. */
 type Listener = (down: boolean) => void;

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { apiGet, onDatabaseStatus, queryClient, setDatabaseDown } from './api';
+import { apiGet, onDatabaseStatus, queryClient, setDatabaseDown, type HealthResponse } from './api';
 import { Link, match, useLocation } from './router';
 import { RunsPage } from './runs-page';
 import { TrajectoryPage } from './trajectory-page';
@@ -43,7 +43,7 @@ function DatabaseBanner() {
     if (!down) return;
     // While the database is away, ask the server every 2 s; when it answers, refresh everything.
     const timer = setInterval(async () => {
-      const health = await apiGet<{ database: string }>('/api/health').catch(() => undefined);
+      const health = await apiGet<HealthResponse>('/api/health').catch(() => undefined);
       if (health?.database === 'up') {
         setDatabaseDown(false);
         await queryClient.invalidateQueries();

@@ -1,51 +1,14 @@
 import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { ApiError, apiGet, type RunRow, type ShownQuery } from './api';
+import { ApiError, apiGet, type CompareResponse, type RunListRow, type RunsResponse } from './api';
 import { decimal, percent, signed, signedPoints } from './format';
 import { NotFoundPage } from './not-found-page';
 import { Link, setQuery, useTitle } from './router';
 import { Panel } from './sql-panel';
 import { Trajectory, useTaskDetail, type StepSelection } from './trajectory-page';
 
-interface Difference {
-  a: number | null;
-  b: number | null;
-  difference: number | null;
-  ci95: { low: number | null; high: number | null };
-}
-
-interface CompareResponse {
-  comparison: {
-    run_a: string;
-    run_b: string;
-    paired: number;
-    table: { both_pass: number; only_a: number; only_b: number; neither: number };
-    success_rate: Difference;
-    mean_reward: Difference;
-    mcnemar_p: number;
-    bootstrap: { resamples: number; seed: number; level: number; method: string };
-    flipped: {
-      task_id: string;
-      domain: string;
-      passed: 'only_a' | 'only_b';
-      status_a: string;
-      status_b: string;
-      reward_a: number;
-      reward_b: number;
-    }[];
-  };
-  coverage: {
-    run_id: string;
-    name: string;
-    benchmark: string;
-    tasks: number;
-    unsettled: number;
-    without_partner: number;
-  }[];
-  queries: ShownQuery[];
-}
-
 const encode = encodeURIComponent;
+// JSON carries a number that is NaN (no pairs to compute it from) as null.
 const num = (value: number | null) => (value === null ? Number.NaN : value);
 
 function RunPicker({
@@ -56,7 +19,7 @@ function RunPicker({
 }: {
   label: string;
   value: string;
-  runs: RunRow[];
+  runs: RunListRow[];
   name: 'a' | 'b';
 }) {
   return (
@@ -82,7 +45,7 @@ export function ComparePage({ a, b }: { a: string; b: string }) {
   useTitle('Compare runs');
   const runs = useQuery({
     queryKey: ['runs'],
-    queryFn: () => apiGet<{ runs: RunRow[] }>('/api/runs'),
+    queryFn: () => apiGet<RunsResponse>('/api/runs'),
   });
   const compare = useQuery({
     queryKey: ['compare', a, b],
@@ -91,7 +54,6 @@ export function ComparePage({ a, b }: { a: string; b: string }) {
   });
   if (compare.error instanceof ApiError && compare.error.status === 404)
     return <NotFoundPage what={compare.error.message} />;
-  const c = compare.data?.comparison;
   return (
     <div data-page="compare">
       <Panel
@@ -109,137 +71,162 @@ export function ComparePage({ a, b }: { a: string; b: string }) {
           </p>
         )}
         {compare.isLoading && <p className="muted">Comparing…</p>}
-        {c && compare.data && (
-          <>
-            <p data-field="paired">
-              {c.paired} tasks settled in both runs.{' '}
-              {compare.data.coverage.map((run) => (
-                <span key={run.run_id} className="muted">
-                  {run.run_id === c.run_a ? 'A' : 'B'}{' '}
-                  <Link href={`/runs/${encode(run.run_id)}`}>{run.name}</Link>: {run.tasks} tasks,{' '}
-                  {run.unsettled} unsettled, {run.without_partner} without a partner.{' '}
-                </span>
-              ))}
-            </p>
-            <div className="two-columns">
-              <table className="grid paired" data-table="paired">
-                <thead>
-                  <tr>
-                    <th />
-                    <th className="num">B passes</th>
-                    <th className="num">B fails</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  <tr>
-                    <th>A passes</th>
-                    <td className="num" data-cell="both_pass">
-                      {c.table.both_pass}
-                    </td>
-                    <td className="num" data-cell="only_a">
-                      {c.table.only_a}
-                    </td>
-                  </tr>
-                  <tr>
-                    <th>A fails</th>
-                    <td className="num" data-cell="only_b">
-                      {c.table.only_b}
-                    </td>
-                    <td className="num" data-cell="neither">
-                      {c.table.neither}
-                    </td>
-                  </tr>
-                </tbody>
-              </table>
-              <table className="grid" data-table="differences">
-                <thead>
-                  <tr>
-                    <th />
-                    <th className="num">A</th>
-                    <th className="num">B</th>
-                    <th className="num">B − A</th>
-                    <th className="num">95% CI (paired bootstrap)</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  <tr data-row="success_rate">
-                    <th>success rate</th>
-                    <td className="num">{percent(c.success_rate.a)}</td>
-                    <td className="num">{percent(c.success_rate.b)}</td>
-                    <td className="num" data-cell="difference">
-                      {signedPoints(num(c.success_rate.difference))}
-                    </td>
-                    <td className="num" data-cell="ci">
-                      [{signedPoints(num(c.success_rate.ci95.low))},{' '}
-                      {signedPoints(num(c.success_rate.ci95.high))}]
-                    </td>
-                  </tr>
-                  <tr data-row="mean_reward">
-                    <th>mean reward</th>
-                    <td className="num">{decimal(c.mean_reward.a, 4)}</td>
-                    <td className="num">{decimal(c.mean_reward.b, 4)}</td>
-                    <td className="num" data-cell="difference">
-                      {signed(num(c.mean_reward.difference), 4)}
-                    </td>
-                    <td className="num" data-cell="ci">
-                      [{signed(num(c.mean_reward.ci95.low), 4)},{' '}
-                      {signed(num(c.mean_reward.ci95.high), 4)}]
-                    </td>
-                  </tr>
-                </tbody>
-              </table>
-            </div>
-            <p>
-              McNemar exact test (two-sided, {c.table.only_a} only A against {c.table.only_b} only
-              B): <strong data-field="mcnemar">p = {c.mcnemar_p.toPrecision(4)}</strong>
-            </p>
-            <p className="muted small">
-              {c.bootstrap.method}; {c.bootstrap.resamples} resamples, seed {c.bootstrap.seed}.
-            </p>
-          </>
-        )}
+        {compare.data && <ComparisonNumbers response={compare.data} />}
       </Panel>
-      {c && (
-        <Panel
-          id="flipped"
-          title={`Tasks that flipped (${c.flipped.length})`}
-          queries={compare.data?.queries.filter((query) => query.name === 'paired_tasks')}
-        >
-          <table className="grid" data-table="flipped">
-            <thead>
-              <tr>
-                <th>Task</th>
-                <th>Domain</th>
-                <th>Passes in</th>
-                <th>Status A</th>
-                <th>Status B</th>
-                <th className="num">Reward A</th>
-                <th className="num">Reward B</th>
-              </tr>
-            </thead>
-            <tbody>
-              {c.flipped.map((task) => (
-                <tr key={task.task_id} data-task={task.task_id}>
-                  <td>
-                    <Link
-                      href={`/compare/tasks/${encode(task.task_id)}?a=${encode(c.run_a)}&b=${encode(c.run_b)}`}
-                    >
-                      {task.task_id}
-                    </Link>
-                  </td>
-                  <td>{task.domain}</td>
-                  <td>{task.passed === 'only_a' ? 'A only' : 'B only'}</td>
-                  <td>{task.status_a}</td>
-                  <td>{task.status_b}</td>
-                  <td className="num">{decimal(task.reward_a)}</td>
-                  <td className="num">{decimal(task.reward_b)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </Panel>
-      )}
+      {compare.data && <FlippedPanel response={compare.data} />}
     </div>
+  );
+}
+
+/** The paired table, the differences with their intervals, and McNemar's test. */
+function ComparisonNumbers({ response }: { response: CompareResponse }) {
+  const c = response.comparison;
+  return (
+    <>
+      <p data-field="paired">
+        {c.paired} tasks settled in both runs.{' '}
+        {response.coverage.map((run) => (
+          <span key={run.run_id} className="muted">
+            {run.run_id === c.run_a ? 'A' : 'B'}{' '}
+            <Link href={`/runs/${encode(run.run_id)}`}>{run.name}</Link>: {run.tasks} tasks,{' '}
+            {run.unsettled} unsettled, {run.without_partner} without a partner.{' '}
+          </span>
+        ))}
+      </p>
+      <div className="two-columns">
+        <PairedTable table={c.table} />
+        <DifferencesTable comparison={c} />
+      </div>
+      <p>
+        McNemar exact test (two-sided, {c.table.only_a} only A against {c.table.only_b} only B):{' '}
+        <strong data-field="mcnemar">p = {c.mcnemar_p.toPrecision(4)}</strong>
+      </p>
+      <p className="muted small">
+        {c.bootstrap.method}; {c.bootstrap.resamples} resamples, seed {c.bootstrap.seed}.
+      </p>
+    </>
+  );
+}
+
+/** Tasks by whether each run passed them: the discordant cells are what the runs disagree on. */
+function PairedTable({ table }: { table: CompareResponse['comparison']['table'] }) {
+  return (
+    <table className="grid paired" data-table="paired">
+      <thead>
+        <tr>
+          <th />
+          <th className="num">B passes</th>
+          <th className="num">B fails</th>
+        </tr>
+      </thead>
+      <tbody>
+        <tr>
+          <th>A passes</th>
+          <td className="num" data-cell="both_pass">
+            {table.both_pass}
+          </td>
+          <td className="num" data-cell="only_a">
+            {table.only_a}
+          </td>
+        </tr>
+        <tr>
+          <th>A fails</th>
+          <td className="num" data-cell="only_b">
+            {table.only_b}
+          </td>
+          <td className="num" data-cell="neither">
+            {table.neither}
+          </td>
+        </tr>
+      </tbody>
+    </table>
+  );
+}
+
+/** Success rate and mean reward of each run, their difference and its paired-bootstrap interval. */
+function DifferencesTable({ comparison: c }: { comparison: CompareResponse['comparison'] }) {
+  return (
+    <table className="grid" data-table="differences">
+      <thead>
+        <tr>
+          <th />
+          <th className="num">A</th>
+          <th className="num">B</th>
+          <th className="num">B − A</th>
+          <th className="num">95% CI (paired bootstrap)</th>
+        </tr>
+      </thead>
+      <tbody>
+        <tr data-row="success_rate">
+          <th>success rate</th>
+          <td className="num">{percent(c.success_rate.a)}</td>
+          <td className="num">{percent(c.success_rate.b)}</td>
+          <td className="num" data-cell="difference">
+            {signedPoints(num(c.success_rate.difference))}
+          </td>
+          <td className="num" data-cell="ci">
+            [{signedPoints(num(c.success_rate.ci95.low))},{' '}
+            {signedPoints(num(c.success_rate.ci95.high))}]
+          </td>
+        </tr>
+        <tr data-row="mean_reward">
+          <th>mean reward</th>
+          <td className="num">{decimal(c.mean_reward.a, 4)}</td>
+          <td className="num">{decimal(c.mean_reward.b, 4)}</td>
+          <td className="num" data-cell="difference">
+            {signed(num(c.mean_reward.difference), 4)}
+          </td>
+          <td className="num" data-cell="ci">
+            [{signed(num(c.mean_reward.ci95.low), 4)}, {signed(num(c.mean_reward.ci95.high), 4)}]
+          </td>
+        </tr>
+      </tbody>
+    </table>
+  );
+}
+
+/** The tasks that pass in one run only, each opening both trajectories side by side. */
+function FlippedPanel({ response }: { response: CompareResponse }) {
+  const c = response.comparison;
+  return (
+    <Panel
+      id="flipped"
+      title={`Tasks that flipped (${c.flipped.length})`}
+      queries={response.queries.filter((query) => query.name === 'paired_tasks')}
+    >
+      <table className="grid" data-table="flipped">
+        <thead>
+          <tr>
+            <th>Task</th>
+            <th>Domain</th>
+            <th>Passes in</th>
+            <th>Status A</th>
+            <th>Status B</th>
+            <th className="num">Reward A</th>
+            <th className="num">Reward B</th>
+          </tr>
+        </thead>
+        <tbody>
+          {c.flipped.map((task) => (
+            <tr key={task.task_id} data-task={task.task_id}>
+              <td>
+                <Link
+                  href={`/compare/tasks/${encode(task.task_id)}?a=${encode(c.run_a)}&b=${encode(c.run_b)}`}
+                >
+                  {task.task_id}
+                </Link>
+              </td>
+              <td>{task.domain}</td>
+              <td>{task.passed === 'only_a' ? 'A only' : 'B only'}</td>
+              <td>{task.status_a}</td>
+              <td>{task.status_b}</td>
+              <td className="num">{decimal(task.reward_a)}</td>
+              <td className="num">{decimal(task.reward_b)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </Panel>
   );
 }
 

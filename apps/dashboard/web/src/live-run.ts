@@ -1,5 +1,5 @@
 import { useEffect, useRef } from 'react';
-import { queryClient, setDatabaseDown } from './api';
+import { queryClient, setDatabaseDown, type RunFeedEvent } from './api';
 
 /**
  * Follows a run's server-sent events: each moved cursor refreshes the run's queries (and calls
@@ -29,7 +29,7 @@ export function useLiveRun(runId: string, onChange: () => void): void {
       }, 500);
     };
     source.addEventListener('run', (message) => {
-      const event = JSON.parse((message as MessageEvent<string>).data) as { kind: string };
+      const event = JSON.parse((message as MessageEvent<string>).data) as RunFeedEvent;
       if (event.kind === 'database-down') {
         setDatabaseDown(true);
         return;

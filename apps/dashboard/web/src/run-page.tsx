@@ -1,84 +1,27 @@
-import { lazy, Suspense, useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { benchmarkDisplay } from '../../src/benchmark-display';
-import { runProgress } from '../../src/run-progress';
-import { ApiError, apiGet, pageData, type RunRow, type ShownQuery, type TaskRow } from './api';
+import { runProgress } from '../../shared/run-progress';
+import {
+  ApiError,
+  apiGet,
+  pageData,
+  type FleetResponse,
+  type PanelsResponse,
+  type BenchmarkView,
+  type RunResponse,
+  type RunRow,
+  type ShownQuery,
+  type TaskRow,
+  type TasksResponse,
+} from './api';
+import { benchmarkView } from './benchmark-views';
 import { decimal, duration, modelOrAgent, percent, spanSeconds, timestamp, usd } from './format';
 import { useLiveRun } from './live-run';
 import { NotFoundPage } from './not-found-page';
+import { DistributionPanels, DomainsPanel, FailuresPanel } from './run-panels';
 import { Link, useTitle } from './router';
 import { Panel } from './sql-panel';
 import { TaskTable } from './task-table';
-
-interface RunResponse {
-  run: RunRow;
-  done: number;
-  eta_seconds: number | null;
-  provisional: boolean;
-  queries: ShownQuery[];
-}
-
-interface PanelRows<R> {
-  rows: R[];
-  query: ShownQuery;
-}
-
-interface DomainRow {
-  domain: string;
-  total: number;
-  succeeded: number;
-  failed: number;
-  cancelled: number;
-  errors: number;
-  pending: number;
-  success_rate: number | null;
-  avg_reward: number | null;
-  avg_steps: number | null;
-  cost_usd: number | null;
-}
-
-interface FailureRow {
-  status: string;
-  error_class: string;
-  final_api_status: string | null;
-  stop_reason: string;
-  reason: string | null;
-  message: string;
-  tasks: number;
-  examples: string[];
-}
-
-interface PanelsResponse {
-  domains: PanelRows<DomainRow>;
-  failures: PanelRows<FailureRow>;
-  steps: PanelRows<{ steps: number; tasks: number; succeeded: number }>;
-  durations: PanelRows<{ bin: number; bin_seconds: number; tasks: number; succeeded: number }>;
-}
-
-interface FleetResponse {
-  queue: string;
-  redis: 'up' | 'down';
-  counts: Record<string, number>;
-  workers: {
-    name: string;
-    state: 'serving' | 'paused' | 'stopping';
-    reason: string | null;
-    age_seconds: number | null;
-    current: { task_id: string; since: string | null }[];
-    other_active: number;
-  }[];
-  active: { task_id: string; worker: string | null }[];
-  pending: number;
-  consumed: boolean;
-  worker_command: string;
-}
-
-interface TasksResponse {
-  as_of: string;
-  columns: string[];
-  rows: unknown[][];
-  query: ShownQuery;
-}
 
 function decodeTasks(response: TasksResponse): TaskRow[] {
   return response.rows.map(
@@ -141,20 +84,6 @@ function useRunTasks(runId: string): {
 
 const encode = encodeURIComponent;
 
-/** All 30 duration bins, empty ones too, so that the axis is a true time axis. */
-function durationBars(rows: PanelsResponse['durations']['rows']) {
-  const width = rows[0]?.bin_seconds ?? 0;
-  const byBin = new Map(rows.map((row) => [row.bin, row]));
-  return rows.length === 0
-    ? []
-    : Array.from({ length: 30 }, (_, bin) => ({
-        x: bin,
-        label: (bin * width).toFixed(width < 1 ? 2 : 1),
-        tasks: byBin.get(bin)?.tasks ?? 0,
-        succeeded: byBin.get(bin)?.succeeded ?? 0,
-      }));
-}
-
 const takePageRun = pageData<RunResponse>('initial-run');
 
 /** The run as the server read it when it sent the page, if this is that run. */
@@ -162,9 +91,6 @@ function initialRun(runId: string): RunResponse | undefined {
   const initial = takePageRun();
   return initial?.run.run_id === runId ? initial : undefined;
 }
-
-// Observable Plot is most of the bundle: loaded after the first paint, only where charts are drawn.
-const BarChart = lazy(() => import('./charts').then((module) => ({ default: module.BarChart })));
 
 export function RunPage({ runId }: { runId: string }) {
   const run = useQuery({
@@ -193,234 +119,115 @@ export function RunPage({ runId }: { runId: string }) {
         {run.isError ? `Could not load the run: ${run.error.message}` : 'Loading…'}
       </p>
     );
-  const { run: r, done, eta_seconds: eta, provisional } = run.data;
-  const display = benchmarkDisplay(r.benchmark);
-  const pending = r.queued + r.running;
-  const progress = runProgress(r);
-  const failureReasons = panels.data?.failures.rows.some((failure) => failure.reason) === true;
+  const { run: r, provisional } = run.data;
+  const display = benchmarkView(r.benchmark);
 
   return (
     <div className="run-page" data-page="run">
-      <header className="page-header">
-        <h1>
-          {r.name} <span className={`status status-${r.run_status}`}>{r.run_status}</span>
-          {provisional && (
-            <span
-              className="provisional"
-              data-provisional="true"
-              title="The aggregate summary of this run has not been written yet"
-            >
-              provisional
-            </span>
-          )}
-        </h1>
-        <p className="muted">
-          {r.run_id} · {r.benchmark} · {modelOrAgent(r.model, r.agent)} · started{' '}
-          {timestamp(r.started_at ?? r.created_at)} ·{' '}
-          <Link href={`/compare?a=${encode(r.run_id)}`}>compare with…</Link>
-        </p>
-      </header>
-
-      <Panel id="progress" title="Progress" queries={run.data.queries}>
-        <div className="progress-line">
-          <progress max={r.total || 1} value={progress.ran} data-ran={progress.ran} />
-          <span data-progress="done" data-settled={done}>
-            {progress.text}
-          </span>
-          <span data-progress="eta">
-            {pending > 0
-              ? eta !== null
-                ? `ETA ${duration(eta)}`
-                : 'ETA –'
-              : r.run_status === 'cancelled'
-                ? 'cancelled'
-                : 'complete'}
-          </span>
-        </div>
-        <dl className="counts" data-counts="status">
-          {(
-            [
-              ['queued', r.queued],
-              ['running', r.running],
-              ['success', r.succeeded],
-              ['failed', r.failed],
-              ['cancelled', r.cancelled],
-              ['error', r.errors],
-            ] as const
-          ).map(([status, count]) => (
-            <div key={status} data-count={status}>
-              <dt className={`status status-${status}`}>{status}</dt>
-              <dd>{count}</dd>
-            </div>
-          ))}
-        </dl>
-        <dl className="counts">
-          <div data-metric="success-rate">
-            <dt title={display.successExplanation}>success rate ({display.successLabel})</dt>
-            <dd>{percent(r.success_rate)}</dd>
-          </div>
-          <div data-metric="mean-reward">
-            <dt>mean reward</dt>
-            <dd>{decimal(r.avg_reward)}</dd>
-          </div>
-          <div>
-            <dt>mean steps</dt>
-            <dd>{decimal(r.avg_steps ?? null, 2)}</dd>
-          </div>
-          <div>
-            <dt>duration</dt>
-            <dd>{duration(spanSeconds(r.started_at, r.finished_at))}</dd>
-          </div>
-          <div>
-            <dt>cost</dt>
-            <dd>{usd(r.cost_usd)}</dd>
-          </div>
-        </dl>
-        {provisional && (
-          <p className="muted small">
-            Numbers are provisional until the aggregate job writes the run summary (after the last
-            task settles).
-          </p>
-        )}
-      </Panel>
-
-      <FleetPanel fleet={fleet.data} pending={pending} runId={runId} />
-
-      <Panel
-        id="failures"
-        title="Failures"
-        queries={panels.data ? [panels.data.failures.query] : undefined}
-      >
-        {panels.data && panels.data.failures.rows.length === 0 && (
-          <p className="muted">No failed, cancelled or errored task.</p>
-        )}
-        {panels.data && panels.data.failures.rows.length > 0 && (
-          <table className="grid" data-table="failures">
-            <thead>
-              <tr>
-                <th>Status</th>
-                <th>Class</th>
-                <th>Final status / stop</th>
-                {failureReasons && <th>{display.failureReasonLabel}</th>}
-                <th>Message</th>
-                <th className="num">Tasks</th>
-                <th>Examples</th>
-              </tr>
-            </thead>
-            <tbody>
-              {panels.data.failures.rows.map((failure, i) => (
-                <tr key={i} data-reason={failure.reason ?? ''}>
-                  <td>
-                    <span className={`status status-${failure.status}`}>{failure.status}</span>
-                  </td>
-                  <td>{failure.error_class}</td>
-                  <td>
-                    {[failure.final_api_status, failure.stop_reason].filter(Boolean).join(' / ')}
-                  </td>
-                  {failureReasons && <td data-cell="reason">{failure.reason ?? ''}</td>}
-                  <td className="message">{failure.message}</td>
-                  <td className="num">{failure.tasks}</td>
-                  <td>
-                    {failure.examples.map((taskId) => (
-                      <Link
-                        key={taskId}
-                        className="example"
-                        href={`/runs/${encode(runId)}/tasks/${encode(taskId)}`}
-                      >
-                        {taskId}
-                      </Link>
-                    ))}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
-      </Panel>
-
-      <Panel
-        id="domains"
-        title="Per domain"
-        queries={panels.data ? [panels.data.domains.query] : undefined}
-      >
-        <table className="grid" data-table="domains">
-          <thead>
-            <tr>
-              <th>Domain</th>
-              <th className="num">Tasks</th>
-              <th className="num">Success</th>
-              <th className="num">Failed</th>
-              <th className="num">Cancelled</th>
-              <th className="num">Errors</th>
-              <th className="num">Pending</th>
-              <th className="num">Success rate</th>
-              <th className="num">Mean reward</th>
-              <th className="num">Mean steps</th>
-              <th className="num">Cost</th>
-            </tr>
-          </thead>
-          <tbody>
-            {panels.data?.domains.rows.map((d) => (
-              <tr key={d.domain} data-domain={d.domain}>
-                <td>{d.domain}</td>
-                <td className="num">{d.total}</td>
-                <td className="num">{d.succeeded}</td>
-                <td className="num">{d.failed}</td>
-                <td className="num">{d.cancelled}</td>
-                <td className="num">{d.errors}</td>
-                <td className="num">{d.pending}</td>
-                <td className="num">{percent(d.success_rate)}</td>
-                <td className="num">{decimal(d.avg_reward)}</td>
-                <td className="num">{decimal(d.avg_steps, 2)}</td>
-                <td className="num">{usd(d.cost_usd)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </Panel>
-
-      <div className="two-columns">
-        <Panel
-          id="durations"
-          title="Task durations"
-          queries={panels.data ? [panels.data.durations.query] : undefined}
-        >
-          <Suspense fallback={<p className="muted">Loading chart…</p>}>
-            {panels.data && (
-              <BarChart
-                name="durations"
-                xLabel="seconds (bin start)"
-                bars={durationBars(panels.data.durations.rows)}
-              />
-            )}
-          </Suspense>
-        </Panel>
-        <Panel
-          id="steps"
-          title="Steps per task"
-          queries={panels.data ? [panels.data.steps.query] : undefined}
-        >
-          <Suspense fallback={<p className="muted">Loading chart…</p>}>
-            {panels.data && (
-              <BarChart
-                name="steps"
-                xLabel="steps"
-                bars={panels.data.steps.rows.map((row) => ({
-                  x: row.steps,
-                  label: String(row.steps),
-                  tasks: row.tasks,
-                  succeeded: row.succeeded,
-                }))}
-              />
-            )}
-          </Suspense>
-        </Panel>
-      </div>
-
+      <RunHeader run={r} provisional={provisional} />
+      <ProgressPanel response={run.data} display={display} />
+      <FleetPanel fleet={fleet.data} pending={r.queued + r.running} runId={runId} />
+      <FailuresPanel panels={panels.data} runId={runId} reasonLabel={display.failureReasonLabel} />
+      <DomainsPanel panels={panels.data} />
+      <DistributionPanels panels={panels.data} />
       <Panel id="tasks" title="Tasks" queries={tasks.query ? [tasks.query] : undefined}>
         <TaskTable runId={runId} tasks={tasks.tasks} />
       </Panel>
     </div>
+  );
+}
+
+function RunHeader({ run: r, provisional }: { run: RunRow; provisional: boolean }) {
+  return (
+    <header className="page-header">
+      <h1>
+        {r.name} <span className={`status status-${r.run_status}`}>{r.run_status}</span>
+        {provisional && (
+          <span
+            className="provisional"
+            data-provisional="true"
+            title="The aggregate summary of this run has not been written yet"
+          >
+            provisional
+          </span>
+        )}
+      </h1>
+      <p className="muted">
+        {r.run_id} · {r.benchmark} · {modelOrAgent(r.model, r.agent)} · started{' '}
+        {timestamp(r.started_at ?? r.created_at)} ·{' '}
+        <Link href={`/compare?a=${encode(r.run_id)}`}>compare with…</Link>
+      </p>
+    </header>
+  );
+}
+
+function ProgressPanel({ response, display }: { response: RunResponse; display: BenchmarkView }) {
+  const { run: r, done, eta_seconds: eta, provisional } = response;
+  const pending = r.queued + r.running;
+  const progress = runProgress(r);
+  return (
+    <Panel id="progress" title="Progress" queries={response.queries}>
+      <div className="progress-line">
+        <progress max={r.total || 1} value={progress.ran} data-ran={progress.ran} />
+        <span data-progress="done" data-settled={done}>
+          {progress.text}
+        </span>
+        <span data-progress="eta">
+          {pending > 0
+            ? eta !== null
+              ? `ETA ${duration(eta)}`
+              : 'ETA –'
+            : r.run_status === 'cancelled'
+              ? 'cancelled'
+              : 'complete'}
+        </span>
+      </div>
+      <dl className="counts" data-counts="status">
+        {(
+          [
+            ['queued', r.queued],
+            ['running', r.running],
+            ['success', r.succeeded],
+            ['failed', r.failed],
+            ['cancelled', r.cancelled],
+            ['error', r.errors],
+          ] as const
+        ).map(([status, count]) => (
+          <div key={status} data-count={status}>
+            <dt className={`status status-${status}`}>{status}</dt>
+            <dd>{count}</dd>
+          </div>
+        ))}
+      </dl>
+      <dl className="counts">
+        <div data-metric="success-rate">
+          <dt title={display.successExplanation}>success rate ({display.successLabel})</dt>
+          <dd>{percent(r.success_rate)}</dd>
+        </div>
+        <div data-metric="mean-reward">
+          <dt>mean reward</dt>
+          <dd>{decimal(r.avg_reward)}</dd>
+        </div>
+        <div>
+          <dt>mean steps</dt>
+          <dd>{decimal(r.avg_steps ?? null, 2)}</dd>
+        </div>
+        <div>
+          <dt>duration</dt>
+          <dd>{duration(spanSeconds(r.started_at, r.finished_at))}</dd>
+        </div>
+        <div>
+          <dt>cost</dt>
+          <dd>{usd(r.cost_usd)}</dd>
+        </div>
+      </dl>
+      {provisional && (
+        <p className="muted small">
+          Numbers are provisional until the aggregate job writes the run summary (after the last
+          task settles).
+        </p>
+      )}
+    </Panel>
   );
 }
 

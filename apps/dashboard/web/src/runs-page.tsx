@@ -1,8 +1,8 @@
 import { useMemo, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { benchmarkDisplay } from '../../src/benchmark-display';
-import { runProgress } from '../../src/run-progress';
-import { apiGet, type RunRow, type ShownQuery } from './api';
+import { runProgress } from '../../shared/run-progress';
+import { apiGet, type RunListRow, type RunsResponse } from './api';
+import { benchmarkView } from './benchmark-views';
 import { decimal, duration, modelOrAgent, percent, spanSeconds, timestamp, usd } from './format';
 import { Link, navigate, setQuery, useLocation, useQueryText, useTitle } from './router';
 import { Panel } from './sql-panel';
@@ -32,9 +32,9 @@ const COLUMNS: { key: SortKey; label: string; numeric?: boolean }[] = [
   { key: 'cost_usd', label: 'Cost', numeric: true },
 ];
 
-const ran = (run: RunRow) => runProgress(run).ran;
+const ran = (run: RunListRow) => runProgress(run).ran;
 
-function sortValue(run: RunRow, key: SortKey): string | number {
+function sortValue(run: RunListRow, key: SortKey): string | number {
   switch (key) {
     case 'model':
       return modelOrAgent(run.model, run.agent);
@@ -63,13 +63,12 @@ export function RunsPage() {
   const benchmark = query.get('benchmark') ?? '';
   const status = query.get('status') ?? '';
   const text = query.get('q') ?? '';
-  const [typed, setTyped] = useQueryText('q');
   const sort = (query.get('sort') as SortKey | null) ?? 'started_at';
   const dir = query.get('dir') === 'asc' ? 'asc' : 'desc';
   const [selected, setSelected] = useState<string[]>([]);
   const runs = useQuery({
     queryKey: ['runs'],
-    queryFn: () => apiGet<{ runs: RunRow[]; queries: ShownQuery[] }>('/api/runs'),
+    queryFn: () => apiGet<RunsResponse>('/api/runs'),
     refetchInterval: 5_000,
   });
 
@@ -121,131 +120,176 @@ export function RunsPage() {
         </button>
       }
     >
-      <div className="filters" role="search">
-        <label>
-          Benchmark{' '}
-          <select
-            name="benchmark"
-            value={benchmark}
-            onChange={(event) => setQuery({ benchmark: event.target.value })}
-          >
-            <option value="">all</option>
-            {benchmarks.map((name) => (
-              <option key={name}>{name}</option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Status{' '}
-          <select
-            name="status"
-            value={status}
-            onChange={(event) => setQuery({ status: event.target.value })}
-          >
-            <option value="">all</option>
-            {statuses.map((name) => (
-              <option key={name}>{name}</option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Search{' '}
-          <input
-            name="q"
-            type="search"
-            value={typed}
-            placeholder="name, id, model"
-            onChange={(event) => setTyped(event.target.value)}
-          />
-        </label>
-        <span className="muted" data-count="runs">
-          {visible.length} of {all.length} runs
-        </span>
-      </div>
+      <RunsFilters
+        benchmarks={benchmarks}
+        statuses={statuses}
+        shown={visible.length}
+        total={all.length}
+      />
       {runs.isError && <p className="error">Could not load runs: {runs.error.message}</p>}
       <table className="grid" data-table="runs">
-        <thead>
-          <tr>
-            <th aria-label="select for comparison" />
-            {COLUMNS.map((column) => (
-              <th
-                key={column.key}
-                className={column.numeric ? 'num' : ''}
-                aria-sort={
-                  sort === column.key ? (dir === 'asc' ? 'ascending' : 'descending') : 'none'
-                }
-              >
-                <button
-                  type="button"
-                  className="sort"
-                  onClick={() =>
-                    setQuery({
-                      sort: column.key,
-                      dir: sort === column.key && dir === 'desc' ? 'asc' : 'desc',
-                    })
-                  }
-                >
-                  {column.label}
-                  {sort === column.key ? (dir === 'asc' ? ' ▲' : ' ▼') : ''}
-                </button>
-              </th>
-            ))}
-          </tr>
-        </thead>
+        <RunsHead sort={sort} dir={dir} />
         <tbody>
-          {visible.map((run) => {
-            const display = benchmarkDisplay(run.benchmark);
-            return (
-              <tr key={run.run_id} data-run={run.run_id}>
-                <td>
-                  <input
-                    type="checkbox"
-                    aria-label={`select ${run.name}`}
-                    checked={selected.includes(run.run_id)}
-                    onChange={() => toggle(run.run_id)}
-                  />
-                </td>
-                <td>
-                  <Link href={`/runs/${encodeURIComponent(run.run_id)}`}>{run.name}</Link>
-                  <div className="muted small">{run.run_id}</div>
-                </td>
-                <td>{run.benchmark}</td>
-                <td>{modelOrAgent(run.model, run.agent)}</td>
-                <td>
-                  <span className={`status status-${run.run_status}`}>{run.run_status}</span>
-                </td>
-                <td className="num nowrap" data-cell="progress" title={runProgress(run).text}>
-                  <progress max={run.total || 1} value={ran(run)} /> {ran(run)}/{run.total}
-                  {run.never_started > 0 && (
-                    <div className="muted small">{run.never_started} never started</div>
-                  )}
-                </td>
-                <td className="num" data-cell="success-rate">
-                  {percent(run.success_rate)}
-                  <div className="muted small">{display.successLabel}</div>
-                  {!run.summarised && (
-                    <span
-                      className="provisional small"
-                      title="provisional until the aggregate summary exists"
-                    >
-                      provisional
-                    </span>
-                  )}
-                </td>
-                <td className="num">{decimal(run.avg_reward)}</td>
-                <td className="nowrap">{timestamp(run.started_at ?? run.created_at)}</td>
-                <td className="num nowrap">
-                  {duration(spanSeconds(run.started_at, run.finished_at))}
-                </td>
-                <td className="num">{usd(run.cost_usd)}</td>
-              </tr>
-            );
-          })}
+          {visible.map((run) => (
+            <RunLine
+              key={run.run_id}
+              run={run}
+              selected={selected.includes(run.run_id)}
+              onToggle={() => toggle(run.run_id)}
+            />
+          ))}
         </tbody>
       </table>
       {runs.isSuccess && all.length === 0 && (
         <p className="muted">No runs yet: start one with `npx scheduler enqueue …`.</p>
       )}
     </Panel>
+  );
+}
+
+/** Benchmark, status and text filters, kept in the URL. */
+function RunsFilters({
+  benchmarks,
+  statuses,
+  shown,
+  total,
+}: {
+  benchmarks: string[];
+  statuses: string[];
+  shown: number;
+  total: number;
+}) {
+  const { query } = useLocation();
+  const [typed, setTyped] = useQueryText('q');
+  return (
+    <div className="filters" role="search">
+      <label>
+        Benchmark{' '}
+        <select
+          name="benchmark"
+          value={query.get('benchmark') ?? ''}
+          onChange={(event) => setQuery({ benchmark: event.target.value })}
+        >
+          <option value="">all</option>
+          {benchmarks.map((name) => (
+            <option key={name}>{name}</option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Status{' '}
+        <select
+          name="status"
+          value={query.get('status') ?? ''}
+          onChange={(event) => setQuery({ status: event.target.value })}
+        >
+          <option value="">all</option>
+          {statuses.map((name) => (
+            <option key={name}>{name}</option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Search{' '}
+        <input
+          name="q"
+          type="search"
+          value={typed}
+          placeholder="name, id, model"
+          onChange={(event) => setTyped(event.target.value)}
+        />
+      </label>
+      <span className="muted" data-count="runs">
+        {shown} of {total} runs
+      </span>
+    </div>
+  );
+}
+
+/** The column heads: each sorts the list by its column, the second click the other way. */
+function RunsHead({ sort, dir }: { sort: SortKey; dir: 'asc' | 'desc' }) {
+  return (
+    <thead>
+      <tr>
+        <th aria-label="select for comparison" />
+        {COLUMNS.map((column) => (
+          <th
+            key={column.key}
+            className={column.numeric ? 'num' : ''}
+            aria-sort={sort === column.key ? (dir === 'asc' ? 'ascending' : 'descending') : 'none'}
+          >
+            <button
+              type="button"
+              className="sort"
+              onClick={() =>
+                setQuery({
+                  sort: column.key,
+                  dir: sort === column.key && dir === 'desc' ? 'asc' : 'desc',
+                })
+              }
+            >
+              {column.label}
+              {sort === column.key ? (dir === 'asc' ? ' ▲' : ' ▼') : ''}
+            </button>
+          </th>
+        ))}
+      </tr>
+    </thead>
+  );
+}
+
+/** One run: chosen for comparison or not, its progress, and its success rate in its own terms. */
+function RunLine({
+  run,
+  selected,
+  onToggle,
+}: {
+  run: RunListRow;
+  selected: boolean;
+  onToggle: () => void;
+}) {
+  const display = benchmarkView(run.benchmark);
+  return (
+    <tr data-run={run.run_id}>
+      <td>
+        <input
+          type="checkbox"
+          aria-label={`select ${run.name}`}
+          checked={selected}
+          onChange={onToggle}
+        />
+      </td>
+      <td>
+        <Link href={`/runs/${encodeURIComponent(run.run_id)}`}>{run.name}</Link>
+        <div className="muted small">{run.run_id}</div>
+      </td>
+      <td>{run.benchmark}</td>
+      <td>{modelOrAgent(run.model, run.agent)}</td>
+      <td>
+        <span className={`status status-${run.run_status}`}>{run.run_status}</span>
+      </td>
+      <td className="num nowrap" data-cell="progress" title={runProgress(run).text}>
+        <progress max={run.total || 1} value={ran(run)} /> {ran(run)}/{run.total}
+        {run.never_started > 0 && (
+          <div className="muted small">{run.never_started} never started</div>
+        )}
+      </td>
+      <td className="num" data-cell="success-rate">
+        {percent(run.success_rate)}
+        <div className="muted small">{display.successLabel}</div>
+        {!run.summarised && (
+          <span
+            className="provisional small"
+            title="provisional until the aggregate summary exists"
+          >
+            provisional
+          </span>
+        )}
+      </td>
+      <td className="num">{decimal(run.avg_reward)}</td>
+      <td className="nowrap">{timestamp(run.started_at ?? run.created_at)}</td>
+      <td className="num nowrap">{duration(spanSeconds(run.started_at, run.finished_at))}</td>
+      <td className="num">{usd(run.cost_usd)}</td>
+    </tr>
   );
 }

@@ -1,13 +1,23 @@
-import { useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
+import {
+  useEffect,
+  useLayoutEffect,
+  useMemo,
+  useRef,
+  useState,
+  type KeyboardEvent,
+  type RefObject,
+} from 'react';
 import {
   flexRender,
   getCoreRowModel,
   getSortedRowModel,
   useReactTable,
   type ColumnDef,
+  type Row,
   type SortingState,
+  type Table,
 } from '@tanstack/react-table';
-import { useVirtualizer } from '@tanstack/react-virtual';
+import { useVirtualizer, type Virtualizer } from '@tanstack/react-virtual';
 import type { TaskRow } from './api';
 import { decimal, duration, usd } from './format';
 import { navigate, setQuery, useLocation, useQueryText } from './router';
@@ -56,65 +66,324 @@ function numberOrUndefined(value: string | null): number | undefined {
   return Number.isFinite(parsed) ? parsed : undefined;
 }
 
-/** All tasks of a run, virtualised: filters and sort live in the URL; ↑/↓, PgUp/PgDn, Home/End and Enter work. */
-export function TaskTable({ runId, tasks }: { runId: string; tasks: TaskRow[] }) {
+/** The URL's query parameter of each filter. */
+const FILTER_PARAMS = {
+  status: 'status',
+  domain: 'domain',
+  error: 'error',
+  task: 'task',
+  stepsMin: 'steps_min',
+  stepsMax: 'steps_max',
+  rewardMin: 'reward_min',
+  rewardMax: 'reward_max',
+} as const;
+
+type TaskFilters = Record<keyof typeof FILTER_PARAMS, string>;
+
+/** The test a task must pass, with the filters parsed once for all 20,000 rows. */
+function matcher(filters: TaskFilters): (task: TaskRow) => boolean {
+  const error = filters.error.toLowerCase();
+  const id = filters.task.toLowerCase();
+  const stepsMin = numberOrUndefined(filters.stepsMin);
+  const stepsMax = numberOrUndefined(filters.stepsMax);
+  const rewardMin = numberOrUndefined(filters.rewardMin);
+  const rewardMax = numberOrUndefined(filters.rewardMax);
+  return (task) =>
+    (!filters.status || task.status === filters.status) &&
+    (!filters.domain || task.domain === filters.domain) &&
+    (!error || (task.error ?? '').toLowerCase().includes(error)) &&
+    (!id || task.task_id.toLowerCase().includes(id)) &&
+    (stepsMin === undefined || task.total_steps >= stepsMin) &&
+    (stepsMax === undefined || task.total_steps <= stepsMax) &&
+    (rewardMin === undefined || (task.reward ?? 0) >= rewardMin) &&
+    (rewardMax === undefined || (task.reward ?? 0) <= rewardMax);
+}
+
+/** The URL's filters and the tasks that pass them, filtered again only when a filter changes. */
+function useFilteredTasks(tasks: TaskRow[]): { filters: TaskFilters; filtered: TaskRow[] } {
   const { query } = useLocation();
-  const fields = {
-    error: useQueryText('error'),
-    task: useQueryText('task'),
-    stepsMin: useQueryText('steps_min'),
-    stepsMax: useQueryText('steps_max'),
-    rewardMin: useQueryText('reward_min'),
-    rewardMax: useQueryText('reward_max'),
-  };
-  const filters = {
-    status: query.get('status') ?? '',
-    domain: query.get('domain') ?? '',
-    error: query.get('error') ?? '',
-    task: query.get('task') ?? '',
-    stepsMin: query.get('steps_min') ?? '',
-    stepsMax: query.get('steps_max') ?? '',
-    rewardMin: query.get('reward_min') ?? '',
-    rewardMax: query.get('reward_max') ?? '',
-  };
+  const filters = Object.fromEntries(
+    Object.entries(FILTER_PARAMS).map(([key, param]) => [key, query.get(param) ?? '']),
+  ) as TaskFilters;
+  const filtered = useMemo(
+    () => tasks.filter(matcher(filters)),
+    // The filter values, not the object (a new one each render): 20,000 rows re-filter only on a change.
+    [
+      tasks,
+      filters.status,
+      filters.domain,
+      filters.error,
+      filters.task,
+      filters.stepsMin,
+      filters.stepsMax,
+      filters.rewardMin,
+      filters.rewardMax,
+    ],
+  );
+  return { filters, filtered };
+}
+
+/** The sort in the URL, as the table's state: the same array until the URL changes. */
+function useUrlSorting(): SortingState {
+  const { query } = useLocation();
   const sortColumn = query.get('sort');
   const sortDescending = query.get('dir') === 'desc';
   // A new array on every render would make the table re-sort and reset its state in a loop.
-  const sorting: SortingState = useMemo(
+  return useMemo(
     () => (sortColumn ? [{ id: sortColumn, desc: sortDescending }] : []),
     [sortColumn, sortDescending],
   );
-  const domains = useMemo(() => [...new Set(tasks.map((task) => task.domain))].sort(), [tasks]);
-  const filtered = useMemo(() => {
-    const error = filters.error.toLowerCase();
-    const id = filters.task.toLowerCase();
-    const stepsMin = numberOrUndefined(filters.stepsMin);
-    const stepsMax = numberOrUndefined(filters.stepsMax);
-    const rewardMin = numberOrUndefined(filters.rewardMin);
-    const rewardMax = numberOrUndefined(filters.rewardMax);
-    return tasks.filter(
-      (task) =>
-        (!filters.status || task.status === filters.status) &&
-        (!filters.domain || task.domain === filters.domain) &&
-        (!error || (task.error ?? '').toLowerCase().includes(error)) &&
-        (!id || task.task_id.toLowerCase().includes(id)) &&
-        (stepsMin === undefined || task.total_steps >= stepsMin) &&
-        (stepsMax === undefined || task.total_steps <= stepsMax) &&
-        (rewardMin === undefined || (task.reward ?? 0) >= rewardMin) &&
-        (rewardMax === undefined || (task.reward ?? 0) <= rewardMax),
-    );
-  }, [
-    tasks,
-    filters.status,
-    filters.domain,
-    filters.error,
-    filters.task,
-    filters.stepsMin,
-    filters.stepsMax,
-    filters.rewardMin,
-    filters.rewardMax,
-  ]);
+}
 
+function SearchField({ label, name, size }: { label: string; name: string; size: number }) {
+  const [text, setText] = useQueryText(name);
+  return (
+    <label>
+      {label}{' '}
+      <input
+        name={name}
+        type="search"
+        size={size}
+        value={text}
+        onChange={(event) => setText(event.target.value)}
+      />
+    </label>
+  );
+}
+
+/** A min–max pair kept in the URL as `<name>_min` and `<name>_max`. */
+function RangeField({
+  label,
+  name,
+  inputMode,
+}: {
+  label: string;
+  name: string;
+  inputMode: 'numeric' | 'decimal';
+}) {
+  const [min, setMin] = useQueryText(`${name}_min`);
+  const [max, setMax] = useQueryText(`${name}_max`);
+  return (
+    <label>
+      {label}{' '}
+      <input
+        name={`${name}_min`}
+        inputMode={inputMode}
+        size={3}
+        placeholder="min"
+        value={min}
+        onChange={(event) => setMin(event.target.value)}
+      />
+      –
+      <input
+        name={`${name}_max`}
+        inputMode={inputMode}
+        size={3}
+        placeholder="max"
+        value={max}
+        onChange={(event) => setMax(event.target.value)}
+      />
+    </label>
+  );
+}
+
+function FilterBar({
+  filters,
+  domains,
+  shown,
+  total,
+}: {
+  filters: TaskFilters;
+  domains: string[];
+  shown: number;
+  total: number;
+}) {
+  return (
+    <div className="filters" role="search">
+      <label>
+        Status{' '}
+        <select
+          name="status"
+          value={filters.status}
+          onChange={(event) => setQuery({ status: event.target.value })}
+        >
+          <option value="">all</option>
+          {['queued', 'running', 'success', 'failed', 'cancelled', 'error'].map((status) => (
+            <option key={status}>{status}</option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Domain{' '}
+        <select
+          name="domain"
+          value={filters.domain}
+          onChange={(event) => setQuery({ domain: event.target.value })}
+        >
+          <option value="">all</option>
+          {domains.map((domain) => (
+            <option key={domain}>{domain}</option>
+          ))}
+        </select>
+      </label>
+      <SearchField label="Task" name="task" size={12} />
+      <SearchField label="Error text" name="error" size={16} />
+      <RangeField label="Steps" name="steps" inputMode="numeric" />
+      <RangeField label="Reward" name="reward" inputMode="decimal" />
+      <span className="muted" data-count="tasks">
+        {shown} of {total} tasks
+      </span>
+    </div>
+  );
+}
+
+/** Each header's label with its sort arrow must fit whatever font the browser picked: measured once. */
+function useHeaderWidths(head: RefObject<HTMLDivElement | null>): number[] {
+  const [headerWidths, setHeaderWidths] = useState<number[]>([]);
+  useLayoutEffect(() => {
+    const context = document.createElement('canvas').getContext('2d');
+    const buttons = head.current?.querySelectorAll<HTMLButtonElement>('button.sort');
+    if (!context || !buttons) return;
+    setHeaderWidths(
+      [...buttons].map((button) => {
+        const style = getComputedStyle(button);
+        const cell = getComputedStyle(button.parentElement ?? button);
+        context.font = style.font;
+        const label = (button.textContent ?? '').replace(/ [▲▼]$/, '');
+        return Math.ceil(
+          context.measureText(`${label} ▼`).width +
+            parseFloat(cell.paddingLeft) +
+            parseFloat(cell.paddingRight) +
+            2,
+        );
+      }),
+    );
+  }, [head]);
+  return headerWidths;
+}
+
+/** The active row and the keys that move it (↑/↓, j/k, PgUp/PgDn, Home/End) or open it (Enter). */
+function useGridKeys(
+  count: number,
+  scroller: RefObject<HTMLDivElement | null>,
+  virtualizer: Virtualizer<HTMLDivElement, Element>,
+  open: (index: number) => void,
+) {
+  const [active, setActive] = useState(0);
+  useEffect(() => setActive((current) => Math.min(current, Math.max(count - 1, 0))), [count]);
+  const move = (index: number) => {
+    const next = Math.max(0, Math.min(count - 1, index));
+    setActive(next);
+    virtualizer.scrollToIndex(next, { align: 'auto' });
+  };
+  const onKey = (event: KeyboardEvent<HTMLDivElement>) => {
+    const page = Math.max(1, Math.floor((scroller.current?.clientHeight ?? 300) / ROW_HEIGHT) - 1);
+    const keys: Record<string, () => void> = {
+      ArrowDown: () => move(active + 1),
+      ArrowUp: () => move(active - 1),
+      j: () => move(active + 1),
+      k: () => move(active - 1),
+      PageDown: () => move(active + page),
+      PageUp: () => move(active - page),
+      Home: () => move(0),
+      End: () => move(count - 1),
+      Enter: () => open(active),
+    };
+    const action = keys[event.key];
+    if (action) {
+      event.preventDefault();
+      action();
+    }
+  };
+  return { active, setActive, onKey };
+}
+
+const sortArrow = (sorted: false | 'asc' | 'desc') =>
+  sorted === 'asc' ? ' ▲' : sorted === 'desc' ? ' ▼' : '';
+
+function GridHead({
+  table,
+  template,
+  head,
+}: {
+  table: Table<TaskRow>;
+  template: string;
+  head: RefObject<HTMLDivElement | null>;
+}) {
+  return (
+    <div className="vgrid-head" role="row" ref={head} style={{ gridTemplateColumns: template }}>
+      {table.getFlatHeaders().map((header) => {
+        const sorted = header.column.getIsSorted();
+        return (
+          <div
+            key={header.id}
+            role="columnheader"
+            aria-sort={sorted === 'asc' ? 'ascending' : sorted === 'desc' ? 'descending' : 'none'}
+          >
+            <button
+              type="button"
+              className="sort"
+              onClick={header.column.getToggleSortingHandler()}
+              data-sort={header.id}
+            >
+              {flexRender(header.column.columnDef.header, header.getContext())}
+              {sortArrow(sorted)}
+            </button>
+          </div>
+        );
+      })}
+    </div>
+  );
+}
+
+function GridRow({
+  row,
+  index,
+  start,
+  active,
+  template,
+  onClick,
+}: {
+  row: Row<TaskRow>;
+  index: number;
+  start: number;
+  active: boolean;
+  template: string;
+  onClick: () => void;
+}) {
+  return (
+    <div
+      id={`task-row-${index}`}
+      role="row"
+      aria-rowindex={index + 2}
+      aria-selected={active}
+      data-task={row.original.task_id}
+      className={`vgrid-row${active ? ' active' : ''}`}
+      style={{
+        transform: `translateY(${start}px)`,
+        height: ROW_HEIGHT,
+        gridTemplateColumns: template,
+      }}
+      onClick={onClick}
+    >
+      {row.getVisibleCells().map((cell) => (
+        <div
+          key={cell.id}
+          role="gridcell"
+          title={cell.column.id === 'error' ? String(cell.getValue() ?? '') : undefined}
+        >
+          {flexRender(cell.column.columnDef.cell, cell.getContext())}
+        </div>
+      ))}
+    </div>
+  );
+}
+
+/** All tasks of a run, virtualised: filters and sort live in the URL; ↑/↓, PgUp/PgDn, Home/End and Enter work. */
+export function TaskTable({ runId, tasks }: { runId: string; tasks: TaskRow[] }) {
+  const { filters, filtered } = useFilteredTasks(tasks);
+  const sorting = useUrlSorting();
+  const domains = useMemo(() => [...new Set(tasks.map((task) => task.domain))].sort(), [tasks]);
   const table = useReactTable({
     data: filtered,
     columns: COLUMNS,
@@ -136,191 +405,24 @@ export function TaskTable({ runId, tasks }: { runId: string; tasks: TaskRow[] })
     estimateSize: () => ROW_HEIGHT,
     overscan: 12,
   });
-  const [active, setActive] = useState(0);
-  useEffect(
-    () => setActive((current) => Math.min(current, Math.max(rows.length - 1, 0))),
-    [rows.length],
-  );
-
   const open = (index: number) => {
     const task = rows[index]?.original;
     if (task)
       navigate(`/runs/${encodeURIComponent(runId)}/tasks/${encodeURIComponent(task.task_id)}`);
   };
-  const move = (index: number) => {
-    const next = Math.max(0, Math.min(rows.length - 1, index));
-    setActive(next);
-    virtualizer.scrollToIndex(next, { align: 'auto' });
-  };
-  const onKey = (event: KeyboardEvent<HTMLDivElement>) => {
-    const page = Math.max(1, Math.floor((scroller.current?.clientHeight ?? 300) / ROW_HEIGHT) - 1);
-    const keys: Record<string, () => void> = {
-      ArrowDown: () => move(active + 1),
-      ArrowUp: () => move(active - 1),
-      j: () => move(active + 1),
-      k: () => move(active - 1),
-      PageDown: () => move(active + page),
-      PageUp: () => move(active - page),
-      Home: () => move(0),
-      End: () => move(rows.length - 1),
-      Enter: () => open(active),
-    };
-    const action = keys[event.key];
-    if (action) {
-      event.preventDefault();
-      action();
-    }
-  };
-  // A header's label with its sort arrow must fit whatever font the browser picked: measured once.
+  const { active, setActive, onKey } = useGridKeys(rows.length, scroller, virtualizer, open);
   const head = useRef<HTMLDivElement>(null);
-  const [headerWidths, setHeaderWidths] = useState<number[]>([]);
-  useLayoutEffect(() => {
-    const context = document.createElement('canvas').getContext('2d');
-    const buttons = head.current?.querySelectorAll<HTMLButtonElement>('button.sort');
-    if (!context || !buttons) return;
-    setHeaderWidths(
-      [...buttons].map((button) => {
-        const style = getComputedStyle(button);
-        const cell = getComputedStyle(button.parentElement ?? button);
-        context.font = style.font;
-        const label = (button.textContent ?? '').replace(/ [▲▼]$/, '');
-        return Math.ceil(
-          context.measureText(`${label} ▼`).width +
-            parseFloat(cell.paddingLeft) +
-            parseFloat(cell.paddingRight) +
-            2,
-        );
-      }),
-    );
-  }, []);
-  const widths = table
+  const headerWidths = useHeaderWidths(head);
+  const template = table
     .getAllLeafColumns()
-    .map((column, i) => Math.max(column.getSize(), headerWidths[i] ?? 0));
-  const template = widths.map((width) => `${width}px`).join(' ');
+    .map((column, i) => `${Math.max(column.getSize(), headerWidths[i] ?? 0)}px`)
+    .join(' ');
 
   return (
     <div className="task-table" data-table="tasks">
-      <div className="filters" role="search">
-        <label>
-          Status{' '}
-          <select
-            name="status"
-            value={filters.status}
-            onChange={(event) => setQuery({ status: event.target.value })}
-          >
-            <option value="">all</option>
-            {['queued', 'running', 'success', 'failed', 'cancelled', 'error'].map((status) => (
-              <option key={status}>{status}</option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Domain{' '}
-          <select
-            name="domain"
-            value={filters.domain}
-            onChange={(event) => setQuery({ domain: event.target.value })}
-          >
-            <option value="">all</option>
-            {domains.map((domain) => (
-              <option key={domain}>{domain}</option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Task{' '}
-          <input
-            name="task"
-            type="search"
-            size={12}
-            value={fields.task[0]}
-            onChange={(event) => fields.task[1](event.target.value)}
-          />
-        </label>
-        <label>
-          Error text{' '}
-          <input
-            name="error"
-            type="search"
-            size={16}
-            value={fields.error[0]}
-            onChange={(event) => fields.error[1](event.target.value)}
-          />
-        </label>
-        <label>
-          Steps{' '}
-          <input
-            name="steps_min"
-            inputMode="numeric"
-            size={3}
-            placeholder="min"
-            value={fields.stepsMin[0]}
-            onChange={(event) => fields.stepsMin[1](event.target.value)}
-          />
-          –
-          <input
-            name="steps_max"
-            inputMode="numeric"
-            size={3}
-            placeholder="max"
-            value={fields.stepsMax[0]}
-            onChange={(event) => fields.stepsMax[1](event.target.value)}
-          />
-        </label>
-        <label>
-          Reward{' '}
-          <input
-            name="reward_min"
-            inputMode="decimal"
-            size={3}
-            placeholder="min"
-            value={fields.rewardMin[0]}
-            onChange={(event) => fields.rewardMin[1](event.target.value)}
-          />
-          –
-          <input
-            name="reward_max"
-            inputMode="decimal"
-            size={3}
-            placeholder="max"
-            value={fields.rewardMax[0]}
-            onChange={(event) => fields.rewardMax[1](event.target.value)}
-          />
-        </label>
-        <span className="muted" data-count="tasks">
-          {rows.length} of {tasks.length} tasks
-        </span>
-      </div>
+      <FilterBar filters={filters} domains={domains} shown={rows.length} total={tasks.length} />
       <div className="vgrid" role="grid" aria-rowcount={rows.length + 1} aria-label="tasks">
-        <div className="vgrid-head" role="row" ref={head} style={{ gridTemplateColumns: template }}>
-          {table.getFlatHeaders().map((header) => (
-            <div
-              key={header.id}
-              role="columnheader"
-              aria-sort={
-                header.column.getIsSorted() === 'asc'
-                  ? 'ascending'
-                  : header.column.getIsSorted() === 'desc'
-                    ? 'descending'
-                    : 'none'
-              }
-            >
-              <button
-                type="button"
-                className="sort"
-                onClick={header.column.getToggleSortingHandler()}
-                data-sort={header.id}
-              >
-                {flexRender(header.column.columnDef.header, header.getContext())}
-                {header.column.getIsSorted() === 'asc'
-                  ? ' ▲'
-                  : header.column.getIsSorted() === 'desc'
-                    ? ' ▼'
-                    : ''}
-              </button>
-            </div>
-          ))}
-        </div>
+        <GridHead table={table} template={template} head={head} />
         <div
           ref={scroller}
           className="vgrid-body"
@@ -331,37 +433,20 @@ export function TaskTable({ runId, tasks }: { runId: string; tasks: TaskRow[] })
           <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
             {virtualizer.getVirtualItems().map((item) => {
               const row = rows[item.index];
-              if (!row) return null;
-              return (
-                <div
+              return row ? (
+                <GridRow
                   key={row.id}
-                  id={`task-row-${item.index}`}
-                  role="row"
-                  aria-rowindex={item.index + 2}
-                  aria-selected={item.index === active}
-                  data-task={row.original.task_id}
-                  className={`vgrid-row${item.index === active ? ' active' : ''}`}
-                  style={{
-                    transform: `translateY(${item.start}px)`,
-                    height: ROW_HEIGHT,
-                    gridTemplateColumns: template,
-                  }}
+                  row={row}
+                  index={item.index}
+                  start={item.start}
+                  active={item.index === active}
+                  template={template}
                   onClick={() => {
                     setActive(item.index);
                     open(item.index);
                   }}
-                >
-                  {row.getVisibleCells().map((cell) => (
-                    <div
-                      key={cell.id}
-                      role="gridcell"
-                      title={cell.column.id === 'error' ? String(cell.getValue() ?? '') : undefined}
-                    >
-                      {flexRender(cell.column.columnDef.cell, cell.getContext())}
-                    </div>
-                  ))}
-                </div>
-              );
+                />
+              ) : null;
             })}
           </div>
         </div>

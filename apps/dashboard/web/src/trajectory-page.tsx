@@ -1,19 +1,30 @@
-import { useEffect, useState } from 'react';
+import { useEffect, type ComponentType } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { benchmarkDisplay } from '../../src/benchmark-display';
-import { selectedStep } from '../../src/trajectory-frame';
+import type { TrajectoryPanel } from '@benchfleet/benchmark-kit/task-panel';
+import { selectedStep } from '../../shared/trajectory-frame';
 import { ApiError, apiGet, pageData, type ShownQuery, type TaskDetail } from './api';
+import { benchmarkView } from './benchmark-views';
 import { decimal, duration, timestamp, usd } from './format';
 import { NotFoundPage } from './not-found-page';
-import { OsworldSteps } from './osworld-steps';
+import { PageSteps } from './page-steps';
 import { Link, setQuery, useLocation, useTitle } from './router';
+import { ScreenshotSteps } from './screenshot-steps';
 import { Panel } from './sql-panel';
-import { WebshopSteps } from './webshop-steps';
+import { StepTable } from './step-table';
+import { TaskPanels } from './task-panels';
+import type { TrajectoryPanelProps } from './trajectory-panel';
 
 export interface StepSelection {
   attempt: number;
   step: number | undefined;
 }
+
+/** The dashboard's trajectory panels; the benchmark's display chooses one (`steps` by default). */
+const TRAJECTORY_PANELS: Record<TrajectoryPanel, ComponentType<TrajectoryPanelProps>> = {
+  screenshots: ScreenshotSteps,
+  pages: PageSteps,
+  steps: StepTable,
+};
 
 const encode = encodeURIComponent;
 
@@ -69,6 +80,11 @@ export function TrajectoryPage({ runId, taskId }: { runId: string; taskId: strin
   );
 }
 
+/** The queries of the task's detail that a part of the page shows under "Show SQL". */
+function queriesNamed(detail: TaskDetail, ...names: string[]): ShownQuery[] {
+  return detail.queries.filter((query) => names.includes(query.name));
+}
+
 /** One task's trajectory; `keyboard` binds ←/→ (and j/k) to the previous/next step. */
 export function Trajectory({
   detail,
@@ -81,8 +97,9 @@ export function Trajectory({
   onSelect: (next: StepSelection) => void;
   keyboard?: boolean;
 }) {
-  const { task, attempts } = detail;
-  const display = benchmarkDisplay(task.benchmark);
+  const { task } = detail;
+  const display = benchmarkView(task.benchmark);
+  const StepsPanel = TRAJECTORY_PANELS[display.trajectory] ?? StepTable;
   const { steps, index } = selectedStep(detail.steps, selection.attempt, selection.step);
   const select = (i: number) => {
     const target = steps[Math.max(0, Math.min(steps.length - 1, i))];
@@ -107,319 +124,169 @@ export function Trajectory({
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
   });
-  const stopReason =
-    typeof task.result?.['stop_reason'] === 'string' ? task.result['stop_reason'] : undefined;
-  const queriesNamed = (...names: string[]) =>
-    detail.queries.filter((query) => names.includes(query.name));
-
   return (
     <div className="trajectory" data-task={task.task_id}>
-      <Panel
-        id="task"
-        title={
-          <>
-            {task.task_id} <span className={`status status-${task.status}`}>{task.status}</span>
-          </>
-        }
-        queries={queriesNamed('task')}
-      >
-        <p className="instruction" data-field="instruction">
-          {task.instruction}
-        </p>
-        <dl className="facts">
-          <div>
-            <dt>domain</dt>
-            <dd>{task.domain}</dd>
-          </div>
-          <div data-field="final-status">
-            <dt>final status</dt>
-            <dd>
-              {task.final_api_status ?? '–'}
-              {task.final_api_status && display.finalStatuses[task.final_api_status] && (
-                <span className="muted"> — {display.finalStatuses[task.final_api_status]}</span>
-              )}
-            </dd>
-          </div>
-          <div data-field="stop-reason">
-            <dt>why it stopped</dt>
-            <dd>
-              {stopReason ?? '–'}
-              {stopReason && display.stopReasons[stopReason] && (
-                <span className="muted"> — {display.stopReasons[stopReason]}</span>
-              )}
-            </dd>
-          </div>
-          <div>
-            <dt>success ({display.successLabel})</dt>
-            <dd>{task.success === null ? '–' : task.success ? 'yes' : 'no'}</dd>
-          </div>
-          <div>
-            <dt>reward</dt>
-            <dd>{decimal(task.reward)}</dd>
-          </div>
-          <div>
-            <dt>steps</dt>
-            <dd>{task.total_steps}</dd>
-          </div>
-          <div>
-            <dt>duration</dt>
-            <dd>{duration(task.duration_ms === null ? null : task.duration_ms / 1000)}</dd>
-          </div>
-          <div>
-            <dt>tokens</dt>
-            <dd>
-              {task.tokens_in} in / {task.tokens_out} out · {usd(task.cost_usd)}
-            </dd>
-          </div>
-        </dl>
-        {task.answer && (
-          <p>
-            <strong>Agent's answer:</strong> <span data-field="answer">{task.answer}</span>
-          </p>
-        )}
-        {task.error && (
-          <p className="error" data-field="error">
-            {task.error}
-          </p>
-        )}
-      </Panel>
-
-      <Panel
-        id="attempts"
-        title={`Attempts (${attempts.length})`}
-        queries={queriesNamed('attempts')}
-      >
-        <table className="grid" data-table="attempts">
-          <thead>
-            <tr>
-              <th>Attempt</th>
-              <th>Status</th>
-              <th>Class</th>
-              <th>Error</th>
-              <th>Worker</th>
-              <th>Started</th>
-              <th>Finished</th>
-              <th className="num">Steps</th>
-            </tr>
-          </thead>
-          <tbody>
-            {attempts.map((attempt) => (
-              <tr
-                key={attempt.attempt}
-                data-attempt={attempt.attempt}
-                className={attempt.attempt === selection.attempt ? 'active' : ''}
-              >
-                <td>
-                  <button
-                    type="button"
-                    aria-pressed={attempt.attempt === selection.attempt}
-                    onClick={() => onSelect({ attempt: attempt.attempt, step: undefined })}
-                  >
-                    #{attempt.attempt}
-                  </button>
-                </td>
-                <td>
-                  <span className={`status status-${attempt.status}`}>{attempt.status}</span>
-                </td>
-                <td>{attempt.error_class ?? ''}</td>
-                <td className="message">{attempt.error ?? ''}</td>
-                <td>{attempt.worker_id}</td>
-                <td>{timestamp(attempt.started_at)}</td>
-                <td>{timestamp(attempt.finished_at)}</td>
-                <td className="num">
-                  {detail.steps.filter((step) => step.attempt === attempt.attempt).length}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </Panel>
+      <TaskFacts detail={detail} />
+      <AttemptsPanel detail={detail} selection={selection} onSelect={onSelect} />
 
       {steps.length === 0 && (
         <p className="muted">Attempt #{selection.attempt} recorded no step.</p>
       )}
-      {steps.length > 0 && display.trajectoryView === 'screenshots' && (
-        <OsworldSteps
+      {steps.length > 0 && (
+        <StepsPanel
           runId={task.run_id}
           taskId={task.task_id}
           steps={steps}
           index={index}
           onIndex={select}
-          queries={queriesNamed('steps')}
+          queries={queriesNamed(detail, 'steps')}
         />
       )}
-      {steps.length > 0 && display.trajectoryView === 'webshop-pages' && (
-        <WebshopSteps
-          steps={steps}
-          index={index}
-          onIndex={select}
-          queries={queriesNamed('steps')}
-        />
-      )}
-      {display.trajectoryView === 'webshop-pages' && task.result && (
-        <RewardExplained
-          result={task.result}
-          reward={task.reward}
-          goal={detail.goal}
-          queries={queriesNamed('task', 'webshop_goal')}
-        />
-      )}
+      <TaskPanels panels={detail.panels} queries={queriesNamed(detail, ...detail.panel_queries)} />
     </div>
   );
 }
 
-type RewardInfo = Partial<
-  Record<'r_type' | 'r_att' | 'w_att' | 'r_option' | 'w_option' | 'w_price' | 'title_score', number>
-> & {
-  r_price?: boolean;
-  query_match?: boolean;
-  category_match?: boolean;
-};
-
-/** The purchase and its reward, component by component, as the official reward function computed it. */
-function RewardExplained({
-  result,
-  reward,
-  goal,
-  queries,
-}: {
-  result: Record<string, unknown>;
-  reward: number | null;
-  goal: TaskDetail['goal'];
-  queries: ShownQuery[];
-}) {
-  const [showAll, setShowAll] = useState(false);
-  const info = (result['reward_info'] ?? null) as RewardInfo | null;
-  const options = (result['purchased_options'] ?? {}) as Record<string, string>;
-  const asin = result['purchased_asin'];
-  if (!asin) {
-    return (
-      <Panel id="purchase" title="Purchase" queries={queries}>
-        <p data-field="purchase">No purchase: the episode ended without buying (reward 0).</p>
-      </Panel>
-    );
-  }
-  const wantedOptions = goal?.options
-    ? Array.isArray(goal.options)
-      ? goal.options
-      : Object.values(goal.options)
-    : [];
-  const rows: {
-    key: string;
-    label: string;
-    asked: string;
-    value: string;
-    weight: number | undefined;
-    contribution: number | undefined;
-  }[] = [];
-  if (info) {
-    rows.push({
-      key: 'attribute',
-      label: 'attributes matched (r_att)',
-      asked: (goal?.attributes ?? []).join(', '),
-      value: decimal(info.r_att),
-      weight: info.w_att,
-      contribution: (info.r_att ?? 0) * (info.w_att ?? 0),
-    });
-    if (info.r_option !== undefined) {
-      const chosen = Object.values(options).join(', ') || 'none chosen';
-      rows.push({
-        key: 'option',
-        label: 'options matched (r_option)',
-        asked: `${wantedOptions.join(', ')} (chosen: ${chosen})`,
-        value: decimal(info.r_option),
-        weight: info.w_option,
-        contribution: info.r_option * (info.w_option ?? 0),
-      });
-    }
-    const limit = goal?.price_upper ?? null;
-    rows.push({
-      key: 'price',
-      label: 'price within budget (r_price)',
-      asked: limit === null ? '' : `$${String(result['price'] ?? '–')} against at most $${limit}`,
-      value: info.r_price ? 'yes (1)' : 'no (0)',
-      weight: info.w_price,
-      contribution: (info.r_price ? 1 : 0) * (info.w_price ?? 0),
-    });
-  }
-  const sum = rows.reduce((total, row) => total + (row.contribution ?? 0), 0);
+/** The task: its instruction, its outcome and what each recorded status means for its benchmark. */
+function TaskFacts({ detail }: { detail: TaskDetail }) {
+  const { task } = detail;
+  const display = benchmarkView(task.benchmark);
+  const stopReason =
+    typeof task.result?.['stop_reason'] === 'string' ? task.result['stop_reason'] : undefined;
   return (
-    <Panel id="purchase" title="Purchase and reward" queries={queries}>
-      <p data-field="purchase">
-        Bought <code>{String(asin)}</code> at ${String(result['price'] ?? '–')}
-        {goal && (
-          <span className="muted">
-            {' '}
-            (the goal's product was <code>{goal.target_asin}</code>)
-          </span>
-        )}
-        {Object.keys(options).length > 0 && (
-          <>
-            {' '}
-            with options{' '}
-            {Object.entries(options).map(([name, value]) => (
-              <span key={name} className="chip">
-                {name}: {value}
-              </span>
-            ))}
-          </>
-        )}
+    <Panel
+      id="task"
+      title={
+        <>
+          {task.task_id} <span className={`status status-${task.status}`}>{task.status}</span>
+        </>
+      }
+      queries={queriesNamed(detail, 'task')}
+    >
+      <p className="instruction" data-field="instruction">
+        {task.instruction}
       </p>
-      {info && (
-        <table className="grid" data-table="reward">
-          <thead>
-            <tr>
-              <th>Component</th>
-              <th>The goal asked</th>
-              <th className="num">Value</th>
-              <th className="num">Weight</th>
-              <th className="num">Contribution</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((row) => (
-              <tr key={row.key} data-reward-component={row.key}>
-                <td>{row.label}</td>
-                <td data-asked>{row.asked}</td>
-                <td className="num" data-value>
-                  {row.value}
-                </td>
-                <td className="num" data-weight>
-                  {decimal(row.weight)}
-                </td>
-                <td className="num">{decimal(row.contribution)}</td>
-              </tr>
-            ))}
-            <tr data-reward-component="type">
-              <td>product type match (r_type)</td>
-              <td data-asked>
-                {goal?.query ? `"${goal.query}"; ` : ''}query match{' '}
-                {info.query_match ? 'yes' : 'no'}, category match{' '}
-                {info.category_match ? 'yes' : 'no'}, title score {decimal(info.title_score)}
-              </td>
-              <td className="num" data-value>
-                {decimal(info.r_type)}
-              </td>
-              <td className="num">× all</td>
-              <td />
-            </tr>
-            <tr className="total" data-reward-component="total">
-              <td colSpan={2}>
-                reward = r_type × (sum of contributions) = {decimal(info.r_type)} × {decimal(sum)}
-              </td>
-              <td className="num" data-value>
-                {decimal((info.r_type ?? 0) * sum)}
-              </td>
-              <td />
-              <td className="num">recorded: {decimal(reward)}</td>
-            </tr>
-          </tbody>
-        </table>
+      <dl className="facts">
+        <div>
+          <dt>domain</dt>
+          <dd>{task.domain}</dd>
+        </div>
+        <div data-field="final-status">
+          <dt>final status</dt>
+          <dd>
+            {task.final_api_status ?? '–'}
+            {task.final_api_status && display.finalStatuses[task.final_api_status] && (
+              <span className="muted"> — {display.finalStatuses[task.final_api_status]}</span>
+            )}
+          </dd>
+        </div>
+        <div data-field="stop-reason">
+          <dt>why it stopped</dt>
+          <dd>
+            {stopReason ?? '–'}
+            {stopReason && display.stopReasons[stopReason] && (
+              <span className="muted"> — {display.stopReasons[stopReason]}</span>
+            )}
+          </dd>
+        </div>
+        <div>
+          <dt>success ({display.successLabel})</dt>
+          <dd>{task.success === null ? '–' : task.success ? 'yes' : 'no'}</dd>
+        </div>
+        <div>
+          <dt>reward</dt>
+          <dd>{decimal(task.reward)}</dd>
+        </div>
+        <div>
+          <dt>steps</dt>
+          <dd>{task.total_steps}</dd>
+        </div>
+        <div>
+          <dt>duration</dt>
+          <dd>{duration(task.duration_ms === null ? null : task.duration_ms / 1000)}</dd>
+        </div>
+        <div>
+          <dt>tokens</dt>
+          <dd>
+            {task.tokens_in} in / {task.tokens_out} out · {usd(task.cost_usd)}
+          </dd>
+        </div>
+      </dl>
+      {task.answer && (
+        <p>
+          <strong>Agent's answer:</strong> <span data-field="answer">{task.answer}</span>
+        </p>
       )}
-      <button type="button" className="link" onClick={() => setShowAll(!showAll)}>
-        {showAll ? 'hide' : 'show'} the raw result
-      </button>
-      {showAll && <pre className="json">{JSON.stringify(result, null, 2)}</pre>}
+      {task.error && (
+        <p className="error" data-field="error">
+          {task.error}
+        </p>
+      )}
+    </Panel>
+  );
+}
+
+/** Every attempt of the task; choosing one shows its steps. */
+function AttemptsPanel({
+  detail,
+  selection,
+  onSelect,
+}: {
+  detail: TaskDetail;
+  selection: StepSelection;
+  onSelect: (next: StepSelection) => void;
+}) {
+  const { attempts } = detail;
+  return (
+    <Panel
+      id="attempts"
+      title={`Attempts (${attempts.length})`}
+      queries={queriesNamed(detail, 'attempts')}
+    >
+      <table className="grid" data-table="attempts">
+        <thead>
+          <tr>
+            <th>Attempt</th>
+            <th>Status</th>
+            <th>Class</th>
+            <th>Error</th>
+            <th>Worker</th>
+            <th>Started</th>
+            <th>Finished</th>
+            <th className="num">Steps</th>
+          </tr>
+        </thead>
+        <tbody>
+          {attempts.map((attempt) => (
+            <tr
+              key={attempt.attempt}
+              data-attempt={attempt.attempt}
+              className={attempt.attempt === selection.attempt ? 'active' : ''}
+            >
+              <td>
+                <button
+                  type="button"
+                  aria-pressed={attempt.attempt === selection.attempt}
+                  onClick={() => onSelect({ attempt: attempt.attempt, step: undefined })}
+                >
+                  #{attempt.attempt}
+                </button>
+              </td>
+              <td>
+                <span className={`status status-${attempt.status}`}>{attempt.status}</span>
+              </td>
+              <td>{attempt.error_class ?? ''}</td>
+              <td className="message">{attempt.error ?? ''}</td>
+              <td>{attempt.worker_id}</td>
+              <td>{timestamp(attempt.started_at)}</td>
+              <td>{timestamp(attempt.finished_at)}</td>
+              <td className="num">
+                {detail.steps.filter((step) => step.attempt === attempt.attempt).length}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
     </Panel>
   );
 }

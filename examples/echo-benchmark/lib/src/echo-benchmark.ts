@@ -84,12 +84,8 @@ export const echoBenchmark = defineBenchmark({
   taskResult,
   success: { label: 'scripted success', meaning: "the task's script ended in success" },
   rewardIsPartial: false,
-  display: {
-    trajectory: 'pages',
-    workerCommand: 'npx worker-echo',
-    stopReasons: {},
-    finalStatuses: {},
-  },
+  // No panel of its own: the dashboard shows its tasks in the generic step view.
+  display: { workerCommand: 'npx worker-echo' },
   enqueueFlags,
   domains: async () => ({ names: ['even', 'odd'] }),
   async plan(input) {

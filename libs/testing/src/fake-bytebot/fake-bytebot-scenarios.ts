@@ -33,6 +33,12 @@ export interface FakeBytebotScenario {
    * result, and the agent goes on as the real one does: tool errors, no screenshots.
    */
   desktopDiesAfterStep?: number;
+  /**
+   * What the agent does to the desktop: at these computer steps (1-based) it types a shell command
+   * into a terminal (a `computer_type_text` step), which runs on the stack's desktop through the
+   * server's `desktopShell` (a test's sandbox), as a real agent acting on the desktop would.
+   */
+  desktopCommands?: Readonly<Record<number, string>>;
 }
 
 export const FAKE_BYTEBOT_SCENARIOS = {

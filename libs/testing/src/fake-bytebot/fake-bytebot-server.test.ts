@@ -3,6 +3,7 @@ import { io } from 'socket.io-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { withFakeScenario } from './fake-bytebot-scenarios.js';
 import { startFakeBytebot, type FakeBytebot } from './fake-bytebot-server.js';
+import { startFakeBytebotDesktop } from './fake-bytebot-desktop.js';
 import { fakeScreenshotPng } from './fake-screenshot-png.js';
 
 const model = { provider: 'proxy', name: 'fake-model', title: 'Fake', contextWindow: 128_000 };
@@ -151,7 +152,10 @@ describe('fake bytebot agent', () => {
   });
 
   it('emits task_updated and new_message to the task room, but no event for the first message', async () => {
-    sut = await startFakeBytebot({ pendingDelayMs: 300, stepIntervalMs: 2, toolDelayMs: 1 });
+    const fake = await startFakeBytebot({ pendingDelayMs: 1, stepIntervalMs: 2, toolDelayMs: 1 });
+    sut = fake;
+    // The agent takes the task only once this client is in its room (a loaded machine joined late).
+    fake.holdTasks();
     const task = await call('POST', '/tasks', { description: 'watched', model });
     const socket = io(sut.url, { transports: ['websocket'], forceNew: true });
     const statuses: string[] = [];
@@ -160,6 +164,8 @@ describe('fake bytebot agent', () => {
     socket.on('new_message', (message: { role: string }) => roles.push(message.role));
     await new Promise<void>((resolve) => socket.on('connect', () => resolve()));
     socket.emit('join_task', task.json.id);
+    await waitFor(() => fake.watchers(task.json.id) === 1);
+    fake.releaseTasks();
     await waitFor(() => statuses.includes('COMPLETED'));
     socket.close();
     expect(statuses[0]).toBe('RUNNING');
@@ -173,6 +179,51 @@ describe('fake bytebot agent', () => {
       'ASSISTANT',
       'USER',
     ]);
+  });
+
+  it('a scenario’s desktopCommands are typed into a terminal and run on the desktop; a failing one is a tool error', async () => {
+    const ran: string[] = [];
+    const desktop = await startFakeBytebotDesktop();
+    sut = await startFakeBytebot({
+      stepIntervalMs: 2,
+      toolDelayMs: 1,
+      desktop,
+      desktopShell: async (command) => {
+        ran.push(command);
+        if (command.startsWith('false')) throw new Error('exit status 1');
+      },
+      defaultScenario: {
+        steps: 3,
+        ending: { kind: 'completed', answer: 'Done.' },
+        desktopCommands: { 2: 'mv a b', 3: 'false && echo' },
+      },
+    });
+    const task = await call('POST', '/tasks', { description: 'rename a file', model });
+    await waitFor(
+      async () => (await call('GET', `/tasks/${task.json.id}`)).json.status === 'COMPLETED',
+    );
+    expect(ran).toEqual(['mv a b', 'false && echo']);
+    const messages = sut.messagesOf(task.json.id);
+    const toolUses = messages.flatMap((message) =>
+      message.content.filter((block) => block['type'] === 'tool_use'),
+    );
+    expect(toolUses.map((block) => [block['name'], block['input']])).toEqual([
+      ['computer_screenshot', {}],
+      ['computer_type_text', { text: 'mv a b\n' }],
+      ['computer_type_text', { text: 'false && echo\n' }],
+      ['set_task_status', { status: 'completed', description: 'Done.' }],
+    ]);
+    const results = messages.flatMap((message) =>
+      message.content.filter((block) => block['type'] === 'tool_result'),
+    );
+    expect(results[1]).not.toHaveProperty('is_error');
+    expect(results[2]).toMatchObject({
+      is_error: true,
+      content: [{ type: 'text', text: 'Error executing computer_type_text tool: exit status 1' }],
+    });
+    // The keystrokes went to bytebotd, as the real agent's do.
+    expect(desktop.stats.actions['type_text']).toBe(2);
+    await desktop.close();
   });
 
   it('can hang (connections accepted, no answer) and die (connections refused)', async () => {

@@ -9,6 +9,16 @@ import {
 } from './fake-bytebot-scenarios.js';
 import { fakeScreenshotPng } from './fake-screenshot-png.js';
 import type { FakeBytebotDesktop } from './fake-bytebot-desktop.js';
+import {
+  BYTEBOT_PROXY_API_KEY,
+  BYTEBOT_PROXY_TOOLS,
+  bytebotChatMessages,
+  callBytebotProxy,
+  FAKE_BYTEBOT_SYSTEM_PROMPT,
+  fetchBytebotProxyModels,
+  replyContentBlocks,
+  type FakeBytebotLlmCall,
+} from './fake-bytebot-proxy.js';
 
 // An in-process bytebot-agent speaking the contract of bytebot-api.md §1–§4: the REST routes with
 // their status codes and error shapes, the Socket.IO rooms and events, one task at a time with
@@ -95,6 +105,20 @@ export interface FakeBytebotOptions {
   /** Socket.IO heartbeat; small values let clients notice a dead server quickly. */
   socketPingIntervalMs?: number;
   socketPingTimeoutMs?: number;
+  /**
+   * Bytebot's proxy mode (`BYTEBOT_LLM_PROXY_URL`): `GET /tasks/models` reads `{url}/model/info`,
+   * and before every ASSISTANT message the agent asks its model through `{url}/chat/completions`
+   * as the real one does (request shape and client retries in fake-bytebot-proxy.ts). The answer
+   * decides the step: tool calls are carried out (`set_task_status` ends the task), a text-only
+   * answer is the scenario's scripted step with the answer's text; a failed call fails the task.
+   * Endings that make no model call (failed, silent, hang, die) stay as scripted.
+   */
+  llmProxyUrl?: string;
+  /**
+   * Runs a scenario's `desktopCommands` on the stack's desktop (e.g. a fake OSWorld VM's sandbox
+   * shell); a rejection becomes the step's tool error, as a failed action does for the real agent.
+   */
+  desktopShell?: (command: string) => Promise<unknown>;
 }
 
 export interface FakeBytebot {
@@ -104,12 +128,19 @@ export interface FakeBytebot {
   /** Task rows, newest first (as `GET /tasks`). */
   tasks(): FakeBytebotTaskRow[];
   messagesOf(taskId: string): FakeBytebotMessageRow[];
+  /** Proxy mode: every model call the agent made (of one task, or of all), in order. */
+  llmCalls(taskId?: string): FakeBytebotLlmCall[];
   /** The next `count` REST requests answer `status` with Nest's error body. */
   failRequests(count: number, status?: number): void;
   /** Cut every Socket.IO connection at the transport (clients see "transport close" and reconnect). */
   dropSocketConnections(): void;
   /** From now on, accept connections but never answer. */
   hang(): void;
+  /** The agent takes no task until `releaseTasks()` (the API keeps answering): a test sets up first. */
+  holdTasks(): void;
+  releaseTasks(): void;
+  /** How many Socket.IO clients are in a task's room (joined with `join_task`). */
+  watchers(taskId: string): number;
   /** Close the listener and every connection, as a crashed agent would. */
   kill(): Promise<void>;
   close(): Promise<void>;
@@ -128,7 +159,11 @@ interface TaskRecord {
 interface ProcessingRun {
   record: TaskRecord;
   active: boolean;
+  /** The agent's AbortController: a cancel or takeover aborts the model call in flight. */
+  abort: AbortController;
 }
+
+type Block = Record<string, unknown>;
 
 const END_STATUSES_FOR_CANCEL: readonly TaskStatus[] = ['COMPLETED', 'FAILED', 'CANCELLED'];
 const PRIORITIES = ['LOW', 'MEDIUM', 'HIGH', 'URGENT'];
@@ -168,6 +203,8 @@ export async function startFakeBytebot(options: FakeBytebotOptions = {}): Promis
     socketConnections: 0,
   };
   const records = new Map<string, TaskRecord>();
+  const llmCalls: FakeBytebotLlmCall[] = [];
+  const proxyUrl = options.llmProxyUrl;
   const timers = new Set<NodeJS.Timeout>();
   let current: ProcessingRun | null = null;
   let pickTimer: NodeJS.Timeout | null = null;
@@ -175,6 +212,7 @@ export async function startFakeBytebot(options: FakeBytebotOptions = {}): Promis
   let failuresLeft = 0;
   let failureStatus = 500;
   let hung = false;
+  let held = false;
   let closed = false;
 
   const server = createServer((req, res) => void handle(req, res));
@@ -262,14 +300,20 @@ export async function startFakeBytebot(options: FakeBytebotOptions = {}): Promis
     if (emit) emitToTask(record.row.id, 'new_message', message);
   }
 
+  function deactivate(run: ProcessingRun | null): void {
+    if (!run) return;
+    run.active = false;
+    run.abort.abort();
+  }
+
   function stopProcessing(): void {
-    if (current) current.active = false;
+    deactivate(current);
     current = null;
     schedulePick();
   }
 
   function schedulePick(): void {
-    if (current || pickTimer || closed || hung) return;
+    if (current || pickTimer || closed || hung || held) return;
     pickTimer = setTimeout(() => {
       pickTimer = null;
       pickNextTask();
@@ -278,7 +322,7 @@ export async function startFakeBytebot(options: FakeBytebotOptions = {}): Promis
 
   /** The agent's findNextTask: a RUNNING task first (oldest executedAt), then PENDING by priority, FIFO. */
   function pickNextTask(): void {
-    if (current || closed || hung) return;
+    if (current || closed || hung || held) return;
     const candidates = [...records.values()].filter(
       (record) => record.row.status === 'RUNNING' || record.row.status === 'PENDING',
     );
@@ -290,7 +334,7 @@ export async function startFakeBytebot(options: FakeBytebotOptions = {}): Promis
     });
     const next = candidates[0];
     if (!next) return;
-    const run: ProcessingRun = { record: next, active: true };
+    const run: ProcessingRun = { record: next, active: true, abort: new AbortController() };
     current = run;
     updateTask(next, { status: 'RUNNING', executedAt: next.row.executedAt ?? nextTimestamp() });
     void processTask(run);
@@ -306,12 +350,32 @@ export async function startFakeBytebot(options: FakeBytebotOptions = {}): Promis
     for (;;) {
       await sleep(stepIntervalMs);
       if (!isLive(run)) return;
-      if (record.stepsDone < scenario.steps) {
+      const computerStep = record.stepsDone < scenario.steps;
+      const ending = scenario.ending;
+      let replyText: string | undefined;
+      if (
+        proxyUrl !== undefined &&
+        (computerStep || ending.kind === 'completed' || ending.kind === 'needs_help')
+      ) {
+        const answer = await askModel(run, proxyUrl);
+        if (answer === 'aborted' || !isLive(run)) return; // the agent's BytebotAgentInterrupt
+        if (answer === 'failed') {
+          updateTask(record, { status: 'FAILED' });
+          stopProcessing();
+          return;
+        }
+        if (answer.some((block) => block['type'] === 'tool_use')) {
+          if (await actOnReply(run, answer)) return;
+          continue;
+        }
+        const text = answer.find((block) => block['type'] === 'text')?.['text'];
+        if (typeof text === 'string') replyText = text;
+      }
+      if (computerStep) {
         record.stepsDone++;
-        await takeComputerStep(run, record.stepsDone);
+        await takeComputerStep(run, record.stepsDone, replyText);
         continue;
       }
-      const ending = scenario.ending;
       switch (ending.kind) {
         case 'completed':
         case 'needs_help': {
@@ -320,7 +384,9 @@ export async function startFakeBytebot(options: FakeBytebotOptions = {}): Promis
           addMessage(record, 'ASSISTANT', [
             {
               type: 'text',
-              text: status === 'completed' ? 'The task is complete.' : 'I cannot go on alone.',
+              text:
+                replyText ??
+                (status === 'completed' ? 'The task is complete.' : 'I cannot go on alone.'),
             },
             {
               type: 'tool_use',
@@ -362,38 +428,143 @@ export async function startFakeBytebot(options: FakeBytebotOptions = {}): Promis
     }
   }
 
-  async function takeComputerStep(run: ProcessingRun, stepNumber: number): Promise<void> {
+  /** Proxy mode: one model call as the agent makes it; the content blocks of its answer. */
+  async function askModel(
+    run: ProcessingRun,
+    url: string,
+  ): Promise<Block[] | 'failed' | 'aborted'> {
+    const { record } = run;
+    const model = record.row.model;
+    const call: FakeBytebotLlmCall = {
+      taskId: record.row.id,
+      body: {
+        model: isRecord(model) && typeof model['name'] === 'string' ? model['name'] : '',
+        messages: bytebotChatMessages(FAKE_BYTEBOT_SYSTEM_PROMPT, record.messages),
+        max_tokens: 8192,
+        tools: BYTEBOT_PROXY_TOOLS,
+        reasoning_effort: 'high',
+      },
+      requests: 0,
+      status: 0,
+      authorization: `Bearer ${BYTEBOT_PROXY_API_KEY}`,
+      outcome: 'pending',
+    };
+    llmCalls.push(call);
+    const message = await callBytebotProxy(url, call, run.abort.signal);
+    if (call.outcome === 'aborted') return 'aborted';
+    if (message === undefined) return 'failed';
+    const blocks = replyContentBlocks(message);
+    call.blocks = blocks;
+    // The agent fails a task whose model answered no content block at all.
+    return blocks.length === 0 ? 'failed' : blocks;
+  }
+
+  /**
+   * Proxy mode: the model's tool calls carried out as the agent does. The ASSISTANT message is the
+   * answer's blocks; one USER message holds every tool_result; `set_task_status` completed or
+   * needs_help ends the task. True when the task ended (or the run stopped).
+   */
+  async function actOnReply(run: ProcessingRun, blocks: Block[]): Promise<boolean> {
+    const { record } = run;
+    addMessage(record, 'ASSISTANT', blocks);
+    const results: Block[] = [];
+    let ending: { status: 'completed' | 'needs_help' } | undefined;
+    let computer = false;
+    for (const block of blocks) {
+      if (block['type'] !== 'tool_use') continue;
+      const id = block['id'];
+      const name = String(block['name']);
+      const input = isRecord(block['input']) ? block['input'] : {};
+      if (name === 'set_task_status') {
+        const description = typeof input['description'] === 'string' ? input['description'] : '';
+        results.push({
+          type: 'tool_result',
+          tool_use_id: id,
+          content: [{ type: 'text', text: description }],
+        });
+        if (input['status'] === 'completed' || input['status'] === 'needs_help')
+          ending = { status: input['status'] };
+      } else if (name.startsWith('computer_')) {
+        computer = true;
+        results.push(await computerToolResult(record, id, name, input, record.stepsDone + 1));
+      } else {
+        results.push({
+          type: 'tool_result',
+          tool_use_id: id,
+          content: [{ type: 'text', text: 'Tool executed successfully' }],
+        });
+      }
+    }
+    await sleep(toolDelayMs);
+    if (!isLive(run)) return true;
+    if (computer) record.stepsDone++;
+    addMessage(record, 'USER', results);
+    if (ending === undefined) return false;
+    if (ending.status === 'completed')
+      updateTask(record, { status: 'COMPLETED', completedAt: nextTimestamp() });
+    else updateTask(record, { status: 'NEEDS_HELP', control: 'USER' });
+    stopProcessing();
+    return true;
+  }
+
+  /** A computer tool's result: on the desktop when there is one, else a screenshot made here. */
+  async function computerToolResult(
+    record: TaskRecord,
+    callId: unknown,
+    name: string,
+    input: Record<string, unknown>,
+    stepNumber: number,
+  ): Promise<Block> {
+    if (options.desktop) return desktopToolResult(options.desktop, callId, name, input);
+    const image = {
+      type: 'image',
+      source: {
+        type: 'base64',
+        media_type: 'image/png',
+        data: fakeScreenshotPng(stepNumber).toString('base64'),
+      },
+    };
+    return {
+      type: 'tool_result',
+      tool_use_id: callId,
+      content:
+        name === 'computer_screenshot'
+          ? [image]
+          : [{ type: 'text', text: 'Tool executed successfully' }, image],
+    };
+  }
+
+  async function takeComputerStep(
+    run: ProcessingRun,
+    stepNumber: number,
+    replyText?: string,
+  ): Promise<void> {
     const { record } = run;
     if (options.desktop && !record.scenario.textOnly) {
-      await takeStepOnDesktop(run, stepNumber, options.desktop);
+      await takeStepOnDesktop(run, stepNumber, options.desktop, replyText);
       return;
     }
     if (record.scenario.textOnly) {
       addMessage(record, 'ASSISTANT', [
-        { type: 'text', text: `I am still thinking about it (${stepNumber}).` },
+        { type: 'text', text: replyText ?? `I am still thinking about it (${stepNumber}).` },
       ]);
       return;
     }
     const callId = `call_${++record.toolCalls}`;
-    const screenshotOnly = stepNumber === 1;
+    const action = stepActionOf(record.scenario, stepNumber);
     addMessage(record, 'ASSISTANT', [
-      {
-        type: 'text',
-        text: screenshotOnly
-          ? 'Let me look at the screen.'
-          : `Clicking the next control (step ${stepNumber}).`,
-      },
-      screenshotOnly
-        ? { type: 'tool_use', id: callId, name: 'computer_screenshot', input: {} }
-        : {
-            type: 'tool_use',
-            id: callId,
-            name: 'computer_click_mouse',
-            input: { coordinates: { x: 100 + stepNumber, y: 200 }, button: 'left', clickCount: 1 },
-          },
+      { type: 'text', text: replyText ?? action.text },
+      { type: 'tool_use', id: callId, name: action.name, input: action.input },
     ]);
+    const shellError =
+      action.command === undefined ? null : await runDesktopCommand(action.command);
     await sleep(toolDelayMs);
     if (!isLive(run)) return;
+    if (shellError !== null) {
+      addMessage(record, 'USER', [toolError(callId, action.name, shellError)]);
+      return;
+    }
+    const screenshotOnly = action.name === 'computer_screenshot';
     const image = {
       type: 'image',
       source: {
@@ -419,23 +590,32 @@ export async function startFakeBytebot(options: FakeBytebotOptions = {}): Promis
     run: ProcessingRun,
     stepNumber: number,
     desktop: FakeBytebotDesktop,
+    replyText?: string,
   ): Promise<void> {
     const { record } = run;
     const callId = `call_${++record.toolCalls}`;
-    const screenshotOnly = stepNumber === 1;
-    const name = screenshotOnly ? 'computer_screenshot' : 'computer_click_mouse';
-    const input = screenshotOnly
-      ? {}
-      : { coordinates: { x: 100 + stepNumber, y: 200 }, button: 'left', clickCount: 1 };
+    const action = stepActionOf(record.scenario, stepNumber);
+    const { name, input } = action;
     addMessage(record, 'ASSISTANT', [
-      {
-        type: 'text',
-        text: screenshotOnly
-          ? 'Let me look at the screen.'
-          : `Clicking the next control (step ${stepNumber}).`,
-      },
+      { type: 'text', text: replyText ?? action.text },
       { type: 'tool_use', id: callId, name, input },
     ]);
+    const result = await desktopToolResult(desktop, callId, name, input, action.command);
+    if (!isLive(run)) return;
+    addMessage(record, 'USER', [result]);
+    if (record.scenario.desktopDiesAfterStep === stepNumber) await desktop.kill();
+  }
+
+  /** One computer tool on the desktop, as the agent runs it (see takeStepOnDesktop). */
+  async function desktopToolResult(
+    desktop: FakeBytebotDesktop,
+    callId: unknown,
+    name: string,
+    input: Record<string, unknown>,
+    /** A scenario's command typed into the desktop's terminal, run on its shell. */
+    command?: string,
+  ): Promise<Block> {
+    const screenshotOnly = name === 'computer_screenshot';
     let result: Record<string, unknown>;
     try {
       const image = async () => {
@@ -451,7 +631,11 @@ export async function startFakeBytebot(options: FakeBytebotOptions = {}): Promis
       if (screenshotOnly) {
         result = { type: 'tool_result', tool_use_id: callId, content: [await image()] };
       } else {
-        await desktopAction(desktop, { action: 'click_mouse', ...input });
+        await desktopAction(desktop, { action: name.replace(/^computer_/, ''), ...input });
+        if (command !== undefined) {
+          const shellError = await runDesktopCommand(command);
+          if (shellError !== null) throw new Error(shellError);
+        }
         await sleep(toolDelayMs);
         const content: Record<string, unknown>[] = [
           { type: 'text', text: 'Tool executed successfully' },
@@ -461,21 +645,25 @@ export async function startFakeBytebot(options: FakeBytebotOptions = {}): Promis
         result = { type: 'tool_result', tool_use_id: callId, content };
       }
     } catch (error) {
-      result = {
-        type: 'tool_result',
-        tool_use_id: callId,
-        content: [
-          {
-            type: 'text',
-            text: `Error executing ${name} tool: ${error instanceof Error ? error.message : String(error)}`,
-          },
-        ],
-        is_error: true,
-      };
+      result = toolError(
+        String(callId),
+        name,
+        error instanceof Error ? error.message : String(error),
+      );
     }
-    if (!isLive(run)) return;
-    addMessage(record, 'USER', [result]);
-    if (record.scenario.desktopDiesAfterStep === stepNumber) await desktop.kill();
+    return result;
+  }
+
+  /** Runs a scripted command on the desktop; the failure's text, or null. */
+  async function runDesktopCommand(command: string): Promise<string | null> {
+    if (!options.desktopShell)
+      return 'the fake Bytebot has no desktopShell to run scripted commands';
+    try {
+      await options.desktopShell(command);
+      return null;
+    } catch (error) {
+      return error instanceof Error ? error.message : String(error);
+    }
   }
 
   function hang(): void {
@@ -486,7 +674,7 @@ export async function startFakeBytebot(options: FakeBytebotOptions = {}): Promis
   async function kill(): Promise<void> {
     if (closed) return;
     closed = true;
-    if (current) current.active = false;
+    deactivate(current); // a dead agent's connections, to its model too, are gone
     if (pickTimer) clearTimeout(pickTimer);
     for (const timer of timers) clearTimeout(timer);
     timers.clear();
@@ -518,7 +706,9 @@ export async function startFakeBytebot(options: FakeBytebotOptions = {}): Promis
       const result =
         route === 'GET /'
           ? { status: 200, text: 'Hello World!' }
-          : respond(route, segments, url, body);
+          : route === 'GET /tasks/models' && proxyUrl !== undefined
+            ? await proxyModels(proxyUrl)
+            : respond(route, segments, url, body);
       if ('text' in result) {
         res
           .writeHead(result.status, { 'content-type': 'text/html; charset=utf-8' })
@@ -540,6 +730,12 @@ export async function startFakeBytebot(options: FakeBytebotOptions = {}): Promis
         res.writeHead(nest.statusCode, { 'content-type': 'application/json; charset=utf-8' });
       res.end(JSON.stringify(payload));
     }
+  }
+
+  async function proxyModels(url: string): Promise<{ status: number; json: unknown }> {
+    const listed = await fetchBytebotProxyModels(url);
+    if (!listed.ok) throw new NestError(listed.status, listed.message);
+    return { status: 200, json: listed.models };
   }
 
   function respond(
@@ -580,7 +776,7 @@ export async function startFakeBytebot(options: FakeBytebotOptions = {}): Promis
         if (record.row.control !== 'ASSISTANT')
           throw new NestError(400, `Task ${taskId} is not under agent control`, 'Bad Request');
         updateTask(record, { control: 'USER' });
-        if (current?.record === record) current.active = false; // the agent stays busy until resume or cancel
+        if (current?.record === record) deactivate(current); // the agent stays busy until resume or cancel
         return { status: 200, json: withFiles(record) };
       }
       case 'POST /tasks/:id/resume': {
@@ -589,7 +785,7 @@ export async function startFakeBytebot(options: FakeBytebotOptions = {}): Promis
           throw new NestError(400, `Task ${taskId} is not under user control`, 'Bad Request');
         updateTask(record, { control: 'ASSISTANT', status: 'RUNNING' });
         if (current === null || current.record === record) {
-          const run: ProcessingRun = { record, active: true };
+          const run: ProcessingRun = { record, active: true, abort: new AbortController() };
           current = run;
           void processTask(run);
         }
@@ -737,6 +933,7 @@ export async function startFakeBytebot(options: FakeBytebotOptions = {}): Promis
         .map((record) => ({ ...record.row }))
         .sort((a, b) => b.createdAt.localeCompare(a.createdAt)),
     messagesOf: (taskId) => [...(records.get(taskId)?.messages ?? [])],
+    llmCalls: (taskId) => llmCalls.filter((call) => taskId === undefined || call.taskId === taskId),
     failRequests(count, status = 500) {
       failuresLeft = count;
       failureStatus = status;
@@ -745,8 +942,60 @@ export async function startFakeBytebot(options: FakeBytebotOptions = {}): Promis
       for (const socket of io?.sockets.sockets.values() ?? []) socket.conn.close();
     },
     hang,
+    holdTasks() {
+      held = true;
+    },
+    releaseTasks() {
+      held = false;
+      schedulePick();
+    },
+    watchers: (taskId) => io?.sockets.adapter.rooms.get(`task_${taskId}`)?.size ?? 0,
     kill,
     close: kill,
+  };
+}
+
+/** The computer action of one scripted step: a look first, then clicks, or a command typed in. */
+interface StepAction {
+  readonly text: string;
+  readonly name: string;
+  readonly input: Record<string, unknown>;
+  /** The bytebotd action it sends. */
+  readonly desktopAction: string;
+  readonly command?: string;
+}
+
+function stepActionOf(scenario: FakeBytebotScenario, stepNumber: number): StepAction {
+  const command = scenario.desktopCommands?.[stepNumber];
+  if (command !== undefined)
+    return {
+      text: `Typing a command into the terminal (step ${stepNumber}).`,
+      name: 'computer_type_text',
+      input: { text: `${command}\n` },
+      desktopAction: 'type_text',
+      command,
+    };
+  if (stepNumber === 1)
+    return {
+      text: 'Let me look at the screen.',
+      name: 'computer_screenshot',
+      input: {},
+      desktopAction: 'screenshot',
+    };
+  return {
+    text: `Clicking the next control (step ${stepNumber}).`,
+    name: 'computer_click_mouse',
+    input: { coordinates: { x: 100 + stepNumber, y: 200 }, button: 'left', clickCount: 1 },
+    desktopAction: 'click_mouse',
+  };
+}
+
+function toolError(callId: string, name: string, message: string): Record<string, unknown> {
+  return {
+    type: 'tool_result',
+    tool_use_id: callId,
+    content: [{ type: 'text', text: `Error executing ${name} tool: ${message}` }],
+    is_error: true,
   };
 }
 

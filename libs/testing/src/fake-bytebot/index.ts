@@ -23,3 +23,9 @@ export {
 } from './fake-bytebot-desktop.js';
 export { fakeScreenshotPng, solidColorPng } from './fake-screenshot-png.js';
 export { osworldTestTask, writeOsworldTestDataset } from './osworld-test-dataset.js';
+export {
+  BYTEBOT_PROXY_API_KEY,
+  BYTEBOT_PROXY_CONTEXT_WINDOW,
+  BYTEBOT_PROXY_TOOLS,
+  type FakeBytebotLlmCall,
+} from './fake-bytebot-proxy.js';

@@ -195,6 +195,58 @@ describe('startFakeLlm', () => {
     expect(await echoed.text()).toContain('Bearer secret');
   });
 
+  it('answers with tool calls, takes an assistant turn that only calls tools, and bills the usage it answered at its price', async () => {
+    const fake = await start({
+      script: [
+        { content: null, toolCalls: [{ name: 'computer_screenshot', arguments: {} }] },
+        { content: 'done', promptTokens: 1000, completionTokens: 100 },
+      ],
+      price: { inputUsdPerMillion: 3, outputUsdPerMillion: 15 },
+    });
+    const first = (await (await chat(fake)).json()) as {
+      choices: [{ message: Record<string, unknown>; finish_reason: string }];
+      usage: { prompt_tokens: number; completion_tokens: number };
+    };
+    expect(first.choices[0]).toMatchObject({
+      message: {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          {
+            id: 'call_fake_1',
+            type: 'function',
+            function: { name: 'computer_screenshot', arguments: '{}' },
+          },
+        ],
+      },
+      finish_reason: 'tool_calls',
+    });
+    const second = await chat(fake, {
+      model: 'm',
+      messages: [
+        { role: 'user', content: 'look' },
+        { role: 'assistant', tool_calls: first.choices[0].message['tool_calls'] },
+        { role: 'tool', tool_call_id: 'call_fake_1', content: 'screenshot' },
+      ],
+    });
+    expect(second.status).toBe(200);
+    expect(fake.received[1]?.messages[1]).toEqual({
+      role: 'assistant',
+      content: '',
+      toolCalls: [{ id: 'call_fake_1', name: 'computer_screenshot', arguments: '{}' }],
+    });
+    // A turn with neither content nor tool calls is still refused.
+    expect((await chat(fake, { model: 'm', messages: [{ role: 'assistant' }] })).status).toBe(400);
+
+    const { prompt_tokens: p, completion_tokens: c } = first.usage;
+    expect(fake.billed()).toEqual({
+      promptTokens: p + 1000,
+      completionTokens: c + 100,
+      usd: ((p + 1000) * 3 + (c + 100) * 15) / 1_000_000,
+    });
+    expect(fake.arrivals.map((a) => a.billed?.model)).toEqual(['m', 'm', undefined]);
+  });
+
   it('leaves stalled requests unanswered until closed', async () => {
     const fake = await start({ faults: { stallTimes: 1 } });
 

@@ -5,6 +5,7 @@ import type {
   FakeChatRequest,
   FakeLlmReply,
   FakeLlmScript,
+  FakeToolCall,
 } from './chat-script.js';
 import { webshopRulePolicy } from './webshop-rule-policy.js';
 
@@ -50,7 +51,22 @@ export interface FakeLlmArrival {
   status: number;
   /** The body's `user` field (OpenAI's end-user id), when it is a string: who sent it, for tests. */
   readonly user: string | undefined;
+  /** The model asked for and the usage answered, on a 200 with a completion (what the provider bills). */
+  billed?: {
+    readonly model: string;
+    readonly promptTokens: number;
+    readonly completionTokens: number;
+  };
 }
+
+/** A provider's published price, USD per million tokens (the governor's `ModelPrice` shape). */
+export interface FakeLlmPrice {
+  readonly inputUsdPerMillion: number;
+  readonly outputUsdPerMillion: number;
+}
+
+/** What the fake charges for every model it serves unless told otherwise. */
+export const FAKE_LLM_PRICE: FakeLlmPrice = { inputUsdPerMillion: 2.5, outputUsdPerMillion: 10 };
 
 export interface FakeLlmOptions {
   /** 0 (default) picks a free port. */
@@ -64,6 +80,8 @@ export interface FakeLlmOptions {
   /** Listed by GET /v1/models. */
   readonly models?: readonly string[];
   readonly rateLimit?: FakeLlmRateLimit;
+  /** The fake's price for every model (default `FAKE_LLM_PRICE`): what `billed()` charges. */
+  readonly price?: FakeLlmPrice;
 }
 
 export interface FakeLlmStats {
@@ -96,6 +114,9 @@ export interface FakeLlm {
   readonly received: readonly FakeChatRequest[];
   /** Every chat request, faulted and refused ones included, in arrival order. */
   readonly arrivals: readonly FakeLlmArrival[];
+  readonly price: FakeLlmPrice;
+  /** The provider's bill so far: the usage of every completion it answered, at its price. */
+  billed(): { promptTokens: number; completionTokens: number; usd: number };
   /** Replaces the declared rate limit (undefined: none); what was counted so far is forgotten. */
   setRateLimit(limit: FakeLlmRateLimit | undefined): void;
   setScript(script: FakeLlmScript): void;
@@ -205,6 +226,22 @@ type ParsedBody =
   | { ok: true; model: string; messages: FakeChatMessage[]; body: Record<string, unknown> }
   | { ok: false; message: string };
 
+/** An assistant turn's `tool_calls`; undefined when there are none or they are not function calls. */
+function toolCallsOf(raw: unknown): FakeToolCall[] | undefined {
+  if (!Array.isArray(raw) || raw.length === 0) return undefined;
+  const calls: FakeToolCall[] = [];
+  for (const call of raw as unknown[]) {
+    if (typeof call !== 'object' || call === null) return undefined;
+    const { id, function: fn } = call as Record<string, unknown>;
+    if (typeof fn !== 'object' || fn === null) return undefined;
+    const { name, arguments: args } = fn as Record<string, unknown>;
+    if (typeof id !== 'string' || typeof name !== 'string' || typeof args !== 'string')
+      return undefined;
+    calls.push({ id, name, arguments: args });
+  }
+  return calls;
+}
+
 function parseChatBody(raw: string): ParsedBody {
   let body: unknown;
   try {
@@ -227,11 +264,13 @@ function parseChatBody(raw: string): ParsedBody {
   for (const message of rawMessages as unknown[]) {
     if (typeof message !== 'object' || message === null)
       return { ok: false, message: 'every message must be an object' };
-    const { role, content } = message as Record<string, unknown>;
-    const text = contentText(content);
+    const { role, content, tool_calls: rawCalls } = message as Record<string, unknown>;
+    const toolCalls = role === 'assistant' ? toolCallsOf(rawCalls) : undefined;
+    // OpenAI lets an assistant turn that only calls tools leave its content out.
+    const text = content === undefined && toolCalls !== undefined ? '' : contentText(content);
     if (typeof role !== 'string' || text === undefined)
       return { ok: false, message: 'every message needs a role and a text content' };
-    messages.push({ role, content: text });
+    messages.push({ role, content: text, ...(toolCalls !== undefined && { toolCalls }) });
   }
   return { ok: true, model, messages, body: record };
 }
@@ -287,6 +326,8 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
   });
 
   const models = options.models ?? ['fake-model'];
+  const price = options.price ?? FAKE_LLM_PRICE;
+  let toolCallId = 0;
   const stats: FakeLlmStats = {
     requests: 0,
     completions: 0,
@@ -519,13 +560,29 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
     }
 
     const reply = await scriptedReply(request);
-    const { content, finishReason, promptTokens, completionTokens, omitUsage } =
+    const { content, finishReason, promptTokens, completionTokens, omitUsage, toolCalls } =
       typeof reply === 'string' ? { content: reply } : reply;
+    const calls = toolCalls?.map((call) => ({
+      id: call.id ?? `call_fake_${(toolCallId += 1)}`,
+      type: 'function',
+      function: {
+        name: call.name,
+        arguments:
+          typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments),
+      },
+    }));
     const prompt = promptTokens ?? estimateTokens(parsed.messages.map((m) => m.content).join('\n'));
-    const completion = completionTokens ?? estimateTokens(content ?? '');
+    const completion =
+      completionTokens ??
+      estimateTokens(
+        [content ?? '', ...(calls ?? []).map((c) => c.function.name + c.function.arguments)].join(
+          '',
+        ),
+      );
     completionId += 1;
     stats.completions += 1;
     tokenLimit?.add(prompt + completion, Date.now());
+    seen.billed = { model: parsed.model, promptTokens: prompt, completionTokens: completion };
     sendJson(res, 200, {
       id: `chatcmpl-fake-${completionId}`,
       object: 'chat.completion',
@@ -534,9 +591,13 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
       choices: [
         {
           index: 0,
-          message: { role: 'assistant', content },
+          message: {
+            role: 'assistant',
+            content,
+            ...(calls !== undefined && { tool_calls: calls }),
+          },
           logprobs: null,
-          finish_reason: finishReason ?? 'stop',
+          finish_reason: finishReason ?? (calls !== undefined ? 'tool_calls' : 'stop'),
         },
       ],
       ...(omitUsage !== true && {
@@ -601,6 +662,19 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
     stats,
     received,
     arrivals,
+    price,
+    billed: () => {
+      let promptTokens = 0;
+      let completionTokens = 0;
+      for (const { billed } of arrivals) {
+        promptTokens += billed?.promptTokens ?? 0;
+        completionTokens += billed?.completionTokens ?? 0;
+      }
+      const usd =
+        (promptTokens * price.inputUsdPerMillion + completionTokens * price.outputUsdPerMillion) /
+        1_000_000;
+      return { promptTokens, completionTokens, usd };
+    },
     setRateLimit,
     setScript: (next) => {
       script = next;

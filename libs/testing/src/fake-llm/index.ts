@@ -4,10 +4,13 @@ export type {
   FakeLlmReply,
   FakeLlmScript,
   FakeLlmScriptFn,
+  FakeToolCall,
 } from './chat-script.js';
 export {
+  FAKE_LLM_PRICE,
   startFakeLlm,
   type FakeLlm,
+  type FakeLlmPrice,
   type FakeLlmArrival,
   type FakeLlmRateLimit,
   type FakeLlmFaults,

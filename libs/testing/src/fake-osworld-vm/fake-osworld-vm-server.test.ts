@@ -140,6 +140,23 @@ describe('the fake VM server', () => {
     expect(vm.count('platform')).toBe(2);
   });
 
+  it('shell() runs as a user in a terminal would: in the sandbox home, no request recorded, even with the server dead', async () => {
+    const desktop = await startFakeOsworldVm();
+    try {
+      await desktop.writeFile('~/Desktop/a.txt', 'A');
+      await desktop.kill();
+      const result = await desktop.shell(
+        'mv ~/Desktop/a.txt /home/user/b.txt && ls /home/user && pwd',
+      );
+      expect(result).toEqual({ stdout: 'Desktop\nb.txt\n/home/user\n', stderr: '', returncode: 0 });
+      expect(await desktop.exists('/home/user/b.txt')).toBe(true);
+      expect((await desktop.shell('exit 3')).returncode).toBe(3);
+      expect(desktop.requests).toEqual([]);
+    } finally {
+      await desktop.close();
+    }
+  });
+
   it('dieOn closes the connection unanswered and the server stays down', async () => {
     const dying = await startFakeOsworldVm();
     try {

@@ -104,6 +104,12 @@ export interface FakeOsworldVm {
   writeFile(desktopPath: string, content: string | Buffer): Promise<void>;
   readFile(desktopPath: string): Promise<Buffer>;
   exists(desktopPath: string): Promise<boolean>;
+  /**
+   * Runs a shell command on the desktop as its user would in a terminal (cwd and HOME the sandbox's
+   * `/home/user`, desktop paths rewritten), not through the server: no request is recorded, and it
+   * works while the server is dead. What a fake agent's hands do (`desktopShell` of the fake Bytebot).
+   */
+  shell(command: string): Promise<{ stdout: string; stderr: string; returncode: number }>;
   /** The next `count` calls of `endpoint` get this answer instead of the real one. */
   answerNext(endpoint: FakeVmEndpoint, answer: FakeVmAnswer, count?: number): void;
   /** The next `count` calls of `endpoint` fail as the server itself would (HTML error page). */
@@ -545,6 +551,14 @@ export async function startFakeOsworldVm(
       await writeFile(local, content);
     },
     readFile: (desktopPath) => readFile(paths.toLocal(paths.expandUserAndVars(desktopPath))),
+    async shell(command) {
+      const result = await run('/bin/sh', ['-c', paths.rewriteCommandText(command)], command);
+      return {
+        stdout: paths.rewriteOutput(result.stdout),
+        stderr: paths.rewriteOutput(result.stderr),
+        returncode: result.returncode,
+      };
+    },
     exists: async (desktopPath) =>
       (await stat(paths.toLocal(paths.expandUserAndVars(desktopPath))).catch(() => null)) !== null,
     answerNext(endpoint, answer, count = 1) {

@@ -10,3 +10,8 @@ export {
 } from './fake-osworld-vm-server.js';
 export { startFakeWebServer, type FakeWebServer } from './fake-web-server.js';
 export { shlexSplit } from './python-shlex.js';
+export {
+  startFakeGradedStack,
+  type FakeGradedStack,
+  type FakeGradedStackOptions,
+} from './fake-graded-stack.js';

@@ -3,11 +3,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createArtifactStore, type ArtifactStore } from '@benchfleet/artifacts';
+import type { BenchmarkRegistry } from '@benchfleet/benchmark-kit';
 import { createLogger } from '@benchfleet/core';
 import type { Database } from '@benchfleet/db';
 import type { TestServices } from '@benchfleet/testing';
-import { startDashboardServer, type DashboardServer } from './dashboard-server.js';
-import { ensureWebBuild } from './web-build.js';
+import { startDashboardServer, type DashboardServer } from '../src/dashboard-server.js';
+import { ensureWebBuild } from '../src/web-build.js';
 
 export interface DashboardUnderTest {
   dashboard: DashboardServer;
@@ -19,7 +20,13 @@ export interface DashboardUnderTest {
 /** The dashboard in this process over a test file's own database, prefix and artifact directory, on a free port. */
 export async function startDashboardUnderTest(
   services: TestServices,
-  options: { pollMs?: number; db?: Database; artifacts?: ArtifactStore } = {},
+  options: {
+    pollMs?: number;
+    db?: Database;
+    artifacts?: ArtifactStore;
+    /** Default: the fleet's benchmarks. */
+    registry?: BenchmarkRegistry;
+  } = {},
 ): Promise<DashboardUnderTest> {
   // A fresh build of the current sources (a no-op when dist/web already is one).
   await ensureWebBuild();
@@ -27,7 +34,7 @@ export async function startDashboardUnderTest(
   const artifactsDir = join(scratch, 'artifacts');
   const artifacts = options.artifacts ?? createArtifactStore(artifactsDir);
   const dashboard = await startDashboardServer({
-    registry: benchmarks,
+    registry: options.registry ?? benchmarks,
     db: options.db ?? services.db,
     redisUrl: services.redisUrl,
     prefix: services.prefix,

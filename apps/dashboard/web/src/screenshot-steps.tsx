@@ -1,8 +1,12 @@
 import { useEffect, useRef, useState } from 'react';
-import type { ShownQuery, StepRow } from './api';
+import { actionFrame, screenshotPath } from '../../shared/trajectory-frame';
+import type { StepRow } from './api';
 import { Panel } from './sql-panel';
 import { StepNavigation } from './step-navigation';
-import { actionFrame, screenshotPath } from '../../src/trajectory-frame';
+import type { TrajectoryPanelProps } from './trajectory-panel';
+
+// The `screenshots` trajectory panel: each step's computer-use tool calls (Bytebot's vocabulary,
+// `action.tool_calls`) drawn on the frame the agent saw, a filmstrip of every frame.
 
 interface Point {
   x: number;
@@ -157,30 +161,61 @@ function ActionFrame({
   );
 }
 
-export function OsworldSteps({
+/** Every step's frame as a thumbnail (once `thumbnails` allows), the chosen one kept in view. */
+function Filmstrip({
+  runId,
+  taskId,
+  steps,
+  index,
+  onIndex,
+  thumbnails,
+}: Omit<TrajectoryPanelProps, 'queries'> & { thumbnails: boolean }) {
+  const strip = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    strip.current
+      ?.querySelector('[aria-current="true"]')
+      ?.scrollIntoView({ block: 'nearest', inline: 'center' });
+  }, [index]);
+  return (
+    <div className="filmstrip" ref={strip} data-field="filmstrip">
+      {steps.map((s, i) => (
+        <button
+          key={s.step}
+          type="button"
+          className="film"
+          aria-current={i === index}
+          onClick={() => onIndex(i)}
+          title={`step ${s.step}`}
+        >
+          {s.has_screenshot && thumbnails ? (
+            <img
+              src={screenshotUrl(runId, taskId, s)}
+              alt=""
+              loading="lazy"
+              decoding="async"
+              fetchPriority="low"
+            />
+          ) : (
+            <span className="no-shot" />
+          )}
+          <span className="small">{s.step}</span>
+        </button>
+      ))}
+    </div>
+  );
+}
+
+export function ScreenshotSteps({
   runId,
   taskId,
   steps,
   index,
   onIndex,
   queries,
-}: {
-  runId: string;
-  taskId: string;
-  steps: StepRow[];
-  index: number;
-  onIndex: (i: number) => void;
-  queries: ShownQuery[];
-}) {
+}: TrajectoryPanelProps) {
   const step = steps[index];
-  const strip = useRef<HTMLDivElement>(null);
   // Thumbnails are full screenshots: they wait until the frame in view has been drawn.
   const [frameShown, setFrameShown] = useState(false);
-  useEffect(() => {
-    strip.current
-      ?.querySelector('[aria-current="true"]')
-      ?.scrollIntoView({ block: 'nearest', inline: 'center' });
-  }, [index]);
   if (!step) return null;
   const calls = toolCallsOf(step);
   const { frame, seenBefore } = actionFrame(steps, index);
@@ -246,31 +281,14 @@ export function OsworldSteps({
           </p>
         </div>
       </div>
-      <div className="filmstrip" ref={strip} data-field="filmstrip">
-        {steps.map((s, i) => (
-          <button
-            key={s.step}
-            type="button"
-            className="film"
-            aria-current={i === index}
-            onClick={() => onIndex(i)}
-            title={`step ${s.step}`}
-          >
-            {s.has_screenshot && thumbnails ? (
-              <img
-                src={screenshotUrl(runId, taskId, s)}
-                alt=""
-                loading="lazy"
-                decoding="async"
-                fetchPriority="low"
-              />
-            ) : (
-              <span className="no-shot" />
-            )}
-            <span className="small">{s.step}</span>
-          </button>
-        ))}
-      </div>
+      <Filmstrip
+        runId={runId}
+        taskId={taskId}
+        steps={steps}
+        index={index}
+        onIndex={onIndex}
+        thumbnails={thumbnails}
+      />
     </Panel>
   );
 }

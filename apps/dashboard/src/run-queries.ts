@@ -1,7 +1,9 @@
 import { defineQuery } from '@benchfleet/db';
+import type { TaskRow } from '../shared/view-rows.js';
 
-// Every panel's SQL, as run. Read-only; variables are psql-style (`:run`), so each text can be
-// shown to the user and pasted into psql with `-v run="'…'"` or with the literals filled in.
+// The SQL of the runs list and of a run's page, as run. Read-only; variables are psql-style
+// (`:run`), so each text can be shown to the user and pasted into psql with `-v run="'…'"` or with
+// the literals filled in.
 
 export const runsListQuery = defineQuery({
   name: 'runs_list',
@@ -119,7 +121,7 @@ export const TASK_COLUMNS = [
   'duration_ms',
   'cost_usd',
   'error',
-] as const;
+] as const satisfies readonly (keyof TaskRow)[];
 
 // Postgres writes the rows as one compact JSON array of arrays (column order above): 20,000 tasks
 // cost it a few milliseconds, and the server passes the text on without parsing it.
@@ -156,63 +158,4 @@ select count(*) filter (where t.status = 'running')::int as running,
        (select r.status || ':' || (r.summary is not null)::text from runs r where r.id = :run) as run_state
 from tasks t
 where t.run_id = :run`,
-});
-
-export const taskQuery = defineQuery({
-  name: 'task',
-  title: 'The task and its outcome',
-  params: ['run', 'task'],
-  sql: `
-select t.run_id, t.task_id, t.seq, t.domain, t.instruction, t.spec, t.status, t.final_api_status, t.attempts,
-       t.total_steps, t.reward, t.success, t.duration_ms, t.tokens_in, t.tokens_out, t.cost_usd,
-       t.answer, t.result, t.error, t.worker_id, t.started_at, t.finished_at, r.benchmark, r.name as run_name
-from tasks t
-join runs r on r.id = t.run_id
-where t.run_id = :run and t.task_id = :task`,
-});
-
-export const attemptsQuery = defineQuery({
-  name: 'attempts',
-  title: 'Every attempt of the task',
-  params: ['run', 'task'],
-  sql: `
-select attempt, job_attempt, worker_id, external_id, status, error_class, error, started_at, finished_at
-from attempts
-where run_id = :run and task_id = :task
-order by attempt`,
-});
-
-export const stepsQuery = defineQuery({
-  name: 'steps',
-  title: 'Every step of every attempt',
-  params: ['run', 'task'],
-  sql: `
-select attempt, step, at, action, text, observation, reward, screenshot_uri is not null as has_screenshot,
-       tokens_in, tokens_out, latency_ms
-from steps
-where run_id = :run and task_id = :task
-order by attempt, step`,
-});
-
-export const screenshotQuery = defineQuery({
-  name: 'screenshot',
-  title: 'Where a step screenshot is stored',
-  params: ['run', 'task', 'attempt', 'step'],
-  sql: `
-select screenshot_uri
-from steps
-where run_id = :run and task_id = :task and attempt = :attempt and step = :step`,
-});
-
-export const webshopGoalQuery = defineQuery({
-  name: 'webshop_goal',
-  title: 'What the WebShop goal asked for (no row for other benchmarks)',
-  params: ['run', 'task'],
-  sql: `
-select g.goal->'attributes' as attributes, g.goal->'goal_options' as options, (g.goal->>'price_upper')::float8 as price_upper,
-       g.goal->>'query' as query, g.goal->>'product_category' as category, g.asin as target_asin
-from tasks t
-join runs r on r.id = t.run_id
-join webshop_goals g on g.catalog_id = r.config->>'catalog_id' and g.goal_index = (t.spec->>'goal_index')::int
-where t.run_id = :run and t.task_id = :task`,
 });

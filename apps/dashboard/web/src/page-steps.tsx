@@ -1,9 +1,13 @@
 import { useEffect, useRef } from 'react';
-import type { ShownQuery, StepRow } from './api';
 import { Panel } from './sql-panel';
 import { StepNavigation } from './step-navigation';
+import type { TrajectoryPanelProps } from './trajectory-panel';
 
-interface WebshopAction {
+// The `pages` trajectory panel, for text environments: each step's action string, whether it was
+// valid, what the agent could do at that moment, and the page (observation) the action led to.
+
+/** The fields of `steps.action` this panel reads; any of them may be missing. */
+interface PageAction {
   action?: string;
   kind?: string;
   valid?: boolean;
@@ -12,17 +16,7 @@ interface WebshopAction {
   available_actions?: { has_search_bar?: boolean; clickables?: string[] };
 }
 
-export function WebshopSteps({
-  steps,
-  index,
-  onIndex,
-  queries,
-}: {
-  steps: StepRow[];
-  index: number;
-  onIndex: (i: number) => void;
-  queries: ShownQuery[];
-}) {
+export function PageSteps({ steps, index, onIndex, queries }: TrajectoryPanelProps) {
   const list = useRef<HTMLOListElement>(null);
   useEffect(() => {
     list.current?.querySelector('[aria-current="true"]')?.scrollIntoView({ block: 'nearest' });
@@ -30,15 +24,15 @@ export function WebshopSteps({
   return (
     <Panel id="steps" title={`Steps (${steps.length})`} queries={queries}>
       <StepNavigation index={index} count={steps.length} onIndex={onIndex} />
-      <ol className="webshop-steps" ref={list}>
+      <ol className="page-steps" ref={list}>
         {steps.map((step, i) => {
-          const action = (step.action ?? {}) as WebshopAction;
+          const action = (step.action ?? {}) as PageAction;
           const available = action.available_actions;
           const chosen = /^click\[(.*)\]$/.exec(action.action ?? '')?.[1];
           return (
             <li
               key={step.step}
-              className={`webshop-step${i === index ? ' active' : ''}`}
+              className={`page-step${i === index ? ' active' : ''}`}
               aria-current={i === index}
               data-step={step.step}
               onClick={() => onIndex(i)}

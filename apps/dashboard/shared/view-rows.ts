@@ -1,0 +1,264 @@
+import type { TaskPanel, TrajectoryPanel } from '@benchfleet/benchmark-kit/task-panel';
+import type { RunComparison, RunCoverage } from '@benchfleet/run-comparison/run-comparison';
+import type { ShownQuery } from './shown-query.js';
+
+// The rows the dashboard's queries return and the answers of its API, defined once: the server
+// types its queries and responses with them, the browser reads `Wire<…>` of the same types (what
+// JSON makes of them). The browser compiles this file too: it imports only modules that import
+// nothing of the server's (libs' browser-safe subpaths), and types only.
+
+/** A value as the browser receives it: JSON turned every Date into ISO text. */
+export type Wire<T> = T extends Date
+  ? string
+  : T extends readonly (infer E)[]
+    ? Wire<E>[]
+    : T extends object
+      ? { [K in keyof T]: Wire<T[K]> }
+      : T;
+
+type Json = Record<string, unknown>;
+
+/** A run as the runs list shows it (query `runs_list`). */
+export interface RunListRow {
+  run_id: string;
+  name: string;
+  benchmark: string;
+  run_status: string;
+  model: Json | null;
+  agent: Json | null;
+  total: number;
+  queued: number;
+  running: number;
+  succeeded: number;
+  failed: number;
+  cancelled: number;
+  errors: number;
+  /** Tasks cancelled before any attempt started them. */
+  never_started: number;
+  success_rate: number | null;
+  avg_reward: number | null;
+  cost_usd: number | null;
+  created_at: Date;
+  started_at: Date | null;
+  finished_at: Date | null;
+  /** The aggregate job has written the run's summary. */
+  summarised: boolean;
+}
+
+/** One run with its aggregates, read when its page opens (query `run`). */
+export interface RunRow extends RunListRow {
+  config: Json;
+  code_version: string;
+  avg_steps: number | null;
+  avg_duration_seconds: number | null;
+  tokens_in: number;
+  tokens_out: number;
+  /** The database's clock when the row was read. */
+  as_of: Date;
+}
+
+export interface DomainRow {
+  domain: string;
+  total: number;
+  succeeded: number;
+  failed: number;
+  cancelled: number;
+  errors: number;
+  pending: number;
+  success_rate: number | null;
+  avg_reward: number | null;
+  avg_steps: number | null;
+  cost_usd: number | null;
+}
+
+/** A group of tasks that did not succeed (query `failures`). */
+export interface FailureRow {
+  status: string;
+  error_class: string;
+  final_api_status: string | null;
+  stop_reason: string;
+  /** The benchmark's own reason (its `display.failureReason`), null when it gives none. */
+  reason: string | null;
+  message: string;
+  tasks: number;
+  examples: string[];
+}
+
+export interface StepsBinRow {
+  steps: number;
+  tasks: number;
+  succeeded: number;
+}
+
+export interface DurationBinRow {
+  bin: number;
+  bin_seconds: number;
+  tasks: number;
+  succeeded: number;
+}
+
+/** A row of the task table; the API sends these as arrays in `TasksResponse.columns` order. */
+export interface TaskRow {
+  task_id: string;
+  seq: number;
+  domain: string;
+  status: string;
+  final_api_status: string | null;
+  attempts: number;
+  total_steps: number;
+  reward: number | null;
+  success: boolean | null;
+  duration_ms: number | null;
+  cost_usd: number | null;
+  error: string | null;
+}
+
+/** One task with everything its page shows (query `task`). */
+export interface TaskDetailRow extends TaskRow {
+  run_id: string;
+  instruction: string;
+  spec: Json;
+  answer: string | null;
+  result: Json | null;
+  worker_id: string | null;
+  started_at: Date | null;
+  finished_at: Date | null;
+  tokens_in: number;
+  tokens_out: number;
+  benchmark: string;
+  run_name: string;
+}
+
+export interface AttemptRow {
+  attempt: number;
+  job_attempt: number;
+  worker_id: string;
+  external_id: string | null;
+  status: string;
+  error_class: string | null;
+  error: string | null;
+  started_at: Date;
+  finished_at: Date | null;
+}
+
+export interface StepRow {
+  attempt: number;
+  step: number;
+  at: Date;
+  action: Json | null;
+  text: string | null;
+  observation: string | null;
+  reward: number | null;
+  has_screenshot: boolean;
+  tokens_in: number;
+  tokens_out: number;
+  latency_ms: number | null;
+}
+
+/** What the browser knows of a benchmark, built by the server from the registry (`/api/benchmarks`). */
+export interface BenchmarkView {
+  /** What "success" means for this benchmark, shown next to every success rate. */
+  successLabel: string;
+  successExplanation: string;
+  trajectory: TrajectoryPanel;
+  /** The BullMQ queue its tasks go to, for the fleet panel. */
+  queue: string;
+  /** How a user adds a worker, for the "nothing is consuming this run" notice. */
+  workerCommand: string;
+  /** Why a task ended, by `tasks.result.stop_reason`. */
+  stopReasons: Record<string, string>;
+  /** What a `tasks.final_api_status` means. */
+  finalStatuses: Record<string, string>;
+  /** The heading of the benchmark's own failure reason in the Failures panel, if it gives one. */
+  failureReasonLabel: string | null;
+}
+
+export interface RunsResponse {
+  runs: RunListRow[];
+  queries: ShownQuery[];
+}
+
+export interface RunResponse {
+  run: RunRow;
+  done: number;
+  eta_seconds: number | null;
+  provisional: boolean;
+  queries: ShownQuery[];
+}
+
+export interface PanelRows<R> {
+  rows: R[];
+  query: ShownQuery;
+}
+
+export interface PanelsResponse {
+  domains: PanelRows<DomainRow>;
+  failures: PanelRows<FailureRow>;
+  steps: PanelRows<StepsBinRow>;
+  durations: PanelRows<DurationBinRow>;
+}
+
+export interface TasksResponse {
+  as_of: Date | undefined;
+  columns: readonly (keyof TaskRow)[];
+  rows: unknown[][];
+  query: ShownQuery;
+}
+
+export interface TaskDetail {
+  task: TaskDetailRow;
+  attempts: AttemptRow[];
+  steps: StepRow[];
+  /** The benchmark's own panels (its `display.taskDetail`), drawn below the trajectory. */
+  panels: TaskPanel[];
+  /** The queries behind those panels: the task's, and the ones the benchmark ran. */
+  panel_queries: string[];
+  queries: ShownQuery[];
+}
+
+/** A worker's own word on itself: `WorkerBeat['state']` of @benchfleet/queue, which fleet-view.ts assigns to it. */
+type WorkerState = 'serving' | 'paused' | 'stopping';
+
+export interface FleetWorker {
+  name: string;
+  /** What the worker says of itself: serving, or paused and why. */
+  state: WorkerState;
+  reason: string | null;
+  /** Seconds since the worker's connection was opened, as Redis reports it. */
+  age_seconds: number | null;
+  /** This run's jobs the worker holds now. */
+  current: { task_id: string; since: string | null; progress: unknown }[];
+  /** Active jobs of other runs on the same worker. */
+  other_active: number;
+}
+
+export interface FleetView {
+  queue: string;
+  redis: 'up' | 'down';
+  counts: Record<string, number>;
+  workers: FleetWorker[];
+  /** A worker serves the queue now (the same test as `scheduler status`). */
+  consumed: boolean;
+  /** This run's active jobs: job id, the worker that holds it (BullMQ `processedBy`). */
+  active: { task_id: string; worker: string | null; since: string | null }[];
+}
+
+export interface FleetResponse extends FleetView {
+  pending: number;
+  worker_command: string;
+}
+
+export interface CompareResponse {
+  comparison: RunComparison;
+  coverage: RunCoverage[];
+  queries: ShownQuery[];
+}
+
+export interface HealthResponse {
+  database: 'up' | 'down';
+  redis: 'up' | 'down';
+}
+
+/** What the live stream of a run page (`/api/runs/:run/events`) carries. */
+export type RunFeedEvent =
+  { kind: 'changed'; cursor: string } | { kind: 'database-down'; message: string };

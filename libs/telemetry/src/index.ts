@@ -1,0 +1,33 @@
+export {
+  noopTelemetry,
+  processTelemetry,
+  startTelemetry,
+  type AttemptOutcome,
+  type AttemptSpan,
+  type AttemptStart,
+  type LlmCallEnd,
+  type LlmCallSpan,
+  type LlmCallStart,
+  type SpanParent,
+  type StartTelemetryOptions,
+  type StepAttributes,
+  type StepSpan,
+  type Telemetry,
+  type TelemetryShutdown,
+} from './telemetry.js';
+export {
+  telemetryConfigFromEnv,
+  type OtlpProtocol,
+  type TelemetryConfig,
+  type TelemetryOff,
+  type TelemetryOn,
+} from './telemetry-config.js';
+export { errorTypeOf } from './error-type.js';
+export {
+  BENCHFLEET,
+  BENCHFLEET_SPANS,
+  ERROR_TYPE_OTHER,
+  GENAI,
+  GENAI_PROVIDERS,
+  GENERAL,
+} from './span-attributes.js';

@@ -1,0 +1,439 @@
+// The only module that imports the OpenTelemetry SDK: `startTelemetry` loads it when tracing is on.
+import {
+  context,
+  diag,
+  DiagLogLevel,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Context,
+  type Span,
+  type Tracer,
+} from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { ExportResultCode, setGlobalErrorHandler, type ExportResult } from '@opentelemetry/core';
+import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
+import {
+  BatchSpanProcessor,
+  TracerProvider,
+  type ReadableSpan,
+  type SpanExporter,
+} from '@opentelemetry/sdk-trace';
+import {
+  BENCHFLEET_VERSION,
+  causeOf,
+  createLogger,
+  errorMessage,
+  redactSecrets,
+  RepeatedLog,
+  type Logger,
+} from '@benchfleet/core';
+import { errorTypeOf } from './error-type.js';
+import { llmEndpointOf, type LlmEndpoint } from './llm-endpoint.js';
+import {
+  BENCHFLEET,
+  BENCHFLEET_SPANS,
+  ERROR_TYPE_OTHER,
+  GENAI,
+  GENERAL,
+} from './span-attributes.js';
+import { displayEndpoint, type TelemetryOn } from './telemetry-config.js';
+import type {
+  AttemptOutcome,
+  AttemptSpan,
+  AttemptStart,
+  LlmCallEnd,
+  LlmCallSpan,
+  LlmCallStart,
+  SpanParent,
+  StartTelemetryOptions,
+  StepAttributes,
+  StepSpan,
+  Telemetry,
+  TelemetryShutdown,
+} from './telemetry.js';
+
+const TRACER_NAME = '@benchfleet/telemetry';
+const DEFAULT_SHUTDOWN_TIMEOUT_MS = 5000;
+const DEFAULT_LOG_INTERVAL_MS = 60_000;
+/** Error text on a span is for a person reading a trace: short, and without secrets. */
+const MAX_MESSAGE = 300;
+const MAX_ENDPOINTS = 64;
+
+/** One context manager per process: the API takes only the first one registered. */
+let contextManager: AsyncLocalStorageContextManager | undefined;
+
+function shortMessage(error: unknown): string {
+  const message = redactSecrets(errorMessage(error)).replace(/\s+/g, ' ').trim();
+  return message.length > MAX_MESSAGE ? `${message.slice(0, MAX_MESSAGE)}…` : message;
+}
+
+/** Copies the defined values: an attribute is absent rather than null. */
+function put(attributes: Attributes, key: string, value: unknown): void {
+  if (value === undefined || value === null) return;
+  if (typeof value === 'number' && !Number.isFinite(value)) return;
+  attributes[key] = value as Attributes[string];
+}
+
+function stepAttributes(step: Partial<StepAttributes>): Attributes {
+  const attributes: Attributes = {};
+  put(attributes, BENCHFLEET.stepNumber, step.step);
+  put(attributes, BENCHFLEET.stepActionKind, step.actionKind);
+  put(attributes, BENCHFLEET.stepLatencyMs, step.latencyMs);
+  put(attributes, BENCHFLEET.inputTokens, step.tokensIn);
+  put(attributes, BENCHFLEET.outputTokens, step.tokensOut);
+  put(attributes, BENCHFLEET.stepReward, step.reward);
+  return attributes;
+}
+
+/** Tells export failures once per interval, with a count; never throws. */
+class ReportedExporter implements SpanExporter {
+  constructor(
+    private readonly inner: SpanExporter,
+    private readonly report: (error: unknown, spans: number) => void,
+  ) {}
+
+  export(spans: ReadableSpan[], done: (result: ExportResult) => void): void {
+    this.inner.export(spans, (result) => {
+      if (result.code !== ExportResultCode.SUCCESS) this.report(result.error, spans.length);
+      done(result);
+    });
+  }
+
+  shutdown(): Promise<void> {
+    return this.inner.shutdown();
+  }
+
+  forceFlush(): Promise<void> {
+    return this.inner.forceFlush?.() ?? Promise.resolve();
+  }
+}
+
+class OtelAttemptSpan implements AttemptSpan {
+  #outcomeSet = false;
+
+  constructor(
+    private readonly tracing: OtelTracing,
+    private readonly span: Span,
+    readonly parent: SpanParent,
+  ) {}
+
+  setOutcome(outcome: AttemptOutcome): void {
+    const attributes: Attributes = {};
+    put(attributes, BENCHFLEET.outcomeStatus, outcome.status);
+    put(attributes, BENCHFLEET.outcomeErrorClass, outcome.errorClass);
+    put(attributes, BENCHFLEET.outcomeSuccess, outcome.success);
+    put(attributes, BENCHFLEET.outcomeReward, outcome.reward);
+    put(attributes, BENCHFLEET.outcomeSteps, outcome.totalSteps);
+    put(attributes, BENCHFLEET.inputTokens, outcome.tokensIn);
+    put(attributes, BENCHFLEET.outputTokens, outcome.tokensOut);
+    put(attributes, BENCHFLEET.costUsd, outcome.costUsd);
+    if (outcome.status === 'error') {
+      put(attributes, GENERAL.errorType, outcome.errorClass ?? ERROR_TYPE_OTHER);
+      this.span.setStatus({
+        code: SpanStatusCode.ERROR,
+        ...(outcome.error && { message: shortMessage(outcome.error) }),
+      });
+    }
+    this.span.setAttributes(attributes);
+    this.#outcomeSet = true;
+  }
+
+  recordStep(step: StepAttributes): void {
+    this.tracing.recordStep(this.parent, step);
+  }
+
+  /** The attempt's code threw: the outcome it recorded, if any, already says what happened. */
+  threw(error: unknown): void {
+    if (this.#outcomeSet) return;
+    this.span.setAttribute(GENERAL.errorType, errorTypeOf(error));
+    this.span.recordException({ name: errorTypeOf(error), message: shortMessage(error) });
+    this.span.setStatus({ code: SpanStatusCode.ERROR, message: shortMessage(error) });
+  }
+}
+
+class OtelStepSpan implements StepSpan {
+  latencySet = false;
+
+  constructor(private readonly span: Span) {}
+
+  set(step: Partial<StepAttributes>): void {
+    if (step.latencyMs !== undefined && step.latencyMs !== null) this.latencySet = true;
+    this.span.setAttributes(stepAttributes(step));
+  }
+}
+
+class OtelLlmCall implements LlmCallSpan {
+  #ended = false;
+
+  constructor(private readonly span: Span) {}
+
+  end(result: LlmCallEnd): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    const attributes: Attributes = {};
+    put(attributes, BENCHFLEET.llmOutcome, result.outcome);
+    put(attributes, GENAI.responseModel, result.responseModel);
+    put(attributes, GENAI.responseId, result.responseId);
+    if (result.finishReasons !== undefined && result.finishReasons.length > 0)
+      attributes[GENAI.responseFinishReasons] = [...result.finishReasons];
+    put(attributes, GENAI.usageInputTokens, result.inputTokens);
+    put(attributes, GENAI.usageOutputTokens, result.outputTokens);
+    put(attributes, BENCHFLEET.costUsd, result.costUsd);
+    put(attributes, BENCHFLEET.llmWaitedMs, result.waitedMs);
+    if (result.outcome !== 'ok') {
+      attributes[GENERAL.errorType] = result.errorType ?? ERROR_TYPE_OTHER;
+      this.span.setStatus({ code: SpanStatusCode.ERROR });
+    }
+    this.span.setAttributes(attributes);
+    this.span.end();
+  }
+}
+
+class OtelTracing implements Telemetry {
+  readonly enabled = true;
+  readonly #tracer: Tracer;
+  /** A fleet calls a handful of endpoints: each base URL is parsed once. */
+  readonly #endpoints = new Map<string, LlmEndpoint>();
+  #shutdown: Promise<TelemetryShutdown> | undefined;
+
+  constructor(
+    private readonly provider: TracerProvider,
+    private readonly logger: Logger,
+    private readonly repeated: RepeatedLog,
+    private readonly endpoint: string,
+    private readonly deadlineMs: number,
+    private readonly onShutdown: () => void,
+  ) {
+    this.#tracer = provider.getTracer(TRACER_NAME, BENCHFLEET_VERSION);
+  }
+
+  async attemptSpan<T>(attempt: AttemptStart, run: (span: AttemptSpan) => Promise<T>) {
+    const attributes: Attributes = {};
+    put(attributes, BENCHFLEET.runId, attempt.runId);
+    put(attributes, BENCHFLEET.taskId, attempt.taskId);
+    put(attributes, BENCHFLEET.attempt, attempt.attempt);
+    put(attributes, BENCHFLEET.benchmark, attempt.benchmark);
+    put(attributes, BENCHFLEET.domain, attempt.domain);
+    put(attributes, BENCHFLEET.workerId, attempt.workerId);
+    const span = this.#tracer.startSpan(BENCHFLEET_SPANS.attempt, {
+      kind: SpanKind.INTERNAL,
+      attributes,
+    });
+    const active = trace.setSpan(context.active(), span);
+    const handle = new OtelAttemptSpan(this, span, active as unknown as SpanParent);
+    return context.with(active, async () => {
+      try {
+        return await run(handle);
+      } catch (error) {
+        handle.threw(error);
+        throw error;
+      } finally {
+        span.end();
+      }
+    });
+  }
+
+  async stepSpan<T>(
+    parent: SpanParent | undefined,
+    step: StepAttributes,
+    run: (span: StepSpan) => Promise<T>,
+  ) {
+    const started = performance.now();
+    const within = this.#contextOf(parent);
+    const span = this.#tracer.startSpan(
+      BENCHFLEET_SPANS.step,
+      { kind: SpanKind.INTERNAL, attributes: stepAttributes(step) },
+      within,
+    );
+    const handle = new OtelStepSpan(span);
+    if (step.latencyMs !== undefined && step.latencyMs !== null) handle.latencySet = true;
+    return context.with(trace.setSpan(within, span), async () => {
+      try {
+        return await run(handle);
+      } catch (error) {
+        span.setAttribute(GENERAL.errorType, errorTypeOf(error));
+        span.setStatus({ code: SpanStatusCode.ERROR, message: shortMessage(error) });
+        throw error;
+      } finally {
+        if (!handle.latencySet)
+          span.setAttribute(BENCHFLEET.stepLatencyMs, Math.round(performance.now() - started));
+        span.end();
+      }
+    });
+  }
+
+  recordStep(parent: SpanParent | undefined, step: StepAttributes): void {
+    const ended = Date.now();
+    const latency = step.latencyMs !== undefined && step.latencyMs !== null ? step.latencyMs : 0;
+    const span = this.#tracer.startSpan(
+      BENCHFLEET_SPANS.step,
+      {
+        kind: SpanKind.INTERNAL,
+        attributes: stepAttributes(step),
+        startTime: ended - Math.max(0, latency),
+      },
+      this.#contextOf(parent),
+    );
+    span.end(ended);
+  }
+
+  within<T>(parent: SpanParent | undefined, run: () => T): T {
+    return parent === undefined ? run() : context.with(parent as unknown as Context, run);
+  }
+
+  startLlmCall(call: LlmCallStart): LlmCallSpan {
+    let endpoint = this.#endpoints.get(call.baseUrl);
+    if (endpoint === undefined) {
+      if (this.#endpoints.size >= MAX_ENDPOINTS) this.#endpoints.clear();
+      endpoint = llmEndpointOf(call.baseUrl);
+      this.#endpoints.set(call.baseUrl, endpoint);
+    }
+    const operation = call.operation ?? 'chat';
+    const attributes: Attributes = {
+      [GENAI.operationName]: operation,
+      [GENAI.providerName]: call.providerName ?? endpoint.providerName,
+    };
+    put(attributes, GENAI.requestModel, call.model === '' ? undefined : call.model);
+    put(attributes, GENERAL.serverAddress, endpoint.serverAddress);
+    put(attributes, GENERAL.serverPort, endpoint.serverPort);
+    put(attributes, GENAI.requestMaxTokens, call.maxTokens);
+    put(attributes, GENAI.requestTemperature, call.temperature);
+    put(attributes, GENAI.requestTopP, call.topP);
+    put(attributes, BENCHFLEET.llmKeyFingerprint, call.keyFingerprint);
+    put(attributes, BENCHFLEET.runId, call.attribution?.runId);
+    put(attributes, BENCHFLEET.taskId, call.attribution?.taskId);
+    put(attributes, BENCHFLEET.attempt, call.attribution?.attempt);
+    const name = call.model === '' ? operation : `${operation} ${call.model}`;
+    return new OtelLlmCall(this.#tracer.startSpan(name, { kind: SpanKind.CLIENT, attributes }));
+  }
+
+  async flush(): Promise<void> {
+    await this.#withinDeadline(this.provider.forceFlush({ timeoutMillis: this.deadlineMs }));
+  }
+
+  shutdown(): Promise<TelemetryShutdown> {
+    this.#shutdown ??= (async () => {
+      const completed = await this.#withinDeadline(this.provider.shutdown());
+      if (!completed)
+        this.logger.warn(
+          { endpoint: this.endpoint, deadlineMs: this.deadlineMs },
+          'tracing: the collector did not take the last spans before the shutdown deadline; they were dropped',
+        );
+      this.repeated.flush();
+      trace.disable();
+      this.onShutdown();
+      return { completed };
+    })();
+    return this.#shutdown;
+  }
+
+  /** True when `work` settled before the deadline; a failure is logged by the exporter already. */
+  async #withinDeadline(work: Promise<void>): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), this.deadlineMs);
+    });
+    try {
+      return await Promise.race([
+        work.then(
+          () => true,
+          () => true,
+        ),
+        deadline,
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  #contextOf(parent: SpanParent | undefined): Context {
+    return parent === undefined ? context.active() : (parent as unknown as Context);
+  }
+}
+
+/** Builds the SDK pipeline: resource, batching processor, OTLP exporter of the configured encoding. */
+export async function startOtelTracing(
+  config: TelemetryOn,
+  options: StartTelemetryOptions,
+  onShutdown: () => void,
+): Promise<Telemetry> {
+  const logger = options.logger ?? createLogger({ level: 'warn', name: options.serviceName });
+  const repeated = new RepeatedLog(logger, options.logIntervalMs ?? DEFAULT_LOG_INTERVAL_MS);
+  const endpoint = displayEndpoint(config.tracesUrl);
+  const deadlineMs = options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS;
+  // No export may outlive a shutdown: its deadline, retries included, is capped at the shutdown's.
+  const exportTimeoutMs = Math.min(config.exportTimeoutMs, deadlineMs);
+
+  const { OTLPTraceExporter } =
+    config.protocol === 'http/json'
+      ? await import('@opentelemetry/exporter-trace-otlp-http')
+      : await import('@opentelemetry/exporter-trace-otlp-proto');
+  type ExporterOptions = NonNullable<ConstructorParameters<typeof OTLPTraceExporter>[0]>;
+  const exporter = new OTLPTraceExporter({
+    url: config.tracesUrl,
+    headers: { ...config.headers },
+    timeoutMillis: exportTimeoutMs,
+    compression: config.compression as ExporterOptions['compression'],
+  });
+
+  // Errors the exporter told already are not told again by the SDK's global handler.
+  const told = new WeakSet<object>();
+  const report = (error: unknown, spans: number): void => {
+    if (typeof error === 'object' && error !== null) told.add(error);
+    repeated.warn(
+      `otlp-export ${causeOf(error ?? 'failed')}`,
+      { endpoint, spans, err: shortMessage(error ?? 'export failed') },
+      'tracing: could not export spans to the OpenTelemetry collector; they are dropped and the worker goes on',
+    );
+  };
+  setGlobalErrorHandler((error) => {
+    if (typeof error === 'object' && error !== null && told.has(error)) return;
+    if (errorMessage(error).startsWith('BatchSpanProcessor: span export failed')) return;
+    repeated.warn(
+      `otel ${causeOf(error)}`,
+      { err: shortMessage(error) },
+      'tracing: OpenTelemetry SDK error',
+    );
+  });
+  const diagnose = (...args: unknown[]): void => {
+    const message = args
+      .map((arg) => (typeof arg === 'string' ? arg : errorMessage(arg)))
+      .join(' ');
+    repeated.warn(`otel-diag ${causeOf(message)}`, {}, `tracing: ${shortMessage(message)}`);
+  };
+  diag.setLogger(
+    { error: diagnose, warn: diagnose, info: () => {}, debug: () => {}, verbose: () => {} },
+    { logLevel: DiagLogLevel.WARN, suppressOverrideMessage: true },
+  );
+
+  if (contextManager === undefined) {
+    contextManager = new AsyncLocalStorageContextManager().enable();
+    context.setGlobalContextManager(contextManager);
+  }
+
+  const resource = defaultResource().merge(
+    resourceFromAttributes({
+      [GENERAL.serviceName]: options.serviceName,
+      ...options.resourceAttributes,
+      ...config.resourceAttributes,
+      ...(config.serviceName !== undefined && { [GENERAL.serviceName]: config.serviceName }),
+    }),
+  );
+  const provider = new TracerProvider({
+    resource,
+    spanProcessors: [
+      new BatchSpanProcessor({
+        exporter: new ReportedExporter(exporter, report),
+        exportTimeoutMillis: exportTimeoutMs,
+      }),
+    ],
+  });
+  trace.setGlobalTracerProvider(provider);
+  logger.info(
+    { endpoint, protocol: config.protocol, service: resource.attributes[GENERAL.serviceName] },
+    'tracing: exporting spans over OTLP',
+  );
+  return new OtelTracing(provider, logger, repeated, endpoint, deadlineMs, onShutdown);
+}

@@ -1,0 +1,9 @@
+export {
+  startOtlpReceiver,
+  type OtlpEncoding,
+  type OtlpExportRequest,
+  type OtlpReceiver,
+  type OtlpReceiverOptions,
+  type OtlpValue,
+  type ReceivedSpan,
+} from './otlp-receiver.js';
