@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // The apps' CLIs as compiled JavaScript: each app's sources and the workspace libs it uses are
-// bundled by esbuild into apps/<app>/dist/<app>.js and its chunks (npm packages stay imports). `npm ci` builds
-// them (root `prepare`), and so does the test setup, so tests exercise what users run.
+// bundled by esbuild into <its folder>/dist/<app>.js and its chunks (npm packages stay imports).
+// The apps are the workspace's (workspace-apps.mjs: every package whose package.json says
+// `benchfleet.app`). `npm ci` builds them (root `prepare`), and so does the test setup, so tests
+// exercise what users run.
 //
 // `launch` is what the bin shims call: it runs the bundle unless a source file it was built from
 // changed since (or it is missing), in which case it runs the TypeScript sources through tsx: a
@@ -23,15 +25,19 @@ import {
 } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { workspaceApp, workspaceApps } from './workspace-apps.mjs';
 
 const ROOT = dirname(fileURLToPath(import.meta.url));
-export const APPS = ['scheduler', 'worker-webshop', 'worker-osworld'];
 
-const bundlePath = (app) => join(ROOT, 'apps', app, 'dist', `${app}.js`);
-const manifestPath = (app) => join(ROOT, 'apps', app, 'dist', 'build.json');
+/** The apps of the workspace, by name. */
+export const appNames = () => workspaceApps().map((app) => app.name);
+
+const appDir = (app) => workspaceApp(app).dir;
+const bundlePath = (app) => join(appDir(app), 'dist', `${app}.js`);
+const manifestPath = (app) => join(appDir(app), 'dist', 'build.json');
 
 /** Bundles every app (or those named); returns how long it took in ms. */
-export async function buildBins(apps = APPS) {
+export async function buildBins(apps = appNames()) {
   const { build } = await import('esbuild');
   const started = Date.now();
   // Workspace packages (@benchfleet/*) point at TypeScript sources: bundle them; leave npm packages as imports.
@@ -45,12 +51,13 @@ export async function buildBins(apps = APPS) {
   };
   await Promise.all(
     apps.map(async (app) => {
-      const outdir = join(ROOT, 'apps', app, 'dist');
-      const staging = join(ROOT, 'apps', app, `.dist-building-${process.pid}`);
+      const { dir, source } = workspaceApp(app);
+      const outdir = join(dir, 'dist');
+      const staging = join(dir, `.dist-building-${process.pid}`);
       rmSync(staging, { recursive: true, force: true });
       try {
         const result = await build({
-          entryPoints: { [app]: join(ROOT, 'apps', app, 'src', 'main.ts') },
+          entryPoints: { [app]: source },
           outdir: staging,
           // Modules a command imports when it runs go to chunks of their own, loaded only then.
           splitting: true,
@@ -102,7 +109,7 @@ function removeOldChunks(dir, current) {
 }
 
 /** Builds the apps whose bundle is missing or older than a source it was built from; returns them. */
-export async function buildStaleBins(apps = APPS) {
+export async function buildStaleBins(apps = appNames()) {
   const stale = apps.filter((app) => !bundleIsCurrent(app));
   if (stale.length > 0) await buildBins(stale);
   return stale;
@@ -127,18 +134,18 @@ export async function launch(app) {
   }
   const { register } = await import('tsx/esm/api');
   register();
-  await import(pathToFileURL(join(ROOT, 'apps', app, 'src', 'main.ts')).href);
+  await import(pathToFileURL(workspaceApp(app).source).href);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const args = process.argv.slice(2);
   const ifStale = args.includes('--if-stale');
   const apps = args.filter((arg) => arg !== '--if-stale');
-  const chosen = apps.length > 0 ? apps : APPS;
+  const chosen = apps.length > 0 ? apps : appNames();
   const started = Date.now();
   const built = ifStale ? await buildStaleBins(chosen) : (await buildBins(chosen), chosen);
   if (built.length > 0)
     process.stderr.write(
-      `built ${built.map((app) => `apps/${app}/dist/${app}.js`).join(', ')} in ${Date.now() - started} ms\n`,
+      `built ${built.map((app) => relative(ROOT, bundlePath(app))).join(', ')} in ${Date.now() - started} ms\n`,
     );
 }

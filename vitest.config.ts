@@ -7,6 +7,7 @@ export default defineConfig({
       'libs/**/*.test.ts',
       'bench/**/*.test.ts',
       'deploy/**/*.test.ts',
+      'examples/**/*.test.ts',
       // A file outside the suite, for the test that checks `npm test`'s exit code.
       ...(process.env.BENCHFLEET_EXTRA_TEST_FILE ? [process.env.BENCHFLEET_EXTRA_TEST_FILE] : []),
     ],

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import pg from 'pg';
 import { createDatabase, migrateToLatest, type Database } from '@benchfleet/db';
-import { migrations } from '@benchfleet/migrations';
+import { benchmarks } from '@benchfleet/benchmarks';
 import { provisionServices, type ProvisionedServices } from '@benchfleet/local-services';
 import { deleteKeysWithPrefix } from '@benchfleet/testing/test-database';
 
@@ -38,7 +38,7 @@ export async function benchServices(
   url.pathname = `/${database}`;
   const databaseUrl = url.toString();
   const db = createDatabase(databaseUrl, { max: 8 });
-  await migrateToLatest(db, migrations);
+  await migrateToLatest(db, benchmarks.migrations);
   const prefix = `{bench-${randomBytes(3).toString('hex')}}`;
   return {
     services,

@@ -15,7 +15,6 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { createDatabase, migrateToLatest, type Database } from '@benchfleet/db';
-import { migrations } from '@benchfleet/migrations';
 import { JobProducer } from '@benchfleet/queue';
 import {
   osworldTestTask,
@@ -316,7 +315,7 @@ async function main(): Promise<void> {
     );
     const databaseUrl = withDatabase(services.databaseUrl, databaseName);
     db = createDatabase(databaseUrl, { max: 4 });
-    await migrateToLatest(db, migrations);
+    await migrateToLatest(db, benchmarks.migrations);
     say(`database ${databaseName} created and migrated`);
     const results: ModeResult[] = [];
     for (const mode of options.modes) {

@@ -23,7 +23,8 @@ import {
   importWebshopCatalog,
   openCatalogSearchSnapshot,
 } from '@benchfleet/webshop-benchmark';
-import { webshopCatalogRepository, type Database } from '@benchfleet/db';
+import { type Database } from '@benchfleet/db';
+import { webshopCatalogRepository } from '@benchfleet/webshop-benchmark';
 import { startScript, waitFor, type StartedProcess } from '@benchfleet/testing';
 import {
   buildSearchContents,

@@ -20,6 +20,13 @@ import { ServiceAccount } from 'kubernetes-models/v1/ServiceAccount';
 import { ScaledObject } from '@kubernetes-models/keda/keda.sh/v1alpha1/ScaledObject';
 import { TriggerAuthentication } from '@kubernetes-models/keda/keda.sh/v1alpha1/TriggerAuthentication';
 import { queuePrefixSchema } from '@benchfleet/core';
+import { workspaceApps } from '../workspace-apps.mjs';
+import {
+  composeWorkers,
+  k8sWorkers,
+  renderedWorkers,
+  staleWorkerManifests,
+} from './worker-manifests.mjs';
 import { BYTEBOT_SCREEN, osworldBenchmark } from '@benchfleet/osworld';
 import {
   DEPLOY_DIR,
@@ -36,7 +43,11 @@ import {
 
 const DEFAULT_PREFIX = queuePrefixSchema.parse(undefined);
 const OSWORLD_DEADLINE_S = osworldBenchmark.job.deadlineMs / 1000;
-const BENCHFLEET_APPS = ['scheduler', 'worker-webshop', 'worker-osworld'];
+// The apps of the image, and the workers among them: the workspace's (workspace-apps.mjs).
+const BENCHFLEET_APPS = workspaceApps().map((app) => app.name);
+const WORKER_APPS = workspaceApps()
+  .filter((app) => app.kind === 'worker')
+  .map((app) => app.name);
 /** Where deploy/Dockerfile puts deploy/desktop-reset.mjs (image.test.ts checks the COPY). */
 const DESKTOP_RESET = 'node /usr/local/lib/benchfleet-desktop-reset.mjs';
 const SCREEN_SIZE = `${BYTEBOT_SCREEN.width}x${BYTEBOT_SCREEN.height}`;
@@ -266,11 +277,9 @@ describe('deploy/k8s', () => {
       ({ container }) =>
         container.args?.[0]?.startsWith('worker-') || container.args?.[1] === 'worker',
     );
-    expect(workers.map(({ container }) => container.args?.[0]).sort()).toEqual([
-      'scheduler',
-      'worker-osworld',
-      'worker-webshop',
-    ]);
+    expect(workers.map(({ container }) => container.args?.[0]).sort()).toEqual(
+      ['scheduler', ...WORKER_APPS].sort(),
+    );
     for (const { owner, container } of workers) {
       expect(container.ports?.find((port) => port.name === 'metrics')?.containerPort, owner).toBe(
         metricsPort,
@@ -738,5 +747,72 @@ describe('deploy/compose.yaml', () => {
   it('uses the queue prefix the code defaults to, braces included', () => {
     for (const [name, service] of benchfleet)
       expect(service.environment?.BENCHFLEET_QUEUE_PREFIX, name).toBe(DEFAULT_PREFIX);
+  });
+});
+
+describe('the place of every worker app of the workspace', () => {
+  const documents = readK8sManifests();
+  const compose = parse(readFileSync(join(DEPLOY_DIR, 'compose.yaml'), 'utf8'), {
+    merge: true,
+  }) as ComposeFile;
+
+  it('every worker app runs in a k8s workload and a compose service: hand-written, or rendered from its package.json', () => {
+    const k8sArgs = documents
+      .flatMap(({ object }) => {
+        const spec = (object as { spec?: { template?: { spec?: IPodSpec } } }).spec?.template?.spec;
+        return spec ? [...(spec.initContainers ?? []), ...spec.containers] : [];
+      })
+      .map((container) => container.args?.[0]);
+    const composeCommands = Object.values(compose.services).map((service) => service.command?.[0]);
+    for (const app of WORKER_APPS) {
+      expect(k8sArgs, `${app} in deploy/k8s`).toContain(app);
+      expect(composeCommands, `${app} in deploy/compose.yaml`).toContain(app);
+    }
+  });
+
+  it('the rendered places are current (`npm run build` writes them)', () => {
+    expect(staleWorkerManifests()).toEqual([]);
+    const rendered = renderedWorkers().map((app) => app.name);
+    expect(rendered.length).toBeGreaterThan(0);
+    for (const name of rendered) {
+      expect(compose.services[name]?.command).toEqual([name]);
+      expect(
+        k8sObject(documents, Deployment, name).spec?.template.spec?.containers[0]?.args,
+      ).toEqual([name]);
+    }
+    // Hand-written ones are not rendered twice.
+    expect(rendered).not.toContain('worker-webshop');
+    expect(rendered).not.toContain('worker-osworld');
+  });
+
+  it("renders a worker's replicas and environment from its package.json", () => {
+    const app = {
+      name: 'worker-foo',
+      kind: 'worker' as const,
+      dir: join(REPO_DIR, 'examples', 'foo', 'worker'),
+      bin: '',
+      source: '',
+      deploy: { replicas: 3, environment: { BENCHFLEET_CONCURRENCY: '8' } },
+    };
+    const service = (
+      parse(
+        `x-benchfleet: &benchfleet {}\nx-benchfleet-env: &benchfleet-env {}\nservices:\n${composeWorkers([app]).join('\n')}\n`,
+        { merge: true },
+      ) as ComposeFile
+    ).services['worker-foo'];
+    expect(service).toMatchObject({
+      command: ['worker-foo'],
+      deploy: { replicas: 3 },
+      environment: { BENCHFLEET_CONCURRENCY: '8', BENCHFLEET_METRICS_PORT: '9464' },
+    });
+    const [deployment] = parseAllDocuments(k8sWorkers([app])).map(
+      (document) => document.toJS() as Deployment,
+    );
+    expect(k8sSchemaErrors(deployment as unknown as ManifestDocument['object'])).toEqual([]);
+    expect(deployment?.spec?.replicas).toBe(3);
+    expect(deployment?.spec?.template.spec?.containers[0]?.env).toContainEqual({
+      name: 'BENCHFLEET_CONCURRENCY',
+      value: '8',
+    });
   });
 });

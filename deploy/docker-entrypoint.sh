@@ -1,7 +1,7 @@
 #!/bin/sh
-# Entrypoint of the benchfleet image: `scheduler …`, `worker-webshop …` or `worker-osworld …` runs
-# that app (as PID 1, so it receives SIGTERM itself and shuts down gracefully); anything else is
-# run as a command.
+# Entrypoint of the benchfleet image: an app of the workspace (`scheduler …`, `worker-webshop …`,
+# `worker-osworld …`, any `worker-<benchmark> …`: the list is workspace-apps.mjs's) runs as PID 1,
+# so it receives SIGTERM itself and shuts down gracefully; anything else is run as a command.
 set -eu
 
 # Secrets mounted as files (compose secrets, Kubernetes secret volumes): NAME_FILE=/path sets NAME.
@@ -15,17 +15,13 @@ for name in DATABASE_URL REDIS_URL LLM_API_KEY; do
 done
 
 home=${BENCHFLEET_HOME:-/app}
-case "${1:-}" in
-  scheduler | worker-webshop | worker-osworld)
-    app=$1
-    shift
-    exec node "$home/apps/$app/bin/$app.js" "$@"
-    ;;
-  '')
-    echo 'usage: IMAGE scheduler|worker-webshop|worker-osworld [arguments]' >&2
-    exit 2
-    ;;
-  *)
-    exec "$@"
-    ;;
-esac
+if [ -z "${1:-}" ]; then
+  apps=$(node "$home/workspace-apps.mjs" | paste -sd '|' -)
+  echo "usage: IMAGE $apps [arguments]" >&2
+  exit 2
+fi
+if bin=$(node "$home/workspace-apps.mjs" --bin "$1"); then
+  shift
+  exec node "$bin" "$@"
+fi
+exec "$@"

@@ -4,7 +4,8 @@ import { isBuiltin } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startMetricsServer, WorkerMetrics } from '@benchfleet/queue';
+import { startMetricsServer, WorkerMetrics } from '@benchfleet/runs';
+import { workspaceApps, workspacePackages } from '../workspace-apps.mjs';
 import { readDockerfile, stagesOf } from './dockerfile.js';
 import { DEPLOY_DIR, REPO_DIR } from './k8s-manifests.js';
 
@@ -125,30 +126,16 @@ function packageNameOf(specifier: string): string {
 function workspaceFile(specifier: string): string {
   const name = packageNameOf(specifier);
   const subpath = `.${specifier.slice(name.length)}`;
-  for (const root of packageJson.workspaces.map((pattern) => pattern.replace(/\/\*$/, ''))) {
-    const candidates = root === 'migrations' ? ['migrations'] : [`${root}/${name.split('/')[1]}`];
-    for (const dir of candidates) {
-      const manifestPath = join(REPO_DIR, dir, 'package.json');
-      if (!existsSync(manifestPath)) continue;
-      const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as {
-        name: string;
-        exports: Record<string, string>;
-      };
-      if (manifest.name !== name) continue;
-      const target = manifest.exports[subpath];
-      if (!target) throw new Error(`${name} does not export ${subpath}`);
-      return join(REPO_DIR, dir, target);
-    }
-  }
-  throw new Error(`no workspace package ${name}`);
+  const found = workspacePackages().find((candidate) => candidate.name === name);
+  if (!found) throw new Error(`no workspace package ${name}`);
+  const target = found.manifest.exports?.[subpath];
+  if (!target) throw new Error(`${name} does not export ${subpath}`);
+  return join(found.dir, target);
 }
 
 describe('the production import graph', () => {
   it('needs only `dependencies`: what `npm ci --omit=dev` installs is enough to start every app', () => {
-    const entries = ['scheduler', 'worker-webshop', 'worker-osworld'].flatMap((app) => [
-      join(REPO_DIR, 'apps', app, 'bin', `${app}.js`),
-      join(REPO_DIR, 'apps', app, 'src', 'main.ts'),
-    ]);
+    const entries = workspaceApps().flatMap((app) => [app.bin, app.source]);
     const seen = new Set<string>();
     const external = new Map<string, string>();
     // Loaded only if installed (the demo's optional service provisioning): dev dependencies may be.
@@ -196,14 +183,16 @@ describe('the image entrypoint', () => {
     });
 
   it('starts the app its first argument names, with the remaining arguments', () => {
-    for (const [app, title] of [
-      ['scheduler', 'benchfleet scheduler'],
-      ['worker-webshop', 'runs WebShop episodes from the queue'],
-      ['worker-osworld', 'runs OSWorld tasks on one Bytebot stack'],
-    ] as const) {
-      const result = entrypoint([app, '--help']);
-      expect(result.status, `${app}: ${result.stderr}`).toBe(0);
-      expect(result.stdout).toContain(title);
+    const titles: Record<string, string> = {
+      scheduler: 'benchfleet scheduler',
+      'worker-webshop': 'runs WebShop episodes from the queue',
+      'worker-osworld': 'runs OSWorld tasks on one Bytebot stack',
+    };
+    for (const { name } of workspaceApps()) {
+      const result = entrypoint([name, '--help']);
+      expect(result.status, `${name}: ${result.stderr}`).toBe(0);
+      expect(result.stdout).toContain(`Usage: ${name} `);
+      if (titles[name]) expect(result.stdout).toContain(titles[name]);
     }
   });
 
@@ -218,7 +207,12 @@ describe('the image entrypoint', () => {
     expect(result.stdout).toBe('postgres://benchfleet:s3cret@db:5432/benchfleet|unset');
     const usage = entrypoint([]);
     expect(usage.status).toBe(2);
-    expect(usage.stderr).toMatch(/usage: IMAGE scheduler\|worker-webshop\|worker-osworld/);
+    expect(usage.stderr).toBe(
+      `usage: IMAGE ${workspaceApps()
+        .map((app) => app.name)
+        .join('|')} [arguments]\n`,
+    );
+    expect(usage.stderr).toMatch(/\bscheduler\|.*worker-webshop/);
   });
 });
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
+import type { WebshopTables } from '@benchfleet/webshop-benchmark';
 import {
   runCli,
   startCli,
@@ -152,6 +153,7 @@ describe('a run page left open while the fleet works', () => {
     expect(await value('total')).toBe(Number(bought.reward).toFixed(3));
     // Next to each component, what the goal asked for, from the catalog's goal row.
     const goal = await services.db
+      .withTables<WebshopTables>()
       .selectFrom('webshop_goals')
       .select('goal')
       .where('catalog_id', '=', 'demo')

@@ -15,7 +15,8 @@ import {
   type RunExporter,
 } from '@benchfleet/benchmark-kit';
 import { loadOsworldDataset } from '@benchfleet/osworld';
-import { echoBenchmark, runCli, useTestServices } from '@benchfleet/testing';
+import { echoBenchmark } from '@benchfleet/echo-benchmark';
+import { runCli, useTestServices } from '@benchfleet/testing';
 import {
   startDashboardUnderTest,
   type DashboardUnderTest,
@@ -553,6 +554,13 @@ function heldExporter(held: HeldExports): RunExporter<unknown> {
   };
 }
 
+/** The fleet's registry with the echo example exporting `held`. */
+const withHeldExports = (held: HeldExports) =>
+  createBenchmarkRegistry([
+    ...benchmarks.all.filter((benchmark) => benchmark.name !== echoBenchmark.name),
+    { ...echoBenchmark, exporters: { held: heldExporter(held) } },
+  ]);
+
 const releaseAll = (held: HeldExports) => {
   for (const export_ of held.waiting.splice(0)) export_.release('write');
 };
@@ -567,10 +575,7 @@ const scratchExists = (dir: string) =>
 describe('an export that is slow or fails', () => {
   it('answers 504 past the deadline, 503 past two exports at once, stages outside the checkout, and removes a late export when it ends', async () => {
     const held: HeldExports = { waiting: [] };
-    const registry = createBenchmarkRegistry([
-      ...benchmarks.all,
-      { ...echoBenchmark, exporters: { held: heldExporter(held) } },
-    ]);
+    const registry = withHeldExports(held);
     const slow = await startDashboardUnderTest(services, { registry, exportDeadlineMs: 300 });
     const exportUrl = `${slow.dashboard.url}/api/runs/run-echo-late/exports/held`;
     try {
@@ -609,10 +614,7 @@ describe('an export that is slow or fails', () => {
 
   it('answers an export that fails half-way with its error, never a partial zip, and leaves no directory', async () => {
     const held: HeldExports = { waiting: [] };
-    const registry = createBenchmarkRegistry([
-      ...benchmarks.all,
-      { ...echoBenchmark, exporters: { held: heldExporter(held) } },
-    ]);
+    const registry = withHeldExports(held);
     const failing = await startDashboardUnderTest(services, { registry });
     try {
       await writeFixtureRun(services.db, failing.artifacts, {

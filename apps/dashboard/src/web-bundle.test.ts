@@ -3,7 +3,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { benchmarks } from '@benchfleet/benchmarks';
-import { echoBenchmark } from '@benchfleet/testing';
+import { echoBenchmark } from '@benchfleet/echo-benchmark';
 import { BUNDLED_MODULES_FILE, ensureWebBuild, WEB_DIST_DIR } from './web-build.js';
 
 // The browser bundle takes no server code (no lib, no server module, no server package: types

@@ -5,7 +5,6 @@ import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readArtifact } from '@benchfleet/artifacts';
-import { createBenchmarkRegistry } from '@benchfleet/benchmark-kit';
 import { benchmarks } from '@benchfleet/benchmarks';
 import {
   runsRepository,
@@ -25,7 +24,6 @@ import {
   type AtifTrajectory,
 } from '@benchfleet/runs';
 import {
-  echoBenchmark,
   enqueueTestRun,
   fakeScreenshotPng,
   killLeftoverProcesses,
@@ -437,8 +435,8 @@ describe('scheduler export --format atif', () => {
       'scheduler: --format csv: webshop runs export as webshop-jsonl or atif',
     );
 
-    // A benchmark with no exporter of its own (the test kit's echo) exports as atif by default.
-    const registry = createBenchmarkRegistry([...benchmarks.all, echoBenchmark]);
+    // A benchmark with no exporter of its own (the echo example) exports as atif by default.
+    const registry = benchmarks;
     const runId = 'run-echo-retried';
     await runsRepository(services.db).createWithTasks({
       run: {

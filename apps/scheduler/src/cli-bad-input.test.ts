@@ -17,7 +17,11 @@ import {
   type CliResult,
   type TestDatabase,
 } from '@benchfleet/testing';
-import { demoCatalogRequest, importWebshopCatalog } from '@benchfleet/webshop-benchmark';
+import {
+  demoCatalogRequest,
+  importWebshopCatalog,
+  type WebshopTables,
+} from '@benchfleet/webshop-benchmark';
 
 // Every bad input a user can give, each refused at the edge: exit code 2, one line on stderr that
 // names the flag (or the thing) and says what is wanted, no stack, no driver or schema dump, and
@@ -157,12 +161,12 @@ const cases: Case[] = [
   {
     name: 'enqueue --benchmark nope',
     args: () => ['enqueue', '--benchmark', 'nope'],
-    says: /--benchmark <name>' argument 'nope' is invalid\. Allowed choices are osworld, webshop/,
+    says: /--benchmark <name>' argument 'nope' is invalid\. Allowed choices are osworld, webshop, echo\./,
   },
   {
     name: 'enqueue with nothing',
     args: () => ['enqueue'],
-    says: /say which benchmark to run: --benchmark osworld\|webshop, or --domain D/,
+    says: /say which benchmark to run: --benchmark osworld\|webshop\|echo, or --domain D/,
   },
   {
     name: 'enqueue --domain nope',
@@ -716,9 +720,13 @@ describe('bad input, refused at the edge', () => {
   it('wrote nothing: no run, no task, no job, no key', async () => {
     expect(await services.db.selectFrom('runs').select('id').execute()).toEqual([]);
     expect(await services.db.selectFrom('tasks').select('task_id').execute()).toEqual([]);
-    expect(await services.db.selectFrom('webshop_catalogs').select('id').execute()).toEqual([
-      { id: 'demo' },
-    ]);
+    expect(
+      await services.db
+        .withTables<WebshopTables>()
+        .selectFrom('webshop_catalogs')
+        .select('id')
+        .execute(),
+    ).toEqual([{ id: 'demo' }]);
     expect(await redisKeys()).toEqual([]);
   });
 

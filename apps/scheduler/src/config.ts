@@ -18,7 +18,7 @@ import {
   type Database,
   type Run,
 } from '@benchfleet/db';
-import { migrations } from '@benchfleet/migrations';
+import type { Migration } from 'kysely';
 import { checkRedis, JobProducer, refuseEvictingRedis } from '@benchfleet/queue';
 
 const baseSchema = z.object({
@@ -73,11 +73,16 @@ export interface SchedulerServices {
 }
 
 /**
- * Runs a command body with checked services (and, unless `schema: false`, a database that is
- * migrated), and always releases them.
+ * Runs a command body with checked services and a database whose schema is `schema` (the
+ * registry's migrations; false: unchecked, for `migrate`), and always releases them.
  */
 export async function withSchedulerServices<T>(
-  needs: { redis: boolean; schema?: boolean; longStatements?: boolean; evictingRedis?: boolean },
+  needs: {
+    redis: boolean;
+    schema: Readonly<Record<string, Migration>> | false;
+    longStatements?: boolean;
+    evictingRedis?: boolean;
+  },
   body: (services: SchedulerServices) => Promise<T>,
 ): Promise<T> {
   const config = await loadSchedulerConfig({
@@ -92,7 +97,7 @@ export async function withSchedulerServices<T>(
   const db = createDatabase(config.databaseUrl, { max: 4, ...long });
   const producer = needs.redis ? new JobProducer(config.redisUrl, config.prefix) : undefined;
   try {
-    if (needs.schema !== false) await checkSchema(db, migrations);
+    if (needs.schema !== false) await checkSchema(db, needs.schema);
     return await body({ config, db, producer: producer ?? missingProducer() });
   } finally {
     await producer?.close();

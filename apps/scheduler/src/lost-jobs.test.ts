@@ -15,7 +15,7 @@ import {
 
 const services = useTestServices();
 const workerScript = fileURLToPath(
-  new URL('../../../libs/queue/src/worker-runtime.test-process.ts', import.meta.url),
+  new URL('../../../libs/runs/test-support/worker-runtime-process.ts', import.meta.url),
 );
 const children: ChildProcess[] = [];
 const clis: StartedProcess[] = [];

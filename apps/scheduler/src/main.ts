@@ -1,7 +1,11 @@
+import { benchmarkEntries } from '@benchfleet/benchmarks/entries';
 import { runSchedulerCli } from './scheduler-cli.js';
 
-// The benchmarks load only for a command that uses them: `scheduler --help` stays fast.
+// The benchmarks' descriptors load only for a command that uses them: `scheduler --help` stays fast.
 await runSchedulerCli(
-  async () => (await import('@benchfleet/benchmarks')).benchmarks,
+  {
+    entries: benchmarkEntries,
+    registry: async () => (await import('@benchfleet/benchmarks')).benchmarks,
+  },
   process.argv,
 );

@@ -138,12 +138,12 @@ describe('a run interrupted by killing every worker', () => {
     const summary = await storedSummary(runId);
     expect(summary.summary.total_tasks).toBe(40);
     expect(
-      summary.summary.completed +
+      summary.summary.succeeded +
         summary.summary.failed +
         summary.summary.cancelled +
         summary.summary.errors,
     ).toBe(40);
-    expect(summary.summary.completed).toBe(tasks.filter((t) => t.status === 'success').length);
+    expect(summary.summary.succeeded).toBe(tasks.filter((t) => t.status === 'success').length);
     const perDomainTotal = Object.values(summary.per_domain).reduce((sum, d) => sum + d.total, 0);
     expect(perDomainTotal).toBe(40);
     // Interrupted tasks have a second attempt; no task has more than one outcome.

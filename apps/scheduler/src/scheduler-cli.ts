@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { BenchmarkRegistry } from '@benchfleet/benchmark-kit';
+import type { BenchmarkEntry, BenchmarkRegistry } from '@benchfleet/benchmark-kit';
 import { createCliProgram, runCliProgram } from '@benchfleet/core/cli-program';
 
 type Configure = (command: Command, registry: BenchmarkRegistry) => void;
@@ -77,16 +77,6 @@ const COMMANDS: readonly SchedulerCommand[] = [
     load: async () => (await import('./commands/worker.js')).configureWorker,
   },
   {
-    term: 'osworld',
-    description: 'OSWorld dataset tools',
-    load: async () => (await import('./commands/osworld-extract.js')).configureOsworldCommands,
-  },
-  {
-    term: 'webshop',
-    description: 'WebShop catalog and parity tools',
-    load: async () => (await import('./commands/webshop.js')).configureWebshopCommands,
-  },
-  {
     term: 'demo',
     description:
       'the whole fleet on one machine: services, schema, demo catalog, workers, a WebShop run with the rule agent, its summary',
@@ -102,13 +92,42 @@ export function invokedCommand(args: readonly string[]): string | undefined {
   return words[0] === 'help' ? words[1] : words[0];
 }
 
+/** The benchmarks a scheduler serves: their light entries (names, tools) and, when a command needs them, the registry. */
+export interface SchedulerBenchmarks {
+  readonly entries: readonly BenchmarkEntry[];
+  registry(): Promise<BenchmarkRegistry>;
+}
+
+/** Each benchmark's tools as a command of its own name (`scheduler webshop …`), loaded when run. */
+function toolCommands(entries: readonly BenchmarkEntry[]): SchedulerCommand[] {
+  const taken = new Set(COMMANDS.map(commandName));
+  return entries.flatMap((entry) => {
+    const tools = entry.tools;
+    if (!tools) return [];
+    if (taken.has(entry.name))
+      throw new Error(`benchmark ${entry.name}: its tools would hide \`scheduler ${entry.name}\``);
+    return [
+      {
+        term: entry.name,
+        description: tools.description,
+        load: async () => {
+          const [configure, { toolContext }] = await Promise.all([
+            tools.load(),
+            import('./tool-context.js'),
+          ]);
+          return (command, registry) => configure(command, toolContext(registry));
+        },
+      },
+    ];
+  });
+}
+
 /**
- * The `scheduler` CLI over a registry of benchmarks: `main.ts` runs it with the fleet's own (loaded
- * only by a command that needs it); a fleet with a benchmark of its own runs it with a registry that
- * adds one.
+ * The `scheduler` CLI over the fleet's benchmarks: `main.ts` runs it with the registry's (a
+ * command's benchmarks load only when it runs, so `scheduler --help` loads none).
  */
 export async function runSchedulerCli(
-  registry: BenchmarkRegistry | (() => Promise<BenchmarkRegistry>),
+  benchmarks: SchedulerBenchmarks,
   argv: readonly string[],
 ): Promise<void> {
   const program = createCliProgram(
@@ -116,14 +135,11 @@ export async function runSchedulerCli(
     'benchfleet scheduler: turns benchmarks into queued jobs, watches, resumes, cancels and summarises runs',
   );
   const invoked = invokedCommand(argv.slice(2));
-  for (const entry of COMMANDS) {
+  for (const entry of [...COMMANDS, ...toolCommands(benchmarks.entries)]) {
     const command = program.command(entry.term).description(entry.description);
     if (commandName(entry) !== invoked) continue;
-    const [configure, benchmarks] = await Promise.all([
-      entry.load(),
-      typeof registry === 'function' ? registry() : registry,
-    ]);
-    configure(command, benchmarks);
+    const [configure, registry] = await Promise.all([entry.load(), benchmarks.registry()]);
+    configure(command, registry);
   }
   await runCliProgram(program, argv);
 }

@@ -1,34 +1,42 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { parse, parseAllDocuments } from 'yaml';
 import { readRunSummary } from '@benchfleet/benchmark-kit';
 import { JobProducer } from '@benchfleet/queue';
 import {
-  ECHO_ENTRIES,
+  cliBin,
   killLeftoverProcesses,
   runCli,
-  runScript,
-  startScript,
+  startCli,
   useTestServices,
   waitFor,
   waitForWorkerReady,
   type StartedProcess,
 } from '@benchfleet/testing';
+import { workspaceApp } from '../../../workspace-apps.mjs';
+import { COMPOSE_BEGIN, COMPOSE_END } from '../../../deploy/worker-manifests.mjs';
 
-// A benchmark defined only in test code (libs/testing/src/echo-benchmark): its descriptor, its
-// worker entry and a scheduler entry whose registry lists it beside the fleet's own. Nothing in the
-// scheduler, queue, core or db code knows it, yet every command works on its runs.
+// The proof that a benchmark is one slice: the echo example (examples/echo-benchmark, a lib and a
+// worker app) is named by its own folder and one line of the registry, and nothing else a person
+// writes; with that it gets everything the fleet gives a benchmark: enqueue by its own flags, a
+// compiled worker bin, steps, a summary with its own label and scores, status, its tools, cancel,
+// resume, export, the dashboard, and a place in the deploy manifests.
 
+const REPO_DIR = fileURLToPath(new URL('../../..', import.meta.url));
 const services = useTestServices();
 const processes: StartedProcess[] = [];
 let producer: JobProducer;
+let scratch: string;
 
-function echoScheduler(args: string[]) {
-  return runScript(ECHO_ENTRIES.scheduler, args, services.env, 60_000);
-}
+const scheduler = (args: string[]) => runCli('scheduler', args, services.env, 60_000);
 
 async function startEchoWorker(id: string): Promise<StartedProcess> {
-  const worker = startScript(ECHO_ENTRIES.worker, [], {
+  const worker = startCli('worker-echo', ['--worker-id', id], {
     ...services.env,
-    BENCHFLEET_WORKER_ID: id,
     LOG_LEVEL: 'info',
   });
   processes.push(worker);
@@ -37,7 +45,7 @@ async function startEchoWorker(id: string): Promise<StartedProcess> {
 }
 
 async function enqueue(args: string[]): Promise<string> {
-  const result = await echoScheduler(['enqueue', ...args, '--json']);
+  const result = await scheduler(['enqueue', ...args, '--json']);
   expect(result.stderr).toBe('');
   expect(result.code).toBe(0);
   return (JSON.parse(result.stdout) as { runId: string }).runId;
@@ -61,8 +69,21 @@ async function settled(runId: string) {
   });
 }
 
+async function storedSummary(runId: string) {
+  return waitFor('the summary', async () => {
+    const row = await services.db
+      .selectFrom('runs')
+      .select(['summary', 'status'])
+      .where('id', '=', runId)
+      .executeTakeFirstOrThrow();
+    const summary = readRunSummary(row.summary);
+    return summary?.pending === 0 ? { summary, status: row.status } : undefined;
+  });
+}
+
 beforeAll(() => {
   producer = new JobProducer(services.redisUrl, services.prefix);
+  scratch = mkdtempSync(join(tmpdir(), 'echo-benchmark-'));
 });
 
 afterEach(async () => {
@@ -71,15 +92,99 @@ afterEach(async () => {
 
 afterAll(async () => {
   await producer.close();
+  rmSync(scratch, { recursive: true, force: true });
 });
 
-describe('a benchmark registered only in test code', () => {
-  it('runs end to end: enqueue (told by its own flag), a worker, steps and outcomes, the aggregate summary, status', async () => {
-    const aggregator = startScript(
-      ECHO_ENTRIES.scheduler,
-      ['worker', '--worker-id', 'echo-aggregator'],
-      { ...services.env, LOG_LEVEL: 'info' },
+describe('a benchmark added as one slice (examples/echo-benchmark)', () => {
+  it('is named by hand only in its own folder and the registry; tools write the lock file and its deploy places', () => {
+    const files = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard'], {
+      cwd: REPO_DIR,
+      encoding: 'utf8',
+    })
+      .split('\n')
+      .filter((file) => file && existsSync(join(REPO_DIR, file)));
+    const naming = files.filter((file) =>
+      /@benchfleet\/(echo-benchmark|worker-echo)|worker-echo|echoEntry|echoBenchmark/.test(
+        readFileSync(join(REPO_DIR, file), 'utf8'),
+      ),
     );
+    const byHand = naming.filter(
+      (file) =>
+        !file.startsWith('examples/echo-benchmark/') &&
+        // Tests and the README (whose recipe is this benchmark's code) talk about it.
+        !file.endsWith('.test.ts') &&
+        file !== 'README.md',
+    );
+    expect(byHand.sort()).toEqual([
+      // Written by `npm install` (its prepare: `npm run build`) from the workspace:
+      'deploy/compose.yaml',
+      'deploy/k8s/benchmark-workers.yaml',
+      // The registry, by hand:
+      'libs/benchmarks/src/benchmark-entries.ts',
+      // Written by `npm install`:
+      'package-lock.json',
+    ]);
+    // In compose.yaml, only inside the part `npm run build` renders from its package.json.
+    const compose = readFileSync(join(REPO_DIR, 'deploy/compose.yaml'), 'utf8');
+    const outside =
+      compose.slice(0, compose.indexOf(COMPOSE_BEGIN)) +
+      compose.slice(compose.indexOf(COMPOSE_END));
+    expect(outside).not.toMatch(/echo/);
+    expect(readFileSync(join(REPO_DIR, 'deploy/k8s/benchmark-workers.yaml'), 'utf8')).toMatch(
+      /^# Benchmark workers without hand-written manifests: written by `npm run build`/,
+    );
+    // The registry: one import and one entry.
+    const registry = readFileSync(
+      join(REPO_DIR, 'libs/benchmarks/src/benchmark-entries.ts'),
+      'utf8',
+    );
+    expect(registry.split('\n').filter((line) => /echo/i.test(line))).toEqual([
+      "import { echoEntry } from '@benchfleet/echo-benchmark/entry';",
+      'export const benchmarkEntries = [osworldEntry, webshopEntry, echoEntry];',
+    ]);
+  });
+
+  it('gets a compiled worker bin and a place in the deploy manifests', () => {
+    const app = workspaceApp('worker-echo');
+    expect(relative(REPO_DIR, app.dir)).toBe('examples/echo-benchmark/worker');
+    expect(cliBin('worker-echo')).toBe(app.bin);
+    const manifest = JSON.parse(readFileSync(join(app.dir, 'dist', 'build.json'), 'utf8')) as {
+      inputs: string[];
+    };
+    expect(manifest.inputs).toContain('examples/echo-benchmark/lib/src/echo-benchmark.ts');
+    expect(existsSync(join(app.dir, 'dist', 'worker-echo.js'))).toBe(true);
+
+    const compose = parse(readFileSync(join(REPO_DIR, 'deploy/compose.yaml'), 'utf8'), {
+      merge: true,
+    }) as { services: Record<string, { command?: string[]; deploy?: { replicas?: number } }> };
+    expect(compose.services['worker-echo']).toMatchObject({
+      command: ['worker-echo'],
+      deploy: { replicas: 0 },
+    });
+    const kustomization = parse(
+      readFileSync(join(REPO_DIR, 'deploy/k8s/kustomization.yaml'), 'utf8'),
+    ) as { resources: string[] };
+    expect(kustomization.resources).toContain('benchmark-workers.yaml');
+    const deployments = parseAllDocuments(
+      readFileSync(join(REPO_DIR, 'deploy/k8s/benchmark-workers.yaml'), 'utf8'),
+    ).map(
+      (document) =>
+        document.toJS() as {
+          metadata: { name: string };
+          spec: { template: { spec: { containers: { args: string[] }[] } } };
+        },
+    );
+    expect(
+      deployments.find((deployment) => deployment.metadata.name === 'worker-echo')?.spec.template
+        .spec.containers[0]?.args,
+    ).toEqual(['worker-echo']);
+  });
+
+  it('runs end to end: enqueue by its own flag, its worker, steps, its summary with its label and scores, status, its tools, export, the dashboard', async () => {
+    const aggregator = startCli('scheduler', ['worker', '--worker-id', 'echo-aggregator'], {
+      ...services.env,
+      LOG_LEVEL: 'info',
+    });
     processes.push(aggregator);
     await waitForWorkerReady(aggregator);
     const runId = await enqueue(['--echo-tasks', '6']);
@@ -113,25 +218,18 @@ describe('a benchmark registered only in test code', () => {
     expect(steps).toHaveLength(12);
     expect(steps[3]).toEqual({ task_id: 'echo-002', step: 1, text: 'say 2: step 1' });
 
-    const summary = await waitFor('the summary', async () => {
-      const row = await services.db
-        .selectFrom('runs')
-        .select('summary')
-        .where('id', '=', runId)
-        .executeTakeFirstOrThrow();
-      const stored = readRunSummary(row.summary);
-      return stored?.pending === 0 ? stored : undefined;
-    });
+    const { summary } = await storedSummary(runId);
     expect(summary).toMatchObject({
       benchmark: 'echo',
       success_label: 'scripted success',
-      summary: { total_tasks: 6, completed: 3, failed: 3, success_rate: 0.5, avg_steps: 2 },
-      per_domain: { even: { total: 3, completed: 3 }, odd: { total: 3, completed: 0 } },
+      summary: { total_tasks: 6, succeeded: 3, failed: 3, success_rate: 0.5, avg_steps: 2 },
+      per_domain: { even: { total: 3, succeeded: 3 }, odd: { total: 3, succeeded: 0 } },
       cost_usd: 0,
-      scores: null,
+      // Its own scores, from results its schema parsed.
+      scores: { echoed_steps: 12 },
     });
 
-    const status = await echoScheduler(['status', runId, '--json']);
+    const status = await scheduler(['status', runId, '--json']);
     expect(status.code).toBe(0);
     expect(JSON.parse(status.stdout)).toMatchObject({
       successLabel: 'scripted success',
@@ -140,10 +238,56 @@ describe('a benchmark registered only in test code', () => {
       pending: 0,
       run: { succeeded: 3 },
     });
-    const text = await echoScheduler(['status', runId]);
+    const text = await scheduler(['status', runId]);
     expect(text.stdout).toContain(
       '6/6 done, 0 queued, 0 running, 3 success (scripted success), 3 failed',
     );
+
+    // Its tools, mounted as `scheduler echo …` and listed without loading it.
+    const help = await scheduler(['--help']);
+    expect(help.stdout).toMatch(/^ {2}echo +echo benchmark tools \(an example\)$/m);
+    const tool = await scheduler(['echo', 'steps', runId]);
+    expect(tool.code).toBe(0);
+    expect(tool.stdout.split('\n')).toContain('echo-002 1.1 say 2: step 1');
+
+    // Export: a benchmark with no exporter of its own exports as ATIF.
+    const out = join(scratch, 'atif');
+    const exported = await scheduler(['export', runId, '--out', out]);
+    expect(exported.code, exported.stderr).toBe(0);
+    const index = JSON.parse(readFileSync(join(out, 'index.json'), 'utf8')) as {
+      tasks: { task_id: string }[];
+    };
+    expect(index.tasks.map((task) => task.task_id)).toHaveLength(6);
+
+    // The dashboard knows it from the registry and shows its tasks in the generic step view (it
+    // chose no trajectory panel), with no panel of its own (it has no task detail).
+    const dashboard = startCli('dashboard', ['--port', '0'], services.env);
+    processes.push(dashboard);
+    const url = await waitFor(
+      'the dashboard',
+      () => /dashboard: (http:\/\/\S+?)\/?\s/.exec(dashboard.output())?.[1],
+    );
+    const displays = (await (await fetch(`${url}/api/benchmarks`)).json()) as Record<
+      string,
+      { successLabel: string; queue: string; trajectory: string }
+    >;
+    expect(displays.echo).toMatchObject({
+      successLabel: 'scripted success',
+      queue: 'echo',
+      trajectory: 'steps',
+    });
+    const detail = (await (await fetch(`${url}/api/runs/${runId}/tasks/echo-002`)).json()) as {
+      task: { benchmark: string; status: string };
+      steps: { step: number; text: string | null }[];
+      panels: unknown[];
+    };
+    expect(detail.task).toMatchObject({ benchmark: 'echo', status: 'success' });
+    expect(detail.panels).toEqual([]);
+    expect(detail.steps.map((step) => [step.step, step.text])).toEqual([
+      [1, 'say 2: step 1'],
+      [2, 'say 2: step 2'],
+      [3, 'say 2: step 3'],
+    ]);
   });
 
   it('is cancelled and resumed like any other: cancel stops its running tasks, resume re-enqueues what Redis lost', async () => {
@@ -160,7 +304,7 @@ describe('a benchmark registered only in test code', () => {
       'four tasks to run',
       async () => (await tasksOf(slow)).filter((task) => task.status === 'running').length === 4,
     );
-    const cancelled = await echoScheduler(['cancel', slow]);
+    const cancelled = await scheduler(['cancel', slow]);
     expect(cancelled.code).toBe(0);
     expect(cancelled.stderr).toContain('8 task(s) cancelled, 4 waiting job(s) removed');
     expect((await settled(slow)).map((task) => task.status)).toEqual(Array(8).fill('cancelled'));
@@ -178,7 +322,7 @@ describe('a benchmark registered only in test code', () => {
     // Told by its domain alone this time.
     const lost = await enqueue(['--domain', 'even']);
     await producer.queue('echo').obliterate({ force: true });
-    const resumed = await echoScheduler(['resume', lost]);
+    const resumed = await scheduler(['resume', lost]);
     expect(resumed.code).toBe(0);
     expect(resumed.stderr).toContain('2 task(s) re-enqueued');
     await startEchoWorker('echo-3');
@@ -187,27 +331,29 @@ describe('a benchmark registered only in test code', () => {
       ['echo-002', 'success'],
     ]);
     // No `scheduler worker` runs now: the worker that settled the last task wrote the summary.
-    const summary = await waitFor('the summary', async () => {
-      const row = await services.db
-        .selectFrom('runs')
-        .select(['summary', 'status'])
-        .where('id', '=', lost)
-        .executeTakeFirstOrThrow();
-      const stored = readRunSummary(row.summary);
-      return stored?.pending === 0 ? { stored, status: row.status } : undefined;
-    });
-    expect(summary).toMatchObject({
+    expect(await storedSummary(lost)).toMatchObject({
       status: 'finished',
-      stored: { summary: { total_tasks: 2, completed: 2 } },
+      summary: { summary: { total_tasks: 2, succeeded: 2 }, scores: { echoed_steps: 4 } },
     });
   });
 
-  it('is unknown to a scheduler whose registry does not list it: one line naming it', async () => {
-    const runId = await enqueue(['--echo-tasks', '1']);
-    const result = await runCli('scheduler', ['status', runId], services.env);
+  it('a run of a benchmark this build does not know: one line naming it and the known ones', async () => {
+    await services.db
+      .insertInto('runs')
+      .values({
+        id: 'run-gone',
+        name: 'gone',
+        benchmark: 'gone',
+        config: '{}',
+        model: null,
+        agent: null,
+        code_version: 'test',
+      })
+      .execute();
+    const result = await scheduler(['status', 'run-gone']);
     expect(result.code).toBe(1);
     expect(result.stderr.trim()).toBe(
-      'scheduler: benchmark echo is not known to this build (known: osworld, webshop)',
+      'scheduler: benchmark gone is not known to this build (known: osworld, webshop, echo)',
     );
   });
 });

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { webshopCatalogRepository } from '@benchfleet/db';
+import { webshopCatalogRepository, type WebshopTables } from '@benchfleet/webshop-benchmark';
 import { occupyPort, runCli, startCli, useTestServices, waitForOutput } from '@benchfleet/testing';
 import { downloadWebshopSmall, WEBSHOP_SMALL_FILES } from '@benchfleet/webshop-benchmark';
 import { fileCatalogRequest, importWebshopCatalog } from '@benchfleet/webshop-benchmark';
@@ -161,6 +161,7 @@ describe('scheduler webshop import, streaming a large items file', () => {
 
     expect(await webshopCatalogRepository(services.db).get('kept')).toEqual(before);
     const stored = await services.db
+      .withTables<WebshopTables>()
       .selectFrom('webshop_products')
       .select(({ fn }) => fn.countAll<string>().as('n'))
       .where('catalog_id', '=', 'kept')

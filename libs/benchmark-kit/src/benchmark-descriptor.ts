@@ -1,35 +1,26 @@
+import type { Migration } from 'kysely';
 import type { z } from 'zod';
 import type { ArtifactSettings } from '@benchfleet/artifacts';
 import type { Database, Run, Task } from '@benchfleet/db';
 import type { TaskJobDefinition } from '@benchfleet/queue';
 import type { BenchmarkDisplay } from './benchmark-display.js';
+import type { BenchmarkTools } from './benchmark-tools.js';
+import type { BenchmarkWorkerPart } from './benchmark-worker-part.js';
 import type { RunSummary } from './run-summary.js';
 
-/** A flag of `scheduler enqueue` that a benchmark reads. */
-export interface EnqueueFlag {
-  /** In commander's syntax: `--split <split>`, `--llm-temperature <t>`, `--no-llm-check`. */
-  readonly flags: string;
-  readonly description: string;
-  readonly choices?: readonly string[];
-  /**
-   * Turns the text the user typed into a value; throws an Error whose message says what is
-   * expected (the CLI adds the flag and the value). Default: the text as it is.
-   */
-  readonly parse?: (text: string) => unknown;
-  /** Read when the flag is not given. */
-  readonly env?: string;
-}
-
 /** What `scheduler enqueue` hands a benchmark to plan a run from. */
-export interface PlanInput {
+export interface PlanInput<Flags> {
   /** `--domain`, split at commas. */
   readonly domains: readonly string[];
   readonly maxTasks?: number;
   readonly maxSteps?: number;
   readonly runName?: string;
-  /** This benchmark's own flags, by commander's attribute name (`--llm-base-url` → `llmBaseUrl`). */
-  readonly flags: Readonly<Record<string, unknown>>;
+  /** This benchmark's own flags, parsed by its `enqueueFlags` object (the ones not given are absent). */
+  readonly flags: Flags;
 }
+
+/** A settled task as `scores()` reads it: its result parsed by the benchmark's result schema (null when it has none, or one the schema refuses). */
+export type ScoredTask<Result> = Omit<Task, 'result'> & { readonly result: Result | null };
 
 export interface PlanContext {
   readonly db: Database;
@@ -93,6 +84,8 @@ export interface BenchmarkDescriptor<
   ConfigInput = unknown,
   Spec = unknown,
   Result = unknown,
+  WorkerFlags extends z.ZodObject = z.ZodObject,
+  EnqueueFlags extends z.ZodObject = z.ZodObject,
 > {
   /** Stored in `runs.benchmark`; never renamed. Lower-case letters, digits and `-`. */
   readonly name: string;
@@ -111,7 +104,12 @@ export interface BenchmarkDescriptor<
   readonly rewardIsPartial: boolean;
   /** How viewers (the dashboard) show its runs. */
   readonly display: BenchmarkDisplay;
-  readonly enqueueFlags: readonly EnqueueFlag[];
+  /**
+   * Its flags of `scheduler enqueue`: each field `flag(schema, { flag, description, env? })`, the
+   * schema taking the text the user typed (`parsedText(positiveInteger)`, `oneOf([...])`) and
+   * optional; `plan()` and `preflight()` get them parsed, typed by this object.
+   */
+  readonly enqueueFlags: EnqueueFlags;
   /**
    * The domains `--domain` may name, and where they come from (WebShop: "catalog demo"); tells the
    * benchmark of a run from `--domain` alone.
@@ -120,7 +118,10 @@ export interface BenchmarkDescriptor<
     context: PlanContext,
   ): Promise<{ readonly names: readonly string[]; readonly source?: string }>;
   /** Turns CLI input into tasks; bad input is a UsageError naming the flag, the value and the fix. */
-  plan(input: PlanInput, context: PlanContext): Promise<RunPlan<ConfigInput, Spec>>;
+  plan(
+    input: PlanInput<z.output<EnqueueFlags>>,
+    context: PlanContext,
+  ): Promise<RunPlan<ConfigInput, Spec>>;
   /**
    * Checks made once at enqueue, before anything is written (an LLM endpoint that answers), on the
    * planned run and the benchmark's own flags; a failure is a UsageError saying what to fix.
@@ -129,13 +130,22 @@ export interface BenchmarkDescriptor<
     run: {
       config: Config;
       agent: Record<string, unknown> | null;
-      flags: Readonly<Record<string, unknown>>;
+      flags: z.output<EnqueueFlags>;
     },
     context: PlanContext,
   ): Promise<void>;
   /** The benchmark's own numbers for the run summary, from its settled tasks. */
-  scores?(tasks: readonly Task[]): Record<string, number>;
+  scores?(tasks: readonly ScoredTask<Result>[]): Record<string, number>;
   readonly exporters: Readonly<Record<string, RunExporter<Config>>>;
+  /** Its tools, `scheduler <name> …` (WebShop: catalog import; OSWorld: dataset extraction). */
+  readonly tools?: BenchmarkTools;
+  /**
+   * Its own tables, as migrations (`migrations/<timestamp>_<what>.ts`): the registry merges them
+   * with the core's in name order, and `scheduler migrate` runs them. Names are never changed.
+   */
+  readonly migrations?: Readonly<Record<string, Migration>>;
+  /** Its worker: flags, setup → episode; run by `runBenchmarkWorker` (`@benchfleet/runs`). */
+  readonly worker: BenchmarkWorkerPart<Config, Spec, Result, WorkerFlags>;
 }
 
 /**
@@ -145,8 +155,15 @@ export interface BenchmarkDescriptor<
 export type AnyBenchmark = BenchmarkDescriptor<unknown, unknown, unknown, unknown>;
 
 /** Checks a descriptor's types where it is written: `export const x = defineBenchmark({...})`. */
-export function defineBenchmark<Config, ConfigInput, Spec, Result>(
-  descriptor: BenchmarkDescriptor<Config, ConfigInput, Spec, Result>,
-): BenchmarkDescriptor<Config, ConfigInput, Spec, Result> {
+export function defineBenchmark<
+  Config,
+  ConfigInput,
+  Spec,
+  Result,
+  WorkerFlags extends z.ZodObject,
+  EnqueueFlags extends z.ZodObject,
+>(
+  descriptor: BenchmarkDescriptor<Config, ConfigInput, Spec, Result, WorkerFlags, EnqueueFlags>,
+): BenchmarkDescriptor<Config, ConfigInput, Spec, Result, WorkerFlags, EnqueueFlags> {
   return descriptor;
 }

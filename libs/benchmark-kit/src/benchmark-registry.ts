@@ -1,5 +1,10 @@
+import type { Migration } from 'kysely';
+import { flagFields } from '@benchfleet/core';
+import { mergeMigrations } from '@benchfleet/db';
+import { coreMigrations } from '@benchfleet/migrations';
 import { AGGREGATE_QUEUE } from '@benchfleet/queue';
 import type { AnyBenchmark } from './benchmark-descriptor.js';
+import type { BenchmarkEntry } from './benchmark-entry.js';
 
 /** Names a run's benchmark that this build of the fleet does not know. */
 export class UnknownBenchmarkError extends Error {
@@ -14,23 +19,8 @@ export interface BenchmarkRegistry {
   get(name: string): AnyBenchmark;
   /** Every task queue, in registration order. */
   readonly taskQueues: readonly string[];
-}
-
-/** `--llm-base-url <url>` → `--llm-base-url`; `--no-llm-check` → `--llm-check`. */
-export function longFlag(flags: string): string {
-  return (
-    flags
-      .split(/[ ,<[]/)
-      .find((part) => part.startsWith('--'))
-      ?.replace(/^--no-/, '--') ?? flags
-  );
-}
-
-/** The attribute commander stores a flag's value under: `--llm-base-url` → `llmBaseUrl`. */
-export function flagAttribute(flags: string): string {
-  return longFlag(flags)
-    .slice(2)
-    .replace(/-([a-z0-9])/g, (_, letter: string) => letter.toUpperCase());
+  /** The core's migrations and every benchmark's, merged in name order: the schema this fleet needs. */
+  readonly migrations: Readonly<Record<string, Migration>>;
 }
 
 /** Refuses two benchmarks sharing a name, a queue, a job name or a flag. */
@@ -55,12 +45,24 @@ export function createBenchmarkRegistry(benchmarks: readonly AnyBenchmark[]): Be
     seen.name.add(benchmark.name);
     seen.queue.add(benchmark.job.queue);
     seen.job.add(benchmark.job.name);
-    for (const flag of benchmark.enqueueFlags) {
-      const long = longFlag(flag.flags);
-      const owner = seen.flag.get(long);
-      if (owner) problems.push(`flag ${long} of ${benchmark.name} is ${owner}'s already`);
-      seen.flag.set(long, benchmark.name);
+    for (const field of flagFields(benchmark.enqueueFlags)) {
+      if (field.long === null) continue;
+      const owner = seen.flag.get(field.long);
+      if (owner) problems.push(`flag ${field.long} of ${benchmark.name} is ${owner}'s already`);
+      seen.flag.set(field.long, benchmark.name);
     }
+  }
+  let migrations: Record<string, Migration> = {};
+  try {
+    migrations = mergeMigrations([
+      { owner: 'the core', migrations: coreMigrations },
+      ...benchmarks.map((benchmark) => ({
+        owner: benchmark.name,
+        migrations: benchmark.migrations ?? {},
+      })),
+    ]);
+  } catch (error) {
+    problems.push(error instanceof Error ? error.message : String(error));
   }
   if (problems.length) throw new Error(`benchmark registry: ${problems.join('; ')}`);
   const byName = new Map(benchmarks.map((benchmark) => [benchmark.name, benchmark]));
@@ -76,5 +78,23 @@ export function createBenchmarkRegistry(benchmarks: readonly AnyBenchmark[]): Be
       return found;
     },
     taskQueues: benchmarks.map((benchmark) => benchmark.job.queue),
+    migrations,
   };
+}
+
+/** The registry of the listed benchmarks, each descriptor loaded; an entry that is not its descriptor's face is refused. */
+export async function loadBenchmarkRegistry(
+  entries: readonly BenchmarkEntry[],
+): Promise<BenchmarkRegistry> {
+  const loaded = await Promise.all(entries.map((entry) => entry.load()));
+  const problems = entries.flatMap((entry, index) => {
+    const descriptor = loaded[index]!;
+    if (descriptor.name !== entry.name)
+      return [`entry ${entry.name} loads benchmark ${descriptor.name}`];
+    if (descriptor.tools !== entry.tools)
+      return [`entry ${entry.name} lists other tools than its descriptor`];
+    return [];
+  });
+  if (problems.length) throw new Error(`benchmark registry: ${problems.join('; ')}`);
+  return createBenchmarkRegistry(loaded);
 }

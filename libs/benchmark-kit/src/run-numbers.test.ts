@@ -22,7 +22,7 @@ describe('computeRunNumbers', () => {
     expect(computeRunNumbers(RESULTS)).toEqual({
       summary: {
         total_tasks: 6,
-        completed: 3,
+        succeeded: 3,
         failed: 1,
         cancelled: 1,
         errors: 1,
@@ -34,9 +34,9 @@ describe('computeRunNumbers', () => {
         longest_task: { task_id: 't3', duration_seconds: 1245.6 },
       },
       per_domain: {
-        chrome: { total: 3, completed: 2, success_rate: 0.6667, avg_steps: 9 },
-        gimp: { total: 2, completed: 0, success_rate: 0, avg_steps: 100 },
-        os: { total: 1, completed: 1, success_rate: 1, avg_steps: 2 },
+        chrome: { total: 3, succeeded: 2, success_rate: 0.6667, avg_steps: 9 },
+        gimp: { total: 2, succeeded: 0, success_rate: 0, avg_steps: 100 },
+        os: { total: 1, succeeded: 1, success_rate: 1, avg_steps: 2 },
       },
     });
   });

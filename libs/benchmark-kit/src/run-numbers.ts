@@ -2,7 +2,8 @@ import { roundLikePython } from '@benchfleet/core';
 import type { DomainNumbers, RunNumbers } from './run-summary.js';
 
 // The aggregate numbers of the original OSWorld benchmark's final.json (`compute_final_stats`),
-// which every run's summary carries whatever its benchmark.
+// which every run's summary carries whatever its benchmark; its successes are `succeeded` (the
+// original's `completed`: the OSWorld export writes that name back).
 
 export interface TaskForNumbers {
   task_id: string;
@@ -23,7 +24,7 @@ export function computeRunNumbers(results: readonly TaskForNumbers[]): RunNumber
   const countOf = (status: string): number =>
     results.filter((result) => result.status === status).length;
   const scored = results.filter((result) => result.status !== 'error');
-  const completed = countOf('success');
+  const succeeded = countOf('success');
 
   const byDomain = new Map<string, TaskForNumbers[]>();
   for (const result of results)
@@ -31,11 +32,11 @@ export function computeRunNumbers(results: readonly TaskForNumbers[]): RunNumber
   const per_domain: Record<string, DomainNumbers> = {};
   for (const domain of [...byDomain.keys()].sort()) {
     const domainResults = byDomain.get(domain) ?? [];
-    const domainCompleted = domainResults.filter((result) => result.status === 'success').length;
+    const domainSucceeded = domainResults.filter((result) => result.status === 'success').length;
     per_domain[domain] = {
       total: domainResults.length,
-      completed: domainCompleted,
-      success_rate: ratio(domainCompleted, domainResults.length, 4),
+      succeeded: domainSucceeded,
+      success_rate: ratio(domainSucceeded, domainResults.length, 4),
       avg_steps: average(
         domainResults
           .filter((result) => result.status !== 'error')
@@ -62,11 +63,11 @@ export function computeRunNumbers(results: readonly TaskForNumbers[]): RunNumber
   return {
     summary: {
       total_tasks: results.length,
-      completed,
+      succeeded,
       failed: countOf('failed'),
       cancelled: countOf('cancelled'),
       errors: countOf('error'),
-      success_rate: ratio(completed, results.length, 4),
+      success_rate: ratio(succeeded, results.length, 4),
       avg_steps: average(scored.map((result) => result.total_steps)),
       avg_duration_seconds: average(scored.map((result) => result.duration_seconds)),
       max_steps_task: maxSteps && { task_id: maxSteps.task_id, steps: maxSteps.total_steps },

@@ -3,16 +3,26 @@ import { z } from 'zod';
 // A run's summary, computed from its Postgres rows by `@benchfleet/runs` and stored in
 // `runs.summary`, which this schema owns: the numbers of the original OSWorld benchmark's
 // `final.json` for every benchmark, plus the benchmark's own scores. Exporters read it.
+// The successes are `succeeded` here; the original calls them `completed`, and the OSWorld
+// final.json export writes that name. Summaries stored before the rename are read as well.
 
 const taskSteps = z.object({ task_id: z.string(), steps: z.number() });
 
-export const runNumbersSchema = z.object({
+/** A summary stored before `completed` was renamed `succeeded`: its successes under the old name. */
+function renameCompleted(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+  if (!('completed' in value) || 'succeeded' in value) return value;
+  const { completed, ...rest } = value as Record<string, unknown>;
+  return { ...rest, succeeded: completed };
+}
+
+const runNumbersObject = z.object({
   total_tasks: z.number(),
-  completed: z.number(),
+  succeeded: z.number(),
   failed: z.number(),
   cancelled: z.number(),
   errors: z.number(),
-  /** completed / total, 4 decimals. What "completed" means is the benchmark's success label. */
+  /** succeeded / total, 4 decimals. What a success is, is the benchmark's success label. */
   success_rate: z.number(),
   /** Over the tasks that are not `error`, 1 decimal. */
   avg_steps: z.number(),
@@ -23,15 +33,17 @@ export const runNumbersSchema = z.object({
   min_steps_task: taskSteps.nullable(),
   longest_task: z.object({ task_id: z.string(), duration_seconds: z.number() }).nullable(),
 });
-export type RunNumbers = z.output<typeof runNumbersSchema>;
+export const runNumbersSchema = z.preprocess(renameCompleted, runNumbersObject);
+export type RunNumbers = z.output<typeof runNumbersObject>;
 
-export const domainNumbersSchema = z.object({
+const domainNumbersObject = z.object({
   total: z.number(),
-  completed: z.number(),
+  succeeded: z.number(),
   success_rate: z.number(),
   avg_steps: z.number(),
 });
-export type DomainNumbers = z.output<typeof domainNumbersSchema>;
+export const domainNumbersSchema = z.preprocess(renameCompleted, domainNumbersObject);
+export type DomainNumbers = z.output<typeof domainNumbersObject>;
 
 export const runSummarySchema = z.object({
   run_id: z.string(),

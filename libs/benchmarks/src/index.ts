@@ -1,6 +1,5 @@
-import { createBenchmarkRegistry } from '@benchfleet/benchmark-kit';
-import { osworldBenchmark } from '@benchfleet/osworld';
-import { webshopBenchmark } from '@benchfleet/webshop-benchmark';
+import { loadBenchmarkRegistry } from '@benchfleet/benchmark-kit';
+import { benchmarkEntries } from './benchmark-entries.js';
 
-/** The benchmarks this fleet runs: registering one is one line here (see README, "Adding a benchmark"). */
-export const benchmarks = createBenchmarkRegistry([osworldBenchmark, webshopBenchmark]);
+/** The registry of the benchmarks this fleet runs, their descriptors loaded (see ./benchmark-entries.ts). */
+export const benchmarks = await loadBenchmarkRegistry(benchmarkEntries);

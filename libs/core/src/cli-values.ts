@@ -42,3 +42,11 @@ export function portNumber(text: string): number {
     throw new Error('expected a port from 0 to 65535 (0: any free port)');
   return value;
 }
+
+/** `a,b` `c` → `a`, `b`, `c`: a repeatable, comma-separated flag's values. */
+export function splitList(values: readonly string[]): string[] {
+  return values
+    .flatMap((value) => value.split(','))
+    .map((value) => value.trim())
+    .filter(Boolean);
+}

@@ -20,13 +20,15 @@ export function parseConfig<S extends z.ZodType>(
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   const problems = result.error.issues.map((issue) => {
-    const key = issue.path.map(String).join('.');
-    const [first = '', ...rest] = issue.path.map(String);
-    // A nested value is named by its setting's label and the path inside it.
-    const label =
-      labels[key] ??
-      (labels[first] && rest.length ? `${labels[first]}: ${rest.join('.')}` : key || 'input');
-    return `${label}: ${issue.message}`;
+    const path = issue.path.map(String);
+    // A nested value is named by its setting's label (the longest labelled part of its path) and the path inside it.
+    for (let end = path.length; end > 0; end -= 1) {
+      const label = labels[path.slice(0, end).join('.')];
+      if (label === undefined) continue;
+      const inside = path.slice(end).join('.');
+      return `${label}${inside ? `: ${inside}` : ''}: ${issue.message}`;
+    }
+    return `${path.join('.') || 'input'}: ${issue.message}`;
   });
   throw new ConfigError(problems);
 }

@@ -12,3 +12,6 @@ export * from './lru-map.js';
 export * from './output-paths.js';
 export * from './sequence-matcher.js';
 export * from './repeated-log.js';
+export * from './cli-options.js';
+export * from './progress-reporter.js';
+export * from './cli-flags.js';

@@ -8,13 +8,16 @@ export const TASK_STATUSES = [
 ] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];
 
-/** Statuses a task never leaves once written. */
-export const FINAL_TASK_STATUSES = ['success', 'failed', 'cancelled', 'error'] as const;
-export type FinalTaskStatus = (typeof FINAL_TASK_STATUSES)[number];
+/** A task settled: it has its outcome and never leaves this status (the one definition of "settled"). */
+export const SETTLED_TASK_STATUSES = ['success', 'failed', 'cancelled', 'error'] as const;
+export type SettledTaskStatus = (typeof SETTLED_TASK_STATUSES)[number];
 
-export function isFinalTaskStatus(status: string): status is FinalTaskStatus {
-  return (FINAL_TASK_STATUSES as readonly string[]).includes(status);
+export function isSettledTaskStatus(status: string): status is SettledTaskStatus {
+  return (SETTLED_TASK_STATUSES as readonly string[]).includes(status);
 }
+
+/** The settled statuses as a SQL list, for statements written as text: `status in ${…}`. */
+export const SETTLED_TASK_STATUSES_SQL = `(${SETTLED_TASK_STATUSES.map((s) => `'${s}'`).join(', ')})`;
 
 export const ATTEMPT_STATUSES = ['running', 'success', 'failed', 'cancelled', 'error'] as const;
 export type AttemptStatus = (typeof ATTEMPT_STATUSES)[number];

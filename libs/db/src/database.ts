@@ -145,7 +145,7 @@ export async function withPostgresClient<T>(
  * statements; a migration rewrites a table): its statements and the pauses between them may take
  * `ms` (default 30 min) instead of the pool's deadlines, until it ends.
  */
-export async function allowLongTransaction(trx: Kysely<DB>, ms = 30 * 60_000): Promise<void> {
+export async function allowLongTransaction<T>(trx: Kysely<T>, ms = 30 * 60_000): Promise<void> {
   await sql`select set_config('statement_timeout', ${String(Math.round(ms))}, true), set_config('idle_in_transaction_session_timeout', ${String(Math.round(ms))}, true)`.execute(
     trx,
   );

@@ -7,7 +7,6 @@ export * from './steps-repository.js';
 export * from './attempts-repository.js';
 export * from './settle-batcher.js';
 export * from './group-commit.js';
-export * from './webshop-catalog-repository.js';
 export * from './named-query.js';
 export { prepared, PostgresTimeoutError } from './prepared-statements.js';
 export * from './postgres-health.js';

@@ -2,7 +2,8 @@ import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { sql, type Kysely } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { migrations } from '@benchfleet/migrations';
+import { benchmarks } from '@benchfleet/benchmarks';
+import { coreMigrations } from '@benchfleet/migrations';
 import { useTestServices } from '@benchfleet/testing';
 import { createDatabase } from './database.js';
 import { MigrationFailedError, migrateToLatest } from './migrate.js';
@@ -16,7 +17,7 @@ describe('migrations', () => {
       .filter((file) => /^\d{14}_.+\.ts$/.test(file) && !file.endsWith('.test.ts'))
       .map((file) => file.replace(/\.ts$/, ''))
       .sort();
-    expect(Object.keys(migrations)).toEqual(files);
+    expect(Object.keys(coreMigrations)).toEqual(files);
   });
 
   it('creates the four tables and the analysis views; a second run changes nothing', async () => {
@@ -34,7 +35,7 @@ describe('migrations', () => {
     const before = await sql<{
       n: number;
     }>`select count(*)::int as n from benchfleet_migrations`.execute(services.db);
-    const report = await migrateToLatest(services.db, migrations);
+    const report = await migrateToLatest(services.db, benchmarks.migrations);
     expect(report.applied).toEqual([]);
     const after = await sql<{
       n: number;
@@ -46,7 +47,7 @@ describe('migrations', () => {
     const db = createDatabase(services.databaseUrl, { max: 1 });
     try {
       const broken = {
-        ...migrations,
+        ...benchmarks.migrations,
         '29990101000000_broken': {
           up: async (trx: Kysely<any>) => void (await sql`create table runs (id int)`.execute(trx)),
         },

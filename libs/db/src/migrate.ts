@@ -25,7 +25,35 @@ function migratorOf(db: Database, migrations: Record<string, Migration>): Migrat
     provider: { getMigrations: async () => migrations },
     migrationTableName: 'benchfleet_migrations',
     migrationLockTableName: 'benchfleet_migrations_lock',
+    // A benchmark registered after newer migrations ran brings its own, older-named ones: they run then.
+    allowUnorderedMigrations: true,
   });
+}
+
+/** One owner's migrations: the core's, or a benchmark's (its own tables). */
+export interface MigrationSet {
+  readonly owner: string;
+  readonly migrations: Readonly<Record<string, Migration>>;
+}
+
+/**
+ * The core's migrations and every benchmark's, as the one set the migrator runs, in name order; a
+ * name two owners share is refused (a migration's name is its identity in benchfleet_migrations).
+ */
+export function mergeMigrations(sets: readonly MigrationSet[]): Record<string, Migration> {
+  const owners = new Map<string, string>();
+  const merged = new Map<string, Migration>();
+  const problems: string[] = [];
+  for (const { owner, migrations } of sets) {
+    for (const [name, migration] of Object.entries(migrations)) {
+      const first = owners.get(name);
+      if (first) problems.push(`migration ${name} of ${owner} is ${first}'s already`);
+      owners.set(name, owner);
+      merged.set(name, migration);
+    }
+  }
+  if (problems.length) throw new Error(`migrations: ${problems.join('; ')}`);
+  return Object.fromEntries([...merged].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
 /** Applies every pending migration in order; a no-op when the schema is current. */

@@ -8,13 +8,13 @@ import type {
 } from 'kysely';
 import type { AttemptStatus, ErrorClass, RunStatus, TaskStatus } from '@benchfleet/core';
 
-type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+export type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type NullableTimestamp = ColumnType<
   Date | null,
   Date | string | null | undefined,
   Date | string | null
 >;
-type Json = JSONColumnType<Record<string, unknown>, string, string>;
+export type Json = JSONColumnType<Record<string, unknown>, string, string>;
 type NullableJson = ColumnType<
   Record<string, unknown> | null,
   string | null | undefined,
@@ -107,50 +107,6 @@ export interface StepsTable {
   latency_ms: number | null;
 }
 
-export interface WebshopCatalogsTable {
-  id: string;
-  source: Json;
-  goal_seed: number;
-  products: number;
-  goals: number;
-  imported_at: Timestamp;
-  /** New on every import of the id: decides which search snapshot is current. */
-  version: Generated<string>;
-}
-
-export interface WebshopSearchSnapshotsTable {
-  catalog_id: string;
-  version: string;
-  format: number;
-  bytes: number;
-  sha256: string;
-  chunks: number;
-  built_at: Generated<Timestamp>;
-}
-
-export interface WebshopSearchSnapshotChunksTable {
-  catalog_id: string;
-  chunk: number;
-  data: Buffer;
-}
-
-export interface WebshopProductsTable {
-  catalog_id: string;
-  seq: number;
-  asin: string;
-  price: number;
-  product: Json;
-}
-
-export interface WebshopGoalsTable {
-  catalog_id: string;
-  goal_index: number;
-  split: 'test' | 'eval' | 'train';
-  asin: string;
-  instruction: string;
-  goal: Json;
-}
-
 export interface RunSummaryView {
   run_id: string;
   name: string;
@@ -192,16 +148,12 @@ export interface DomainSummaryView {
   cost_usd: number | null;
 }
 
+/** The shared tables; a benchmark's own tables are its lib's (`db.withTables<ItsTables>()`). */
 export interface DB {
   runs: RunsTable;
   tasks: TasksTable;
   attempts: AttemptsTable;
   steps: StepsTable;
-  webshop_catalogs: WebshopCatalogsTable;
-  webshop_products: WebshopProductsTable;
-  webshop_goals: WebshopGoalsTable;
-  webshop_search_snapshots: WebshopSearchSnapshotsTable;
-  webshop_search_snapshot_chunks: WebshopSearchSnapshotChunksTable;
   worker_health: WorkerHealthTable;
   run_summary: RunSummaryView;
   domain_summary: DomainSummaryView;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { useTestServices } from '@benchfleet/testing';
-import type { FinalTaskStatus } from '@benchfleet/core';
+import type { SettledTaskStatus } from '@benchfleet/core';
 import { createDatabase } from './database.js';
 import { runsRepository } from './runs-repository.js';
 import { SettleBatcher } from './settle-batcher.js';
@@ -52,7 +52,7 @@ function countingTasks(db = services.db): { tasks: TasksRepository; batches: num
 const request = (
   runId: string,
   taskId: string,
-  status: FinalTaskStatus,
+  status: SettledTaskStatus,
   extra: Partial<SettleRequest['outcome']> = {},
 ): SettleRequest => ({
   runId,
@@ -154,7 +154,7 @@ describe('SettleBatcher', () => {
     const { tasks, batches } = countingTasks();
     const sut = new SettleBatcher(tasks, new StepWriter(stepsRepository(services.db)));
     const settled = taskIds.map((taskId, i) =>
-      sut.settle(request('refused', taskId, i === 2 ? ('bogus' as FinalTaskStatus) : 'success')),
+      sut.settle(request('refused', taskId, i === 2 ? ('bogus' as SettledTaskStatus) : 'success')),
     );
     const results = await Promise.allSettled(settled);
     expect(results.map((result) => result.status)).toEqual([

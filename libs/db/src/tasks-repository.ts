@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { ErrorClass, FinalTaskStatus } from '@benchfleet/core';
+import type { ErrorClass, SettledTaskStatus } from '@benchfleet/core';
 import type { Database } from './database.js';
 import { prepared } from './prepared-statements.js';
 import type { NewStep, Task } from './schema.js';
@@ -21,7 +21,7 @@ export interface OpenedAttempt {
 }
 
 export interface TaskOutcomeRecord {
-  status: FinalTaskStatus;
+  status: SettledTaskStatus;
   errorClass?: ErrorClass | null;
   finalApiStatus?: string | null;
   totalSteps: number;

@@ -12,7 +12,9 @@ import { LlmGovernor } from './index.js';
 
 const redisUrl = inject('redisUrl');
 const prefix = uniqueQueuePrefix();
-const PROCESS_FILE = fileURLToPath(new URL('./llm-governor.test-process.ts', import.meta.url));
+const PROCESS_FILE = fileURLToPath(
+  new URL('../test-support/llm-governor-process.ts', import.meta.url),
+);
 
 interface Event {
   name: string;

@@ -13,7 +13,7 @@ import { keyFingerprint, normalizeProvider } from './index.js';
 const redisUrl = inject('redisUrl');
 const prefix = uniqueQueuePrefix();
 const PROCESS_FILE = fileURLToPath(
-  new URL('./llm-governor.telemetry.test-process.ts', import.meta.url),
+  new URL('../test-support/llm-governor-telemetry-process.ts', import.meta.url),
 );
 const API_KEY = 'sk-telemetry-test-key-0001';
 

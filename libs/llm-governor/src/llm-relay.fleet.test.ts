@@ -12,7 +12,9 @@ import {
 
 const redisUrl = inject('redisUrl');
 const prefix = uniqueQueuePrefix();
-const PROCESS_FILE = fileURLToPath(new URL('./llm-relay.test-process.ts', import.meta.url));
+const PROCESS_FILE = fileURLToPath(
+  new URL('../test-support/llm-relay-process.ts', import.meta.url),
+);
 
 interface RelayEvent {
   name: string;

@@ -77,6 +77,7 @@ export {
 } from './osworld-logs-exporter.js';
 export { formatPythonJson, formatPythonUtcTimestamp } from './python-compatible-format.js';
 export { osworldBenchmark, OSWORLD_DOMAINS } from './osworld-benchmark.js';
+export { osworldWorker, osworldWorkerFlags } from './osworld-worker.js';
 export {
   osworldRunConfigSchema,
   osworldTaskResultSchema,

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { z } from 'zod';
-import { positiveInteger, UsageError } from '@benchfleet/core';
+import { flag, parsedText, positiveInteger, UsageError } from '@benchfleet/core';
 import { defineBenchmark } from '@benchfleet/benchmark-kit';
 import { defineTaskJob } from '@benchfleet/queue';
 import { osworldTaskSchema } from './osworld-dataset.js';
@@ -8,6 +8,9 @@ import { loadOsworldDataset } from './osworld-dataset-loading.js';
 import { osworldRunDetail, osworldTaskDetail, osworldTaskGrade } from './osworld-display.js';
 import { osworldLogsExporter } from './osworld-logs-export.js';
 import { osworldRunConfigSchema, osworldTaskResultSchema } from './osworld-run-config.js';
+import { osworldTools } from './osworld-tools.js';
+import { osworldWorker } from './osworld-worker.js';
+import { osworldMigrations } from '../migrations/index.js';
 
 /** OSWorld's domains; a `--domain` among them makes a run an OSWorld run. */
 export const OSWORLD_DOMAINS = [
@@ -56,6 +59,29 @@ function parseModelFlag(text: string): z.output<typeof modelFlagSchema> {
   }
   return parsed.data;
 }
+
+/** `scheduler enqueue`'s OSWorld flags. */
+const osworldEnqueueFlags = z.object({
+  dataset: flag(z.string().optional(), {
+    flag: '--dataset <path>',
+    description:
+      'OSWorld: an extracted dataset JSON (scheduler osworld extract) or an OSWorld directory',
+  }),
+  osworldDir: flag(z.string().optional(), {
+    flag: '--osworld-dir <dir>',
+    env: 'OSWORLD_DIR',
+    description: 'OSWorld: a checkout or its evaluation_examples directory',
+  }),
+  stallTimeoutS: flag(parsedText(positiveInteger).optional(), {
+    flag: '--stall-timeout-s <n>',
+    description:
+      'OSWorld: cancel a task after this many seconds without a new message (default 300)',
+  }),
+  model: flag(parsedText(parseModelFlag).optional(), {
+    flag: '--model <json>',
+    description: `OSWorld: the Bytebot model, e.g. ${MODEL_EXAMPLE} (default: the first the stack offers)`,
+  }),
+});
 
 function defaultSource(env: NodeJS.ProcessEnv): string {
   const found = [
@@ -119,36 +145,9 @@ export const osworldBenchmark = defineBenchmark({
     taskDetail: osworldTaskDetail,
   },
   domains: async () => ({ names: OSWORLD_DOMAINS }),
-  enqueueFlags: [
-    {
-      flags: '--dataset <path>',
-      description:
-        'OSWorld: an extracted dataset JSON (scheduler osworld extract) or an OSWorld directory',
-    },
-    {
-      flags: '--osworld-dir <dir>',
-      description: 'OSWorld: a checkout or its evaluation_examples directory',
-      env: 'OSWORLD_DIR',
-    },
-    {
-      flags: '--stall-timeout-s <n>',
-      description:
-        'OSWorld: cancel a task after this many seconds without a new message (default 300)',
-      parse: positiveInteger,
-    },
-    {
-      flags: '--model <json>',
-      description: `OSWorld: the Bytebot model, e.g. ${MODEL_EXAMPLE} (default: the first the stack offers)`,
-      parse: parseModelFlag,
-    },
-  ],
+  enqueueFlags: osworldEnqueueFlags,
   async plan(input, context) {
-    const flags = input.flags as {
-      dataset?: string;
-      osworldDir?: string;
-      stallTimeoutS?: number;
-      model?: z.output<typeof modelFlagSchema>;
-    };
+    const { flags } = input;
     const source = flags.dataset ?? flags.osworldDir ?? defaultSource(context.env);
     const { dataset } = await loadOsworldDataset(
       source,
@@ -182,4 +181,7 @@ export const osworldBenchmark = defineBenchmark({
     };
   },
   exporters: { 'osworld-logs': osworldLogsExporter },
+  tools: osworldTools,
+  migrations: osworldMigrations,
+  worker: osworldWorker,
 });

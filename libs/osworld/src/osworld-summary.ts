@@ -1,12 +1,31 @@
 import { roundLikePython } from '@benchfleet/core';
 import {
   computeRunNumbers,
-  type RunNumbersByDomain,
+  type DomainNumbers,
+  type RunNumbers,
   type TaskForNumbers,
 } from '@benchfleet/benchmark-kit';
 
-export interface OsworldFinalJson extends RunNumbersByDomain {
+/** The original final.json's numbers: our `succeeded` under its name, `completed`, in its key order. */
+export type OriginalRunNumbers = Omit<RunNumbers, 'succeeded'> & { completed: number };
+export type OriginalDomainNumbers = Omit<DomainNumbers, 'succeeded'> & { completed: number };
+
+function originalRunNumbers({ total_tasks, succeeded, ...rest }: RunNumbers): OriginalRunNumbers {
+  return { total_tasks, completed: succeeded, ...rest };
+}
+
+function originalDomainNumbers({
+  total,
+  succeeded,
+  ...rest
+}: DomainNumbers): OriginalDomainNumbers {
+  return { total, completed: succeeded, ...rest };
+}
+
+export interface OsworldFinalJson {
   benchmark_config: Record<string, unknown>;
+  summary: OriginalRunNumbers;
+  per_domain: Record<string, OriginalDomainNumbers>;
   started_at: string;
   finished_at: string;
   total_duration_seconds: number;
@@ -29,8 +48,13 @@ export function buildOsworldFinalJson(input: {
   const { summary, per_domain } = computeRunNumbers(input.results);
   return {
     benchmark_config: input.benchmark_config,
-    summary,
-    per_domain,
+    summary: originalRunNumbers(summary),
+    per_domain: Object.fromEntries(
+      Object.entries(per_domain).map(([domain, numbers]) => [
+        domain,
+        originalDomainNumbers(numbers),
+      ]),
+    ),
     started_at: input.started_at,
     finished_at: input.finished_at,
     total_duration_seconds: roundLikePython(

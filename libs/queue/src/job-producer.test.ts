@@ -1,7 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useTestServices } from '@benchfleet/testing';
 import { JobProducer } from './job-producer.js';
-import { RUNTIME_TEST_JOB } from './worker-runtime.test-job.js';
+import { defineTaskJob } from './job-catalog.js';
+
+const RUNTIME_TEST_JOB = defineTaskJob({
+  name: 'runtime-test-task',
+  queue: 'runtime-test',
+  attempts: 5,
+  backoff: { type: 'exponential', delay: 2_000 },
+  deadlineMs: 60_000,
+});
 
 const services = useTestServices();
 let sut: JobProducer;

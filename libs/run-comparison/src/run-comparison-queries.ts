@@ -1,3 +1,4 @@
+import { SETTLED_TASK_STATUSES_SQL } from '@benchfleet/core';
 import { defineQuery, runNamedQuery, type Database } from '@benchfleet/db';
 import {
   compareRuns,
@@ -21,8 +22,8 @@ select a.task_id, a.domain,
 from tasks a
 join tasks b on b.run_id = :run_b and b.task_id = a.task_id
 where a.run_id = :run_a
-  and a.status in ('success', 'failed', 'cancelled', 'error')
-  and b.status in ('success', 'failed', 'cancelled', 'error')
+  and a.status in ${SETTLED_TASK_STATUSES_SQL}
+  and b.status in ${SETTLED_TASK_STATUSES_SQL}
 order by a.seq, a.task_id`,
 });
 

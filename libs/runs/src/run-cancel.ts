@@ -2,7 +2,7 @@ import { UsageError } from '@benchfleet/core';
 import type { BenchmarkRegistry } from '@benchfleet/benchmark-kit';
 import { runsRepository, tasksRepository, type Database } from '@benchfleet/db';
 import { taskJobId, type JobProducer } from '@benchfleet/queue';
-import { aggregateRun } from './run-summary.js';
+import { aggregateRun } from './run-aggregate.js';
 
 export interface CancelReport {
   cancelled: number;

@@ -13,7 +13,7 @@ import {
 } from '@benchfleet/benchmark-kit';
 import { runsRepository, tasksRepository, type Database } from '@benchfleet/db';
 import { atifExporter } from './atif/atif-exporter.js';
-import { computeRunSummary } from './run-summary.js';
+import { computeRunSummary } from './run-aggregate.js';
 import { checkTaskIds } from './task-ids.js';
 
 export interface RunExport extends ExportReport {

@@ -1,8 +1,6 @@
 import { z } from 'zod';
-import { UsageError, errorMessage } from '@benchfleet/core';
+import { UsageError, errorMessage, flagFields, type FlagField } from '@benchfleet/core';
 import {
-  flagAttribute,
-  longFlag,
   type AnyBenchmark,
   type BenchmarkRegistry,
   type PlanContext,
@@ -34,28 +32,18 @@ export interface PlannedRun {
   readonly tasks: readonly PlannedTask<unknown>[];
 }
 
-/** `a,b` `c` → `a`, `b`, `c`. */
-export function splitList(values: readonly string[]): string[] {
-  return values
-    .flatMap((value) => value.split(','))
-    .map((value) => value.trim())
-    .filter(Boolean);
-}
-
-function ownerOf(registry: BenchmarkRegistry, attribute: string): AnyBenchmark | undefined {
-  return registry.all.find((benchmark) =>
-    benchmark.enqueueFlags.some((flag) => flagAttribute(flag.flags) === attribute),
-  );
-}
-
-function flagName(registry: BenchmarkRegistry, attribute: string): string {
+/** The benchmark whose enqueue flag this is, with the flag. */
+function ownerOf(
+  registry: BenchmarkRegistry,
+  attribute: string,
+): { benchmark: AnyBenchmark; field: FlagField } | undefined {
   for (const benchmark of registry.all) {
-    const flag = benchmark.enqueueFlags.find(
-      (candidate) => flagAttribute(candidate.flags) === attribute,
+    const field = flagFields(benchmark.enqueueFlags).find(
+      (candidate) => candidate.attribute === attribute,
     );
-    if (flag) return longFlag(flag.flags);
+    if (field) return { benchmark, field };
   }
-  return attribute;
+  return undefined;
 }
 
 /**
@@ -77,7 +65,8 @@ export async function chooseBenchmark(
   const owners = new Map<string, string>();
   for (const attribute of Object.keys(input.flags)) {
     const owner = ownerOf(registry, attribute);
-    if (owner && !owners.has(owner.name)) owners.set(owner.name, flagName(registry, attribute));
+    if (owner && !owners.has(owner.benchmark.name))
+      owners.set(owner.benchmark.name, owner.field.long ?? attribute);
   }
   if (owners.size > 1) {
     const [[a, flagA], [b, flagB]] = [...owners.entries()] as [[string, string], [string, string]];
@@ -122,26 +111,29 @@ export async function chooseBenchmark(
   );
 }
 
-/** The benchmark's flags, each checked against its choices and parsed, or a UsageError naming flag, value and fix. */
+/**
+ * The benchmark's flags parsed by its own object, or one UsageError naming each bad flag, its
+ * value and what is expected.
+ */
 function parseFlags(
   benchmark: AnyBenchmark,
   given: Readonly<Record<string, string>>,
 ): Record<string, unknown> {
-  const parsed: Record<string, unknown> = {};
-  for (const flag of benchmark.enqueueFlags) {
-    const attribute = flagAttribute(flag.flags);
-    const text = given[attribute];
-    if (text === undefined) continue;
-    const name = longFlag(flag.flags);
-    if (flag.choices && !flag.choices.includes(text))
-      throw new UsageError(`${name} ${text}: expected one of ${flag.choices.join(', ')}`);
-    try {
-      parsed[attribute] = flag.parse ? flag.parse(text) : text;
-    } catch (error) {
-      throw new UsageError(`${name} ${text}: ${errorMessage(error)}`);
-    }
+  const fields = flagFields(benchmark.enqueueFlags);
+  const input: Record<string, string> = {};
+  for (const field of fields) {
+    const text = field.attribute === null ? undefined : given[field.attribute];
+    if (text !== undefined) input[field.key] = text;
   }
-  return parsed;
+  const parsed = benchmark.enqueueFlags.safeParse(input);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((issue) => {
+    const field = fields.find((candidate) => candidate.key === issue.path[0]);
+    return field
+      ? `${field.long ?? field.key} ${input[field.key]}: ${issue.message}`
+      : `${issue.path.join('.')}: ${issue.message}`;
+  });
+  throw new UsageError(problems.join('; '));
 }
 
 /**
@@ -157,9 +149,9 @@ export async function planRun(
   const benchmark = await chooseBenchmark(registry, input, context);
   for (const attribute of Object.keys(input.flags)) {
     const owner = ownerOf(registry, attribute);
-    if (owner && owner !== benchmark) {
+    if (owner && owner.benchmark !== benchmark) {
       throw new UsageError(
-        `${flagName(registry, attribute)} is a ${owner.name} flag; this is a ${benchmark.name} run`,
+        `${owner.field.long ?? attribute} is a ${owner.benchmark.name} flag; this is a ${benchmark.name} run`,
       );
     }
   }

@@ -3,7 +3,7 @@ import type { BenchmarkRegistry } from '@benchfleet/benchmark-kit';
 import { runsRepository, tasksRepository, type Database } from '@benchfleet/db';
 import { taskJobId, type JobProducer } from '@benchfleet/queue';
 import { ensureJobs } from './run-enqueuer.js';
-import { aggregateRun } from './run-summary.js';
+import { aggregateRun } from './run-aggregate.js';
 
 // BullMQ fails these jobs in Redis itself (their workers kept dying): the task's attempt is lost.
 const LOST_REASONS = /stalled more than allowable limit|started more than allowable limit/;

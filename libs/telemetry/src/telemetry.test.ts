@@ -10,7 +10,9 @@ import {
   type ReceivedSpan,
 } from '@benchfleet/testing';
 
-const PROCESS_FILE = fileURLToPath(new URL('./telemetry.test-process.ts', import.meta.url));
+const PROCESS_FILE = fileURLToPath(
+  new URL('../test-support/telemetry-process.ts', import.meta.url),
+);
 
 interface ChildEvent {
   event: string;

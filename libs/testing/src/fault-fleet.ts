@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import { readRunSummary } from '@benchfleet/benchmark-kit';
 import { createDatabase, migrateToLatest, type Database } from '@benchfleet/db';
 import { LocalPostgres, LocalRedis } from '@benchfleet/local-services';
-import { migrations } from '@benchfleet/migrations';
+import { benchmarks } from '@benchfleet/benchmarks';
 import { demoCatalogRequest, importWebshopCatalog } from '@benchfleet/webshop-benchmark';
 import { startFakeLlm, type FakeLlm } from './fake-llm/index.js';
 import {
@@ -42,7 +42,9 @@ export interface RunVerdict {
 
 type RunVerdictNumbers = {
   total_tasks: number;
-  completed: number;
+  /** A baseline built before the rename says `completed`. */
+  succeeded?: number;
+  completed?: number;
   failed: number;
   cancelled: number;
   errors: number;
@@ -111,7 +113,7 @@ export class FaultFleet {
       const databaseUrl = withDatabase(postgres.url, 'benchfleet');
       const db = createDatabase(databaseUrl, { max: 4 });
       undo.push(() => db.destroy());
-      await migrateToLatest(db, migrations);
+      await migrateToLatest(db, benchmarks.migrations);
       await importWebshopCatalog(
         db,
         demoCatalogRequest({ seed: 0, products: options.products ?? 1_000 }),
@@ -365,7 +367,7 @@ export class FaultFleet {
       numbers !== undefined &&
       pending === 0 &&
       numbers.total_tasks === tasks.length &&
-      numbers.completed === count('success') &&
+      ('succeeded' in numbers ? numbers.succeeded : numbers.completed) === count('success') &&
       numbers.failed === count('failed') &&
       numbers.cancelled === count('cancelled') &&
       numbers.errors === count('error');

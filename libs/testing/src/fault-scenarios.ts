@@ -19,7 +19,7 @@ export interface FaultResult extends RunVerdict {
 }
 
 const RUNTIME_TEST_WORKER = fileURLToPath(
-  new URL('../../queue/src/worker-runtime.test-process.ts', import.meta.url),
+  new URL('../../runs/test-support/worker-runtime-process.ts', import.meta.url),
 );
 
 /** Where the scenarios run: this checkout by default, or another's CLIs (`codeDir`) for a baseline. */

@@ -1,11 +1,19 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer as createNetServer } from 'node:net';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { workspacePackages } from '../../../workspace-apps.mjs';
 
-export type CliName = 'scheduler' | 'worker-osworld' | 'worker-webshop' | 'dashboard';
+/** A CLI of the workspace, by its bin's name: the apps (`scheduler`, `worker-*`) and the dashboard. */
+export type CliName =
+  'scheduler' | 'worker-osworld' | 'worker-webshop' | 'dashboard' | (string & {});
 
+/** The bin script of a workspace CLI (found by its package.json, wherever its folder is). */
 export function cliBin(name: CliName): string {
-  return fileURLToPath(new URL(`../../../apps/${name}/bin/${name}.js`, import.meta.url));
+  for (const { dir, manifest } of workspacePackages()) {
+    const bin = manifest.bin?.[name];
+    if (bin) return join(dir, bin);
+  }
+  throw new Error(`no workspace package has a bin named ${name}`);
 }
 
 export interface CliResult {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { createDatabase, migrateToLatest, type Database } from '@benchfleet/db';
-import { migrations } from '@benchfleet/migrations';
+import { benchmarks } from '@benchfleet/benchmarks';
 
 function withDatabase(url: string, database: string): string {
   const parsed = new URL(url);
@@ -28,7 +28,7 @@ export async function createTemplateDatabase(
   await admin(adminUrl, (client) => client.query(`create database "${name}"`));
   const db = createDatabase(withDatabase(adminUrl, name), { max: 2 });
   try {
-    await migrateToLatest(db, migrations);
+    await migrateToLatest(db, benchmarks.migrations);
   } finally {
     await db.destroy();
   }

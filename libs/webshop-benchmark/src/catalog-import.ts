@@ -16,7 +16,8 @@ import {
   CatalogSearchSnapshotBuilder,
   type BuiltSearchSnapshot,
 } from './catalog-search-snapshot.js';
-import { webshopCatalogRepository, type Database } from '@benchfleet/db';
+import { type Database } from '@benchfleet/db';
+import { webshopCatalogRepository } from './webshop-catalog-repository.js';
 
 export type GoalMode = 'human' | 'synthetic';
 

@@ -7,12 +7,12 @@ import { mkdir, mkdtemp, open, readdir, rename, rm, stat } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { UsageError } from '@benchfleet/core';
+import { type Database } from '@benchfleet/db';
 import {
   webshopCatalogRepository,
-  type Database,
   type SearchSnapshotUpload,
   type StoredSearchSnapshot,
-} from '@benchfleet/db';
+} from './webshop-catalog-repository.js';
 import {
   buildSearchContents,
   openSearchSnapshot,

@@ -1,4 +1,5 @@
-import { webshopCatalogRepository, type Database } from '@benchfleet/db';
+import { type Database } from '@benchfleet/db';
+import { webshopCatalogRepository } from './webshop-catalog-repository.js';
 import {
   createCatalogStore,
   createStoreOver,

@@ -12,7 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
-import { webshopCatalogRepository } from '@benchfleet/db';
+import { webshopCatalogRepository } from './webshop-catalog-repository.js';
+import type { WebshopTables } from './webshop-tables.js';
 import { useTestServices } from '@benchfleet/testing';
 import {
   buildSearchContents,
@@ -145,6 +146,7 @@ describe('a store whose products and goals come from Postgres on demand', () => 
     );
     expect(() => store.sampleGoalIndex()).toThrow(/give a goal index/);
     await services.db
+      .withTables<WebshopTables>()
       .deleteFrom('webshop_goals')
       .where('catalog_id', '=', 'lazy-goals')
       .where('goal_index', '=', 2)
@@ -224,6 +226,7 @@ describe('opening a catalog snapshot', () => {
     const catalog = fixturePart('synthetic');
     await importCatalog('unindexed', catalog);
     await services.db
+      .withTables<WebshopTables>()
       .deleteFrom('webshop_search_snapshots')
       .where('catalog_id', '=', 'unindexed')
       .execute();

@@ -1,5 +1,6 @@
 import { LruMap } from '@benchfleet/core';
-import { GroupCommit, webshopCatalogRepository, type Database } from '@benchfleet/db';
+import { GroupCommit, type Database } from '@benchfleet/db';
+import { webshopCatalogRepository } from './webshop-catalog-repository.js';
 import {
   storeGoalFromWebshopGoal,
   type StoreGoal,

@@ -1,30 +1,31 @@
 import { z } from 'zod';
-import { httpUrl, numberBetween, roundLikePython, UsageError } from '@benchfleet/core';
-import { defineBenchmark } from '@benchfleet/benchmark-kit';
-import { webshopCatalogRepository, type Task } from '@benchfleet/db';
+import {
+  flag,
+  httpUrl,
+  numberBetween,
+  oneOf,
+  parsedText,
+  roundLikePython,
+  UsageError,
+} from '@benchfleet/core';
+import { defineBenchmark, type ScoredTask } from '@benchfleet/benchmark-kit';
+import { webshopCatalogRepository } from './webshop-catalog-repository.js';
 import { defineTaskJob } from '@benchfleet/queue';
 import { agentConfigSchema, type AgentConfig } from '@benchfleet/webshop-agents';
+import { resolveCatalog } from './catalog-resolution.js';
 import { checkLlmEndpoint } from './llm-endpoint-check.js';
 import { webshopJsonlExporter } from './webshop-jsonl-export.js';
+import { webshopTools } from './webshop-tools.js';
+import { webshopWorker } from './webshop-worker.js';
+import { webshopMigrations } from '../migrations/index.js';
 import { webshopTaskDetail } from './webshop-task-detail.js';
 import {
   WEBSHOP_SPLITS,
   webshopRunConfigSchema,
   webshopTaskResultSchema,
   webshopTaskSpecSchema,
-  type WebshopSplit,
+  type WebshopTaskResult,
 } from './webshop-run-config.js';
-
-interface WebshopFlags {
-  agent?: 'rule' | 'llm';
-  llmBaseUrl?: string;
-  llmModel?: string;
-  llmTemperature?: number;
-  split?: WebshopSplit;
-  goals?: GoalRange[];
-  catalog?: string;
-  observationMode?: 'text' | 'text_rich';
-}
 
 type GoalRange = readonly [from: number, to: number];
 
@@ -42,6 +43,48 @@ export function parseGoalRanges(text: string): GoalRange[] {
   }
   return ranges;
 }
+
+/** `scheduler enqueue`'s WebShop flags. */
+const webshopEnqueueFlags = z.object({
+  agent: flag(oneOf(['rule', 'llm']).optional(), {
+    flag: '--agent <kind>',
+    description: 'WebShop agent (default rule)',
+  }),
+  llmBaseUrl: flag(parsedText(httpUrl).optional(), {
+    flag: '--llm-base-url <url>',
+    description:
+      'WebShop llm agent: OpenAI-compatible base URL (the key comes from LLM_API_KEY on the workers)',
+  }),
+  llmModel: flag(z.string().optional(), {
+    flag: '--llm-model <name>',
+    description: 'WebShop llm agent: model name',
+  }),
+  llmTemperature: flag(parsedText(numberBetween(0, 2)).optional(), {
+    flag: '--llm-temperature <t>',
+    description: 'WebShop llm agent: sampling temperature, 0 to 2 (default 0)',
+  }),
+  split: flag(oneOf(['test', 'eval', 'train']).optional(), {
+    flag: '--split <split>',
+    description: 'WebShop goal split (default test)',
+  }),
+  goals: flag(parsedText(parseGoalRanges).optional(), {
+    flag: '--goals <ranges>',
+    description: 'WebShop goal indexes, e.g. 0-499 or 0-9,20-29 (instead of --split)',
+  }),
+  catalog: flag(z.string().optional(), {
+    flag: '--catalog <id>',
+    description: 'WebShop catalog id (default: the latest imported)',
+  }),
+  observationMode: flag(oneOf(['text', 'text_rich']).optional(), {
+    flag: '--observation-mode <mode>',
+    description: 'WebShop observation mode (default text)',
+  }),
+  llmCheck: flag(parsedText((text) => text !== 'false').optional(), {
+    flag: '--no-llm-check',
+    description: 'WebShop llm agent: do not ask the endpoint for its models at enqueue',
+  }),
+});
+type WebshopFlags = z.output<typeof webshopEnqueueFlags>;
 
 function buildAgentConfig(flags: WebshopFlags): AgentConfig {
   const kind = flags.agent ?? 'rule';
@@ -83,12 +126,12 @@ function categoryOf(goal: { goal: Record<string, unknown> }): string {
 }
 
 /** The paper's numbers: mean reward (failed and errored episodes count 0), its score (× 100), success and bought rates. */
-export function webshopScores(tasks: readonly Task[]): Record<string, number> {
+export function webshopScores(
+  tasks: readonly ScoredTask<WebshopTaskResult>[],
+): Record<string, number> {
   const n = tasks.length;
   const rewardSum = tasks.reduce((sum, task) => sum + (task.reward ?? 0), 0);
-  const bought = tasks.filter(
-    (task) => webshopTaskResultSchema.safeParse(task.result).data?.purchased_asin,
-  ).length;
+  const bought = tasks.filter((task) => task.result?.purchased_asin).length;
   const successes = tasks.filter((task) => task.success === true).length;
   return {
     score: n ? roundLikePython((rewardSum / n) * 100, 2) : 0,
@@ -143,46 +186,7 @@ export const webshopBenchmark = defineBenchmark({
     },
     taskDetail: webshopTaskDetail,
   },
-  enqueueFlags: [
-    {
-      flags: '--agent <kind>',
-      description: 'WebShop agent (default rule)',
-      choices: ['rule', 'llm'],
-    },
-    {
-      flags: '--llm-base-url <url>',
-      description:
-        'WebShop llm agent: OpenAI-compatible base URL (the key comes from LLM_API_KEY on the workers)',
-      parse: httpUrl,
-    },
-    { flags: '--llm-model <name>', description: 'WebShop llm agent: model name' },
-    {
-      flags: '--llm-temperature <t>',
-      description: 'WebShop llm agent: sampling temperature, 0 to 2 (default 0)',
-      parse: numberBetween(0, 2),
-    },
-    {
-      flags: '--split <split>',
-      description: 'WebShop goal split (default test)',
-      choices: ['test', 'eval', 'train'],
-    },
-    {
-      flags: '--goals <ranges>',
-      description: 'WebShop goal indexes, e.g. 0-499 or 0-9,20-29 (instead of --split)',
-      parse: parseGoalRanges,
-    },
-    { flags: '--catalog <id>', description: 'WebShop catalog id (default: the latest imported)' },
-    {
-      flags: '--observation-mode <mode>',
-      description: 'WebShop observation mode (default text)',
-      choices: ['text', 'text_rich'],
-    },
-    {
-      flags: '--no-llm-check',
-      description: 'WebShop llm agent: do not ask the endpoint for its models at enqueue',
-      parse: (text) => text !== 'false',
-    },
-  ],
+  enqueueFlags: webshopEnqueueFlags,
   async domains(context) {
     const catalogs = webshopCatalogRepository(context.db);
     const catalogId = await catalogs.latestId();
@@ -190,23 +194,12 @@ export const webshopBenchmark = defineBenchmark({
     return { names: await catalogs.categories(catalogId), source: `catalog ${catalogId}` };
   },
   async plan(input, context) {
-    const flags = input.flags as WebshopFlags;
+    const { flags } = input;
     if (flags.split && flags.goals)
       throw new UsageError('--split and --goals both choose goals: give one of them');
     const agent = buildAgentConfig(flags);
-    const catalogs = webshopCatalogRepository(context.db);
-    const catalogId = flags.catalog ?? (await catalogs.latestId());
-    if (!catalogId)
-      throw new UsageError(
-        'no WebShop catalog in Postgres: run `scheduler webshop import --demo` (or `scheduler webshop download`) first',
-      );
-    const catalog = await catalogs.get(catalogId);
-    if (!catalog) {
-      const known = (await catalogs.list()).map((c) => c.id);
-      throw new UsageError(
-        `--catalog ${catalogId} not found; imported catalogs: ${known.join(', ') || 'none'}`,
-      );
-    }
+    const catalog = await resolveCatalog(context.db, flags.catalog);
+    const catalogId = catalog.id;
     if (flags.goals) {
       const beyond = flags.goals.find(([, to]) => to >= catalog.goals);
       if (beyond) {
@@ -215,7 +208,7 @@ export const webshopBenchmark = defineBenchmark({
         );
       }
     }
-    const goals = await catalogs.goals(catalogId);
+    const goals = await webshopCatalogRepository(context.db).goals(catalogId);
     const available = [...new Set(goals.map(categoryOf))].sort();
     const unknown = input.domains.filter((domain) => !available.includes(domain));
     if (unknown.length) {
@@ -272,4 +265,7 @@ export const webshopBenchmark = defineBenchmark({
   },
   scores: webshopScores,
   exporters: { 'webshop-jsonl': webshopJsonlExporter },
+  tools: webshopTools,
+  migrations: webshopMigrations,
+  worker: webshopWorker,
 });

@@ -19,7 +19,7 @@ export function configureAggregate(command: Command, registry: BenchmarkRegistry
         throw new UsageError(
           `--out and --markdown both name ${flags.out}: give the JSON and the report a file each`,
         );
-      await withSchedulerServices({ redis: false }, async ({ db }) => {
+      await withSchedulerServices({ redis: false, schema: registry.migrations }, async ({ db }) => {
         const run = await requireRun(db, runId);
         const summary = await aggregateRun(db, registry, runId);
         const json = `${JSON.stringify(summary, null, 2)}\n`;

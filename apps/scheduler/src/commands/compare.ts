@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import type { BenchmarkRegistry } from '@benchfleet/benchmark-kit';
 import { UsageError } from '@benchfleet/core';
 import {
   DEFAULT_BOOTSTRAP,
@@ -100,7 +101,7 @@ export function whyNothingPairs(runA: string, runB: string, coverage: RunCoverag
   return `runs ${runA} and ${runB} share ${shared} task(s), but none has settled in both yet: compare them once it has (\`scheduler status RUN\` shows how far each is)`;
 }
 
-export function configureCompare(command: Command): void {
+export function configureCompare(command: Command, registry: BenchmarkRegistry): void {
   command
     .option('--json', 'print the comparison as JSON')
     .option('--resamples <n>', 'bootstrap resamples', String(DEFAULT_BOOTSTRAP.resamples))
@@ -124,7 +125,7 @@ export function configureCompare(command: Command): void {
       );
       if (runA === runB)
         throw new UsageError(`RUN_A and RUN_B are both ${runA}: compare two different runs`);
-      await withSchedulerServices({ redis: false }, async ({ db }) => {
+      await withSchedulerServices({ redis: false, schema: registry.migrations }, async ({ db }) => {
         await requireRun(db, runA);
         await requireRun(db, runB);
         const { comparison, coverage } = await loadRunComparison(db, runA, runB, {

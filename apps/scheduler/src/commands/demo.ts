@@ -3,16 +3,10 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import { sql } from 'kysely';
-import { positiveInteger } from '@benchfleet/core';
+import { parsedOption, positiveInteger } from '@benchfleet/core';
 import { readRunSummary, type BenchmarkRegistry, type RunSummary } from '@benchfleet/benchmark-kit';
-import {
-  createDatabase,
-  migrateToLatest,
-  runsRepository,
-  webshopCatalogRepository,
-  type Database,
-} from '@benchfleet/db';
-import { migrations } from '@benchfleet/migrations';
+import { createDatabase, migrateToLatest, runsRepository, type Database } from '@benchfleet/db';
+import { webshopDemo as demo } from '@benchfleet/demo';
 import { JobProducer } from '@benchfleet/queue';
 import { provisionServices, type ProvisionedServices } from '@benchfleet/local-services';
 import {
@@ -22,8 +16,6 @@ import {
   readRunStatus,
   summaryMarkdown,
 } from '@benchfleet/runs';
-import { demoCatalogRequest, importWebshopCatalog } from '@benchfleet/webshop-benchmark';
-import { parsedOption } from '../cli-options.js';
 import { followRun } from './status.js';
 import { formatTable } from './runs.js';
 
@@ -38,7 +30,6 @@ interface DemoFlags {
 const require = createRequire(import.meta.url);
 const appBin = (app: string): string =>
   join(dirname(require.resolve(`@benchfleet/${app}/package.json`)), 'bin', `${app}.js`);
-const WORKER_WEBSHOP_BIN = appBin('worker-webshop');
 const SCHEDULER_BIN = appBin('scheduler');
 
 function say(line: string): void {
@@ -250,16 +241,9 @@ async function runDemo(
   fleet.db = db;
   const producer = new JobProducer(services.redisUrl, prefix);
   fleet.producer = producer;
-  const { applied } = await migrateToLatest(db, migrations);
+  const { applied } = await migrateToLatest(db, registry.migrations);
   say(`schema: ${applied.length ? `applied ${applied.join(', ')}` : 'up to date'}`);
-  if (!(await webshopCatalogRepository(db).get('demo'))) {
-    const report = await importWebshopCatalog(db, demoCatalogRequest({ seed: 0 }));
-    say(
-      `catalog: generated and imported the demo catalog (${report.products} products, ${report.goals} goals)`,
-    );
-  } else {
-    say('catalog: demo catalog already imported');
-  }
+  await demo.prepare(db, say);
   if (signal.aborted) return;
 
   const env = {
@@ -270,37 +254,12 @@ async function runDemo(
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
   };
   for (let i = 0; i < flags.workers; i += 1) {
-    fleet.children.push(
-      startChild(
-        WORKER_WEBSHOP_BIN,
-        [
-          '--concurrency',
-          String(flags.concurrency),
-          '--catalog',
-          'demo',
-          '--worker-id',
-          `demo-webshop-${i + 1}`,
-        ],
-        env,
-      ),
-    );
+    fleet.children.push(startChild(demo.workerBin, demo.workerArgs(i, flags.concurrency), env));
   }
   fleet.children.push(startChild(SCHEDULER_BIN, ['worker', '--worker-id', 'demo-aggregate'], env));
-  say(
-    `workers: ${flags.workers} worker-webshop process(es) × concurrency ${flags.concurrency}, 1 aggregate worker`,
-  );
+  say(`workers: ${demo.describeWorkers(flags.workers, flags.concurrency)}, 1 aggregate worker`);
 
-  const plan = await planRun(
-    registry,
-    {
-      benchmark: 'webshop',
-      domains: [],
-      maxTasks: flags.episodes,
-      runName: 'demo-webshop-rule',
-      flags: { catalog: 'demo', split: 'test', agent: 'rule' },
-    },
-    { db, env: process.env },
-  );
+  const plan = await planRun(registry, demo.run(flags.episodes), { db, env: process.env });
   if (signal.aborted) return;
   const runId = await enqueueRun({ db, producer }, plan);
   say(`run ${runId}: ${plan.tasks.length} episodes enqueued`);

@@ -1,10 +1,15 @@
 import type { Command } from 'commander';
-import { positiveInteger } from '@benchfleet/core';
-import { flagAttribute, type BenchmarkRegistry } from '@benchfleet/benchmark-kit';
-import { enqueueRun, planRun, splitList } from '@benchfleet/runs';
+import {
+  parsedOption,
+  createProgressReporter,
+  flagFields,
+  flagOptions,
+  positiveInteger,
+  splitList,
+} from '@benchfleet/core';
+import { type BenchmarkRegistry } from '@benchfleet/benchmark-kit';
+import { enqueueRun, planRun } from '@benchfleet/runs';
 import { withSchedulerServices } from '../config.js';
-import { parsedOption } from '../cli-options.js';
-import { createProgressReporter } from '../progress-reporter.js';
 
 interface EnqueueFlags {
   domain: string[];
@@ -24,12 +29,13 @@ function benchmarkFlags(
 ): Record<string, string> {
   const given: Record<string, string> = {};
   for (const benchmark of registry.all) {
-    for (const flag of benchmark.enqueueFlags) {
-      const attribute = flagAttribute(flag.flags);
-      const value = flags[attribute] ?? (flag.env ? env[flag.env] || undefined : undefined);
-      if (typeof value === 'string') given[attribute] = value;
+    for (const field of flagFields(benchmark.enqueueFlags)) {
+      if (field.attribute === null) continue;
+      const value =
+        flags[field.attribute] ?? (field.meta.env ? env[field.meta.env] || undefined : undefined);
+      if (typeof value === 'string') given[field.attribute] = value;
       // A `--no-x` flag: commander's default is true, so only a given one reads false.
-      else if (value === false) given[attribute] = 'false';
+      else if (value === false) given[field.attribute] = 'false';
     }
   }
   return given;
@@ -64,15 +70,8 @@ export function configureEnqueue(command: Command, registry: BenchmarkRegistry):
     .option('--run-name <name>', 'a name for the run')
     .option('--json', 'print the result as JSON');
   // Benchmark flags are taken as typed and checked by the run's planning, whoever calls it.
-  for (const benchmark of registry.all) {
-    for (const flag of benchmark.enqueueFlags) {
-      const choices = flag.choices ? ` (${flag.choices.join(', ')})` : '';
-      command.option(
-        flag.flags,
-        `${flag.description}${choices}${flag.env ? ` (or ${flag.env})` : ''}`,
-      );
-    }
-  }
+  for (const benchmark of registry.all)
+    for (const option of flagOptions(benchmark.enqueueFlags)) command.addOption(option);
   command.action(async (flags: EnqueueFlags) => {
     const input = {
       ...(flags.benchmark !== undefined ? { benchmark: flags.benchmark } : {}),
@@ -82,37 +81,40 @@ export function configureEnqueue(command: Command, registry: BenchmarkRegistry):
       ...(flags.runName !== undefined ? { runName: flags.runName } : {}),
       flags: benchmarkFlags(registry, flags, process.env),
     };
-    await withSchedulerServices({ redis: true }, async ({ config, db, producer }) => {
-      const planned = await planRun(registry, input, { db, env: process.env });
-      const progress = createProgressReporter('enqueue', planned.tasks.length, {
-        quiet: flags.json === true,
-      });
-      const runId = await enqueueRun(
-        {
-          db,
-          producer,
-          codeVersion: config.codeVersion,
-          onProgress: (done) => progress.update(done),
-        },
-        planned,
-      );
-      progress.stop();
-      const domainCounts: Record<string, number> = {};
-      for (const task of planned.tasks)
-        domainCounts[task.domain] = (domainCounts[task.domain] ?? 0) + 1;
-      if (flags.json) {
-        process.stdout.write(
-          `${JSON.stringify({ runId, name: planned.name, benchmark: planned.benchmark.name, tasks: planned.tasks.length, domains: domainCounts })}\n`,
+    await withSchedulerServices(
+      { redis: true, schema: registry.migrations },
+      async ({ config, db, producer }) => {
+        const planned = await planRun(registry, input, { db, env: process.env });
+        const progress = createProgressReporter('enqueue', planned.tasks.length, {
+          quiet: flags.json === true,
+        });
+        const runId = await enqueueRun(
+          {
+            db,
+            producer,
+            codeVersion: config.codeVersion,
+            onProgress: (done) => progress.update(done),
+          },
+          planned,
         );
-      } else {
-        const domainText = Object.entries(domainCounts)
-          .map(([domain, n]) => `${domain} ${n}`)
-          .join(', ');
-        process.stdout.write(`${runId}\n`);
-        process.stderr.write(
-          `enqueued ${planned.tasks.length} ${planned.benchmark.name} task(s) as run ${runId} (${planned.name}): ${domainText}\n`,
-        );
-      }
-    });
+        progress.stop();
+        const domainCounts: Record<string, number> = {};
+        for (const task of planned.tasks)
+          domainCounts[task.domain] = (domainCounts[task.domain] ?? 0) + 1;
+        if (flags.json) {
+          process.stdout.write(
+            `${JSON.stringify({ runId, name: planned.name, benchmark: planned.benchmark.name, tasks: planned.tasks.length, domains: domainCounts })}\n`,
+          );
+        } else {
+          const domainText = Object.entries(domainCounts)
+            .map(([domain, n]) => `${domain} ${n}`)
+            .join(', ');
+          process.stdout.write(`${runId}\n`);
+          process.stderr.write(
+            `enqueued ${planned.tasks.length} ${planned.benchmark.name} task(s) as run ${runId} (${planned.name}): ${domainText}\n`,
+          );
+        }
+      },
+    );
   });
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { migrations } from '@benchfleet/migrations';
+import { benchmarks } from '@benchfleet/benchmarks';
 import { runCli, withDatabase } from '@benchfleet/testing';
 
 const adminUrl = inject('adminDatabaseUrl');
@@ -36,7 +36,7 @@ describe('scheduler migrate', () => {
     const first = await runCli('scheduler', ['migrate'], env);
     expect(first.code).toBe(0);
     expect(first.stdout).toMatch(
-      new RegExp(`^applied ${Object.keys(migrations).length} migration\\(s\\)`),
+      new RegExp(`^applied ${Object.keys(benchmarks.migrations).length} migration\\(s\\)`),
     );
     const after = await relations();
     const tables = after.filter((r) => r.table_type === 'BASE TABLE').map((r) => r.table_name);

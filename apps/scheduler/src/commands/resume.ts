@@ -10,13 +10,16 @@ function requeue(
   select: { includeFailed?: boolean; statuses?: TaskStatus[] },
   verb: string,
 ): Promise<void> {
-  return withSchedulerServices({ redis: true }, async ({ db, producer }) => {
-    const run = await requireRun(db, runId);
-    const report = await requeueRun({ db, producer }, runId, registry.get(run.benchmark), select);
-    process.stderr.write(
-      `${verb} run ${runId}: ${report.requeued.length} task(s) re-enqueued, ${report.alreadyQueued.length} already queued, ${report.active.length} running now\n`,
-    );
-  });
+  return withSchedulerServices(
+    { redis: true, schema: registry.migrations },
+    async ({ db, producer }) => {
+      const run = await requireRun(db, runId);
+      const report = await requeueRun({ db, producer }, runId, registry.get(run.benchmark), select);
+      process.stderr.write(
+        `${verb} run ${runId}: ${report.requeued.length} task(s) re-enqueued, ${report.alreadyQueued.length} already queued, ${report.active.length} running now\n`,
+      );
+    },
+  );
 }
 
 export function configureResume(command: Command, registry: BenchmarkRegistry): void {

@@ -1,15 +1,15 @@
 import type { Command } from 'commander';
-import { parsedOption } from '../cli-options.js';
-import { positiveInteger } from '@benchfleet/core';
+import type { BenchmarkRegistry } from '@benchfleet/benchmark-kit';
+import { parsedOption, positiveInteger } from '@benchfleet/core';
 import { runsRepository } from '@benchfleet/db';
 import { withSchedulerServices } from '../config.js';
 
-export function configureRuns(command: Command): void {
+export function configureRuns(command: Command, registry: BenchmarkRegistry): void {
   command
     .addOption(parsedOption('--limit <n>', 'how many (default 20)', positiveInteger).default(20))
     .option('--json', 'print JSON lines')
     .action(async (flags: { limit: number; json?: boolean }) => {
-      await withSchedulerServices({ redis: false }, async ({ db }) => {
+      await withSchedulerServices({ redis: false, schema: registry.migrations }, async ({ db }) => {
         const rows = await runsRepository(db).list(flags.limit);
         if (flags.json) {
           for (const row of rows) process.stdout.write(`${JSON.stringify(row)}\n`);

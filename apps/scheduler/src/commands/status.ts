@@ -1,3 +1,4 @@
+import { createProgressReporter } from '@benchfleet/core';
 import type { Command } from 'commander';
 import { QueueEvents } from 'bullmq';
 import type { BenchmarkRegistry } from '@benchfleet/benchmark-kit';
@@ -5,7 +6,6 @@ import type { Database } from '@benchfleet/db';
 import { createRedisConnection, type JobProducer } from '@benchfleet/queue';
 import { describeStatus, latestRunId, readRunStatus, type RunStatus } from '@benchfleet/runs';
 import { withSchedulerServices } from '../config.js';
-import { createProgressReporter } from '../progress-reporter.js';
 
 export function configureStatus(command: Command, registry: BenchmarkRegistry): void {
   command
@@ -14,7 +14,7 @@ export function configureStatus(command: Command, registry: BenchmarkRegistry): 
     .action(async (runArg: string | undefined, flags: { json?: boolean; follow?: boolean }) => {
       // It runs on a Redis that evicts keys, to warn of it.
       await withSchedulerServices(
-        { redis: true, evictingRedis: true },
+        { redis: true, evictingRedis: true, schema: registry.migrations },
         async ({ config, db, producer }) => {
           const runId = runArg ?? (await latestRunId(db));
           const first = await readRunStatus(db, producer, registry, runId);

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { syntheticCatalogFiles } from './shared-fixtures.test-helper.js';
+import { syntheticCatalogFiles } from '../../test-support/shared-fixtures.js';
 import { loadCatalogFiles, readCatalogJsonFile, streamRawItems } from './catalog-files.js';
 import { CatalogFormatError } from './catalog-format-error.js';
 import { streamWebshopCatalog } from './catalog-stream.js';

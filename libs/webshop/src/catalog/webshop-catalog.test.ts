@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { pathInSharedWebshop, syntheticCatalogFiles } from './shared-fixtures.test-helper.js';
+import { pathInSharedWebshop, syntheticCatalogFiles } from '../../test-support/shared-fixtures.js';
 import { loadCatalogFiles } from './catalog-files.js';
 import { webshopGoalSplit } from './goals.js';
 import { buildWebshopCatalog } from './webshop-catalog.js';

@@ -5,7 +5,7 @@ import {
   ENGLISH_STOPWORDS,
   lowercasePerCodePoint,
 } from './english-analyzer.js';
-import { loadBm25Fixture } from './search-fixtures.js';
+import { loadBm25Fixture } from '../../test-support/search-fixtures.js';
 import { standardTokens } from './standard-tokenizer.js';
 
 const fixture = loadBm25Fixture();

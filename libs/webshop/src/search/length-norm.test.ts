@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { decodeLengthNorm, encodeLengthNorm, LENGTH_NORM_TABLE } from './length-norm.js';
-import { loadBm25Fixture } from './search-fixtures.js';
+import { loadBm25Fixture } from '../../test-support/search-fixtures.js';
 
 const fixture = loadBm25Fixture();
 

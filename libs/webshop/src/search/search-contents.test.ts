@@ -9,7 +9,7 @@ import {
   loadBm25Fixture,
   loadBm25FixtureProducts,
   loadEnvEpisodesFixture,
-} from './search-fixtures.js';
+} from '../../test-support/search-fixtures.js';
 
 describe('search contents', () => {
   it('builds the contents Lucene indexed for all 3,000 raw fixture products', () => {

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { LENGTH_NORM_TABLE } from './length-norm.js';
 import { searchDocumentFromRaw } from './search-contents.js';
-import { loadBm25Fixture, loadBm25FixtureProducts } from './search-fixtures.js';
+import { loadBm25Fixture, loadBm25FixtureProducts } from '../../test-support/search-fixtures.js';
 import {
   bm25NormInverseTable,
   buildSearchIndex,

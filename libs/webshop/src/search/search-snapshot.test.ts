@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateDemoCatalog } from '../demo-catalog/index.js';
 import { searchDocumentFromRaw } from './search-contents.js';
-import { loadBm25Fixture, loadBm25FixtureProducts } from './search-fixtures.js';
+import { loadBm25Fixture, loadBm25FixtureProducts } from '../../test-support/search-fixtures.js';
 import {
   SearchIndexBuilder,
   searchIndexDataFromParts,

@@ -1,0 +1,124 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { z } from 'zod';
+import { flag, nonNegativeInteger, parsedText, positiveInteger } from '@benchfleet/core';
+import {
+  defineBenchmark,
+  type BenchmarkOutcome,
+  type BenchmarkTaskContext,
+} from '@benchfleet/benchmark-kit';
+import { defineTaskJob } from '@benchfleet/queue';
+import { echoTools } from './echo-tools.js';
+
+// The echo benchmark: the smallest complete benchmark, and the README's recipe for a new one.
+// Task i of a run takes 1 + i % 3 steps and ends in success when i is even, failed when odd.
+
+/** Owns `runs.config`: its defaults are the only ones. */
+const runConfig = z.object({ step_ms: z.number().int().nonnegative().default(20) });
+/** Owns `tasks.spec`. */
+const taskSpec = z.object({
+  steps: z.number().int().nonnegative(),
+  outcome: z.enum(['success', 'failed']),
+});
+/** Owns `tasks.result`: what an episode records beside its outcome. */
+const taskResult = z.object({ echoed: z.number().int() });
+
+/** `scheduler enqueue`'s echo flags: each takes the text typed; `plan()` gets them parsed. */
+const enqueueFlags = z.object({
+  echoTasks: flag(parsedText(positiveInteger).optional(), {
+    flag: '--echo-tasks <n>',
+    description: 'echo: how many tasks (default 4)',
+  }),
+  echoStepMs: flag(parsedText(nonNegativeInteger).optional(), {
+    flag: '--echo-step-ms <ms>',
+    description: 'echo: milliseconds per step (default 20)',
+  }),
+});
+
+/** `worker-echo`'s own flags, besides those every worker has (--worker-id, --grace-s, metrics). */
+const workerFlags = z.object({
+  concurrency: flag(z.coerce.number().int().min(1).max(64).default(4), {
+    flag: '--concurrency <n>',
+    env: 'BENCHFLEET_CONCURRENCY',
+    description: 'tasks at once (default 4)',
+  }),
+});
+
+type EchoContext = BenchmarkTaskContext<z.output<typeof runConfig>, z.output<typeof taskSpec>>;
+
+/** One echo task: its scripted steps, one every `step_ms`, then its scripted outcome. */
+export async function runEchoEpisode(
+  context: EchoContext,
+): Promise<BenchmarkOutcome<z.output<typeof taskResult>>> {
+  for (let step = 1; step <= context.spec.steps; step += 1) {
+    // The signal aborts on cancel, deadline and shutdown: the attempt ends as that says.
+    await sleep(context.config.step_ms, undefined, { signal: context.signal });
+    context.recordStep({
+      step,
+      action: JSON.stringify({ echo: step }),
+      text: `${context.task.instruction}: step ${step}`,
+    });
+  }
+  const success = context.spec.outcome === 'success';
+  return {
+    status: context.spec.outcome,
+    totalSteps: context.spec.steps,
+    reward: success ? 1 : 0,
+    success,
+    costUsd: 0,
+    result: { echoed: context.spec.steps },
+  };
+}
+
+export const echoBenchmark = defineBenchmark({
+  name: 'echo',
+  title: 'Echo (example)',
+  job: defineTaskJob({
+    name: 'echo-task',
+    queue: 'echo',
+    attempts: 3,
+    backoff: { type: 'fixed', delay: 200 },
+    deadlineMs: 5 * 60_000,
+  }),
+  runConfig,
+  taskSpec,
+  taskResult,
+  success: { label: 'scripted success', meaning: "the task's script ended in success" },
+  rewardIsPartial: false,
+  // No panel of its own: the dashboard shows its tasks in the generic step view.
+  display: { workerCommand: 'npx worker-echo' },
+  enqueueFlags,
+  domains: async () => ({ names: ['even', 'odd'] }),
+  async plan(input) {
+    const count = Math.min(input.flags.echoTasks ?? 4, input.maxTasks ?? Number.MAX_SAFE_INTEGER);
+    return {
+      name: input.runName ?? `echo-${count}`,
+      config: input.flags.echoStepMs !== undefined ? { step_ms: input.flags.echoStepMs } : {},
+      model: null,
+      agent: { kind: 'script' },
+      tasks: Array.from({ length: count }, (_, i) => ({
+        taskId: `echo-${String(i).padStart(3, '0')}`,
+        domain: i % 2 === 0 ? 'even' : 'odd',
+        instruction: `say ${i}`,
+        spec: {
+          steps: 1 + (i % 3),
+          outcome: i % 2 === 0 ? ('success' as const) : ('failed' as const),
+        },
+      })).filter((task) => input.domains.length === 0 || input.domains.includes(task.domain)),
+    };
+  },
+  // Its own numbers in the run summary, from results its schema has parsed.
+  scores: (tasks) => ({
+    echoed_steps: tasks.reduce((sum, task) => sum + (task.result?.echoed ?? 0), 0),
+  }),
+  exporters: {},
+  tools: echoTools,
+  worker: {
+    command: 'worker-echo',
+    description: 'runs echo tasks: scripted steps, then the scripted outcome',
+    flags: workerFlags,
+    workerId: { default: () => `echo-${process.pid}`, shown: 'echo-<pid>' },
+    graceS: 10,
+    concurrency: (flags) => flags.concurrency,
+    setup: async () => ({ episode: runEchoEpisode }),
+  },
+});

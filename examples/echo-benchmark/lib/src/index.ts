@@ -1,0 +1,1 @@
+export { echoBenchmark, runEchoEpisode } from './echo-benchmark.js';

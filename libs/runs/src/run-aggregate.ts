@@ -1,0 +1,136 @@
+// A run's aggregate: its summary computed from its rows (the numbers of the original final.json,
+// cost, the benchmark's own scores), stored in runs.summary, asked of the fleet keeper, or printed.
+import { isSettledTaskStatus, roundLikePython } from '@benchfleet/core';
+import {
+  computeRunNumbers,
+  type BenchmarkRegistry,
+  type RunSummary,
+} from '@benchfleet/benchmark-kit';
+import { runsRepository, tasksRepository, type Database, type Task } from '@benchfleet/db';
+import { aggregateJobId, aggregateRunJob, type JobProducer } from '@benchfleet/queue';
+
+function durationSeconds(task: Task): number {
+  return roundLikePython((task.duration_ms ?? 0) / 1000, 1);
+}
+
+/** The run's summary from its Postgres rows only, so retries and resumes cannot skew it. */
+export async function computeRunSummary(
+  db: Database,
+  registry: BenchmarkRegistry,
+  runId: string,
+): Promise<RunSummary> {
+  const run = await runsRepository(db).get(runId);
+  if (!run) throw new Error(`run ${runId} not found`);
+  const benchmark = registry.get(run.benchmark);
+  const tasks = await tasksRepository(db).listByRun(runId);
+  const settled = tasks.filter((task) => isSettledTaskStatus(task.status));
+  const numbers = computeRunNumbers(
+    settled.map((task) => ({
+      task_id: task.task_id,
+      domain: task.domain,
+      status: task.status,
+      total_steps: task.total_steps,
+      duration_seconds: durationSeconds(task),
+    })),
+  );
+  const tokensIn = tasks.reduce((sum, task) => sum + Number(task.tokens_in), 0);
+  const tokensOut = tasks.reduce((sum, task) => sum + Number(task.tokens_out), 0);
+  // One settled task of unknown cost makes the run's cost unknown: a partial sum would mislead.
+  const costKnown = settled.every((task) => task.cost_usd !== null);
+  const cost = settled.reduce((sum, task) => sum + (task.cost_usd ?? 0), 0);
+  const successes = settled.filter((task) => task.status === 'success').length;
+  const starts = tasks
+    .map((task) => task.started_at?.getTime())
+    .filter((t): t is number => t !== undefined);
+  const ends = settled
+    .map((task) => task.finished_at?.getTime())
+    .filter((t): t is number => t !== undefined);
+  const startedAt = starts.length ? new Date(Math.min(...starts)) : null;
+  const finishedAt = ends.length ? new Date(Math.max(...ends)) : null;
+  return {
+    run_id: runId,
+    benchmark: run.benchmark,
+    success_label: benchmark.success.label,
+    ...numbers,
+    pending: tasks.length - settled.length,
+    tokens_in: tokensIn,
+    tokens_out: tokensOut,
+    cost_usd: costKnown ? roundLikePython(cost, 6) : null,
+    cost_per_success_usd: costKnown && successes ? roundLikePython(cost / successes, 6) : null,
+    scores:
+      benchmark.scores?.(
+        settled.map((task) => ({
+          ...task,
+          // Read through the benchmark's own schema; a result it refuses (an older build's) counts as none.
+          result: benchmark.taskResult.safeParse(task.result).data ?? null,
+        })),
+      ) ?? null,
+    started_at: startedAt?.toISOString() ?? null,
+    finished_at: finishedAt?.toISOString() ?? null,
+    total_duration_seconds:
+      startedAt && finishedAt
+        ? roundLikePython((finishedAt.getTime() - startedAt.getTime()) / 1000, 1)
+        : null,
+  };
+}
+
+/** Computes and stores the summary; the run counts as finished once nothing is pending. */
+export async function aggregateRun(
+  db: Database,
+  registry: BenchmarkRegistry,
+  runId: string,
+): Promise<RunSummary> {
+  const summary = await computeRunSummary(db, registry, runId);
+  await runsRepository(db).saveSummary(
+    runId,
+    summary,
+    summary.pending === 0 && summary.finished_at ? new Date(summary.finished_at) : null,
+  );
+  return summary;
+}
+
+/**
+ * Asks the fleet keeper for a run's summary: one aggregate job per run at a time (its job id is
+ * the run's), so asking twice while one waits asks once.
+ */
+export async function requestRunAggregate(producer: JobProducer, runId: string): Promise<void> {
+  await producer.enqueue(aggregateRunJob, { payload: { runId }, jobId: aggregateJobId(runId) });
+}
+
+function percent(rate: number): string {
+  return `${(rate * 100).toFixed(1)}%`;
+}
+
+/** A Markdown report of the summary, for `scheduler aggregate --markdown` and the demo. */
+export function summaryMarkdown(summary: RunSummary, runName: string): string {
+  const s = summary.summary;
+  const lines = [
+    `# ${runName} (${summary.benchmark})`,
+    '',
+    `Run \`${summary.run_id}\`: ${s.total_tasks} tasks settled, ${summary.pending} pending. Success here means: ${summary.success_label}.`,
+    '',
+    `| total | ${summary.success_label} | failed | cancelled | errors | success rate | avg steps | avg duration (s) |`,
+    '|---:|---:|---:|---:|---:|---:|---:|---:|',
+    `| ${s.total_tasks} | ${s.succeeded} | ${s.failed} | ${s.cancelled} | ${s.errors} | ${percent(s.success_rate)} | ${s.avg_steps} | ${s.avg_duration_seconds} |`,
+    '',
+  ];
+  if (summary.scores) {
+    const names = Object.keys(summary.scores);
+    lines.push(`| ${names.join(' | ')} |`, `|${names.map(() => '---:').join('|')}|`);
+    lines.push(`| ${names.map((name) => String(summary.scores?.[name])).join(' | ')} |`, '');
+  }
+  lines.push(
+    '| domain | total | success | success rate | avg steps |',
+    '|---|---:|---:|---:|---:|',
+  );
+  for (const [domain, d] of Object.entries(summary.per_domain).sort(([a], [b]) =>
+    a.localeCompare(b),
+  )) {
+    lines.push(
+      `| ${domain} | ${d.total} | ${d.succeeded} | ${percent(d.success_rate)} | ${d.avg_steps} |`,
+    );
+  }
+  const cost = summary.cost_usd === null ? 'unknown (no price table)' : `$${summary.cost_usd}`;
+  lines.push('', `Tokens: ${summary.tokens_in} in, ${summary.tokens_out} out; cost ${cost}.`, '');
+  return lines.join('\n');
+}
