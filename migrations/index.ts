@@ -3,6 +3,7 @@ import * as coreTables from './20261122000000_core_tables.js';
 import * as benchmarkRegistry from './20261124100000_benchmark_registry.js';
 import * as settledTaskNumbers from './20261126210000_settled_task_numbers.js';
 import * as workerHealth from './20261126220000_worker_health.js';
+import * as taskTextSearch from './20261126240000_task_text_search.js';
 
 // The shared tables' migrations (runs, tasks, attempts, steps, views). Each benchmark's own tables
 // come with its descriptor (`migrations`); the registry merges them with these, in name order.
@@ -12,4 +13,5 @@ export const coreMigrations: Record<string, Migration> = {
   '20261124100000_benchmark_registry': benchmarkRegistry,
   '20261126210000_settled_task_numbers': settledTaskNumbers,
   '20261126220000_worker_health': workerHealth,
+  '20261126240000_task_text_search': taskTextSearch,
 };

@@ -10,4 +10,5 @@ export const UNKNOWN_BENCHMARK_VIEW: BenchmarkView = {
   stopReasons: {},
   finalStatuses: {},
   failureReasonLabel: null,
+  grade: null,
 };

@@ -45,6 +45,20 @@ export interface RunListRow {
   summarised: boolean;
 }
 
+/** A benchmark's grade over a set of tasks (its `display.grade`); null columns for a benchmark without. */
+export interface GradeNumbers {
+  /** Tasks with a grade (0: the run was not graded; only the recorded success is shown). */
+  graded: number | null;
+  /** Graded tasks with a score. */
+  scored: number | null;
+  /** Share of the scored tasks (with a recorded success flag) whose score is 1. */
+  graded_success_rate: number | null;
+  mean_score: number | null;
+}
+
+/** A run in the runs list, with its grade where its benchmark has one. */
+export type RunListEntry = RunListRow & GradeNumbers;
+
 /** One run with its aggregates, read when its page opens (query `run`). */
 export interface RunRow extends RunListRow {
   config: Json;
@@ -57,7 +71,7 @@ export interface RunRow extends RunListRow {
   as_of: Date;
 }
 
-export interface DomainRow {
+export interface DomainRow extends Partial<GradeNumbers> {
   domain: string;
   total: number;
   succeeded: number;
@@ -111,12 +125,15 @@ export interface TaskRow {
   duration_ms: number | null;
   cost_usd: number | null;
   error: string | null;
+  instruction: string;
+  /** The benchmark's grade of the task (its score), for a benchmark with a grade. */
+  grade?: number | null;
+  graded?: boolean;
 }
 
 /** One task with everything its page shows (query `task`). */
 export interface TaskDetailRow extends TaskRow {
   run_id: string;
-  instruction: string;
   spec: Json;
   answer: string | null;
   result: Json | null;
@@ -171,10 +188,12 @@ export interface BenchmarkView {
   finalStatuses: Record<string, string>;
   /** The heading of the benchmark's own failure reason in the Failures panel, if it gives one. */
   failureReasonLabel: string | null;
+  /** A second verdict per task shown beside the recorded success (its `display.grade`), if any. */
+  grade: { label: string; meaning: string } | null;
 }
 
 export interface RunsResponse {
-  runs: RunListRow[];
+  runs: RunListEntry[];
   queries: ShownQuery[];
 }
 
@@ -183,7 +202,52 @@ export interface RunResponse {
   done: number;
   eta_seconds: number | null;
   provisional: boolean;
+  /** The run's grade, for a benchmark with one. */
+  grade: GradeNumbers | null;
   queries: ShownQuery[];
+}
+
+/** A fact of a run's provenance panel; `value` null: not recorded. */
+export interface ProvenanceFact {
+  label: string;
+  value: string | null;
+}
+
+/** What a run is and where it came from, its benchmark's own panels, and what it exports to. */
+export interface RunAboutResponse {
+  /** sha256 of the canonical JSON (keys sorted, no spaces) of `runs.config` as stored. */
+  config_digest: string;
+  /** The benchmark's provenance facts (e.g. the desktop image). */
+  provenance: ProvenanceFact[];
+  /** The benchmark's own run panels (its `display.runDetail`). */
+  panels: TaskPanel[];
+  panel_queries: ShownQuery[];
+  /** The export formats of the run: the benchmark's own, then the generic ones. */
+  exports: string[];
+}
+
+/** The task ids a full-text search matched. */
+export interface SearchResponse {
+  task_ids: string[];
+  query: ShownQuery;
+}
+
+/** A run's configuration as stored: what the compare page sets side by side. */
+export interface RunConfiguration {
+  run_id: string;
+  config: Json;
+  model: Json | null;
+  agent: Json | null;
+  code_version: string;
+}
+
+/** One difference between two runs' configurations, at a path like `config.max_steps`. */
+export interface ConfigDifference {
+  path: string;
+  change: 'added' | 'removed' | 'changed';
+  /** JSON text of the value in A (absent: undefined) and in B. */
+  a?: string;
+  b?: string;
 }
 
 export interface PanelRows<R> {
@@ -207,6 +271,8 @@ export interface TasksResponse {
 
 export interface TaskDetail {
   task: TaskDetailRow;
+  /** The task's grade, for a benchmark with one: whether it has one and its score. */
+  grade: { graded: boolean; score: number | null } | null;
   attempts: AttemptRow[];
   steps: StepRow[];
   /** The benchmark's own panels (its `display.taskDetail`), drawn below the trajectory. */
@@ -251,6 +317,57 @@ export interface FleetResponse extends FleetView {
 export interface CompareResponse {
   comparison: RunComparison;
   coverage: RunCoverage[];
+  configurations: { a: RunConfiguration; b: RunConfiguration };
+  /** Keys added, removed or changed from A to B in `config`, `model`, `agent` and `code_version`. */
+  config_difference: ConfigDifference[];
+  /** Each run's grade per graded task (task id → score), for a benchmark with a grade. */
+  grades: { a: Record<string, number | null> | null; b: Record<string, number | null> | null };
+  queries: ShownQuery[];
+}
+
+/** One LLM lane (provider, key fingerprint, model) as the governor's snapshot gives it. */
+export interface LlmLaneRow {
+  lane_id: string;
+  provider: string;
+  key_fingerprint: string;
+  model: string;
+  /** The lane's model is the run's. */
+  run_model: boolean;
+  requests_per_minute: number;
+  /** The limit a worker was configured with, else the one learned from the provider; null: none known. */
+  requests_limit: number | null;
+  tokens_per_minute: number;
+  tokens_limit: number | null;
+  rate_limited_per_minute: number;
+  rate_limited_total: number;
+  requests_total: number;
+  concurrency_target: number;
+  in_flight: number;
+  max_concurrency: number;
+  held_off_ms: number;
+  /** null: the model has no price (unknown, never $0). */
+  spent_usd: number | null;
+}
+
+/** A run's spend from Postgres (settled tasks) and the governor (every call so far), and its projection. */
+export interface RunSpendRow {
+  total_tasks: number;
+  settled_tasks: number;
+  /** Sum of `tasks.cost_usd` over settled tasks; null when one that ran has no price (unknown). */
+  spent_usd: number | null;
+  /** spent ÷ settled × total. */
+  projected_simple_usd: number | null;
+  /** Per domain: the domain's mean cost per settled task × its tasks (the run's mean where none settled). */
+  projected_usd: number | null;
+}
+
+export interface LlmUsageResponse {
+  redis: 'up' | 'down';
+  lanes: LlmLaneRow[];
+  /** The governor's spend of the run (every call so far, running tasks too); null: Redis down. */
+  governor_spend: { usd: number; calls: number; unpriced_calls: number } | null;
+  spend: RunSpendRow;
+  redis_keys: string[];
   queries: ShownQuery[];
 }
 

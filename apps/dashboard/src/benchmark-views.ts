@@ -2,13 +2,22 @@ import {
   DEFAULT_TRAJECTORY_PANEL,
   type AnyBenchmark,
   type BenchmarkRegistry,
+  type RunDetail,
+  type RunDetailContext,
   type TaskDetailContext,
   type TaskPanel,
 } from '@benchfleet/benchmark-kit';
 import type { NamedQuery } from '@benchfleet/db';
 import { UNKNOWN_BENCHMARK_VIEW } from '../shared/unknown-benchmark.js';
-import type { BenchmarkView } from '../shared/view-rows.js';
-import { failuresQueryFor } from './run-queries.js';
+import type { BenchmarkView, TaskRow } from '../shared/view-rows.js';
+import {
+  domainsQueryFor,
+  runGradeQueryFor,
+  runsListQueryFor,
+  runTaskGradesQueryFor,
+  taskGradeQueryFor,
+} from './grade-queries.js';
+import { failuresQueryFor, runCursorQueryFor, taskListQueriesFor } from './run-queries.js';
 
 // Every benchmark-specific choice the dashboard makes is read here, off each descriptor's
 // `display`: the rest of the server and the browser ask by benchmark name and never name one.
@@ -24,27 +33,66 @@ function viewOf(benchmark: AnyBenchmark): BenchmarkView {
     stopReasons: { ...display.stopReasons },
     finalStatuses: { ...display.finalStatuses },
     failureReasonLabel: display.failureReason?.label ?? null,
+    grade: display.grade ? { label: display.grade.label, meaning: display.grade.meaning } : null,
   };
 }
 
 type TaskDetailFunction = (context: TaskDetailContext) => Promise<readonly TaskPanel[]>;
+type RunDetailFunction = (context: RunDetailContext) => Promise<RunDetail>;
+
+/** The queries of one benchmark's runs that depend on its display (its failure reason, its grade). */
+interface BenchmarkQueries {
+  failures: NamedQuery<'run'>;
+  domains: NamedQuery<'run'>;
+  taskList: ReturnType<typeof taskListQueriesFor>;
+  /** What moves when the run's task list or grades change. */
+  cursor: NamedQuery<'run'>;
+  /** Only for a benchmark with a grade. */
+  runGrade?: NamedQuery<'run'>;
+  taskGrade?: NamedQuery<'run' | 'task'>;
+  taskGrades?: NamedQuery<'run'>;
+}
+
+function queriesOf(gradeSql: string | undefined, reasonSql: string | undefined): BenchmarkQueries {
+  return {
+    failures: failuresQueryFor(reasonSql),
+    domains: domainsQueryFor(gradeSql),
+    taskList: taskListQueriesFor(gradeSql),
+    cursor: runCursorQueryFor(gradeSql),
+    ...(gradeSql === undefined
+      ? {}
+      : {
+          runGrade: runGradeQueryFor(gradeSql),
+          taskGrade: taskGradeQueryFor(gradeSql),
+          taskGrades: runTaskGradesQueryFor(gradeSql),
+        }),
+  };
+}
 
 /** The registry's display choices, as the dashboard uses them. */
 export class BenchmarkViews {
   private readonly views: Record<string, BenchmarkView>;
-  private readonly failures: Map<string, NamedQuery<'run'>>;
-  private readonly plainFailures = failuresQueryFor(undefined);
+  private readonly queries: Map<string, BenchmarkQueries>;
+  private readonly plain = queriesOf(undefined, undefined);
+  /** The runs list: every benchmark's runs, each with its grade where it has one. */
+  readonly runsListQuery: NamedQuery<never>;
 
   constructor(private readonly registry: BenchmarkRegistry) {
     this.views = Object.fromEntries(
       registry.all.map((benchmark) => [benchmark.name, viewOf(benchmark)]),
     );
-    // Each benchmark groups its failures by its own reason, where it gives one.
-    this.failures = new Map(
+    this.queries = new Map(
       registry.all.map((benchmark) => [
         benchmark.name,
-        failuresQueryFor(benchmark.display.failureReason?.sql),
+        queriesOf(benchmark.display.grade?.sql, benchmark.display.failureReason?.sql),
       ]),
+    );
+    this.runsListQuery = runsListQueryFor(
+      registry.all.flatMap((benchmark) =>
+        benchmark.display.grade
+          ? [{ benchmark: benchmark.name, sql: benchmark.display.grade.sql }]
+          : [],
+      ),
     );
   }
 
@@ -57,14 +105,34 @@ export class BenchmarkViews {
     return this.views[benchmark] ?? UNKNOWN_BENCHMARK_VIEW;
   }
 
+  /** The queries of a run of this benchmark (plain ones for a benchmark this build does not know). */
+  queriesOf(benchmark: string): BenchmarkQueries {
+    return this.queries.get(benchmark) ?? this.plain;
+  }
+
   /** The Failures panel's query for a run of this benchmark. */
   failuresQuery(benchmark: string): NamedQuery<'run'> {
-    return this.failures.get(benchmark) ?? this.plainFailures;
+    return this.queriesOf(benchmark).failures;
+  }
+
+  /** The task list's columns and queries for a run of this benchmark. */
+  taskList(benchmark: string): {
+    columns: readonly (keyof TaskRow)[];
+    all: NamedQuery<'run'>;
+    changed: NamedQuery<'run' | 'since'>;
+  } {
+    return this.queriesOf(benchmark).taskList;
   }
 
   /** The benchmark's own task panels, if it has any. */
   taskDetail(benchmark: string): TaskDetailFunction | undefined {
     const display = this.registry.find(benchmark)?.display;
     return display?.taskDetail?.bind(display);
+  }
+
+  /** The benchmark's own run panels and provenance facts, if it has any. */
+  runDetail(benchmark: string): RunDetailFunction | undefined {
+    const display = this.registry.find(benchmark)?.display;
+    return display?.runDetail?.bind(display);
   }
 }

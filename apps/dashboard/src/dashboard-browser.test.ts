@@ -540,8 +540,7 @@ describe('task table', () => {
     const firstSteps = await page
       .locator('.vgrid-row')
       .first()
-      .locator('[role="gridcell"]')
-      .nth(5)
+      .locator('[data-column="total_steps"]')
       .textContent();
     expect(firstSteps).toBe('5');
 

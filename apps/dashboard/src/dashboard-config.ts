@@ -35,6 +35,7 @@ const schema = z.object({
     .min(16, 'must be at least 16 characters (e.g. `openssl rand -hex 24`)')
     .optional(),
   pollMs: z.coerce.number().int().min(50).max(60_000),
+  exportTimeoutS: z.coerce.number().int().min(1).max(86_400),
 });
 
 export type DashboardConfig = z.output<typeof schema> & { artifactSettings: ArtifactSettings };
@@ -58,6 +59,7 @@ export function loadDashboardConfig(
       host: flags.host ?? (env.DASHBOARD_HOST || '127.0.0.1'),
       authToken: flags.authToken ?? (env.DASHBOARD_TOKEN || undefined),
       pollMs: env.DASHBOARD_POLL_MS || 500,
+      exportTimeoutS: env.DASHBOARD_EXPORT_TIMEOUT_S || 600,
     },
     {
       ...SERVICE_ENV_LABELS,
@@ -65,6 +67,7 @@ export function loadDashboardConfig(
       host: '--host',
       authToken: '--auth-token (or DASHBOARD_TOKEN)',
       pollMs: 'DASHBOARD_POLL_MS',
+      exportTimeoutS: 'DASHBOARD_EXPORT_TIMEOUT_S',
     },
   );
   if (!isLoopbackHost(config.host) && !config.authToken) {

@@ -177,7 +177,7 @@ describe('Show SQL', () => {
       '/api/runs/run-osw/panels',
     );
     const query = panels['domains']?.query as Shown;
-    expect(query.variables).toContain('where run_id = :run');
+    expect(query.variables).toContain('where d.run_id = :run');
     expect(query.flags).toBe(`-v run="'run-osw'"`);
     // psql fills in variables in what it reads, not in -c: feed the text as a file, as the panel says.
     const stdout = execFileSync(
@@ -197,8 +197,16 @@ describe('Show SQL', () => {
     const detail = await json<{ steps: unknown[]; queries: Shown[] }>(
       '/api/runs/run-osw/tasks/shot',
     );
-    expect(detail.queries.map((query) => query.name)).toEqual(['task', 'attempts', 'steps']);
-    expect((await runAsShown(detail.queries[2]?.psql ?? '')).length).toBe(detail.steps.length);
+    // The task, its grade (OSWorld grades), attempts, steps, and the benchmark's own grade trace.
+    expect(detail.queries.map((query) => query.name)).toEqual([
+      'task',
+      'task_grade',
+      'attempts',
+      'steps',
+      'osworld_task_grade',
+    ]);
+    const steps = detail.queries.find((query) => query.name === 'steps');
+    expect((await runAsShown(steps?.psql ?? '')).length).toBe(detail.steps.length);
     const compare = await json<{ comparison: { paired: number }; queries: Shown[] }>(
       '/api/compare?a=run-a&b=run-b',
     );

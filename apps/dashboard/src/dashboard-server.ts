@@ -1,26 +1,30 @@
 import type { Server } from 'node:http';
 import { createAdaptorServer } from '@hono/node-server';
 import { Hono } from 'hono';
-import type { ArtifactStore } from '@benchfleet/artifacts';
+import type { ArtifactSettings, ArtifactStore } from '@benchfleet/artifacts';
 import type { BenchmarkRegistry } from '@benchfleet/benchmark-kit';
 import { listenOn, type Logger } from '@benchfleet/core';
 import type { Database } from '@benchfleet/db';
+import { LlmGovernor } from '@benchfleet/llm-governor';
 import { AGGREGATE_QUEUE } from '@benchfleet/queue';
 import { accessGuard } from './access-guard.js';
 import { BenchmarkViews } from './benchmark-views.js';
 import type { DashboardContext } from './dashboard-context.js';
 import { FleetObserver } from './fleet-view.js';
 import { compressApi, errorResponse, securityHeaders } from './http-policy.js';
+import { RunDownloads } from './run-downloads.js';
 import { RunFeed } from './run-feed.js';
 import { compareRoutes } from './routes/compare-routes.js';
 import { fleetRoutes } from './routes/fleet-routes.js';
+import { llmRoutes } from './routes/llm-routes.js';
 import { pageRoutes } from './routes/page-routes.js';
 import { queuesRoutes } from './routes/queues-routes.js';
+import { runAboutRoutes } from './routes/run-about-routes.js';
 import { runRoutes } from './routes/run-routes.js';
 import { runsRoutes } from './routes/runs-routes.js';
 import { statusRoutes } from './routes/status-routes.js';
 import { taskRoutes } from './routes/task-routes.js';
-import { ScreenshotReader } from './screenshot-reader.js';
+import { ArtifactReader } from './artifact-reader.js';
 
 export interface DashboardServerOptions {
   db: Database;
@@ -29,6 +33,10 @@ export interface DashboardServerOptions {
   redisUrl: string;
   prefix: string;
   artifacts: ArtifactStore;
+  /** How exports read the artifact store (S3 credentials); default: none (a directory store). */
+  artifactSettings?: ArtifactSettings;
+  /** How long an export download may take to write (default 10 minutes). */
+  exportDeadlineMs?: number;
   logger: Logger;
   authToken?: string;
   pollMs: number;
@@ -43,16 +51,30 @@ export interface DashboardServer {
 
 function dashboardContext(options: DashboardServerOptions): DashboardContext {
   const { db, logger, registry } = options;
+  const benchmarks = new BenchmarkViews(registry);
   return {
     db,
     logger,
-    benchmarks: new BenchmarkViews(registry),
+    benchmarks,
     fleet: new FleetObserver(options.redisUrl, options.prefix, [
       ...registry.taskQueues,
       AGGREGATE_QUEUE,
     ]),
-    feed: new RunFeed(db, options.pollMs, logger.child({ part: 'run-feed' })),
-    screenshots: new ScreenshotReader(options.artifacts),
+    feed: new RunFeed(db, options.pollMs, logger.child({ part: 'run-feed' }), benchmarks),
+    artifacts: new ArtifactReader(options.artifacts),
+    governor: new LlmGovernor({
+      redisUrl: options.redisUrl,
+      prefix: options.prefix,
+      redisTimeoutMs: 1_500,
+    }),
+    downloads: new RunDownloads({
+      db,
+      registry,
+      artifacts: options.artifactSettings ?? {},
+      deadlineMs: options.exportDeadlineMs ?? 600_000,
+      maxConcurrent: 2,
+      logger: logger.child({ part: 'downloads' }),
+    }),
   };
 }
 
@@ -74,6 +96,8 @@ export function createDashboardApp(options: DashboardServerOptions): {
   app.route('/', runsRoutes(context));
   app.route('/', runRoutes(context));
   app.route('/', taskRoutes(context));
+  app.route('/', runAboutRoutes(context));
+  app.route('/', llmRoutes(context));
   app.route('/', fleetRoutes(context));
   app.route('/', compareRoutes(context));
   app.all('/api/*', (c) => c.json({ error: `no such API: ${c.req.path}` }, 404));
@@ -83,7 +107,7 @@ export function createDashboardApp(options: DashboardServerOptions): {
     app,
     async close() {
       context.feed.close();
-      await context.fleet.close();
+      await Promise.all([context.fleet.close(), context.governor.close()]);
     },
   };
 }

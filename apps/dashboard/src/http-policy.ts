@@ -45,9 +45,9 @@ export const securityHeaders: MiddlewareHandler = async (c, next) => {
     if (!c.res.headers.has(name)) c.header(name, value);
 };
 
-/** JSON compressed, but not the event stream (it must flush as it goes), images, or the task list (gzipped once, kept). */
+/** JSON compressed, but not the event stream (it must flush as it goes), images, the task list (gzipped once, kept), or export zips. */
 export function compressApi(): MiddlewareHandler {
   const compressJson = compress();
   return (c, next) =>
-    /\/(events|screenshot|tasks)$/.test(c.req.path) ? next() : compressJson(c, next);
+    /\/(events|screenshot|tasks)$|\/exports\//.test(c.req.path) ? next() : compressJson(c, next);
 }

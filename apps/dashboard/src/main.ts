@@ -40,6 +40,8 @@ const program = createCliProgram(
       redisUrl: config.redisUrl,
       prefix: config.prefix,
       artifacts,
+      artifactSettings: config.artifactSettings,
+      exportDeadlineMs: config.exportTimeoutS * 1000,
       logger,
       pollMs: config.pollMs,
       host: config.host,

@@ -1,7 +1,8 @@
 import type { Logger } from '@benchfleet/core';
-import { runNamedQuery, type Database } from '@benchfleet/db';
+import { runNamedQuery, type Database, type NamedQuery } from '@benchfleet/db';
 import type { RunFeedEvent } from '../shared/view-rows.js';
-import { runCursorQuery } from './run-queries.js';
+import type { BenchmarkViews } from './benchmark-views.js';
+import { runBenchmarkQuery } from './run-queries.js';
 
 type Listener = (event: RunFeedEvent) => void;
 
@@ -10,6 +11,8 @@ interface Watched {
   cursor: string | undefined;
   down: boolean;
   timer: NodeJS.Timeout | undefined;
+  /** The run's cursor query, by its benchmark: found on the first poll. */
+  query: NamedQuery<'run'> | undefined;
 }
 
 /**
@@ -23,13 +26,20 @@ export class RunFeed {
     private readonly db: Database,
     private readonly pollMs: number,
     private readonly logger: Logger,
+    private readonly benchmarks: BenchmarkViews,
   ) {}
 
   /** Calls `listener` with the current cursor at once, then on every change; returns the unsubscribe. */
   subscribe(runId: string, listener: Listener): () => void {
     let watched = this.runs.get(runId);
     if (!watched) {
-      watched = { listeners: new Set(), cursor: undefined, down: false, timer: undefined };
+      watched = {
+        listeners: new Set(),
+        cursor: undefined,
+        down: false,
+        timer: undefined,
+        query: undefined,
+      };
       this.runs.set(runId, watched);
       this.schedule(runId, watched, 0);
     } else if (watched.cursor !== undefined) {
@@ -61,7 +71,15 @@ export class RunFeed {
   private async poll(runId: string, watched: Watched): Promise<void> {
     if (this.runs.get(runId) !== watched) return;
     try {
-      const [row] = await runNamedQuery<Record<string, unknown>, 'run'>(this.db, runCursorQuery, {
+      if (!watched.query) {
+        const [run] = await runNamedQuery<{ benchmark: string }, 'run'>(
+          this.db,
+          runBenchmarkQuery,
+          { run: runId },
+        );
+        watched.query = this.benchmarks.queriesOf(run?.benchmark ?? '').cursor;
+      }
+      const [row] = await runNamedQuery<Record<string, unknown>, 'run'>(this.db, watched.query, {
         run: runId,
       });
       const cursor = JSON.stringify(row ?? {});

@@ -1,24 +1,10 @@
-import { defineQuery } from '@benchfleet/db';
+import { defineQuery, type NamedQuery } from '@benchfleet/db';
 import type { TaskRow } from '../shared/view-rows.js';
+import { taskListSelect } from './grade-queries.js';
 
 // The SQL of the runs list and of a run's page, as run. Read-only; variables are psql-style
 // (`:run`), so each text can be shown to the user and pasted into psql with `-v run="'…'"` or with
 // the literals filled in.
-
-export const runsListQuery = defineQuery({
-  name: 'runs_list',
-  title: 'Runs with their progress, success rate, mean reward and cost',
-  params: [],
-  sql: `
-select s.run_id, s.name, s.benchmark, s.run_status, r.model, r.agent,
-       s.total, s.queued, s.running, s.succeeded, s.failed, s.cancelled, s.errors, s.never_started,
-       s.success_rate, s.avg_reward, s.cost_usd,
-       s.created_at, r.started_at, r.finished_at,
-       r.summary is not null and (r.summary->>'pending')::int = 0 as summarised
-from run_summary s
-join runs r on r.id = s.run_id
-order by s.created_at desc`,
-});
 
 export const runQuery = defineQuery({
   name: 'run',
@@ -35,17 +21,6 @@ select s.run_id, s.name, s.benchmark, s.run_status, r.model, r.agent, r.config, 
 from run_summary s
 join runs r on r.id = s.run_id
 where s.run_id = :run`,
-});
-
-export const domainsQuery = defineQuery({
-  name: 'domains',
-  title: 'Per-domain results',
-  params: ['run'],
-  sql: `
-select domain, total, succeeded, failed, cancelled, errors, pending, success_rate, avg_reward, avg_steps, cost_usd
-from domain_summary
-where run_id = :run
-order by domain`,
 });
 
 /**
@@ -107,7 +82,7 @@ group by bin, longest
 order by bin`,
 });
 
-/** The columns of each task row, in the order the task queries build them. */
+/** The columns of each task row, in the order the task list queries build them (see taskListQueriesFor). */
 export const TASK_COLUMNS = [
   'task_id',
   'seq',
@@ -121,41 +96,127 @@ export const TASK_COLUMNS = [
   'duration_ms',
   'cost_usd',
   'error',
+  'instruction',
 ] as const satisfies readonly (keyof TaskRow)[];
 
-// Postgres writes the rows as one compact JSON array of arrays (column order above): 20,000 tasks
-// cost it a few milliseconds, and the server passes the text on without parsing it.
-export const tasksQuery = defineQuery({
-  name: 'tasks',
-  title: 'Every task of the run, as one JSON array of rows',
-  params: ['run'],
+/** With a benchmark's grade: its score and whether the task has one. */
+export const GRADED_TASK_COLUMNS = [
+  ...TASK_COLUMNS,
+  'grade',
+  'graded',
+] as const satisfies readonly (keyof TaskRow)[];
+
+/** Texts are cut where the table cuts them: the list stays small, the task page has them whole. */
+const TEXT_CUT = 300;
+
+/**
+ * The task list of a run and its changes since a moment. Postgres writes the rows as one compact
+ * JSON array of arrays (column order above): 20,000 tasks cost it a few milliseconds, and the
+ * server passes the text on without parsing it.
+ */
+export function taskListQueriesFor(gradeSql: string | undefined): {
+  columns: readonly (keyof TaskRow)[];
+  all: NamedQuery<'run'>;
+  changed: NamedQuery<'run' | 'since'>;
+} {
+  const grade = taskListSelect(gradeSql);
+  const rows = `coalesce(json_agg(json_build_array(t.task_id, t.seq, t.domain, t.status, t.final_api_status, t.attempts, t.total_steps,
+                                          t.reward, t.success, t.duration_ms, t.cost_usd, left(t.error, ${TEXT_CUT}),
+                                          left(t.instruction, ${TEXT_CUT})${grade.columns}) order by t.seq), '[]')::text as rows`;
+  return {
+    columns: gradeSql === undefined ? TASK_COLUMNS : GRADED_TASK_COLUMNS,
+    all: defineQuery({
+      name: 'tasks',
+      title: 'Every task of the run, as one JSON array of rows',
+      params: ['run'],
+      sql: `
+select ${rows}
+from tasks t${grade.join}
+where t.run_id = :run`,
+    }),
+    changed: defineQuery({
+      name: 'changed_tasks',
+      title: 'Tasks that started or settled since a moment, as one JSON array of rows',
+      params: ['run', 'since'],
+      sql: `
+select ${rows}
+from tasks t${grade.join}
+where t.run_id = :run and greatest(t.started_at, t.finished_at) >= :since::timestamptz`,
+    }),
+  };
+}
+
+/**
+ * A task's searchable text: instruction, answer and error, English-stemmed. The very expression
+ * of the `tasks_text_search` GIN index (migration 20261126240000): change one, change both.
+ */
+const TASK_TEXT = `to_tsvector('english'::regconfig, coalesce(t.instruction, '') || ' ' || coalesce(t.answer, '') || ' ' || coalesce(t.error, ''))`;
+
+export const taskSearchQuery = defineQuery({
+  name: 'task_search',
+  title:
+    "The run's tasks whose instruction, answer or error match the search (full text, English stemming)",
+  params: ['run', 'q'],
   sql: `
-select coalesce(json_agg(json_build_array(task_id, seq, domain, status, final_api_status, attempts, total_steps,
-                                          reward, success, duration_ms, cost_usd, left(error, 300)) order by seq), '[]')::text as rows
-from tasks
-where run_id = :run`,
+select coalesce(json_agg(t.task_id order by t.seq), '[]')::text as task_ids
+from tasks t
+where t.run_id = :run
+  and ${TASK_TEXT} @@ websearch_to_tsquery('english', :q)`,
 });
 
-export const changedTasksQuery = defineQuery({
-  name: 'changed_tasks',
-  title: 'Tasks that started or settled since a moment, as one JSON array of rows',
-  params: ['run', 'since'],
+export const pairedSearchQuery = defineQuery({
+  name: 'paired_task_search',
+  title: 'The tasks of either run whose instruction, answer or error match the search',
+  params: ['run_a', 'run_b', 'q'],
   sql: `
-select coalesce(json_agg(json_build_array(task_id, seq, domain, status, final_api_status, attempts, total_steps,
-                                          reward, success, duration_ms, cost_usd, left(error, 300)) order by seq), '[]')::text as rows
-from tasks
-where run_id = :run and greatest(started_at, finished_at) >= :since::timestamptz`,
+select coalesce(json_agg(distinct t.task_id), '[]')::text as task_ids
+from tasks t
+where t.run_id in (:run_a, :run_b)
+  and ${TASK_TEXT} @@ websearch_to_tsquery('english', :q)`,
 });
+
+export const runBenchmarkQuery = defineQuery({
+  name: 'run_benchmark',
+  title: "The run's benchmark",
+  params: ['run'],
+  sql: `select benchmark from runs where id = :run`,
+});
+
+const CURSOR_COLUMNS = `count(*) filter (where t.status = 'running')::int as running,
+       count(*) filter (where t.status in ('success', 'failed', 'cancelled', 'error'))::int as settled,
+       max(t.started_at) as last_start, max(t.finished_at) as last_finish,
+       (select r.status || ':' || (r.summary is not null)::text from runs r where r.id = :run) as run_state`;
 
 export const runCursorQuery = defineQuery({
   name: 'run_cursor',
   title: 'What changes when a task of the run starts or settles (polled for live updates)',
   params: ['run'],
   sql: `
-select count(*) filter (where t.status = 'running')::int as running,
-       count(*) filter (where t.status in ('success', 'failed', 'cancelled', 'error'))::int as settled,
-       max(t.started_at) as last_start, max(t.finished_at) as last_finish,
-       (select r.status || ':' || (r.summary is not null)::text from runs r where r.id = :run) as run_state
+select ${CURSOR_COLUMNS}
 from tasks t
 where t.run_id = :run`,
 });
+
+/**
+ * With a benchmark's grade, the cursor also moves when a grade changes (a regrade of a finished
+ * run moves nothing else): a digest of every task's grade.
+ */
+export function runCursorQueryFor(gradeSql: string | undefined): NamedQuery<'run'> {
+  if (gradeSql === undefined) return runCursorQuery;
+  return defineQuery({
+    name: 'run_cursor',
+    title:
+      'What changes when a task of the run starts or settles, or a grade changes (polled for live updates)',
+    params: ['run'],
+    sql: `
+select ${CURSOR_COLUMNS},
+       (select md5(string_agg(t.task_id || '=' || coalesce(gr.score::text, 'none'), ',' order by t.task_id))
+        from tasks t
+        cross join lateral (
+          ${gradeSql.trim().replace(/\n/g, '\n          ')}
+        ) gr
+        where t.run_id = :run) as grades
+from tasks t
+where t.run_id = :run`,
+  });
+}

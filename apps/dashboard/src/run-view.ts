@@ -1,5 +1,6 @@
 import { runNamedQuery, type Database } from '@benchfleet/db';
-import type { RunResponse, RunRow } from '../shared/view-rows.js';
+import type { GradeNumbers, RunResponse, RunRow } from '../shared/view-rows.js';
+import type { BenchmarkViews } from './benchmark-views.js';
 import { NotFound } from './http-policy.js';
 import { runQuery } from './run-queries.js';
 import { shown } from './shown-sql.js';
@@ -11,9 +12,17 @@ export async function requireRun(db: Database, runId: string): Promise<RunRow> {
   return run;
 }
 
-/** The run page's head: the run, how far it is, and when it should end at the pace so far. */
-export async function loadRunResponse(db: Database, runId: string): Promise<RunResponse> {
+/** The run page's head: the run, how far it is, when it should end at the pace so far, its grade. */
+export async function loadRunResponse(
+  db: Database,
+  benchmarks: BenchmarkViews,
+  runId: string,
+): Promise<RunResponse> {
   const run = await requireRun(db, runId);
+  const gradeQuery = benchmarks.queriesOf(run.benchmark).runGrade;
+  const [grade] = gradeQuery
+    ? await runNamedQuery<GradeNumbers, 'run'>(db, gradeQuery, { run: runId })
+    : [];
   const done = run.total - run.queued - run.running;
   let etaSeconds: number | null = null;
   if (run.started_at && done > 0 && done < run.total) {
@@ -25,6 +34,9 @@ export async function loadRunResponse(db: Database, runId: string): Promise<RunR
     done,
     eta_seconds: etaSeconds,
     provisional: run.summarised !== true,
-    queries: [shown(runQuery, { run: runId })],
+    grade: grade ?? null,
+    queries: [runQuery, ...(gradeQuery ? [gradeQuery] : [])].map((query) =>
+      shown(query, { run: runId }),
+    ),
   };
 }

@@ -1,4 +1,4 @@
-import type { TaskPanel } from '@benchfleet/benchmark-kit';
+import type { TaskPanel, TaskPanelText } from '@benchfleet/benchmark-kit';
 import { runNamedQuery, type Database, type NamedQuery } from '@benchfleet/db';
 import type { AttemptRow, StepRow, TaskDetail, TaskDetailRow } from '../shared/view-rows.js';
 import type { BenchmarkViews } from './benchmark-views.js';
@@ -37,6 +37,36 @@ async function benchmarkPanels(
   return { panels: [...panels], ran };
 }
 
+/** Every artifact URI the panels link to: the only files the dashboard serves for the task. */
+export function artifactUrisOf(panels: readonly TaskPanel[]): Set<string> {
+  const uris = new Set<string>();
+  const visit = (parts: readonly TaskPanelText[]) => {
+    for (const part of parts) {
+      if (typeof part === 'string') continue;
+      if ('artifact' in part) uris.add(part.artifact);
+      else if ('muted' in part) visit(part.muted);
+    }
+  };
+  for (const panel of panels) {
+    for (const paragraph of panel.paragraphs ?? []) visit(paragraph.text);
+    for (const row of panel.table?.rows ?? [])
+      for (const cell of Object.values(row.cells))
+        if (cell !== null && typeof cell === 'object') visit(cell.text);
+  }
+  return uris;
+}
+
+/** The artifacts a task's benchmark panels link to (NotFound for a task that does not exist). */
+export async function loadTaskArtifacts(
+  db: Database,
+  benchmarks: BenchmarkViews,
+  values: TaskValues,
+): Promise<Set<string>> {
+  const [task] = await runNamedQuery<TaskDetailRow, 'run' | 'task'>(db, taskQuery, values);
+  if (!task) throw new NotFound(`task ${values.task} of run ${values.run} not found`);
+  return artifactUrisOf((await benchmarkPanels(db, benchmarks, task, values)).panels);
+}
+
 /** Everything a task's page shows, each part with the SQL that read it. */
 export async function loadTaskDetail(
   db: Database,
@@ -45,18 +75,24 @@ export async function loadTaskDetail(
 ): Promise<TaskDetail> {
   const [task] = await runNamedQuery<TaskDetailRow, 'run' | 'task'>(db, taskQuery, values);
   if (!task) throw new NotFound(`task ${values.task} of run ${values.run} not found`);
-  const [attempts, steps, own] = await Promise.all([
+  const gradeQuery = benchmarks.queriesOf(task.benchmark).taskGrade;
+  const [attempts, steps, own, grades] = await Promise.all([
     runNamedQuery<AttemptRow, 'run' | 'task'>(db, attemptsQuery, values),
     runNamedQuery<StepRow, 'run' | 'task'>(db, stepsQuery, values),
     benchmarkPanels(db, benchmarks, task, values),
+    gradeQuery
+      ? runNamedQuery<{ score: number | null }, 'run' | 'task'>(db, gradeQuery, values)
+      : undefined,
   ]);
+  const factQueries = [taskQuery, ...(gradeQuery ? [gradeQuery] : [])];
   return {
     task,
+    grade: grades ? { graded: grades.length > 0, score: grades[0]?.score ?? null } : null,
     attempts,
     steps,
     panels: own.panels,
-    panel_queries: [taskQuery, ...own.ran].map((query) => query.name),
-    queries: [taskQuery, attemptsQuery, stepsQuery, ...own.ran].map((query) =>
+    panel_queries: [...factQueries, ...own.ran].map((query) => query.name),
+    queries: [...factQueries, attemptsQuery, stepsQuery, ...own.ran].map((query) =>
       shown(query, values),
     ),
   };

@@ -6,7 +6,9 @@ import { sql } from 'kysely';
 import { runNamedQuery, type Database } from '@benchfleet/db';
 import type { ShownQuery } from '../shared/shown-query.js';
 import type { TasksResponse } from '../shared/view-rows.js';
-import { changedTasksQuery, runCursorQuery, TASK_COLUMNS, tasksQuery } from './run-queries.js';
+import type { BenchmarkViews } from './benchmark-views.js';
+import { NotFound } from './http-policy.js';
+import { runBenchmarkQuery } from './run-queries.js';
 import { requireRun } from './run-view.js';
 import { shown } from './shown-sql.js';
 
@@ -25,8 +27,13 @@ const TASK_LISTS_KEPT = 8;
 const SINCE_OVERLAP_MS = 10_000;
 
 /** The answer as JSON text: the rows arrive as JSON text from Postgres and go out as they are. */
-function taskListJson(asOf: Date | undefined, query: ShownQuery, rowsJson: string | undefined) {
-  const head: Omit<TasksResponse, 'rows'> = { as_of: asOf, columns: TASK_COLUMNS, query };
+function taskListJson(
+  asOf: Date | undefined,
+  columns: TasksResponse['columns'],
+  query: ShownQuery,
+  rowsJson: string | undefined,
+) {
+  const head: Omit<TasksResponse, 'rows'> = { as_of: asOf, columns, query };
   return `${JSON.stringify(head).slice(0, -1)},"rows":${rowsJson ?? '[]'}}`;
 }
 
@@ -50,7 +57,10 @@ function send(c: Context, list: KeptList): Response {
 export class TaskListCache {
   private readonly lists = new Map<string, KeptList>();
 
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly benchmarks: BenchmarkViews,
+  ) {}
 
   private async asOf(): Promise<Date | undefined> {
     return (await sql<{ as_of: Date }>`select now() as as_of`.execute(this.db)).rows[0]?.as_of;
@@ -59,17 +69,18 @@ export class TaskListCache {
   /** Every task of the run, from the kept copy while the run's cursor has not moved. */
   async all(c: Context, runId: string): Promise<Response> {
     const asOf = await this.asOf();
-    await requireRun(this.db, runId);
+    const { benchmark } = await requireRun(this.db, runId);
     const [cursorRow] = await runNamedQuery<Record<string, unknown>, 'run'>(
       this.db,
-      runCursorQuery,
+      this.benchmarks.queriesOf(benchmark).cursor,
       { run: runId },
     );
     const cursor = JSON.stringify(cursorRow ?? {});
     const kept = this.lists.get(runId);
     if (kept?.cursor === cursor) return send(c, kept);
-    const [all] = await runNamedQuery<{ rows: string }, 'run'>(this.db, tasksQuery, { run: runId });
-    const json = taskListJson(asOf, shown(tasksQuery, { run: runId }), all?.rows);
+    const lists = this.benchmarks.taskList(benchmark);
+    const [all] = await runNamedQuery<{ rows: string }, 'run'>(this.db, lists.all, { run: runId });
+    const json = taskListJson(asOf, lists.columns, shown(lists.all, { run: runId }), all?.rows);
     const list = {
       cursor,
       etag: `"${createHash('sha1').update(runId).update(cursor).digest('hex')}"`,
@@ -92,12 +103,17 @@ export class TaskListCache {
       run: runId,
       since: new Date(sinceDate.getTime() - SINCE_OVERLAP_MS).toISOString(),
     };
+    const [run] = await runNamedQuery<{ benchmark: string }, 'run'>(this.db, runBenchmarkQuery, {
+      run: runId,
+    });
+    if (!run) throw new NotFound(`run ${runId} not found`);
+    const lists = this.benchmarks.taskList(run.benchmark);
     const [changed] = await runNamedQuery<{ rows: string }, 'run' | 'since'>(
       this.db,
-      changedTasksQuery,
+      lists.changed,
       values,
     );
     c.header('Content-Type', 'application/json; charset=UTF-8');
-    return c.body(taskListJson(asOf, shown(changedTasksQuery, values), changed?.rows));
+    return c.body(taskListJson(asOf, lists.columns, shown(lists.changed, values), changed?.rows));
   }
 }

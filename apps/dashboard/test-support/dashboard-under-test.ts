@@ -26,6 +26,7 @@ export async function startDashboardUnderTest(
     artifacts?: ArtifactStore;
     /** Default: the fleet's benchmarks. */
     registry?: BenchmarkRegistry;
+    exportDeadlineMs?: number;
   } = {},
 ): Promise<DashboardUnderTest> {
   // A fresh build of the current sources (a no-op when dist/web already is one).
@@ -41,6 +42,9 @@ export async function startDashboardUnderTest(
     artifacts,
     logger: createLogger({ level: 'silent' }),
     pollMs: options.pollMs ?? 200,
+    ...(options.exportDeadlineMs !== undefined
+      ? { exportDeadlineMs: options.exportDeadlineMs }
+      : {}),
     host: '127.0.0.1',
     port: 0,
   });

@@ -23,6 +23,43 @@ export interface TaskDetailContext {
   query<R>(query: NamedQuery<'run' | 'task'>): Promise<R[]>;
 }
 
+/** One run as a benchmark's run detail receives it: the row as stored. */
+export interface RunDetailRun {
+  readonly run_id: string;
+  readonly status: string;
+  /** As stored (`runs.config`), not parsed. */
+  readonly config: unknown;
+}
+
+export interface RunDetailContext {
+  readonly run: RunDetailRun;
+  /** Runs one of the benchmark's named queries with the run's `:run`; its SQL is shown with the panels. */
+  query<R>(query: NamedQuery<'run'>): Promise<R[]>;
+}
+
+/** What a benchmark adds to a run's page: panels, and facts for the run's provenance panel. */
+export interface RunDetail {
+  readonly panels: readonly TaskPanel[];
+  /** E.g. the desktop image the tasks ran on; `value` null: not recorded. */
+  readonly provenance?: readonly { readonly label: string; readonly value: string | null }[];
+}
+
+/**
+ * A second verdict on each task, shown beside the success as recorded wherever the dashboard
+ * shows success (OSWorld: OSWorld's graded score beside the agent's word). A task passes it when
+ * its score is 1.
+ */
+export interface TaskGrade {
+  /** Its name beside the success label, e.g. `graded`. */
+  readonly label: string;
+  readonly meaning: string;
+  /**
+   * SQL over the task row `t`: at most one row with a column `score` (float8 0–1, null when the
+   * grade gave no score); no row: the task has no grade. Joined laterally, so keep it indexed.
+   */
+  readonly sql: string;
+}
+
 /** Why a task fell short, as a SQL expression over the task row `t` (text; null when it says nothing). */
 export interface FailureReason {
   /** The heading of the reason's column in the dashboard's Failures panel. */
@@ -50,4 +87,8 @@ export interface BenchmarkDisplay {
    * benchmark's tasks. A benchmark without it shows the generic task page alone.
    */
   taskDetail?(context: TaskDetailContext): Promise<readonly TaskPanel[]>;
+  /** The benchmark's own panels of a run page (and provenance facts), from its own queries. */
+  runDetail?(context: RunDetailContext): Promise<RunDetail>;
+  /** A second verdict per task, shown beside the recorded success. */
+  readonly grade?: TaskGrade;
 }

@@ -13,15 +13,20 @@ export type TrajectoryPanel = 'screenshots' | 'pages' | 'steps';
 /** What a benchmark that chooses no trajectory panel gets. */
 export const DEFAULT_TRAJECTORY_PANEL: TrajectoryPanel = 'steps';
 
-/** A run of text in a panel: plain, code, a chip (a name: value pair), or an aside in grey. */
+/**
+ * A run of text in a panel: plain, code, a chip (a name: value pair), an aside in grey, or a link
+ * to a file of the artifact store the task recorded (`artifact`: its URI; the dashboard serves
+ * only URIs its panels name).
+ */
 export type TaskPanelText =
   | string
   | { readonly code: string }
   | { readonly chip: string }
-  | { readonly muted: readonly TaskPanelText[] };
+  | { readonly muted: readonly TaskPanelText[] }
+  | { readonly artifact: string; readonly label: string };
 
-/** A cell: text as given; a number with three decimals; null for a value nobody recorded (`–`). */
-export type TaskPanelCell = string | number | null;
+/** A cell: text as given; a number with three decimals; null for a value nobody recorded (`–`); runs of text (links). */
+export type TaskPanelCell = string | number | null | { readonly text: readonly TaskPanelText[] };
 
 export interface TaskPanelColumn {
   readonly key: string;

@@ -405,6 +405,41 @@ describe('LlmGovernor', () => {
     });
   });
 
+  it("names the Redis keys its snapshot and a run's spend are read from", async () => {
+    const sut = governor();
+    const permit = await sut.acquire(
+      request('keys', { attribution: { runId: 'run-k', taskId: 't', attempt: 1 } }),
+    );
+    const { laneId } = await laneOf(sut, 'keys');
+    const now = Date.now();
+    const minute = Math.floor(now / 60_000);
+    const keys = sut.keysRead([laneId], 'run-k', now);
+    expect(keys).toEqual([
+      `${prefix}:llm:lanes`,
+      `${prefix}:llm:lane:${laneId}`,
+      `${prefix}:llm:lease:${laneId}`,
+      `${prefix}:llm:obs:${laneId}:${minute}`,
+      `${prefix}:llm:obs:${laneId}:${minute - 1}`,
+      `${prefix}:llm:spend:run:run-k`,
+    ]);
+    const [lanes, laneKey, leases, thisMinute, lastMinute, spend] = keys as [
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+    ];
+    // The lease set holds the call in flight; the rest is there once it is settled.
+    expect(await redis.exists(leases)).toBe(1);
+    await permit.settle(ok(1, 1));
+    expect(await redis.exists(lanes, laneKey, spend)).toBe(3);
+    // The minute the settle counted in: this one, or the next if a minute turned meanwhile.
+    const next = sut.keysRead([laneId], undefined, Date.now())[3] ?? '';
+    expect((await redis.exists(thisMinute)) + (await redis.exists(next))).toBeGreaterThan(0);
+    expect(lastMinute.endsWith(`:${minute - 1}`)).toBe(true);
+  });
+
   it('refuses at once a call whose attempt is not running, taking no lease', async () => {
     const running = new Set(['run-o/t/2']);
     const sut = governor({

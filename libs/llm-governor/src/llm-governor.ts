@@ -739,6 +739,25 @@ export class LlmGovernor implements LlmCallGate {
     return spendOf(await this.#store.run('read the spend', () => this.#store.redis.hgetall(key)));
   }
 
+  /**
+   * The Redis keys `snapshot()` reads for these lanes at this minute (and `runSpend(runId)` for a
+   * run), so a viewer can say where its numbers come from.
+   */
+  keysRead(laneIds: readonly string[], runId?: string, at = Date.now()): string[] {
+    const store = this.#store;
+    const minute = Math.floor(at / 60_000);
+    return [
+      store.lanesKey(),
+      ...laneIds.flatMap((laneId) => [
+        store.laneKey(laneId),
+        store.leaseKey(laneId),
+        store.minuteKey(laneId, minute),
+        store.minuteKey(laneId, minute - 1),
+      ]),
+      ...(runId === undefined ? [] : [store.runSpendKey(runId)]),
+    ];
+  }
+
   /** Every lane the fleet has used, with its limits, rates, target, in-flight calls, hold-off and spend. */
   async snapshot(): Promise<GovernorSnapshot> {
     const store = this.#store;

@@ -5,6 +5,7 @@ import { defineBenchmark } from '@benchfleet/benchmark-kit';
 import { defineTaskJob } from '@benchfleet/queue';
 import { osworldTaskSchema } from './osworld-dataset.js';
 import { loadOsworldDataset } from './osworld-dataset-loading.js';
+import { osworldRunDetail, osworldTaskDetail, osworldTaskGrade } from './osworld-display.js';
 import { osworldLogsExporter } from './osworld-logs-export.js';
 import { osworldRunConfigSchema, osworldTaskResultSchema } from './osworld-run-config.js';
 import { osworldTools } from './osworld-tools.js';
@@ -118,7 +119,7 @@ export const osworldBenchmark = defineBenchmark({
   success: {
     label: 'agent-reported success',
     meaning:
-      "the Bytebot agent reported the task COMPLETED; OSWorld's graded evaluation of the desktop is not run",
+      "the Bytebot agent reported the task COMPLETED; OSWorld's evaluation of the desktop is run only in graded runs, whose score is shown beside it",
   },
   rewardIsPartial: false,
   display: {
@@ -138,6 +139,10 @@ export const osworldBenchmark = defineBenchmark({
       CANCELLED: 'cancelled (step limit, stall, or the run was cancelled)',
       CREATE_FAILED: 'the task could not be created on the stack',
     },
+    // Graded runs: the grade beside the agent's word, the run's claimed × graded table, the trace.
+    grade: osworldTaskGrade,
+    runDetail: osworldRunDetail,
+    taskDetail: osworldTaskDetail,
   },
   domains: async () => ({ names: OSWORLD_DOMAINS }),
   enqueueFlags: osworldEnqueueFlags,

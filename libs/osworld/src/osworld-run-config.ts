@@ -25,6 +25,8 @@ export const osworldTaskResultSchema = z.looseObject({
   api_url: z.string().optional(),
   stop_reason: z.string().nullable().optional(),
   model: bytebotModelSchema.nullable().optional(),
+  /** The desktop image of the stack, as its worker's environment names it (for provenance). */
+  desktop_image: z.string().optional(),
 });
 export type OsworldTaskResult = z.output<typeof osworldTaskResultSchema>;
 

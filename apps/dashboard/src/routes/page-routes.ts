@@ -58,9 +58,12 @@ function unlessNotFound(lookup: () => Promise<PageExtras>): () => Promise<PageEx
 const always = async (): Promise<PageExtras> => ({ found: true });
 
 /** The run page, with the run's numbers in it and its head drawn before the scripts run. */
-function runPage({ db }: Pick<DashboardContext, 'db'>, runId: string): () => Promise<PageExtras> {
+function runPage(
+  { db, benchmarks }: Pick<DashboardContext, 'db' | 'benchmarks'>,
+  runId: string,
+): () => Promise<PageExtras> {
   return unlessNotFound(async () => {
-    const data = await loadRunResponse(db, runId);
+    const data = await loadRunResponse(db, benchmarks, runId);
     return {
       found: true,
       initial: { id: 'initial-run', data },

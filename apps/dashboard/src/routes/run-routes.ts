@@ -7,12 +7,17 @@ import type {
   FailureRow,
   PanelRows,
   PanelsResponse,
+  SearchResponse,
   StepsBinRow,
 } from '../../shared/view-rows.js';
 import type { BenchmarkViews } from '../benchmark-views.js';
 import type { DashboardContext } from '../dashboard-context.js';
 import type { RunFeed } from '../run-feed.js';
-import { domainsQuery, durationDistributionQuery, stepsDistributionQuery } from '../run-queries.js';
+import {
+  durationDistributionQuery,
+  stepsDistributionQuery,
+  taskSearchQuery,
+} from '../run-queries.js';
 import { loadRunResponse, requireRun } from '../run-view.js';
 import { shown } from '../shown-sql.js';
 import { TaskListCache } from '../task-list-cache.js';
@@ -36,7 +41,7 @@ async function loadPanels(
 ): Promise<PanelsResponse> {
   const run = await requireRun(db, runId);
   const [domains, failures, steps, durations] = await Promise.all([
-    panel<DomainRow>(db, domainsQuery, runId),
+    panel<DomainRow>(db, benchmarks.queriesOf(run.benchmark).domains, runId),
     panel<FailureRow>(db, benchmarks.failuresQuery(run.benchmark), runId),
     panel<StepsBinRow>(db, stepsDistributionQuery, runId),
     panel<DurationBinRow>(db, durationDistributionQuery, runId),
@@ -80,9 +85,11 @@ export function runRoutes({
   benchmarks,
   feed,
 }: Pick<DashboardContext, 'db' | 'benchmarks' | 'feed'>): Hono {
-  const taskLists = new TaskListCache(db);
+  const taskLists = new TaskListCache(db, benchmarks);
   const routes = new Hono();
-  routes.get('/api/runs/:run', async (c) => c.json(await loadRunResponse(db, c.req.param('run'))));
+  routes.get('/api/runs/:run', async (c) =>
+    c.json(await loadRunResponse(db, benchmarks, c.req.param('run'))),
+  );
   routes.get('/api/runs/:run/panels', async (c) =>
     c.json(await loadPanels(db, benchmarks, c.req.param('run'))),
   );
@@ -91,6 +98,19 @@ export function runRoutes({
     return since === undefined
       ? taskLists.all(c, c.req.param('run'))
       : taskLists.changedSince(c, c.req.param('run'), since);
+  });
+  // Full-text search over the run's instructions, answers and errors (the task table's search).
+  routes.get('/api/runs/:run/search', async (c) => {
+    const values = { run: c.req.param('run'), q: c.req.query('q') ?? '' };
+    const [row] = await runNamedQuery<{ task_ids: string }, 'run' | 'q'>(
+      db,
+      taskSearchQuery,
+      values,
+    );
+    return c.json({
+      task_ids: JSON.parse(row?.task_ids ?? '[]') as string[],
+      query: shown(taskSearchQuery, values),
+    } satisfies SearchResponse);
   });
   routes.get('/api/runs/:run/events', (c) =>
     streamSSE(c, (stream) => runEvents(feed, c.req.param('run'), stream)),

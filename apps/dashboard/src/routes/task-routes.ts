@@ -1,17 +1,22 @@
 import { Hono } from 'hono';
 import { runNamedQuery } from '@benchfleet/db';
 import type { DashboardContext } from '../dashboard-context.js';
-import { loadTaskDetail } from '../task-detail.js';
+import { loadTaskArtifacts, loadTaskDetail } from '../task-detail.js';
 import { screenshotQuery } from '../task-queries.js';
 
 const SCREENSHOT_ROUTE = '/api/runs/:run/tasks/:task/attempts/:attempt/steps/:step/screenshot';
 
-/** One task: its detail (attempts, steps, the benchmark's own panels) and its step screenshots. */
+/** A file name for a download: the URI's last segment, in characters any header can carry. */
+function downloadName(uri: string): string {
+  return (uri.split('/').at(-1) ?? 'artifact').replace(/[^A-Za-z0-9._-]/g, '_') || 'artifact';
+}
+
+/** One task: its detail (attempts, steps, the benchmark's own panels), its step screenshots, the files its panels link. */
 export function taskRoutes({
   db,
   benchmarks,
-  screenshots,
-}: Pick<DashboardContext, 'db' | 'benchmarks' | 'screenshots'>): Hono {
+  artifacts,
+}: Pick<DashboardContext, 'db' | 'benchmarks' | 'artifacts'>): Hono {
   const routes = new Hono();
   routes.get('/api/runs/:run/tasks/:task', async (c) =>
     c.json(
@@ -27,11 +32,30 @@ export function taskRoutes({
       { screenshot_uri: string | null },
       'run' | 'task' | 'attempt' | 'step'
     >(db, screenshotQuery, { run: c.req.param('run'), task: c.req.param('task'), attempt, step });
-    const image = row?.screenshot_uri ? await screenshots.read(row.screenshot_uri) : undefined;
+    const image = row?.screenshot_uri ? await artifacts.readImage(row.screenshot_uri) : undefined;
     if (!image) return c.json({ error: 'no screenshot in the artifact store for this step' }, 404);
     c.header('Cache-Control', 'private, max-age=31536000, immutable');
     c.header('Content-Type', image.contentType);
     return c.body(new Uint8Array(image.bytes));
+  });
+  // A file of the store that the task's own panels link to (e.g. an end-state file a grade kept);
+  // any other URI is refused, whatever the store holds.
+  routes.get('/api/runs/:run/tasks/:task/artifact', async (c) => {
+    const uri = c.req.query('uri') ?? '';
+    const linked = await loadTaskArtifacts(db, benchmarks, {
+      run: c.req.param('run'),
+      task: c.req.param('task'),
+    });
+    const file = linked.has(uri) ? await artifacts.readFile(uri) : undefined;
+    if (!file) return c.json({ error: 'no such file of this task in the artifact store' }, 404);
+    const text = file.contentType.startsWith('text/plain');
+    c.header('Cache-Control', 'private, no-cache');
+    c.header('Content-Type', file.contentType);
+    c.header(
+      'Content-Disposition',
+      `${text ? 'inline' : 'attachment'}; filename="${downloadName(uri)}"`,
+    );
+    return c.body(new Uint8Array(file.bytes));
   });
   return routes;
 }

@@ -13,7 +13,7 @@ export class ApiError extends Error {
 // The server's view rows and answers, as JSON brings them here (timestamps as ISO text).
 export type { ShownQuery } from '../../shared/shown-query';
 export type BenchmarkView = rows.BenchmarkView;
-export type RunListRow = rows.Wire<rows.RunListRow>;
+export type RunListRow = rows.Wire<rows.RunListEntry>;
 export type RunRow = rows.Wire<rows.RunRow>;
 export type TaskRow = rows.Wire<rows.TaskRow>;
 export type StepRow = rows.Wire<rows.StepRow>;
@@ -26,6 +26,11 @@ export type FleetResponse = rows.Wire<rows.FleetResponse>;
 export type CompareResponse = rows.Wire<rows.CompareResponse>;
 export type HealthResponse = rows.Wire<rows.HealthResponse>;
 export type RunFeedEvent = rows.Wire<rows.RunFeedEvent>;
+export type GradeNumbers = rows.GradeNumbers;
+export type RunAboutResponse = rows.Wire<rows.RunAboutResponse>;
+export type SearchResponse = rows.Wire<rows.SearchResponse>;
+export type LlmUsageResponse = rows.Wire<rows.LlmUsageResponse>;
+export type DomainRow = rows.Wire<rows.DomainRow>;
 
 /** Whether the last request found the database down; the banner follows it. */
 type Listener = (down: boolean) => void;

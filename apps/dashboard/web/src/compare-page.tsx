@@ -1,9 +1,18 @@
-import { useState } from 'react';
-import { useQuery } from '@tanstack/react-query';
-import { ApiError, apiGet, type CompareResponse, type RunListRow, type RunsResponse } from './api';
+import { useMemo, useState } from 'react';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import type { CsvColumn } from '../../shared/csv';
+import {
+  ApiError,
+  apiGet,
+  type CompareResponse,
+  type RunListRow,
+  type RunsResponse,
+  type SearchResponse,
+} from './api';
+import { CsvButton } from './csv-button';
 import { decimal, percent, signed, signedPoints } from './format';
 import { NotFoundPage } from './not-found-page';
-import { Link, setQuery, useTitle } from './router';
+import { Link, setQuery, useLocation, useQueryText, useTitle } from './router';
 import { Panel } from './sql-panel';
 import { Trajectory, useTaskDetail, type StepSelection } from './trajectory-page';
 
@@ -74,6 +83,7 @@ export function ComparePage({ a, b }: { a: string; b: string }) {
         {compare.data && <ComparisonNumbers response={compare.data} />}
       </Panel>
       {compare.data && <FlippedPanel response={compare.data} />}
+      {compare.data && <ConfigurationDifferencePanel response={compare.data} />}
     </div>
   );
 }
@@ -143,57 +153,157 @@ function PairedTable({ table }: { table: CompareResponse['comparison']['table'] 
   );
 }
 
+type Comparison = CompareResponse['comparison'];
+type Difference = Comparison['success_rate'];
+
+const DIFFERENCE_CSV: CsvColumn<[string, Difference]>[] = [
+  { label: 'measure', value: ([name]) => name },
+  { label: 'a', value: ([, d]) => d.a },
+  { label: 'b', value: ([, d]) => d.b },
+  { label: 'b_minus_a', value: ([, d]) => d.difference },
+  { label: 'ci95_low', value: ([, d]) => d.ci95.low },
+  { label: 'ci95_high', value: ([, d]) => d.ci95.high },
+];
+
 /** Success rate and mean reward of each run, their difference and its paired-bootstrap interval. */
-function DifferencesTable({ comparison: c }: { comparison: CompareResponse['comparison'] }) {
+function DifferencesTable({ comparison: c }: { comparison: Comparison }) {
   return (
-    <table className="grid" data-table="differences">
-      <thead>
-        <tr>
-          <th />
-          <th className="num">A</th>
-          <th className="num">B</th>
-          <th className="num">B − A</th>
-          <th className="num">95% CI (paired bootstrap)</th>
-        </tr>
-      </thead>
-      <tbody>
-        <tr data-row="success_rate">
-          <th>success rate</th>
-          <td className="num">{percent(c.success_rate.a)}</td>
-          <td className="num">{percent(c.success_rate.b)}</td>
-          <td className="num" data-cell="difference">
-            {signedPoints(num(c.success_rate.difference))}
-          </td>
-          <td className="num" data-cell="ci">
-            [{signedPoints(num(c.success_rate.ci95.low))},{' '}
-            {signedPoints(num(c.success_rate.ci95.high))}]
-          </td>
-        </tr>
-        <tr data-row="mean_reward">
-          <th>mean reward</th>
-          <td className="num">{decimal(c.mean_reward.a, 4)}</td>
-          <td className="num">{decimal(c.mean_reward.b, 4)}</td>
-          <td className="num" data-cell="difference">
-            {signed(num(c.mean_reward.difference), 4)}
-          </td>
-          <td className="num" data-cell="ci">
-            [{signed(num(c.mean_reward.ci95.low), 4)}, {signed(num(c.mean_reward.ci95.high), 4)}]
-          </td>
-        </tr>
-      </tbody>
-    </table>
+    <div>
+      <CsvButton
+        name="differences"
+        fileName={`compare-${c.run_a}-${c.run_b}.csv`}
+        columns={DIFFERENCE_CSV}
+        rows={(): [string, Difference][] => [
+          ['success_rate', c.success_rate],
+          ['mean_reward', c.mean_reward],
+        ]}
+      />
+      <table className="grid" data-table="differences">
+        <thead>
+          <tr>
+            <th />
+            <th className="num">A</th>
+            <th className="num">B</th>
+            <th className="num">B − A</th>
+            <th className="num">95% CI (paired bootstrap)</th>
+          </tr>
+        </thead>
+        <tbody>
+          <tr data-row="success_rate">
+            <th>success rate</th>
+            <td className="num">{percent(c.success_rate.a)}</td>
+            <td className="num">{percent(c.success_rate.b)}</td>
+            <td className="num" data-cell="difference">
+              {signedPoints(num(c.success_rate.difference))}
+            </td>
+            <td className="num" data-cell="ci">
+              [{signedPoints(num(c.success_rate.ci95.low))},{' '}
+              {signedPoints(num(c.success_rate.ci95.high))}]
+            </td>
+          </tr>
+          <tr data-row="mean_reward">
+            <th>mean reward</th>
+            <td className="num">{decimal(c.mean_reward.a, 4)}</td>
+            <td className="num">{decimal(c.mean_reward.b, 4)}</td>
+            <td className="num" data-cell="difference">
+              {signed(num(c.mean_reward.difference), 4)}
+            </td>
+            <td className="num" data-cell="ci">
+              [{signed(num(c.mean_reward.ci95.low), 4)}, {signed(num(c.mean_reward.ci95.high), 4)}]
+            </td>
+          </tr>
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+type FlippedTask = Comparison['flipped'][number];
+
+/** A grade as a cell: the score, `no score`, or `–` for a task without one. */
+function gradeCell(grades: Record<string, number | null> | null, taskId: string): string {
+  if (!grades || !(taskId in grades)) return '–';
+  const score = grades[taskId];
+  return score === null || score === undefined ? 'no score' : decimal(score);
+}
+
+/** The flipped tasks the full-text search (`q`) matched in either run; all of them without one. */
+function useFlippedSearch(a: string, b: string, text: string): ReadonlySet<string> | undefined {
+  const q = text.trim();
+  const search = useQuery({
+    queryKey: ['compare', a, b, 'search', q],
+    queryFn: () =>
+      apiGet<SearchResponse>(`/api/compare/search?a=${encode(a)}&b=${encode(b)}&q=${encode(q)}`),
+    enabled: q !== '',
+    placeholderData: keepPreviousData,
+  });
+  return useMemo(
+    () => (q && search.data ? new Set(search.data.task_ids) : undefined),
+    [q, search.data],
   );
 }
 
 /** The tasks that pass in one run only, each opening both trajectories side by side. */
 function FlippedPanel({ response }: { response: CompareResponse }) {
   const c = response.comparison;
+  const { query } = useLocation();
+  const [text, setText] = useQueryText('q');
+  const found = useFlippedSearch(c.run_a, c.run_b, query.get('q') ?? '');
+  const flipped = found ? c.flipped.filter((task) => found.has(task.task_id)) : c.flipped;
+  const graded = response.grades.a !== null || response.grades.b !== null;
+  const csv: CsvColumn<FlippedTask>[] = [
+    ...(
+      ['task_id', 'domain', 'passed', 'status_a', 'status_b', 'reward_a', 'reward_b'] as const
+    ).map((key) => ({ label: key, value: (task: FlippedTask) => task[key] })),
+    ...(graded
+      ? [
+          {
+            label: 'grade_a',
+            value: (task: FlippedTask) => response.grades.a?.[task.task_id] ?? null,
+          },
+          {
+            label: 'grade_b',
+            value: (task: FlippedTask) => response.grades.b?.[task.task_id] ?? null,
+          },
+        ]
+      : []),
+  ];
   return (
     <Panel
       id="flipped"
       title={`Tasks that flipped (${c.flipped.length})`}
-      queries={response.queries.filter((query) => query.name === 'paired_tasks')}
+      queries={response.queries.filter((query) =>
+        ['paired_tasks', 'task_grades'].includes(query.name),
+      )}
+      actions={
+        <CsvButton
+          name="flipped"
+          fileName={`flipped-${c.run_a}-${c.run_b}.csv`}
+          columns={csv}
+          rows={() => flipped}
+        />
+      }
     >
+      <div className="filters" role="search">
+        <label
+          title={
+            'Full text over both runs\' instructions, answers and errors: words, "a phrase", or, -word'
+          }
+        >
+          Search{' '}
+          <input
+            name="q"
+            type="search"
+            size={20}
+            placeholder="instruction, answer, error"
+            value={text}
+            onChange={(event) => setText(event.target.value)}
+          />
+        </label>
+        <span className="muted" data-count="flipped">
+          {flipped.length} of {c.flipped.length} flipped tasks
+        </span>
+      </div>
       <table className="grid" data-table="flipped">
         <thead>
           <tr>
@@ -204,10 +314,16 @@ function FlippedPanel({ response }: { response: CompareResponse }) {
             <th>Status B</th>
             <th className="num">Reward A</th>
             <th className="num">Reward B</th>
+            {graded && (
+              <>
+                <th className="num">Grade A</th>
+                <th className="num">Grade B</th>
+              </>
+            )}
           </tr>
         </thead>
         <tbody>
-          {c.flipped.map((task) => (
+          {flipped.map((task) => (
             <tr key={task.task_id} data-task={task.task_id}>
               <td>
                 <Link
@@ -222,10 +338,101 @@ function FlippedPanel({ response }: { response: CompareResponse }) {
               <td>{task.status_b}</td>
               <td className="num">{decimal(task.reward_a)}</td>
               <td className="num">{decimal(task.reward_b)}</td>
+              {graded && (
+                <>
+                  <td className="num" data-cell="grade-a">
+                    {gradeCell(response.grades.a, task.task_id)}
+                  </td>
+                  <td className="num" data-cell="grade-b">
+                    {gradeCell(response.grades.b, task.task_id)}
+                  </td>
+                </>
+              )}
             </tr>
           ))}
         </tbody>
       </table>
+    </Panel>
+  );
+}
+
+type DifferenceRow = CompareResponse['config_difference'][number];
+
+const CONFIG_CSV: CsvColumn<DifferenceRow>[] = [
+  { label: 'path', value: (row) => row.path },
+  { label: 'change', value: (row) => row.change },
+  { label: 'a', value: (row) => row.a ?? null },
+  { label: 'b', value: (row) => row.b ?? null },
+];
+
+/** What differs between the two runs' stored configurations, key by key; then both in full. */
+function ConfigurationDifferencePanel({ response }: { response: CompareResponse }) {
+  const rows = response.config_difference;
+  const { a, b } = response.configurations;
+  return (
+    <Panel
+      id="config-difference"
+      title={`Configuration: ${rows.length} difference${rows.length === 1 ? '' : 's'}`}
+      queries={response.queries.filter((query) => query.name === 'compared_configurations')}
+      actions={
+        <CsvButton
+          name="config-difference"
+          fileName={`config-${a.run_id}-${b.run_id}.csv`}
+          columns={CONFIG_CSV}
+          rows={() => rows}
+        />
+      }
+    >
+      {rows.length === 0 ? (
+        <p className="muted" data-field="config-same">
+          The two runs have the same configuration, model, agent and code version.
+        </p>
+      ) : (
+        <table className="grid" data-table="config-difference">
+          <thead>
+            <tr>
+              <th>Key</th>
+              <th>Change</th>
+              <th>A</th>
+              <th>B</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((row) => (
+              <tr key={row.path} data-path={row.path} data-change={row.change}>
+                <td>
+                  <code>{row.path}</code>
+                </td>
+                <td>{row.change}</td>
+                <td data-cell="a">
+                  {row.a === undefined ? (
+                    <span className="muted">absent</span>
+                  ) : (
+                    <code>{row.a}</code>
+                  )}
+                </td>
+                <td data-cell="b">
+                  {row.b === undefined ? (
+                    <span className="muted">absent</span>
+                  ) : (
+                    <code>{row.b}</code>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <details>
+        <summary className="muted small">both configurations as stored</summary>
+        <div className="two-columns">
+          {[a, b].map((run, i) => (
+            <pre key={run.run_id} className="json" data-configuration={i === 0 ? 'a' : 'b'}>
+              {JSON.stringify(run, null, 2)}
+            </pre>
+          ))}
+        </div>
+      </details>
     </Panel>
   );
 }

@@ -6,7 +6,9 @@ import {
   apiGet,
   pageData,
   type FleetResponse,
+  type LlmUsageResponse,
   type PanelsResponse,
+  type RunAboutResponse,
   type BenchmarkView,
   type RunResponse,
   type RunRow,
@@ -17,6 +19,9 @@ import {
 import { benchmarkView } from './benchmark-views';
 import { decimal, duration, modelOrAgent, percent, spanSeconds, timestamp, usd } from './format';
 import { useLiveRun } from './live-run';
+import { LlmPanel } from './llm-panel';
+import { ConfigurationPanel, DownloadsPanel, ProvenancePanel } from './run-about-panels';
+import { TaskPanels } from './task-panels';
 import { NotFoundPage } from './not-found-page';
 import { DistributionPanels, DomainsPanel, FailuresPanel } from './run-panels';
 import { Link, useTitle } from './router';
@@ -107,7 +112,17 @@ export function RunPage({ runId }: { runId: string }) {
     queryFn: () => apiGet<FleetResponse>(`/api/runs/${encode(runId)}/fleet`),
     refetchInterval: 3_000,
   });
+  const about = useQuery({
+    queryKey: ['run', runId, 'about'],
+    queryFn: () => apiGet<RunAboutResponse>(`/api/runs/${encode(runId)}/about`),
+  });
+  const llm = useQuery({
+    queryKey: ['run', runId, 'llm'],
+    queryFn: () => apiGet<LlmUsageResponse>(`/api/runs/${encode(runId)}/llm`),
+    refetchInterval: 2_000,
+  });
   const tasks = useRunTasks(runId);
+  const [searchQuery, setSearchQuery] = useState<ShownQuery | undefined>();
   useLiveRun(runId, tasks.refresh);
   useTitle(run.data?.run.name ?? runId);
 
@@ -126,13 +141,31 @@ export function RunPage({ runId }: { runId: string }) {
     <div className="run-page" data-page="run">
       <RunHeader run={r} provisional={provisional} />
       <ProgressPanel response={run.data} display={display} />
+      {about.data && <TaskPanels panels={about.data.panels} queries={about.data.panel_queries} />}
+      <ProvenancePanel response={run.data} about={about.data} display={display} />
+      <LlmPanel usage={llm.data} />
       <FleetPanel fleet={fleet.data} pending={r.queued + r.running} runId={runId} />
       <FailuresPanel panels={panels.data} runId={runId} reasonLabel={display.failureReasonLabel} />
-      <DomainsPanel panels={panels.data} />
+      <DomainsPanel
+        panels={panels.data}
+        runId={runId}
+        gradeLabel={(run.data.grade?.graded ?? 0) > 0 ? (display.grade?.label ?? null) : null}
+      />
       <DistributionPanels panels={panels.data} />
-      <Panel id="tasks" title="Tasks" queries={tasks.query ? [tasks.query] : undefined}>
-        <TaskTable runId={runId} tasks={tasks.tasks} />
+      <Panel
+        id="tasks"
+        title="Tasks"
+        queries={[tasks.query, searchQuery].filter((query) => query !== undefined)}
+      >
+        <TaskTable
+          runId={runId}
+          tasks={tasks.tasks}
+          gradeLabel={display.grade?.label ?? null}
+          onSearchQuery={setSearchQuery}
+        />
       </Panel>
+      <ConfigurationPanel response={run.data} />
+      <DownloadsPanel runId={runId} about={about.data} />
     </div>
   );
 }
@@ -162,7 +195,7 @@ function RunHeader({ run: r, provisional }: { run: RunRow; provisional: boolean 
 }
 
 function ProgressPanel({ response, display }: { response: RunResponse; display: BenchmarkView }) {
-  const { run: r, done, eta_seconds: eta, provisional } = response;
+  const { run: r, done, eta_seconds: eta, provisional, grade } = response;
   const pending = r.queued + r.running;
   const progress = runProgress(r);
   return (
@@ -204,6 +237,21 @@ function ProgressPanel({ response, display }: { response: RunResponse; display: 
           <dt title={display.successExplanation}>success rate ({display.successLabel})</dt>
           <dd>{percent(r.success_rate)}</dd>
         </div>
+        {display.grade && grade && (grade.graded ?? 0) > 0 && (
+          <>
+            <div data-metric="graded-success-rate">
+              <dt title={display.grade.meaning}>success rate ({display.grade.label})</dt>
+              <dd>
+                {percent(grade.graded_success_rate)}{' '}
+                <span className="muted small">of {grade.scored} scored</span>
+              </dd>
+            </div>
+            <div data-metric="mean-score">
+              <dt title={display.grade.meaning}>mean {display.grade.label} score</dt>
+              <dd>{decimal(grade.mean_score, 4)}</dd>
+            </div>
+          </>
+        )}
         <div data-metric="mean-reward">
           <dt>mean reward</dt>
           <dd>{decimal(r.avg_reward)}</dd>

@@ -1,5 +1,7 @@
 import { lazy, Suspense } from 'react';
-import type { PanelsResponse } from './api';
+import type { CsvColumn } from '../../shared/csv';
+import type { DomainRow, PanelsResponse } from './api';
+import { CsvButton } from './csv-button';
 import { decimal, percent, usd } from './format';
 import { Link } from './router';
 import { Panel } from './sql-panel';
@@ -37,7 +39,21 @@ export function FailuresPanel({
 }) {
   const failureReasons = panels?.failures.rows.some((failure) => failure.reason) === true;
   return (
-    <Panel id="failures" title="Failures" queries={panels ? [panels.failures.query] : undefined}>
+    <Panel
+      id="failures"
+      title="Failures"
+      queries={panels ? [panels.failures.query] : undefined}
+      actions={
+        panels && (
+          <CsvButton
+            name="failures"
+            fileName={`${runId}-failures.csv`}
+            columns={FAILURE_CSV}
+            rows={() => panels.failures.rows}
+          />
+        )
+      }
+    >
       {panels && panels.failures.rows.length === 0 && (
         <p className="muted">No failed, cancelled or errored task.</p>
       )}
@@ -87,9 +103,69 @@ export function FailuresPanel({
   );
 }
 
-export function DomainsPanel({ panels }: { panels: PanelsResponse | undefined }) {
+type FailureRow = PanelsResponse['failures']['rows'][number];
+
+const FAILURE_CSV: CsvColumn<FailureRow>[] = (
+  [
+    'status',
+    'error_class',
+    'final_api_status',
+    'stop_reason',
+    'reason',
+    'message',
+    'tasks',
+  ] as const
+).map((key) => ({ label: key, value: (row: FailureRow) => row[key] }));
+FAILURE_CSV.push({ label: 'examples', value: (row) => row.examples.join(' ') });
+
+const DOMAIN_FIELDS = [
+  'domain',
+  'total',
+  'succeeded',
+  'failed',
+  'cancelled',
+  'errors',
+  'pending',
+  'success_rate',
+  'avg_reward',
+  'avg_steps',
+  'cost_usd',
+] as const;
+const GRADE_FIELDS = ['graded', 'scored', 'graded_success_rate', 'mean_score'] as const;
+
+function domainCsv(graded: boolean): CsvColumn<DomainRow>[] {
+  return [...DOMAIN_FIELDS, ...(graded ? GRADE_FIELDS : [])].map((key) => ({
+    label: key,
+    value: (row: DomainRow) => row[key],
+  }));
+}
+
+/** Per-domain results; with the grade's columns for a run that has graded tasks (`gradeLabel`). */
+export function DomainsPanel({
+  panels,
+  runId,
+  gradeLabel,
+}: {
+  panels: PanelsResponse | undefined;
+  runId: string;
+  gradeLabel: string | null;
+}) {
   return (
-    <Panel id="domains" title="Per domain" queries={panels ? [panels.domains.query] : undefined}>
+    <Panel
+      id="domains"
+      title="Per domain"
+      queries={panels ? [panels.domains.query] : undefined}
+      actions={
+        panels && (
+          <CsvButton
+            name="domains"
+            fileName={`${runId}-domains.csv`}
+            columns={domainCsv(gradeLabel !== null)}
+            rows={() => panels.domains.rows}
+          />
+        )
+      }
+    >
       <table className="grid" data-table="domains">
         <thead>
           <tr>
@@ -104,6 +180,13 @@ export function DomainsPanel({ panels }: { panels: PanelsResponse | undefined })
             <th className="num">Mean reward</th>
             <th className="num">Mean steps</th>
             <th className="num">Cost</th>
+            {gradeLabel && (
+              <>
+                <th className="num">Scored ({gradeLabel})</th>
+                <th className="num">Success rate ({gradeLabel})</th>
+                <th className="num">Mean score ({gradeLabel})</th>
+              </>
+            )}
           </tr>
         </thead>
         <tbody>
@@ -120,6 +203,19 @@ export function DomainsPanel({ panels }: { panels: PanelsResponse | undefined })
               <td className="num">{decimal(d.avg_reward)}</td>
               <td className="num">{decimal(d.avg_steps, 2)}</td>
               <td className="num">{usd(d.cost_usd)}</td>
+              {gradeLabel && (
+                <>
+                  <td className="num" data-cell="scored">
+                    {d.scored ?? 0}
+                  </td>
+                  <td className="num" data-cell="graded-success-rate">
+                    {percent(d.graded_success_rate)}
+                  </td>
+                  <td className="num" data-cell="mean-score">
+                    {decimal(d.mean_score, 4)}
+                  </td>
+                </>
+              )}
             </tr>
           ))}
         </tbody>

@@ -1,7 +1,9 @@
 import { useMemo, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { runProgress } from '../../shared/run-progress';
+import type { CsvColumn } from '../../shared/csv';
 import { apiGet, type RunListRow, type RunsResponse } from './api';
+import { CsvButton } from './csv-button';
 import { benchmarkView } from './benchmark-views';
 import { decimal, duration, modelOrAgent, percent, spanSeconds, timestamp, usd } from './format';
 import { Link, navigate, setQuery, useLocation, useQueryText, useTitle } from './router';
@@ -57,6 +59,36 @@ function sortValue(run: RunListRow, key: SortKey): string | number {
   }
 }
 
+const RUNS_CSV: CsvColumn<RunListRow>[] = [
+  ...(
+    [
+      'run_id',
+      'name',
+      'benchmark',
+      'run_status',
+      'total',
+      'queued',
+      'running',
+      'succeeded',
+      'failed',
+      'cancelled',
+      'errors',
+      'never_started',
+      'success_rate',
+    ] as const
+  ).map((key) => ({ label: key, value: (run: RunListRow) => run[key] })),
+  { label: 'success_label', value: (run) => benchmarkView(run.benchmark).successLabel },
+  ...(['graded', 'scored', 'graded_success_rate', 'mean_score'] as const).map((key) => ({
+    label: key,
+    value: (run: RunListRow) => run[key],
+  })),
+  ...(['avg_reward', 'cost_usd', 'created_at', 'started_at', 'finished_at'] as const).map(
+    (key) => ({ label: key, value: (run: RunListRow) => run[key] }),
+  ),
+  { label: 'model', value: (run) => run.model },
+  { label: 'agent', value: (run) => run.agent },
+];
+
 export function RunsPage() {
   useTitle('Runs');
   const { query } = useLocation();
@@ -107,17 +139,20 @@ export function RunsPage() {
       title="Runs"
       queries={runs.data?.queries}
       actions={
-        <button
-          type="button"
-          disabled={selected.length !== 2}
-          onClick={() =>
-            navigate(
-              `/compare?a=${encodeURIComponent(selected[0] ?? '')}&b=${encodeURIComponent(selected[1] ?? '')}`,
-            )
-          }
-        >
-          Compare selected ({selected.length}/2)
-        </button>
+        <>
+          <CsvButton name="runs" fileName="runs.csv" columns={RUNS_CSV} rows={() => visible} />
+          <button
+            type="button"
+            disabled={selected.length !== 2}
+            onClick={() =>
+              navigate(
+                `/compare?a=${encodeURIComponent(selected[0] ?? '')}&b=${encodeURIComponent(selected[1] ?? '')}`,
+              )
+            }
+          >
+            Compare selected ({selected.length}/2)
+          </button>
+        </>
       }
     >
       <RunsFilters
@@ -277,6 +312,14 @@ function RunLine({
       <td className="num" data-cell="success-rate">
         {percent(run.success_rate)}
         <div className="muted small">{display.successLabel}</div>
+        {display.grade && (run.graded ?? 0) > 0 && (
+          <div data-cell="graded" title={display.grade.meaning}>
+            {percent(run.graded_success_rate)}{' '}
+            <span className="muted small">
+              {display.grade.label} ({run.scored} scored)
+            </span>
+          </div>
+        )}
         {!run.summarised && (
           <span
             className="provisional small"

@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { createContext, useContext, useState } from 'react';
 import type {
   TaskPanel,
   TaskPanelCell,
@@ -22,12 +22,30 @@ function dataAttribute(
     : {};
 }
 
+/** Where a panel's artifact link goes (the task's artifact route); none: the label alone. */
+const ArtifactHref = createContext<((uri: string) => string) | undefined>(undefined);
+
 function Text({ parts }: { parts: readonly TaskPanelText[] }) {
+  const artifactHref = useContext(ArtifactHref);
   return (
     <>
       {parts.map((part, i) =>
         typeof part === 'string' ? (
           <span key={i}>{part}</span>
+        ) : 'artifact' in part ? (
+          artifactHref ? (
+            <a
+              key={i}
+              href={artifactHref(part.artifact)}
+              data-artifact={part.label}
+              target="_blank"
+              rel="noreferrer"
+            >
+              {part.label}
+            </a>
+          ) : (
+            <code key={i}>{part.label}</code>
+          )
         ) : 'code' in part ? (
           <code key={i}>{part.code}</code>
         ) : 'chip' in part ? (
@@ -44,9 +62,10 @@ function Text({ parts }: { parts: readonly TaskPanelText[] }) {
   );
 }
 
-function cellText(cell: TaskPanelCell | undefined): string {
-  if (cell === undefined) return '';
-  return typeof cell === 'string' ? cell : decimal(cell);
+function Cell({ cell }: { cell: TaskPanelCell | undefined }) {
+  if (cell === undefined) return null;
+  if (cell !== null && typeof cell === 'object') return <Text parts={cell.text} />;
+  return <>{typeof cell === 'string' ? cell : decimal(cell)}</>;
 }
 
 function PanelTable({ table }: { table: TaskPanelTable }) {
@@ -74,7 +93,7 @@ function PanelTable({ table }: { table: TaskPanelTable }) {
                 className={column.numeric ? 'num' : ''}
                 {...dataAttribute(column.attribute, '')}
               >
-                {cellText(row.cells[column.key])}
+                <Cell cell={row.cells[column.key]} />
               </td>
             ))}
           </tr>
@@ -106,12 +125,21 @@ function BenchmarkPanel({ panel, queries }: { panel: TaskPanel; queries: ShownQu
   );
 }
 
-export function TaskPanels({ panels, queries }: { panels: TaskPanel[]; queries: ShownQuery[] }) {
+/** A benchmark's panels; `artifactHref` turns the files they link into the URL that serves them. */
+export function TaskPanels({
+  panels,
+  queries,
+  artifactHref,
+}: {
+  panels: readonly TaskPanel[];
+  queries: ShownQuery[];
+  artifactHref?: (uri: string) => string;
+}) {
   return (
-    <>
+    <ArtifactHref.Provider value={artifactHref}>
       {panels.map((panel) => (
         <BenchmarkPanel key={panel.id} panel={panel} queries={queries} />
       ))}
-    </>
+    </ArtifactHref.Provider>
   );
 }

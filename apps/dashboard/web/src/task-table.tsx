@@ -5,6 +5,7 @@ import {
   useRef,
   useState,
   type KeyboardEvent,
+  type ReactNode,
   type RefObject,
 } from 'react';
 import {
@@ -18,16 +19,28 @@ import {
   type Table,
 } from '@tanstack/react-table';
 import { useVirtualizer, type Virtualizer } from '@tanstack/react-virtual';
-import type { TaskRow } from './api';
+import { useQuery, keepPreviousData } from '@tanstack/react-query';
+import type { CsvColumn } from '../../shared/csv';
+import { apiGet, type SearchResponse, type ShownQuery, type TaskRow } from './api';
+import { CsvButton } from './csv-button';
 import { decimal, duration, usd } from './format';
 import { navigate, setQuery, useLocation, useQueryText } from './router';
 
 const ROW_HEIGHT = 30;
 
+/** A task's grade as a cell: its score, `no score`, or `–` for a task with no grade. */
+const gradeText = (task: TaskRow) =>
+  task.graded
+    ? task.grade === null || task.grade === undefined
+      ? 'no score'
+      : decimal(task.grade)
+    : '–';
+
 const COLUMNS: ColumnDef<TaskRow>[] = [
   { accessorKey: 'seq', header: '#', size: 60 },
   { accessorKey: 'task_id', header: 'Task', size: 220 },
   { accessorKey: 'domain', header: 'Domain', size: 130 },
+  { accessorKey: 'instruction', header: 'Instruction', size: 320 },
   {
     accessorKey: 'status',
     header: 'Status',
@@ -37,6 +50,7 @@ const COLUMNS: ColumnDef<TaskRow>[] = [
     ),
   },
   { accessorKey: 'final_api_status', header: 'Final status', size: 120 },
+  { accessorKey: 'success', header: 'Success', size: 76, cell: (info) => yesNo(info.getValue()) },
   { accessorKey: 'total_steps', header: 'Steps', size: 64 },
   {
     accessorKey: 'reward',
@@ -60,6 +74,48 @@ const COLUMNS: ColumnDef<TaskRow>[] = [
   { accessorKey: 'error', header: 'Error', size: 320, enableSorting: true },
 ];
 
+function yesNo(value: unknown): string {
+  return value === true ? 'yes' : value === false ? 'no' : '–';
+}
+
+/** The grade's column, after Success, for a run whose benchmark grades and that has graded tasks. */
+function columnsFor(gradeLabel: string | null): ColumnDef<TaskRow>[] {
+  if (!gradeLabel) return COLUMNS;
+  const at = COLUMNS.findIndex(
+    (column) => 'accessorKey' in column && column.accessorKey === 'success',
+  );
+  const grade: ColumnDef<TaskRow> = {
+    id: 'grade',
+    accessorFn: (task) => (task.graded ? (task.grade ?? -1) : -2),
+    header: gradeLabel,
+    size: 80,
+    cell: (info) => gradeText(info.row.original),
+  };
+  return [...COLUMNS.slice(0, at + 1), grade, ...COLUMNS.slice(at + 1)];
+}
+
+/** The CSV of the table: every column, by its field name, values as recorded. */
+function csvColumns(graded: boolean): CsvColumn<TaskRow>[] {
+  const field = (key: keyof TaskRow): CsvColumn<TaskRow> => ({
+    label: key,
+    value: (task) => task[key],
+  });
+  return [
+    ...(
+      ['seq', 'task_id', 'domain', 'instruction', 'status', 'final_api_status', 'success'] as const
+    ).map(field),
+    ...(graded
+      ? [
+          { label: 'graded', value: (task: TaskRow) => task.graded ?? false },
+          { label: 'grade', value: (task: TaskRow) => task.grade ?? null },
+        ]
+      : []),
+    ...(['total_steps', 'reward', 'duration_ms', 'attempts', 'cost_usd', 'error'] as const).map(
+      field,
+    ),
+  ];
+}
+
 function numberOrUndefined(value: string | null): number | undefined {
   if (value === null || value.trim() === '') return undefined;
   const parsed = Number(value);
@@ -68,6 +124,7 @@ function numberOrUndefined(value: string | null): number | undefined {
 
 /** The URL's query parameter of each filter. */
 const FILTER_PARAMS = {
+  search: 'q',
   status: 'status',
   domain: 'domain',
   error: 'error',
@@ -81,7 +138,10 @@ const FILTER_PARAMS = {
 type TaskFilters = Record<keyof typeof FILTER_PARAMS, string>;
 
 /** The test a task must pass, with the filters parsed once for all 20,000 rows. */
-function matcher(filters: TaskFilters): (task: TaskRow) => boolean {
+function matcher(
+  filters: TaskFilters,
+  found: ReadonlySet<string> | undefined,
+): (task: TaskRow) => boolean {
   const error = filters.error.toLowerCase();
   const id = filters.task.toLowerCase();
   const stepsMin = numberOrUndefined(filters.stepsMin);
@@ -89,6 +149,7 @@ function matcher(filters: TaskFilters): (task: TaskRow) => boolean {
   const rewardMin = numberOrUndefined(filters.rewardMin);
   const rewardMax = numberOrUndefined(filters.rewardMax);
   return (task) =>
+    (found === undefined || found.has(task.task_id)) &&
     (!filters.status || task.status === filters.status) &&
     (!filters.domain || task.domain === filters.domain) &&
     (!error || (task.error ?? '').toLowerCase().includes(error)) &&
@@ -99,17 +160,44 @@ function matcher(filters: TaskFilters): (task: TaskRow) => boolean {
     (rewardMax === undefined || (task.reward ?? 0) <= rewardMax);
 }
 
+/**
+ * The run's tasks the full-text search (`q`) matched, from the server's index; undefined without a
+ * search. While a new search runs, the previous answer stays.
+ */
+function useTaskSearch(runId: string, text: string) {
+  const q = text.trim();
+  const search = useQuery({
+    queryKey: ['run', runId, 'search', q],
+    queryFn: () =>
+      apiGet<SearchResponse>(
+        `/api/runs/${encodeURIComponent(runId)}/search?q=${encodeURIComponent(q)}`,
+      ),
+    enabled: q !== '',
+    placeholderData: keepPreviousData,
+  });
+  const found = useMemo(
+    () => (q && search.data ? new Set(search.data.task_ids) : undefined),
+    [q, search.data],
+  );
+  return { found, query: q ? search.data?.query : undefined, pending: q !== '' && !search.data };
+}
+
 /** The URL's filters and the tasks that pass them, filtered again only when a filter changes. */
-function useFilteredTasks(tasks: TaskRow[]): { filters: TaskFilters; filtered: TaskRow[] } {
+function useFilteredTasks(
+  runId: string,
+  tasks: TaskRow[],
+): { filters: TaskFilters; filtered: TaskRow[]; search: ReturnType<typeof useTaskSearch> } {
   const { query } = useLocation();
   const filters = Object.fromEntries(
     Object.entries(FILTER_PARAMS).map(([key, param]) => [key, query.get(param) ?? '']),
   ) as TaskFilters;
+  const search = useTaskSearch(runId, filters.search);
   const filtered = useMemo(
-    () => tasks.filter(matcher(filters)),
+    () => tasks.filter(matcher(filters, search.found)),
     // The filter values, not the object (a new one each render): 20,000 rows re-filter only on a change.
     [
       tasks,
+      search.found,
       filters.status,
       filters.domain,
       filters.error,
@@ -120,7 +208,7 @@ function useFilteredTasks(tasks: TaskRow[]): { filters: TaskFilters; filtered: T
       filters.rewardMax,
     ],
   );
-  return { filters, filtered };
+  return { filters, filtered, search };
 }
 
 /** The sort in the URL, as the table's state: the same array until the URL changes. */
@@ -135,15 +223,28 @@ function useUrlSorting(): SortingState {
   );
 }
 
-function SearchField({ label, name, size }: { label: string; name: string; size: number }) {
+function SearchField({
+  label,
+  name,
+  size,
+  placeholder,
+  title,
+}: {
+  label: string;
+  name: string;
+  size: number;
+  placeholder?: string;
+  title?: string;
+}) {
   const [text, setText] = useQueryText(name);
   return (
-    <label>
+    <label title={title}>
       {label}{' '}
       <input
         name={name}
         type="search"
         size={size}
+        placeholder={placeholder}
         value={text}
         onChange={(event) => setText(event.target.value)}
       />
@@ -192,14 +293,27 @@ function FilterBar({
   domains,
   shown,
   total,
+  searching,
+  csv,
 }: {
   filters: TaskFilters;
   domains: string[];
   shown: number;
   total: number;
+  searching: boolean;
+  csv: ReactNode;
 }) {
   return (
     <div className="filters" role="search">
+      <SearchField
+        label="Search"
+        name="q"
+        size={18}
+        placeholder="instruction, answer, error"
+        title={
+          'Full text over instructions, answers and errors (English stemming): words, "a phrase", or, -word'
+        }
+      />
       <label>
         Status{' '}
         <select
@@ -231,8 +345,10 @@ function FilterBar({
       <RangeField label="Steps" name="steps" inputMode="numeric" />
       <RangeField label="Reward" name="reward" inputMode="decimal" />
       <span className="muted" data-count="tasks">
+        {searching ? 'searching… ' : ''}
         {shown} of {total} tasks
       </span>
+      {csv}
     </div>
   );
 }
@@ -370,7 +486,12 @@ function GridRow({
         <div
           key={cell.id}
           role="gridcell"
-          title={cell.column.id === 'error' ? String(cell.getValue() ?? '') : undefined}
+          data-column={cell.column.id}
+          title={
+            cell.column.id === 'error' || cell.column.id === 'instruction'
+              ? String(cell.getValue() ?? '')
+              : undefined
+          }
         >
           {flexRender(cell.column.columnDef.cell, cell.getContext())}
         </div>
@@ -380,13 +501,31 @@ function GridRow({
 }
 
 /** All tasks of a run, virtualised: filters and sort live in the URL; ↑/↓, PgUp/PgDn, Home/End and Enter work. */
-export function TaskTable({ runId, tasks }: { runId: string; tasks: TaskRow[] }) {
-  const { filters, filtered } = useFilteredTasks(tasks);
+export function TaskTable({
+  runId,
+  tasks,
+  gradeLabel,
+  onSearchQuery,
+}: {
+  runId: string;
+  tasks: TaskRow[];
+  /** The benchmark's grade, shown as a column once a task of the run has one. */
+  gradeLabel: string | null;
+  /** The search's SQL, for the panel's "Show SQL", while a search is on. */
+  onSearchQuery?: (query: ShownQuery | undefined) => void;
+}) {
+  const { filters, filtered, search } = useFilteredTasks(runId, tasks);
+  useEffect(() => onSearchQuery?.(search.query), [search.query, onSearchQuery]);
   const sorting = useUrlSorting();
   const domains = useMemo(() => [...new Set(tasks.map((task) => task.domain))].sort(), [tasks]);
+  const graded = useMemo(
+    () => gradeLabel !== null && tasks.some((task) => task.graded),
+    [gradeLabel, tasks],
+  );
+  const columns = useMemo(() => columnsFor(graded ? gradeLabel : null), [graded, gradeLabel]);
   const table = useReactTable({
     data: filtered,
-    columns: COLUMNS,
+    columns,
     state: { sorting },
     onSortingChange: (updater) => {
       const next = typeof updater === 'function' ? updater(sorting) : updater;
@@ -420,7 +559,21 @@ export function TaskTable({ runId, tasks }: { runId: string; tasks: TaskRow[] })
 
   return (
     <div className="task-table" data-table="tasks">
-      <FilterBar filters={filters} domains={domains} shown={rows.length} total={tasks.length} />
+      <FilterBar
+        filters={filters}
+        domains={domains}
+        shown={rows.length}
+        total={tasks.length}
+        searching={search.pending}
+        csv={
+          <CsvButton
+            name="tasks"
+            fileName={`${runId}-tasks.csv`}
+            columns={csvColumns(graded)}
+            rows={() => table.getRowModel().rows.map((row) => row.original)}
+          />
+        }
+      />
       <div className="vgrid" role="grid" aria-rowcount={rows.length + 1} aria-label="tasks">
         <GridHead table={table} template={template} head={head} />
         <div

@@ -142,7 +142,13 @@ export function Trajectory({
           queries={queriesNamed(detail, 'steps')}
         />
       )}
-      <TaskPanels panels={detail.panels} queries={queriesNamed(detail, ...detail.panel_queries)} />
+      <TaskPanels
+        panels={detail.panels}
+        queries={queriesNamed(detail, ...detail.panel_queries)}
+        artifactHref={(uri) =>
+          `/api/runs/${encode(task.run_id)}/tasks/${encode(task.task_id)}/artifact?uri=${encode(uri)}`
+        }
+      />
     </div>
   );
 }
@@ -161,7 +167,7 @@ function TaskFacts({ detail }: { detail: TaskDetail }) {
           {task.task_id} <span className={`status status-${task.status}`}>{task.status}</span>
         </>
       }
-      queries={queriesNamed(detail, 'task')}
+      queries={queriesNamed(detail, 'task', 'task_grade')}
     >
       <p className="instruction" data-field="instruction">
         {task.instruction}
@@ -189,10 +195,20 @@ function TaskFacts({ detail }: { detail: TaskDetail }) {
             )}
           </dd>
         </div>
-        <div>
+        <div data-field="success">
           <dt>success ({display.successLabel})</dt>
           <dd>{task.success === null ? '–' : task.success ? 'yes' : 'no'}</dd>
         </div>
+        {display.grade && detail.grade?.graded && (
+          <div data-field="grade" title={display.grade.meaning}>
+            <dt>{display.grade.label} score</dt>
+            <dd>
+              {detail.grade.score === null
+                ? 'no score'
+                : `${decimal(detail.grade.score)} (${detail.grade.score === 1 ? 'success' : 'failure'})`}
+            </dd>
+          </div>
+        )}
         <div>
           <dt>reward</dt>
           <dd>{decimal(task.reward)}</dd>

@@ -3,7 +3,7 @@ import { isAbsolute, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ArtifactStore } from '@benchfleet/artifacts';
 
-export interface Screenshot {
+export interface Artifact {
   bytes: Buffer;
   contentType: string;
 }
@@ -30,12 +30,23 @@ function s3Parts(uri: string): [string, string] | undefined {
   return match?.[1] ? [match[1], (match[2] ?? '').replace(/\/+$/, '')] : undefined;
 }
 
+/** Text a browser can show as it is: UTF-8 without NUL bytes. */
+function isPlainText(bytes: Buffer): boolean {
+  if (bytes.includes(0)) return false;
+  try {
+    new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
- * Reads a screenshot whose URI came from a `steps` row, and only if it lies inside the fleet's
- * artifact store: a row pointing elsewhere (`file:///etc/…`, `../`, a symlink out, another
- * bucket) is refused, and so is anything that is not an image.
+ * Reads an artifact whose URI came from a row (a step's screenshot, a file a grade kept), and only
+ * if it lies inside the fleet's artifact store: a row pointing elsewhere (`file:///etc/…`, `../`, a
+ * symlink out, another bucket) is refused. A screenshot must be an image.
  */
-export class ScreenshotReader {
+export class ArtifactReader {
   constructor(private readonly store: ArtifactStore) {}
 
   async isInsideStore(uri: string): Promise<boolean> {
@@ -62,12 +73,25 @@ export class ScreenshotReader {
     return false;
   }
 
-  /** The image, or undefined when the URI is outside the store, missing, or not an image. */
-  async read(uri: string): Promise<Screenshot | undefined> {
+  private async bytesOf(uri: string): Promise<Buffer | undefined> {
     if (!(await this.isInsideStore(uri))) return undefined;
-    const bytes = await this.store.get(uri).catch(() => undefined);
+    return this.store.get(uri).catch(() => undefined);
+  }
+
+  /** The image, or undefined when the URI is outside the store, missing, or not an image. */
+  async readImage(uri: string): Promise<Artifact | undefined> {
+    const bytes = await this.bytesOf(uri);
+    const contentType = bytes && imageType(bytes);
+    return bytes && contentType ? { bytes, contentType } : undefined;
+  }
+
+  /** Any file: plain text as such, anything else as bytes to download; undefined outside the store or missing. */
+  async readFile(uri: string): Promise<Artifact | undefined> {
+    const bytes = await this.bytesOf(uri);
     if (!bytes) return undefined;
-    const contentType = imageType(bytes);
-    return contentType ? { bytes, contentType } : undefined;
+    return {
+      bytes,
+      contentType: isPlainText(bytes) ? 'text/plain; charset=utf-8' : 'application/octet-stream',
+    };
   }
 }
