@@ -239,7 +239,7 @@ export const webshopWorker: BenchmarkWorkerPart<
   },
   graceS: 60,
   concurrency: (flags) => flags.concurrency,
-  async setup({ flags, db, logger, redisUrl, prefix }) {
+  async setup({ flags, db, logger, redisUrl, prefix, spendLimitsOf }) {
     const stores = new StoreCache(
       (catalogId) =>
         openStoreFromSnapshot(db, catalogId, {
@@ -271,6 +271,8 @@ export const webshopWorker: BenchmarkWorkerPart<
       redisUrl,
       prefix,
       logger,
+      // Every call of a task is held to its run's spend limits, checked before and after it.
+      budgetOf: spendLimitsOf,
       limits: new LlmLimitsTable({
         entries: flags.llmLimits?.limits ?? [],
         inline: {
@@ -293,6 +295,7 @@ export const webshopWorker: BenchmarkWorkerPart<
           governor,
         },
       }),
+      llmLanes: governor,
       close: () => governor.close(),
     };
   },
