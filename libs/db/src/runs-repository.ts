@@ -189,7 +189,7 @@ export function runsRepository(db: Database) {
         ),
         ended as (
           update tasks t
-          set status = 'error', error_class = 'budget', finished_at = now(),
+          set status = 'error', error_class = 'budget', success = false, finished_at = now(),
               error = 'budget: ' || ${reason} || case when t.status = 'queued' then ' (the task never ran)' else ' (stopped between attempts)' end
           where t.run_id = ${runId}
             and (t.status = 'queued'

@@ -153,6 +153,9 @@ export async function readRunStatus(
     (beat) => beat.queue === benchmark.job.queue || beat.queue === AGGREGATE_QUEUE,
   );
   const notes: string[] = [];
+  // Said whether or not tasks are left: a run its spend limit stopped says so once finished too.
+  if (run.halt !== null)
+    notes.push(run.halt_reason ?? `the run is halted (${run.halt}): no new task is taken`);
   // Workers refuse to start on such a Redis; this is one that changed under a running fleet.
   const policy = maxmemoryPolicyOf(await producer.connection.info('memory'));
   if (policy !== undefined && policy !== 'noeviction')
@@ -173,8 +176,6 @@ export async function readRunStatus(
         `${jobless} open task(s) have no job that will run them (Redis lost them, or they failed out): \`scheduler worker\` re-enqueues them, or run \`scheduler resume ${runId}\``,
       );
     }
-    if (run.halt !== null)
-      notes.push(run.halt_reason ?? `the run is halted (${run.halt}): no new task is taken`);
     if (!workers.some((beat) => beat.queue === AGGREGATE_QUEUE)) {
       notes.push(
         'no `scheduler worker` runs: what a fault leaves behind (lost jobs, a Redis that lost its data) is not repaired until one does',
