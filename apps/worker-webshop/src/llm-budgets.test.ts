@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { LlmGovernor } from '@benchfleet/llm-governor';
 import { JobProducer } from '@benchfleet/queue';
@@ -340,5 +341,131 @@ describe('unpriced models', () => {
     const priced = await runCli('scheduler', enqueueArgs(base, PRICED), env);
     expect(priced.code).toBe(0);
     expect(priced.stderr).not.toContain('warning');
+  });
+});
+
+describe('infra-error budget', () => {
+  it('pauses a run on two workers when a provider fault burst passes --max-infra-error-rate, says why once, and `scheduler resume` finishes it with no task lost or counted twice', async () => {
+    const llm = await startFakeLlm({ latencyMs: 5 });
+    try {
+      const runId = await enqueueTestRun(
+        { db: services.db, producer },
+        {
+          benchmark: 'webshop',
+          maxTasks: 30,
+          flags: { split: 'test', agent: 'llm', llmBaseUrl: llm.baseUrl, llmModel: PRICED },
+          limits: { maxInfraErrorRate: '0.25', infraWindow: '20', priceTable: priceTable(llm) },
+        },
+      );
+      // The agent's own retries would stretch each faulted attempt over ~15 s; without them an
+      // attempt fails on the provider's first 5xx, and BullMQ retries the task (5 attempts).
+      await services.db
+        .updateTable('runs')
+        .set({
+          agent: sql<string>`jsonb_set(agent, '{retry}', '{"maxRetries":0,"baseDelayMs":0,"maxDelayMs":0,"maxRetryAfterMs":0}'::jsonb)`,
+        })
+        .where('id', '=', runId)
+        .execute();
+      llm.setFaults({ status500Times: 1_000 });
+      const fleet = [startWorker('infra-a', llm, 4), startWorker('infra-b', llm, 4)];
+      await Promise.all(fleet.map((worker) => waitForWorkerReady(worker)));
+
+      const paused = await waitFor(
+        'the run to pause',
+        async () => {
+          const run = await services.db
+            .selectFrom('runs')
+            .select(['halt', 'halt_reason'])
+            .where('id', '=', runId)
+            .executeTakeFirstOrThrow();
+          return run.halt === 'infra' ? run : undefined;
+        },
+        60_000,
+        100,
+      );
+      // More than 25 % of a window of 20: at least 6 infra failures among the tasks that ran.
+      expect(paused.halt_reason).toMatch(
+        /^paused: ([6-9]|\d\d) of the last \d+ settled tasks failed on infrastructure \(more than 25\.0% of a window of 20\); `scheduler resume run-\S+` takes it up again$/,
+      );
+      // The attempts under way end; none opens while paused.
+      await waitFor(
+        'the attempts under way to end',
+        async () => {
+          const running = await services.db
+            .selectFrom('attempts')
+            .select('task_id')
+            .where('run_id', '=', runId)
+            .where('status', '=', 'running')
+            .execute();
+          return running.length === 0;
+        },
+        60_000,
+        100,
+      );
+      const attemptsWhilePaused = await services.db
+        .selectFrom('attempts')
+        .select(['task_id', 'status', 'error_class'])
+        .where('run_id', '=', runId)
+        .execute();
+      expect(
+        attemptsWhilePaused.every((a) => a.status === 'error' && a.error_class === 'infra'),
+      ).toBe(true);
+      expect(attemptsWhilePaused.length).toBeLessThanOrEqual(16);
+      const whilePaused = await tasksOf(runId);
+      expect(whilePaused.filter((task) => task.status === 'queued').length).toBeGreaterThan(0);
+      expect(
+        whilePaused.every((task) => task.status === 'queued' || task.status === 'running'),
+      ).toBe(true);
+      const status = await runCli('scheduler', ['status', runId], services.env);
+      expect(status.stdout).toContain(`  ! ${paused.halt_reason}`);
+      // Said once, by the worker that paused the run.
+      const said = fleet.map((worker) => worker.output().split(paused.halt_reason!).length - 1);
+      expect(said.reduce((a, b) => a + b, 0)).toBe(1);
+
+      // The provider recovers; resume takes the run up again.
+      llm.setFaults({});
+      const resumed = await runCli('scheduler', ['resume', runId], services.env);
+      expect(resumed.code).toBe(0);
+      expect(resumed.stderr).toContain(`run ${runId} taken up again; it was ${paused.halt_reason}`);
+      const tasks = await settled(runId);
+      expect(tasks).toHaveLength(30);
+      for (const task of tasks) {
+        expect(['success', 'failed']).toContain(task.status);
+        expect(task.final_api_status).toBe('BOUGHT');
+      }
+      // Each task has exactly one attempt that was not an infra fault: its outcome's.
+      const attempts = await services.db
+        .selectFrom('attempts')
+        .select(['task_id', 'attempt', 'status', 'error_class'])
+        .where('run_id', '=', runId)
+        .orderBy('task_id')
+        .orderBy('attempt')
+        .execute();
+      for (const task of tasks) {
+        const own = attempts.filter((a) => a.task_id === task.task_id);
+        expect(own.filter((a) => a.status !== 'error')).toHaveLength(1);
+        expect(own.at(-1)).toMatchObject({ attempt: task.attempts, status: task.status });
+        expect(own.slice(0, -1).every((a) => a.error_class === 'infra')).toBe(true);
+      }
+      const summary = await services.db
+        .selectFrom('run_summary')
+        .selectAll()
+        .where('run_id', '=', runId)
+        .executeTakeFirstOrThrow();
+      expect(summary).toMatchObject({ total: 30, errors: 0, infra_failed: 0, halt: null });
+      expect(summary.succeeded + summary.failed).toBe(30);
+      expect(summary.success_rate_excluding_infra).toBe(summary.success_rate);
+      expect(new Set(attempts.map((a) => a.task_id)).size).toBe(30);
+      const ranOn = await services.db
+        .selectFrom('attempts')
+        .select('worker_id')
+        .distinct()
+        .where('run_id', '=', runId)
+        .execute();
+      expect(ranOn.map((row) => row.worker_id).sort()).toEqual(['infra-a', 'infra-b']);
+      for (const worker of fleet) expect(await stopWorker(worker)).toBe(0);
+    } finally {
+      await llm.close();
+    }
   });
 });

@@ -94,7 +94,10 @@ export function createTaskJobHandler(
       logger.warn({ err: error }, "could not check the run's infra-error budget");
       return undefined;
     });
-    if (paused) logger.warn({ run: runId, ...paused }, paused.reason);
+    if (paused) {
+      const { reason, ...numbers } = paused;
+      logger.warn({ run: runId, ...numbers }, reason);
+    }
   };
   return async (job) => {
     const { runId, taskId } = job.payload;
