@@ -171,6 +171,14 @@ describe('spend limits', () => {
     try {
       const runLimit = 0.05;
       const concurrency = 4;
+      // Both workers wait for jobs before there are any, and their first calls are held until
+      // each has a full share of episodes under way: the fence meets both with tasks in flight.
+      const fleet = [
+        startWorker('budget-run-a', llm, concurrency),
+        startWorker('budget-run-b', llm, concurrency),
+      ];
+      await Promise.all(fleet.map((worker) => waitForWorkerReady(worker)));
+      llm.hold();
       const runId = await enqueueTestRun(
         { db: services.db, producer },
         {
@@ -182,11 +190,8 @@ describe('spend limits', () => {
         },
       );
       llm.setFaults({ garbage: true });
-      const fleet = [
-        startWorker('budget-run-a', llm, concurrency),
-        startWorker('budget-run-b', llm, concurrency),
-      ];
-      await Promise.all(fleet.map((worker) => waitForWorkerReady(worker)));
+      await llm.until(() => llm.held() === 2 * concurrency);
+      llm.release();
       const tasks = await settled(runId);
 
       const run = await services.db
@@ -367,8 +372,11 @@ describe('infra-error budget', () => {
         .where('id', '=', runId)
         .execute();
       llm.setFaults({ status500Times: 1_000 });
+      // The burst meets both workers: their first calls wait until each has 4 episodes under way.
+      llm.hold();
       const fleet = [startWorker('infra-a', llm, 4), startWorker('infra-b', llm, 4)];
-      await Promise.all(fleet.map((worker) => waitForWorkerReady(worker)));
+      await llm.until(() => llm.held() === 8);
+      llm.release();
 
       const paused = await waitFor(
         'the run to pause',

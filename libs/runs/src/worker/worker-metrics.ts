@@ -6,6 +6,20 @@ import type { LlmLanesSource } from '@benchfleet/benchmark-kit';
 
 const LANE_LABELS = ['provider', 'key', 'model'] as const;
 type LaneLabel = (typeof LANE_LABELS)[number];
+type LaneGauges = Record<
+  | 'requests'
+  | 'requestsLimit'
+  | 'tokens'
+  | 'tokensLimit'
+  | 'limited'
+  | 'limitedTotal'
+  | 'target'
+  | 'inFlight'
+  | 'spent'
+  | 'projected'
+  | 'priced',
+  Gauge<LaneLabel>
+>;
 
 /** Prometheus metrics of one worker process, served with /healthz by `startMetricsServer`. */
 export class WorkerMetrics {
@@ -94,10 +108,28 @@ export class WorkerMetrics {
    * target, spend, and spend projected over the next hour at the current token rate.
    */
   watchLlmLanes(source: LlmLanesSource): void {
-    const registers = [this.registry];
+    // One snapshot per scrape, shared by every gauge's collect (prom-client collects them at once).
+    let reading: { at: number; done: Promise<void> } | undefined;
+    const refresh = (): Promise<void> => {
+      if (reading === undefined || Date.now() - reading.at > 1000)
+        reading = { at: Date.now(), done: this.#readLanes(source, lanes, lanesSeen) };
+      return reading.done;
+    };
     const gauge = (name: string, help: string) =>
-      new Gauge<LaneLabel>({ name, help, labelNames: LANE_LABELS, registers: [] });
-    const lanes = {
+      new Gauge<LaneLabel>({
+        name,
+        help,
+        labelNames: LANE_LABELS,
+        registers: [this.registry],
+        collect: refresh,
+      });
+    const lanesSeen = new Gauge({
+      name: 'benchfleet_llm_lanes',
+      help: 'LLM lanes the fleet has used (read from the governor in Redis at scrape time)',
+      registers: [this.registry],
+      collect: refresh,
+    });
+    const lanes: LaneGauges = {
       requests: gauge(
         'benchfleet_llm_requests_per_minute',
         'LLM requests in the last minute, fleet-wide',
@@ -131,39 +163,35 @@ export class WorkerMetrics {
         '1 when the lane has a price, 0 when its spend is unknown',
       ),
     };
-    const lanesSeen = new Gauge({
-      name: 'benchfleet_llm_lanes',
-      help: 'LLM lanes the fleet has used (read from the governor in Redis at scrape time)',
-      registers,
-      collect: async () => {
-        const snapshot = await source.snapshot().catch(() => undefined);
-        for (const lane of Object.values(lanes)) lane.reset();
-        if (!snapshot) return;
-        lanesSeen.set(snapshot.lanes.length);
-        for (const lane of snapshot.lanes) {
-          const labels = { provider: lane.provider, key: lane.keyFingerprint, model: lane.model };
-          const limitOf = (limit: { configured?: number; learned?: number }) =>
-            limit.configured ?? limit.learned;
-          lanes.requests.set(labels, lane.requestsPerMinute);
-          const rpm = limitOf(lane.limits.requestsPerMinute);
-          if (rpm !== undefined) lanes.requestsLimit.set(labels, rpm);
-          lanes.tokens.set(labels, lane.tokensPerMinute);
-          const tpm = limitOf(lane.limits.tokensPerMinute);
-          if (tpm !== undefined) lanes.tokensLimit.set(labels, tpm);
-          lanes.limited.set(labels, lane.rateLimitedPerMinute);
-          lanes.limitedTotal.set(labels, lane.totals.rateLimited);
-          lanes.target.set(labels, lane.concurrency.target);
-          lanes.inFlight.set(labels, lane.concurrency.inFlight);
-          lanes.priced.set(labels, lane.priceKnown ? 1 : 0);
-          if (lane.priceKnown) {
-            lanes.spent.set(labels, lane.spentUsd);
-            const perToken = lane.totals.tokens > 0 ? lane.spentUsd / lane.totals.tokens : 0;
-            lanes.projected.set(labels, perToken * lane.tokensPerMinute * 60);
-          }
-        }
-      },
-    });
-    for (const lane of Object.values(lanes)) this.registry.registerMetric(lane);
+  }
+
+  async #readLanes(source: LlmLanesSource, lanes: LaneGauges, lanesSeen: Gauge): Promise<void> {
+    const snapshot = await source.snapshot().catch(() => undefined);
+    for (const lane of Object.values(lanes)) lane.reset();
+    lanesSeen.reset();
+    if (!snapshot) return;
+    lanesSeen.set(snapshot.lanes.length);
+    for (const lane of snapshot.lanes) {
+      const labels = { provider: lane.provider, key: lane.keyFingerprint, model: lane.model };
+      const limitOf = (limit: { configured?: number; learned?: number }) =>
+        limit.configured ?? limit.learned;
+      lanes.requests.set(labels, lane.requestsPerMinute);
+      const rpm = limitOf(lane.limits.requestsPerMinute);
+      if (rpm !== undefined) lanes.requestsLimit.set(labels, rpm);
+      lanes.tokens.set(labels, lane.tokensPerMinute);
+      const tpm = limitOf(lane.limits.tokensPerMinute);
+      if (tpm !== undefined) lanes.tokensLimit.set(labels, tpm);
+      lanes.limited.set(labels, lane.rateLimitedPerMinute);
+      lanes.limitedTotal.set(labels, lane.totals.rateLimited);
+      lanes.target.set(labels, lane.concurrency.target);
+      lanes.inFlight.set(labels, lane.concurrency.inFlight);
+      lanes.priced.set(labels, lane.priceKnown ? 1 : 0);
+      if (lane.priceKnown) {
+        lanes.spent.set(labels, lane.spentUsd);
+        const perToken = lane.totals.tokens > 0 ? lane.spentUsd / lane.totals.tokens : 0;
+        lanes.projected.set(labels, perToken * lane.tokensPerMinute * 60);
+      }
+    }
   }
 
   /** Reads the queue's depth at scrape time. */
