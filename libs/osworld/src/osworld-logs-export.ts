@@ -22,6 +22,7 @@ import {
   type OsworldLogTask,
 } from './osworld-logs-exporter.js';
 import { OSWORLD_POLL_INTERVAL_MS } from './osworld-episode.js';
+import { OSWORLD_DOMAINS } from './osworld-dataset.js';
 import {
   formatPythonJson,
   formatPythonUtcTimestamp,
@@ -59,20 +60,6 @@ export const osworldLogsExporter: RunExporter<OsworldRunConfig> = {
   },
 };
 
-/** OSWorld's ten domains: a run over all of them is the original's `--domain all`. */
-const ALL_DOMAINS = [
-  'chrome',
-  'gimp',
-  'libreoffice_calc',
-  'libreoffice_impress',
-  'libreoffice_writer',
-  'multi_apps',
-  'os',
-  'thunderbird',
-  'vlc',
-  'vs_code',
-];
-
 /**
  * The original's `benchmark_config`, its keys in its order and with its meanings (and types):
  * max_tasks is `--max-tasks` (a run without one: its task count, the smallest limit that runs them
@@ -94,7 +81,8 @@ function benchmarkConfigOf(
     ),
   ];
   const domains = config.domains ?? [];
-  const allDomains = domains.length === 0 || ALL_DOMAINS.every((name) => domains.includes(name));
+  const allDomains =
+    domains.length === 0 || OSWORLD_DOMAINS.every((name) => domains.includes(name));
   return {
     max_tasks: config.max_tasks ?? tasks.length,
     max_steps: config.max_steps,
