@@ -1,7 +1,7 @@
 import type { ArtifactStore } from '@benchfleet/artifacts';
 import {
   runsRepository,
-  stepsRepository,
+  StepsRepository,
   tasksRepository,
   type Database,
   type TaskOutcomeRecord,
@@ -120,7 +120,7 @@ export async function writeFixtureAttempt(
       latency_ms: step.latencyMs ?? null,
     });
   }
-  await stepsRepository(db).insertMany(rows);
+  await new StepsRepository(db).insertMany(rows);
   if (fixture.outcome) {
     await tasks.settle(
       runId,

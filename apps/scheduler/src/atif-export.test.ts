@@ -8,7 +8,7 @@ import { readArtifact } from '@benchfleet/artifacts';
 import { benchmarks } from '@benchfleet/benchmarks';
 import {
   runsRepository,
-  stepsRepository,
+  StepsRepository,
   tasksRepository,
   type Step,
   type Task,
@@ -90,7 +90,7 @@ async function settle(runId: string): Promise<Task[]> {
 }
 
 function stepsOf(runId: string, taskId: string, attempt: number): Promise<Step[]> {
-  return stepsRepository(services.db).listByTask(runId, taskId, attempt);
+  return new StepsRepository(services.db).listByTask(runId, taskId, attempt);
 }
 
 /** Every file under `dir`, relative, sorted. */
@@ -464,7 +464,7 @@ describe('scheduler export --format atif', () => {
       ],
     });
     const repo = tasksRepository(services.db);
-    const steps = stepsRepository(services.db);
+    const steps = new StepsRepository(services.db);
     const step = (attempt: number, n: number) => ({
       run_id: runId,
       task_id: 'echo-000',

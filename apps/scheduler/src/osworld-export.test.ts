@@ -8,7 +8,7 @@ import { readArtifact } from '@benchfleet/artifacts';
 import { computeRunNumbers } from '@benchfleet/benchmark-kit';
 import { benchmarks } from '@benchfleet/benchmarks';
 import { roundLikePython } from '@benchfleet/core';
-import { runsRepository, stepsRepository, tasksRepository } from '@benchfleet/db';
+import { runsRepository, StepsRepository, tasksRepository } from '@benchfleet/db';
 import { JobProducer } from '@benchfleet/queue';
 import { computeRunSummary, exportRun } from '@benchfleet/runs';
 import {
@@ -554,7 +554,7 @@ describe('scheduler export --format osworld-logs', () => {
       ],
     });
     const tasks = tasksRepository(services.db);
-    const steps = stepsRepository(services.db);
+    const steps = new StepsRepository(services.db);
     const step = (attempt: number, n: number, id: string) => ({
       run_id: retriedRunId,
       task_id: 'vlc-retried',

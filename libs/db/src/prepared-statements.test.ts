@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { useTestServices } from '@benchfleet/testing';
 import { createDatabase, type Database } from './database.js';
 import { runsRepository } from './runs-repository.js';
-import { stepsRepository } from './steps-repository.js';
+import { StepsRepository } from './steps-repository.js';
 import { tasksRepository } from './tasks-repository.js';
 
 const services = useTestServices();
@@ -34,7 +34,7 @@ describe('prepared hot statements', () => {
       })),
     });
     const tasks = tasksRepository(single);
-    const steps = stepsRepository(single);
+    const steps = new StepsRepository(single);
     const episode = async (taskId: string) => {
       const opened = await tasks.openAttempt('run-p', taskId, 'w', 1);
       await steps.insertMany([

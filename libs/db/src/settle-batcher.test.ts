@@ -4,7 +4,7 @@ import type { SettledTaskStatus } from '@benchfleet/core';
 import { createDatabase } from './database.js';
 import { runsRepository } from './runs-repository.js';
 import { SettleBatcher } from './settle-batcher.js';
-import { StepWriter, stepsRepository } from './steps-repository.js';
+import { StepWriter, StepsRepository } from './steps-repository.js';
 import { tasksRepository, type SettleRequest, type TasksRepository } from './tasks-repository.js';
 
 const services = useTestServices();
@@ -66,7 +66,7 @@ describe('SettleBatcher', () => {
   it('writes outcomes that arrive together in one statement each batch, every field on its own task, and says the run settled after the last one', async () => {
     const taskIds = await openRun('group', 30);
     const { tasks, batches } = countingTasks();
-    const sut = new SettleBatcher(tasks, new StepWriter(stepsRepository(services.db)), 8);
+    const sut = new SettleBatcher(tasks, new StepWriter(new StepsRepository(services.db)), 8);
     const results = await Promise.all(
       taskIds.map((taskId, i) =>
         sut.settle(
@@ -130,7 +130,7 @@ describe('SettleBatcher', () => {
 
   it('writes the steps still pending with the batch, and records one outcome when the same attempt is settled twice at once', async () => {
     const [first] = await openRun('twice', 2);
-    const steps = new StepWriter(stepsRepository(services.db), { maxDelayMs: 60_000 });
+    const steps = new StepWriter(new StepsRepository(services.db), { maxDelayMs: 60_000 });
     steps.add({ run_id: 'twice', task_id: first!, attempt: 1, step: 1, observation: 'seen' });
     const { tasks, batches } = countingTasks();
     const sut = new SettleBatcher(tasks, steps);
@@ -152,7 +152,7 @@ describe('SettleBatcher', () => {
   it('gives an outcome Postgres refuses its own error and records the rest of its batch', async () => {
     const taskIds = await openRun('refused', 4);
     const { tasks, batches } = countingTasks();
-    const sut = new SettleBatcher(tasks, new StepWriter(stepsRepository(services.db)));
+    const sut = new SettleBatcher(tasks, new StepWriter(new StepsRepository(services.db)));
     const settled = taskIds.map((taskId, i) =>
       sut.settle(request('refused', taskId, i === 2 ? ('bogus' as SettledTaskStatus) : 'success')),
     );
@@ -180,7 +180,7 @@ describe('SettleBatcher', () => {
     await tasksRepository(services.db).openAttempt('stale', taskId!, 'w2', 2);
     const sut = new SettleBatcher(
       tasksRepository(services.db),
-      new StepWriter(stepsRepository(services.db)),
+      new StepWriter(new StepsRepository(services.db)),
     );
     expect(await sut.settle(request('stale', taskId!, 'success'))).toEqual({
       recorded: false,
@@ -198,7 +198,7 @@ describe('SettleBatcher', () => {
     });
     try {
       const { tasks, batches } = countingTasks(unreachable);
-      const sut = new SettleBatcher(tasks, new StepWriter(stepsRepository(unreachable)));
+      const sut = new SettleBatcher(tasks, new StepWriter(new StepsRepository(unreachable)));
       const results = await Promise.allSettled(
         ['a', 'b', 'c'].map((taskId) => sut.settle(request('nowhere', taskId, 'success'))),
       );

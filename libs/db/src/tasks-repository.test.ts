@@ -2,7 +2,7 @@ import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useTestServices, waitFor } from '@benchfleet/testing';
 import { runsRepository } from './runs-repository.js';
-import { stepsRepository } from './steps-repository.js';
+import { StepsRepository } from './steps-repository.js';
 import { tasksRepository } from './tasks-repository.js';
 
 const services = useTestServices();
@@ -111,7 +111,7 @@ describe('a cancelled run is fenced', () => {
   it('gets no step, no outcome and no new attempt after its cancel; its counts stay those of the cancel', async () => {
     await createRun('run-x', ['running', 'waiting']);
     const tasks = tasksRepository(services.db);
-    const steps = stepsRepository(services.db);
+    const steps = new StepsRepository(services.db);
     const opened = await tasks.openAttempt('run-x', 'running', 'w', 1);
     const step = (n: number) => ({
       run_id: 'run-x',

@@ -4,7 +4,7 @@ import { readArtifact, type ArtifactSettings } from '@benchfleet/artifacts';
 import { errorMessage, roundLikePython } from '@benchfleet/core';
 import type { ExportContext, RunExporter } from '@benchfleet/benchmark-kit';
 import {
-  stepsRepository,
+  StepsRepository,
   tasksRepository,
   type Database,
   type Run,
@@ -133,7 +133,7 @@ async function* logTasks(
   problems: string[],
   taskWritten: () => void,
 ): AsyncIterable<OsworldLogTask> {
-  const steps = stepsRepository(db);
+  const steps = new StepsRepository(db);
   for (const task of tasks) {
     const recorded = osworldTaskResultSchema.safeParse(task.result ?? {});
     const result = recorded.success ? recorded.data : {};

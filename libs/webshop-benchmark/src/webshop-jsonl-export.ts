@@ -2,7 +2,7 @@ import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import path from 'node:path';
 import type { RunExporter } from '@benchfleet/benchmark-kit';
-import { stepsRepository, tasksRepository, type Step } from '@benchfleet/db';
+import { StepsRepository, tasksRepository, type Step } from '@benchfleet/db';
 import {
   webshopStepActionSchema,
   webshopTaskResultSchema,
@@ -43,7 +43,7 @@ export const webshopJsonlExporter: RunExporter<WebshopRunConfig> = {
     const tasks = await tasksRepository(context.db).listByRun(context.run.id);
     const settled = tasks.filter((task) => task.status !== 'queued' && task.status !== 'running');
     const out = createWriteStream(path.join(context.dir, TRAJECTORIES_FILE));
-    const steps = stepsRepository(context.db);
+    const steps = new StepsRepository(context.db);
     for (let i = 0; i < settled.length; i += PAGE) {
       const page = settled.slice(i, i + PAGE);
       const rows = await steps.listOfAttempts(

@@ -5,7 +5,7 @@ import type { RunExporter } from '@benchfleet/benchmark-kit';
 import { errorMessage } from '@benchfleet/core';
 import {
   attemptsRepository,
-  stepsRepository,
+  StepsRepository,
   tasksRepository,
   type Attempt,
   type Step,
@@ -147,7 +147,7 @@ export const atifExporter: RunExporter<unknown> = {
         run.id,
         page.map((task) => task.task_id),
       );
-      const steps = await stepsRepository(db).listOfAttempts(
+      const steps = await new StepsRepository(db).listOfAttempts(
         run.id,
         attempts.map((attempt) => ({ taskId: attempt.task_id, attempt: attempt.attempt })),
       );

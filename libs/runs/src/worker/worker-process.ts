@@ -7,7 +7,7 @@ import {
   PostgresHealthProbe,
   postgresOutageOf,
   StepWriter,
-  stepsRepository,
+  StepsRepository,
   tasksRepository,
   type Database,
 } from '@benchfleet/db';
@@ -113,7 +113,7 @@ export async function startWorkerProcess(
     await db.destroy();
     throw error;
   });
-  const steps = new StepWriter(stepsRepository(db));
+  const steps = new StepWriter(new StepsRepository(db));
   // Long-lived: it reconnects for as long as the worker lives, or a Redis blip would lose the aggregate of a run.
   const producer = new JobProducer(settings.redisUrl, settings.prefix, 'worker');
   const metrics = new WorkerMetrics(settings.queue, { worker: settings.workerId });
