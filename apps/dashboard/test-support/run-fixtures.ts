@@ -1,6 +1,6 @@
 import type { ArtifactStore } from '@benchfleet/artifacts';
 import {
-  runsRepository,
+  RunsRepository,
   StepsRepository,
   tasksRepository,
   type Database,
@@ -54,7 +54,7 @@ export async function writeFixtureRun(
   artifacts: ArtifactStore,
   run: FixtureRun,
 ): Promise<void> {
-  await runsRepository(db).createWithTasks({
+  await new RunsRepository(db).createWithTasks({
     run: {
       id: run.id,
       name: run.name,

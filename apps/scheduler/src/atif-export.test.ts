@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readArtifact } from '@benchfleet/artifacts';
 import { benchmarks } from '@benchfleet/benchmarks';
 import {
-  runsRepository,
+  RunsRepository,
   StepsRepository,
   tasksRepository,
   type Step,
@@ -438,7 +438,7 @@ describe('scheduler export --format atif', () => {
     // A benchmark with no exporter of its own (the echo example) exports as atif by default.
     const registry = benchmarks;
     const runId = 'run-echo-retried';
-    await runsRepository(services.db).createWithTasks({
+    await new RunsRepository(services.db).createWithTasks({
       run: {
         id: runId,
         name: 'echo',

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { useTestServices } from '@benchfleet/testing';
 import type { SettledTaskStatus } from '@benchfleet/core';
 import { createDatabase } from './database.js';
-import { runsRepository } from './runs-repository.js';
+import { RunsRepository } from './runs-repository.js';
 import { SettleBatcher } from './settle-batcher.js';
 import { StepWriter, StepsRepository } from './steps-repository.js';
 import { tasksRepository, type SettleRequest, type TasksRepository } from './tasks-repository.js';
@@ -12,7 +12,7 @@ const services = useTestServices();
 /** Opens the first attempt of `count` tasks of a new run. */
 async function openRun(runId: string, count: number): Promise<string[]> {
   const taskIds = Array.from({ length: count }, (_, i) => `t${i}`);
-  await runsRepository(services.db).createWithTasks({
+  await new RunsRepository(services.db).createWithTasks({
     run: {
       id: runId,
       name: runId,

@@ -1,14 +1,14 @@
 import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useTestServices, waitFor } from '@benchfleet/testing';
-import { runsRepository } from './runs-repository.js';
+import { RunsRepository } from './runs-repository.js';
 import { StepsRepository } from './steps-repository.js';
 import { tasksRepository } from './tasks-repository.js';
 
 const services = useTestServices();
 
 async function createRun(runId: string, taskIds: string[]): Promise<void> {
-  await runsRepository(services.db).createWithTasks({
+  await new RunsRepository(services.db).createWithTasks({
     run: {
       id: runId,
       name: runId,
@@ -122,7 +122,7 @@ describe('a cancelled run is fenced', () => {
     });
     await steps.insertMany([step(1), step(2)]);
 
-    expect(await runsRepository(services.db).cancel('run-x')).toEqual({
+    expect(await new RunsRepository(services.db).cancel('run-x')).toEqual({
       outcome: 'cancelled',
       tasks: 2,
     });
@@ -153,7 +153,7 @@ describe('a cancelled run is fenced', () => {
       total_steps: 2,
     });
 
-    expect(await runsRepository(services.db).cancel('run-x')).toEqual({
+    expect(await new RunsRepository(services.db).cancel('run-x')).toEqual({
       outcome: 'already_cancelled',
       tasks: 0,
     });
@@ -168,12 +168,12 @@ describe('a cancelled run is fenced', () => {
       totalSteps: 1,
       durationMs: 1,
     });
-    await runsRepository(services.db).saveSummary('run-f', {}, new Date());
-    expect(await runsRepository(services.db).cancel('run-f')).toEqual({
+    await new RunsRepository(services.db).saveSummary('run-f', {}, new Date());
+    expect(await new RunsRepository(services.db).cancel('run-f')).toEqual({
       outcome: 'finished',
       tasks: 0,
     });
-    expect((await runsRepository(services.db).get('run-f'))?.status).toBe('finished');
+    expect((await new RunsRepository(services.db).get('run-f'))?.status).toBe('finished');
   });
 });
 
@@ -231,7 +231,7 @@ describe('tasksRepository.openAttempts (a batch of episodes starting)', () => {
       { task_id: 'lost', attempt: 1, status: 'error', error_class: 'infra', job_attempt: 1 },
       { task_id: 'lost', attempt: 2, status: 'running', error_class: null, job_attempt: 2 },
     ]);
-    expect(await runsRepository(services.db).get('run-o')).toMatchObject({ status: 'running' });
+    expect(await new RunsRepository(services.db).get('run-o')).toMatchObject({ status: 'running' });
     expect(await statusOf('run-o', 'second')).toBe('queued');
   });
 });

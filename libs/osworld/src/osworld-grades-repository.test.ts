@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { runsRepository, tasksRepository, type Database } from '@benchfleet/db';
+import { RunsRepository, tasksRepository, type Database } from '@benchfleet/db';
 import { finalSignalOf, OSWORLD_GRADING_VERSION } from '@benchfleet/osworld-grading';
 import { useTestServices } from '@benchfleet/testing';
 import {
@@ -25,7 +25,7 @@ async function startRun(
 ): Promise<{ runId: string; taskIds: string[] }> {
   const runId = `grades-run-${++runNumber}`;
   const taskIds = domains.map((_, index) => `task-${index + 1}`);
-  await runsRepository(db).createWithTasks({
+  await new RunsRepository(db).createWithTasks({
     run: { id: runId, name: runId, benchmark: 'osworld', code_version: 'test', config: '{}' },
     tasks: taskIds.map((taskId, index) => ({
       task_id: taskId,

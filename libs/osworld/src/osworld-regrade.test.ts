@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileArtifactStore } from '@benchfleet/artifacts';
-import { runsRepository, tasksRepository } from '@benchfleet/db';
+import { RunsRepository, tasksRepository } from '@benchfleet/db';
 import {
   DownloadCache,
   OSWORLD_GRADING_VERSION,
@@ -99,7 +99,7 @@ beforeAll(async () => {
     await specOf('os', BLUETOOTH),
     await specOf('os', NOT_RUN),
   ];
-  await runsRepository(services.db).createWithTasks({
+  await new RunsRepository(services.db).createWithTasks({
     run: { id: RUN, name: RUN, benchmark: 'osworld', code_version: 'test', config: '{}' },
     tasks: specs.map((spec, seq) => ({
       task_id: spec.task_id,

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runsRepository, tasksRepository } from '@benchfleet/db';
+import { RunsRepository, tasksRepository } from '@benchfleet/db';
 import { useTestServices } from '@benchfleet/testing';
 import { EXAMPLE_QUERIES } from './example-queries.js';
 
@@ -45,7 +45,7 @@ const runB: Row[] = runA.map((row) =>
 );
 
 async function seedRun(id: string, rows: Row[]): Promise<void> {
-  await runsRepository(services.db).createWithTasks({
+  await new RunsRepository(services.db).createWithTasks({
     run: { id, name: id, benchmark: 'osworld', config: JSON.stringify({}), code_version: 'test' },
     tasks: rows.map((row, seq) => ({
       task_id: row.task_id,

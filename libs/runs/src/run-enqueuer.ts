@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { newRunId } from '@benchfleet/core';
 import type { AnyBenchmark } from '@benchfleet/benchmark-kit';
-import { runsRepository, tasksRepository, type Database } from '@benchfleet/db';
+import { RunsRepository, tasksRepository, type Database } from '@benchfleet/db';
 import { taskJobId, type JobProducer } from '@benchfleet/queue';
 import type { PlannedRun } from './run-planning.js';
 
@@ -40,7 +40,7 @@ export async function enqueueRun(
   planned: PlannedRun,
   runId = newRunId(),
 ): Promise<string> {
-  const runs = runsRepository(deps.db);
+  const runs = new RunsRepository(deps.db);
   const { benchmark } = planned;
   await runs.createWithTasks({
     run: {
@@ -156,7 +156,7 @@ export async function requeueRun(
 ): Promise<RequeueReport> {
   const reopened = await tasksRepository(deps.db).reopen(runId, selection);
   if (reopened.some((task) => task.was !== 'queued' && task.was !== 'running'))
-    await runsRepository(deps.db).markQueued(runId);
+    await new RunsRepository(deps.db).markQueued(runId);
   return ensureJobs(
     deps.producer,
     benchmark,

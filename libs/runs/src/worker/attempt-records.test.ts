@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createLogger } from '@benchfleet/core';
 import {
   createDatabase,
-  runsRepository,
+  RunsRepository,
   tasksRepository,
   WORKER_LOST_ERROR,
   type Database,
@@ -30,7 +30,7 @@ describe('PendingAttemptRecords', () => {
   // Once: when Postgres refused a write (read-only, too many clients, a reset connection) the
   // attempt stayed open and was later closed as "worker lost", though no worker was lost.
   it('keeps what Postgres did not take and writes it when it does, over the presumption of a lost worker', async () => {
-    await runsRepository(services.db).createWithTasks({
+    await new RunsRepository(services.db).createWithTasks({
       run: { id: 'run-kept', name: 'kept', benchmark: 'echo', config: '{}', code_version: 't' },
       tasks: ['handed', 'done'].map((task_id, seq) => ({
         task_id,
