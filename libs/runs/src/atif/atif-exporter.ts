@@ -4,7 +4,7 @@ import { readArtifact } from '@benchfleet/artifacts';
 import type { RunExporter } from '@benchfleet/benchmark-kit';
 import { errorMessage } from '@benchfleet/core';
 import {
-  attemptsRepository,
+  AttemptsRepository,
   StepsRepository,
   tasksRepository,
   type Attempt,
@@ -143,7 +143,7 @@ export const atifExporter: RunExporter<unknown> = {
 
     for (let start = 0; start < settled.length; start += ATIF_EXPORT_PAGE) {
       const page = settled.slice(start, start + ATIF_EXPORT_PAGE);
-      const attempts = await attemptsRepository(db).listOfTasks(
+      const attempts = await new AttemptsRepository(db).listOfTasks(
         run.id,
         page.map((task) => task.task_id),
       );
