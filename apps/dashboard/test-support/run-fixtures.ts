@@ -2,7 +2,7 @@ import type { ArtifactStore } from '@benchfleet/artifacts';
 import {
   RunsRepository,
   StepsRepository,
-  tasksRepository,
+  TasksRepository,
   type Database,
   type TaskOutcomeRecord,
 } from '@benchfleet/db';
@@ -87,7 +87,7 @@ export async function writeFixtureAttempt(
   fixture: FixtureAttempt,
   jobAttempt = 1,
 ): Promise<number> {
-  const tasks = tasksRepository(db);
+  const tasks = new TasksRepository(db);
   const opened = await tasks.openAttempt(
     runId,
     taskId,

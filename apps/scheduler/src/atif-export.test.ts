@@ -9,7 +9,7 @@ import { benchmarks } from '@benchfleet/benchmarks';
 import {
   RunsRepository,
   StepsRepository,
-  tasksRepository,
+  TasksRepository,
   type Step,
   type Task,
 } from '@benchfleet/db';
@@ -72,7 +72,7 @@ async function readJson<T>(file: string): Promise<T> {
 }
 
 function tasksOf(runId: string): Promise<Task[]> {
-  return tasksRepository(services.db).listByRun(runId);
+  return new TasksRepository(services.db).listByRun(runId);
 }
 
 async function settle(runId: string): Promise<Task[]> {
@@ -463,7 +463,7 @@ describe('scheduler export --format atif', () => {
         },
       ],
     });
-    const repo = tasksRepository(services.db);
+    const repo = new TasksRepository(services.db);
     const steps = new StepsRepository(services.db);
     const step = (attempt: number, n: number) => ({
       run_id: runId,

@@ -8,7 +8,7 @@ import { readArtifact } from '@benchfleet/artifacts';
 import { computeRunNumbers } from '@benchfleet/benchmark-kit';
 import { benchmarks } from '@benchfleet/benchmarks';
 import { roundLikePython } from '@benchfleet/core';
-import { RunsRepository, StepsRepository, tasksRepository } from '@benchfleet/db';
+import { RunsRepository, StepsRepository, TasksRepository } from '@benchfleet/db';
 import { JobProducer } from '@benchfleet/queue';
 import { computeRunSummary, exportRun } from '@benchfleet/runs';
 import {
@@ -553,7 +553,7 @@ describe('scheduler export --format osworld-logs', () => {
         { task_id: 'vlc-waiting', seq: 1, domain: 'vlc', instruction: 'Mute it', spec: '{}' },
       ],
     });
-    const tasks = tasksRepository(services.db);
+    const tasks = new TasksRepository(services.db);
     const steps = new StepsRepository(services.db);
     const step = (attempt: number, n: number, id: string) => ({
       run_id: retriedRunId,

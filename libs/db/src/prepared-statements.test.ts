@@ -4,7 +4,7 @@ import { useTestServices } from '@benchfleet/testing';
 import { createDatabase, type Database } from './database.js';
 import { RunsRepository } from './runs-repository.js';
 import { StepsRepository } from './steps-repository.js';
-import { tasksRepository } from './tasks-repository.js';
+import { TasksRepository } from './tasks-repository.js';
 
 const services = useTestServices();
 let single: Database | undefined;
@@ -33,7 +33,7 @@ describe('prepared hot statements', () => {
         spec: JSON.stringify({}),
       })),
     });
-    const tasks = tasksRepository(single);
+    const tasks = new TasksRepository(single);
     const steps = new StepsRepository(single);
     const episode = async (taskId: string) => {
       const opened = await tasks.openAttempt('run-p', taskId, 'w', 1);

@@ -3,9 +3,9 @@ import { useTestServices } from '@benchfleet/testing';
 import type { SettledTaskStatus } from '@benchfleet/core';
 import { createDatabase } from './database.js';
 import { RunsRepository } from './runs-repository.js';
-import { SettleBatcher } from './settle-batcher.js';
+import { SettleBatcher, type SettleBatcherTasks } from './settle-batcher.js';
 import { StepWriter, StepsRepository } from './steps-repository.js';
-import { tasksRepository, type SettleRequest, type TasksRepository } from './tasks-repository.js';
+import { TasksRepository, type SettleRequest } from './tasks-repository.js';
 
 const services = useTestServices();
 
@@ -28,19 +28,19 @@ async function openRun(runId: string, count: number): Promise<string[]> {
       spec: JSON.stringify({}),
     })),
   });
-  const tasks = tasksRepository(services.db);
+  const tasks = new TasksRepository(services.db);
   for (const taskId of taskIds) await tasks.openAttempt(runId, taskId, 'w', 1);
   return taskIds;
 }
 
 /** The real repository, counting the statements its batched settle sends and how many outcomes each carries. */
-function countingTasks(db = services.db): { tasks: TasksRepository; batches: number[] } {
-  const real = tasksRepository(db);
+function countingTasks(db = services.db): { tasks: SettleBatcherTasks; batches: number[] } {
+  const real = new TasksRepository(db);
   const batches: number[] = [];
   return {
     batches,
     tasks: {
-      ...real,
+      runHasNoOpenTask: (runId) => real.runHasNoOpenTask(runId),
       settleMany: (settles, steps) => {
         batches.push(settles.length);
         return real.settleMany(settles, steps);
@@ -140,7 +140,7 @@ describe('SettleBatcher', () => {
     ]);
     expect([a?.recorded, b?.recorded]).toEqual([true, false]);
     expect(batches).toEqual([1, 1]);
-    expect((await tasksRepository(services.db).get('twice', first!))?.status).toBe('success');
+    expect((await new TasksRepository(services.db).get('twice', first!))?.status).toBe('success');
     const written = await services.db
       .selectFrom('steps')
       .select(['task_id', 'observation'])
@@ -177,9 +177,9 @@ describe('SettleBatcher', () => {
 
   it('does not record an outcome for an attempt that is no longer the task’s current one', async () => {
     const [taskId] = await openRun('stale', 1);
-    await tasksRepository(services.db).openAttempt('stale', taskId!, 'w2', 2);
+    await new TasksRepository(services.db).openAttempt('stale', taskId!, 'w2', 2);
     const sut = new SettleBatcher(
-      tasksRepository(services.db),
+      new TasksRepository(services.db),
       new StepWriter(new StepsRepository(services.db)),
     );
     expect(await sut.settle(request('stale', taskId!, 'success'))).toEqual({

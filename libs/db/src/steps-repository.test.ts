@@ -3,7 +3,7 @@ import { useTestServices, waitFor } from '@benchfleet/testing';
 import { createDatabase } from './database.js';
 import type { NewStep } from './schema.js';
 import { StepWriter, StepsRepository, type StepSink } from './steps-repository.js';
-import { tasksRepository } from './tasks-repository.js';
+import { TasksRepository } from './tasks-repository.js';
 
 const services = useTestServices();
 
@@ -146,7 +146,7 @@ describe('StepWriter', () => {
       },
       { maxBatch: 2, maxDelayMs: 1_000 },
     );
-    const tasks = tasksRepository(services.db);
+    const tasks = new TasksRepository(services.db);
     // A full batch starts a write that fails; the settle behind it must not run (its steps might be in that batch).
     sut.add(stepOf('settled', 0, 1));
     sut.add(stepOf('settled', 1, 1));

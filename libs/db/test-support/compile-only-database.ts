@@ -28,15 +28,15 @@ function parameterText(value: unknown): string {
   return value instanceof Date ? '<Date>' : JSON.stringify(value);
 }
 
-/** The text without the indentation of the template it was written in. */
+/** The text without the indentation of the template it was written in (a first line keeps none). */
 function dedented(text: string): string {
-  const lines = text
+  const [first = '', ...rest] = text
     .replace(/^\s*\n/, '')
     .trimEnd()
     .split('\n');
-  const indents = lines.filter((line) => line.trim()).map((line) => /^ */.exec(line)![0].length);
+  const indents = rest.filter((line) => line.trim()).map((line) => line.search(/\S/));
   const common = Math.min(...indents);
-  return lines.map((line) => line.slice(common)).join('\n');
+  return [first.trimStart(), ...rest.map((line) => line.slice(common))].join('\n');
 }
 
 /**

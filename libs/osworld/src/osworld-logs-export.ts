@@ -5,7 +5,7 @@ import { errorMessage, roundLikePython } from '@benchfleet/core';
 import type { ExportContext, RunExporter } from '@benchfleet/benchmark-kit';
 import {
   StepsRepository,
-  tasksRepository,
+  TasksRepository,
   type Database,
   type Run,
   type Step,
@@ -39,7 +39,7 @@ export const osworldLogsExporter: RunExporter<OsworldRunConfig> = {
     "the original Bytebot OSWorld benchmark's directory: <task_id>/step_NNN.json, <task_id>/screenshots/step_NNN.png, <task_id>/result.json, final.json",
   signatureFile: 'final.json',
   async write(context) {
-    const tasks = await tasksRepository(context.db).listByRun(context.run.id);
+    const tasks = await new TasksRepository(context.db).listByRun(context.run.id);
     const settled = tasks.filter((task) => task.status !== 'queued' && task.status !== 'running');
     const problems: string[] = [];
     let done = 0;

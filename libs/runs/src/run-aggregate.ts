@@ -6,7 +6,7 @@ import {
   type BenchmarkRegistry,
   type RunSummary,
 } from '@benchfleet/benchmark-kit';
-import { RunsRepository, tasksRepository, type Database, type Task } from '@benchfleet/db';
+import { RunsRepository, TasksRepository, type Database, type Task } from '@benchfleet/db';
 import { aggregateJobId, aggregateRunJob, type JobProducer } from '@benchfleet/queue';
 
 function durationSeconds(task: Task): number {
@@ -22,7 +22,7 @@ export async function computeRunSummary(
   const run = await new RunsRepository(db).get(runId);
   if (!run) throw new Error(`run ${runId} not found`);
   const benchmark = registry.get(run.benchmark);
-  const tasks = await tasksRepository(db).listByRun(runId);
+  const tasks = await new TasksRepository(db).listByRun(runId);
   const settled = tasks.filter((task) => isSettledTaskStatus(task.status));
   const numbers = computeRunNumbers(
     settled.map((task) => ({

@@ -1,6 +1,6 @@
 import { UsageError } from '@benchfleet/core';
 import type { BenchmarkRegistry } from '@benchfleet/benchmark-kit';
-import { RunsRepository, tasksRepository, type Database } from '@benchfleet/db';
+import { RunsRepository, TasksRepository, type Database } from '@benchfleet/db';
 import { taskJobId, type JobProducer } from '@benchfleet/queue';
 import { aggregateRun } from './run-aggregate.js';
 
@@ -24,7 +24,7 @@ export async function cancelRun(
   const run = await new RunsRepository(db).get(runId);
   if (!run) throw new UsageError(`run ${runId} not found; \`scheduler runs\` lists the runs`);
   const benchmark = registry.get(run.benchmark);
-  const open = await tasksRepository(db).openTaskIds(runId);
+  const open = await new TasksRepository(db).openTaskIds(runId);
   const { outcome, tasks } = await new RunsRepository(db).cancel(runId);
   if (outcome === 'finished')
     throw new UsageError(`run ${runId} has finished: there is nothing to cancel`);

@@ -1,6 +1,6 @@
 import { UsageError } from '@benchfleet/core';
 import type { BenchmarkRegistry } from '@benchfleet/benchmark-kit';
-import { RunsRepository, tasksRepository, type Database, type RunSummaryRow } from '@benchfleet/db';
+import { RunsRepository, TasksRepository, type Database, type RunSummaryRow } from '@benchfleet/db';
 import {
   AGGREGATE_QUEUE,
   maxmemoryPolicyOf,
@@ -81,7 +81,7 @@ export async function readRunStatus(
     pending > 0 && !options.quick
       ? (await joblessTasks(db, producer, benchmark.job.queue, runId)).length
       : 0;
-  const between = run.running > 0 ? await tasksRepository(db).betweenAttempts(runId) : [];
+  const between = run.running > 0 ? await new TasksRepository(db).betweenAttempts(runId) : [];
   const jobIds = between.map((task) => taskJobId(runId, task.task_id));
   const delayedUntil = await producer.delayedUntil(benchmark.job.queue, jobIds);
   const maxAttempts = benchmark.job.options.attempts ?? 1;

@@ -2,7 +2,7 @@ import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import path from 'node:path';
 import type { RunExporter } from '@benchfleet/benchmark-kit';
-import { StepsRepository, tasksRepository, type Step } from '@benchfleet/db';
+import { StepsRepository, TasksRepository, type Step } from '@benchfleet/db';
 import {
   webshopStepActionSchema,
   webshopTaskResultSchema,
@@ -40,7 +40,7 @@ export const webshopJsonlExporter: RunExporter<WebshopRunConfig> = {
   description: `${TRAJECTORIES_FILE}: one line per episode (goal, steps with observation/action/reward, purchase, reward breakdown)`,
   signatureFile: TRAJECTORIES_FILE,
   async write(context) {
-    const tasks = await tasksRepository(context.db).listByRun(context.run.id);
+    const tasks = await new TasksRepository(context.db).listByRun(context.run.id);
     const settled = tasks.filter((task) => task.status !== 'queued' && task.status !== 'running');
     const out = createWriteStream(path.join(context.dir, TRAJECTORIES_FILE));
     const steps = new StepsRepository(context.db);

@@ -6,7 +6,7 @@ import { errorMessage } from '@benchfleet/core';
 import {
   AttemptsRepository,
   StepsRepository,
-  tasksRepository,
+  TasksRepository,
   type Attempt,
   type Step,
   type Task,
@@ -104,7 +104,7 @@ export const atifExporter: RunExporter<unknown> = {
   signatureFile: ATIF_INDEX_FILE,
   async write(context) {
     const { db, run, dir } = context;
-    const tasks = await tasksRepository(db).listByRun(run.id);
+    const tasks = await new TasksRepository(db).listByRun(run.id);
     const settled = tasks.filter(taskHasOutcome);
     const problems: string[] = [];
     const indexTasks: AtifIndex['tasks'] = [];

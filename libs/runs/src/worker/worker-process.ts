@@ -8,7 +8,7 @@ import {
   postgresOutageOf,
   StepWriter,
   StepsRepository,
-  tasksRepository,
+  TasksRepository,
   type Database,
 } from '@benchfleet/db';
 import {
@@ -134,7 +134,7 @@ export async function startWorkerProcess(
     await requestRunAggregate(producer, runId);
     logger.info({ run: runId }, 'run settled: aggregate job enqueued');
   };
-  const records = new PendingAttemptRecords(tasksRepository(db), logger, onRunSettled);
+  const records = new PendingAttemptRecords(new TasksRepository(db), logger, onRunSettled);
   const taskDeps: TaskProcessorDeps = {
     db,
     steps,
