@@ -4,8 +4,8 @@ import { readArtifact, type ArtifactSettings } from '@benchfleet/artifacts';
 import { errorMessage, roundLikePython } from '@benchfleet/core';
 import type { ExportContext, RunExporter } from '@benchfleet/benchmark-kit';
 import {
-  stepsRepository,
-  tasksRepository,
+  StepsRepository,
+  TasksRepository,
   type Database,
   type Run,
   type Step,
@@ -40,7 +40,7 @@ export const osworldLogsExporter: RunExporter<OsworldRunConfig> = {
     "the original Bytebot OSWorld benchmark's directory: <task_id>/step_NNN.json, <task_id>/screenshots/step_NNN.png, <task_id>/result.json, final.json",
   signatureFile: 'final.json',
   async write(context) {
-    const tasks = await tasksRepository(context.db).listByRun(context.run.id);
+    const tasks = await new TasksRepository(context.db).listByRun(context.run.id);
     const settled = tasks.filter((task) => task.status !== 'queued' && task.status !== 'running');
     const problems: string[] = [];
     let done = 0;
@@ -121,7 +121,7 @@ async function* logTasks(
   problems: string[],
   taskWritten: () => void,
 ): AsyncIterable<OsworldLogTask> {
-  const steps = stepsRepository(db);
+  const steps = new StepsRepository(db);
   for (const task of tasks) {
     const recorded = osworldTaskResultSchema.safeParse(task.result ?? {});
     const result = recorded.success ? recorded.data : {};

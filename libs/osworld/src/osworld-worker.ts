@@ -7,7 +7,7 @@ import type {
   BenchmarkTaskContext,
   BenchmarkWorkerPart,
 } from '@benchfleet/benchmark-kit';
-import { runsRepository, type Database } from '@benchfleet/db';
+import { RunsRepository, type Database } from '@benchfleet/db';
 import { bytebotModelSchema, type BytebotModel } from './bytebot-api.js';
 import { BytebotClient } from './bytebot-client.js';
 import { BytebotDesktopClient } from './bytebot-desktop.js';
@@ -74,7 +74,7 @@ function osworldEpisode(
     const runId = run.id;
     const taskId = context.task.task_id;
     const model = await modelOf(runId, run.model, context.signal);
-    if (run.model === null) await runsRepository(deps.db).recordModelIfUnset(runId, model);
+    if (run.model === null) await new RunsRepository(deps.db).recordModelIfUnset(runId, model);
     const outcome = await runOsworldEpisode({
       client: deps.client,
       task: { task_id: taskId, instruction: context.task.instruction },
