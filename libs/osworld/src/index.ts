@@ -99,6 +99,7 @@ export {
 export {
   osworldGradeOf,
   agentNotStartedGrade,
+  workerCannotGradeGrade,
   FINAL_SIGNAL_MAPPING_ID,
   type OsworldGrade,
   type OsworldNoScoreCause,
@@ -135,3 +136,4 @@ export {
   type RegradeTaskReport,
 } from './osworld-regrade.js';
 export { BYTEBOT_SCREEN, parseScreenSize } from './osworld-screen.js';
+export { NO_DESKTOP_SERVER_REASON } from './osworld-graded-episode.js';
