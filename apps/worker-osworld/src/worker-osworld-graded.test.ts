@@ -1,8 +1,10 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { zipSync } from 'fflate';
+import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { readArtifact } from '@benchfleet/artifacts';
 import {
@@ -201,6 +203,11 @@ beforeAll(async () => {
     vm: { apps: ['code', 'firefox', 'thunar'] },
   });
   fakes.web.serve(POSTER_URL, 'RIFF....WEBPVP8 poster');
+  fakes.web.serve(
+    `${CALCULATOR_BASE}calculator.zip`,
+    Buffer.from(zipSync({ 'calculator.py': Buffer.from('print(6 * 7)\n') })),
+  );
+  fakes.web.serve(`${CALCULATOR_BASE}log_Gold.txt`, '42\n');
 });
 
 afterAll(async () => {
@@ -307,11 +314,6 @@ describe('worker-osworld, graded runs: reset → setup → agent → postconfig 
   });
 
   it("a getter's file missing: OSWorld's rule scores it 0, and the gold file it fetched is in the artifact store", async () => {
-    fakes.web.serve(
-      `${CALCULATOR_BASE}calculator.zip`,
-      Buffer.from(zipSync({ 'calculator.py': Buffer.from('print(6 * 7)\n') })),
-    );
-    fakes.web.serve(`${CALCULATOR_BASE}log_Gold.txt`, '42\n');
     fakes.setScenario(completes());
     const runId = await enqueueTasks([await datasetTask('multi_apps', CALCULATOR_TASK)]);
     expect(await settledTask(runId, CALCULATOR_TASK)).toMatchObject({ status: 'success' });
@@ -358,7 +360,6 @@ describe('worker-osworld, graded runs: infra faults of the stack are retried, ne
   });
 
   it("a reset that fails: the attempt is the stack's infra fault, nothing is set up, the retry is graded", async () => {
-    const { writeFile } = await import('node:fs/promises');
     await writeFile(resetFlag, '');
     fakes.setScenario(completes({ 2: RESTORE_POSTER }));
     const created = fakes.bytebot.stats.createdTasks;
@@ -379,19 +380,19 @@ describe('worker-osworld, graded runs: infra faults of the stack are retried, ne
   });
 
   it('a setup download that fails: infra, the agent never starts, no grade', async () => {
-    fakes.web.failNext(POSTER_URL, 3, 502);
+    fakes.web.failNext(`${CALCULATOR_BASE}calculator.zip`, 3, 502);
     fakes.setScenario(completes());
     const created = fakes.bytebot.stats.createdTasks;
-    const runId = await enqueueTasks([await datasetTask('os', POSTER_TASK)]);
-    const first = await failedFirstAttempt(runId, POSTER_TASK);
+    const runId = await enqueueTasks([await datasetTask('multi_apps', CALCULATOR_TASK)]);
+    const first = await failedFirstAttempt(runId, CALCULATOR_TASK);
     expect(first).toMatchObject({ error_class: 'infra' });
     expect(first.error).toMatch(
-      /^Setup step 1 failed: _download_setup - download of .* failed: HTTP 502$/,
+      /^Setup step 1 failed: _download_setup - download of .*calculator\.zip failed: HTTP 502$/,
     );
     expect(fakes.bytebot.stats.createdTasks).toBe(created);
-    expect(await grades().gradesOfTask(runId, POSTER_TASK)).toEqual([]);
+    expect(await grades().gradesOfTask(runId, CALCULATOR_TASK)).toEqual([]);
     // Still open: the job waits out its backoff to be tried again.
-    const job = await producer.queue('osworld').getJob(taskJobId(runId, POSTER_TASK));
+    const job = await producer.queue('osworld').getJob(taskJobId(runId, CALCULATOR_TASK));
     await waitFor(
       'the retry to be scheduled',
       async () => (await job!.getState()) === 'delayed',
@@ -401,22 +402,67 @@ describe('worker-osworld, graded runs: infra faults of the stack are retried, ne
   });
 
   it('the VM server dying mid-evaluation: infra with the agent’s word in the attempt’s error, no score', async () => {
-    fakes.setScenario(completes({ 2: RESTORE_POSTER }));
-    // Setup uploads; only the evaluation's getter runs a command.
-    fakes.vm.dieOn('execute');
-    const runId = await enqueueTasks([await datasetTask('os', POSTER_TASK)]);
-    const first = await failedFirstAttempt(runId, POSTER_TASK);
+    fakes.setScenario(completes({ 3: 'cd ~/Desktop && python3 calculator.py > log.txt' }));
+    // Setup downloads, uploads and runs a command; only the evaluation's getter reads a file.
+    fakes.vm.dieOn('file');
+    const runId = await enqueueTasks([await datasetTask('multi_apps', CALCULATOR_TASK)]);
+    const first = await failedFirstAttempt(runId, CALCULATOR_TASK);
     expect(first).toMatchObject({ error_class: 'infra' });
     expect(first.error).toMatch(
-      /^grading failed after the agent ended \(COMPLETED, 4 step\(s\)\); not scored: OSWorld VM server: POST \/execute got no answer/,
+      /^grading failed after the agent ended \(COMPLETED, 4 step\(s\)\); not scored: OSWorld VM server: POST \/file got no answer/,
     );
-    expect(await grades().gradesOfTask(runId, POSTER_TASK)).toEqual([]);
+    expect(await grades().gradesOfTask(runId, CALCULATOR_TASK)).toEqual([]);
     const task = await services.db
       .selectFrom('tasks')
       .selectAll()
       .where('run_id', '=', runId)
       .executeTakeFirstOrThrow();
     expect(task).toMatchObject({ status: 'running', success: null });
+  });
+});
+
+describe("worker-osworld's health check while it resets its own stack", () => {
+  it('does not take the desktop it is recreating for a lost stack: the task is not handed back', async () => {
+    const marker = path.join(scratchDir, 'resetting');
+    const release = path.join(scratchDir, 'reset-may-finish');
+    // The reset holds until the test lets it finish, as a slow recreation of the desktop would.
+    const resetCommand = `touch '${marker}'; while [ ! -e '${release}' ]; do sleep 0.05; done; rm -f '${marker}' '${release}'; ${fakes.resetCommand}`;
+    const args = gradedWorkerArgs(fakes, 'stack-resetting');
+    args[args.indexOf('--reset-command') + 1] = resetCommand;
+    // Hand-back within 3 s of a lost service: a reset that counted as one would lose the task.
+    const worker = startWorker(args, { BENCHFLEET_HANDBACK_S: '3' });
+    await waitForOutput(worker, 'worker ready', 'the worker to be ready');
+    fakes.setScenario(completes({ 2: RESTORE_POSTER }));
+    const runId = await enqueueTasks([await datasetTask('os', POSTER_TASK)]);
+    await waitFor('the reset to start', async () => existsSync(marker), 30_000, 20);
+
+    // The recreated desktop's bytebotd is down while the reset runs.
+    await fakes.bytebotd.kill();
+    const downSince = Date.now();
+    // The worker keeps checking its services (each check writes its row) past its hand-back bound.
+    await waitFor(
+      "the worker's checks to go on past its hand-back bound",
+      async () => {
+        const { rows } = await sql<{ checked_at: Date }>`
+          select checked_at from worker_health where worker_id = 'stack-resetting'
+        `.execute(services.db);
+        return rows[0] !== undefined && rows[0].checked_at.getTime() > downSince + 4_000;
+      },
+      30_000,
+      100,
+    );
+    expect(
+      (await attemptsOf(runId, POSTER_TASK)).map((attempt) => [attempt.attempt, attempt.status]),
+    ).toEqual([[1, 'running']]);
+
+    await fakes.bytebotd.revive();
+    await writeFile(release, '');
+    expect(await settledTask(runId, POSTER_TASK)).toMatchObject({
+      status: 'success',
+      attempts: 1,
+    });
+    expect(await grades().gradesOfTask(runId, POSTER_TASK)).toMatchObject([{ score: 1 }]);
+    expect(await stopWorker(worker)).toBe(0);
   });
 });
 

@@ -24,7 +24,7 @@ function parseDownloadMirrors(text: string): { from: string; to: string }[] {
     .map((pair) => {
       const at = pair.indexOf('=');
       const [from, to] = [pair.slice(0, at), pair.slice(at + 1)];
-      if (!/^https?:\/\/\S*$/.test(from) || !httpUrl.safeParse(to).success)
+      if (at < 0 || !/^https?:\/\/\S*$/.test(from) || !httpUrl.safeParse(to).success)
         throw new Error(
           `"${pair}" is not a mirror: expected FROM=TO where FROM is an http(s) URL prefix and TO an http(s) URL, e.g. https://huggingface.co/=http://mirror:8080/hf/`,
         );
