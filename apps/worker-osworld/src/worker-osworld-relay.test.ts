@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JobProducer } from '@benchfleet/queue';
+import { JobProducer, taskJobId } from '@benchfleet/queue';
 import {
   BYTEBOT_PROXY_TOOLS,
   enqueueTestRun,
@@ -165,6 +165,55 @@ describe("worker-osworld's LLM relay for its stack's agent", () => {
     );
     expect(bytebot.llmCalls().every((call) => !call.authorization.includes(API_KEY))).toBe(true);
   });
+
+  it("a provider that does not answer is the provider's fault: the agent's failure is an infra error, retried, not scored", async () => {
+    // Every request fails, and the provider quotes the key in its error bodies.
+    llm.setFaults({ status500Times: 1_000, echoAuthorization: true });
+    try {
+      const dataset = await writeOsworldTestDataset(scratchDir, 'provider-down', [
+        osworldTestTask('os-provider-down', 'Open the terminal'),
+      ]);
+      const runId = await enqueueTestRun(
+        { db: services.db, producer },
+        { benchmark: 'osworld', flags: { dataset } },
+      );
+      const [attempt] = await waitFor(
+        'the attempt to fail',
+        async () => {
+          const attempts = await services.db
+            .selectFrom('attempts')
+            .selectAll()
+            .where('run_id', '=', runId)
+            .execute();
+          return attempts[0]?.status === 'error' ? attempts : undefined;
+        },
+        120_000,
+        100,
+      );
+      expect(attempt).toMatchObject({ error_class: 'infra' });
+      expect(attempt!.error).toMatch(/^the LLM provider did not answer the agent's call/);
+      expect(attempt!.error).toContain('the agent ended FAILED');
+      // The relay retried the provider before giving the agent its answer.
+      expect(llm.stats.status500).toBeGreaterThan(1);
+      const task = await services.db
+        .selectFrom('tasks')
+        .selectAll()
+        .where('run_id', '=', runId)
+        .executeTakeFirstOrThrow();
+      expect(task).toMatchObject({ status: 'running', success: null });
+      // Its retry must not run while the next test wants the stack idle.
+      const job = await producer.queue('osworld').getJob(taskJobId(runId, 'os-provider-down'));
+      await waitFor(
+        'the retry to be scheduled',
+        async () => (await job!.getState()) === 'delayed',
+        10_000,
+        50,
+      );
+      await job!.remove();
+    } finally {
+      llm.setFaults({});
+    }
+  }, 150_000);
 
   it("a call while no attempt runs on the stack (an orphan's, a cancelled task's) is refused at once, never sent, and counted", async () => {
     const sent = llm.stats.requests;
