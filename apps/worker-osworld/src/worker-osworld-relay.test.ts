@@ -257,3 +257,97 @@ describe("worker-osworld's LLM relay for its stack's agent", () => {
     for (const job of jobs) expect(JSON.stringify(job)).not.toContain(API_KEY);
   });
 });
+
+describe("a killed worker's orphaned agent task", () => {
+  it('gets no call to the provider after the kill: the next worker attributes every call it forwards to its own attempt', async () => {
+    // This test's workers alone serve the queue.
+    if (worker.child.exitCode === null && worker.child.signalCode === null) {
+      worker.child.kill('SIGTERM');
+      await worker.exited;
+    }
+    const port = await freePort();
+    let creates = 0;
+    // The first run of the task never ends (the agent keeps asking its model); the second completes.
+    const fake = await startFakeBytebot({
+      pendingDelayMs: 10,
+      stepIntervalMs: 20,
+      toolDelayMs: 5,
+      llmProxyUrl: `http://127.0.0.1:${port}`,
+      chooseScenario: () =>
+        creates++ === 0
+          ? { steps: Infinity, ending: { kind: 'silent' } }
+          : { steps: 3, ending: { kind: 'completed', answer: 'Done.' } },
+    });
+    const start = (stackId: string) =>
+      startCli('worker-osworld', ['--bytebot-url', fake.url, '--stack-id', stackId], {
+        ...services.env,
+        BENCHFLEET_ARTIFACTS: path.join(scratchDir, 'artifacts'),
+        BENCHFLEET_LOCK_MS: '1000',
+        LOG_LEVEL: 'info',
+        LLM_BASE_URL: llm.baseUrl,
+        LLM_API_KEY: API_KEY,
+        BENCHFLEET_LLM_RELAY_MODELS: MODEL,
+        BENCHFLEET_LLM_RELAY_PORT: String(port),
+        LLM_PRICE_TABLE: JSON.stringify({ [MODEL]: FAKE_LLM_PRICE }),
+      });
+    const doomed = start('stack-doomed');
+    let rescuer: StartedProcess | undefined;
+    try {
+      await waitForOutput(doomed, 'worker ready', 'the first worker to be ready');
+      const dataset = await writeOsworldTestDataset(scratchDir, 'orphan', [
+        osworldTestTask('os-orphan', 'Rename the file'),
+      ]);
+      const runId = await enqueueTestRun(
+        { db: services.db, producer },
+        { benchmark: 'osworld', flags: { dataset } },
+      );
+      await waitFor(
+        'two steps of the first attempt',
+        async () =>
+          (
+            await services.db
+              .selectFrom('steps')
+              .select('step')
+              .where('run_id', '=', runId)
+              .where('attempt', '=', 1)
+              .execute()
+          ).length >= 2,
+        30_000,
+        50,
+      );
+      doomed.child.kill('SIGKILL');
+      await doomed.exited;
+      const orphan = fake.tasks()[0]!;
+      expect(orphan.status).toBe('RUNNING');
+      const sentAtKill = llm.stats.requests;
+      const orphanAnsweredAtKill = fake
+        .llmCalls(orphan.id)
+        .filter((call) => call.status === 200).length;
+
+      rescuer = start('stack-rescuer');
+      const task = await settledTask(runId, 'os-orphan');
+      expect(task).toMatchObject({ status: 'success', attempts: 2, worker_id: 'stack-rescuer' });
+      // The orphan ended (cancelled by the rescuer, or failed by a refused call) …
+      expect(['CANCELLED', 'FAILED']).toContain(
+        fake.tasks().find((row) => row.id === orphan.id)?.status,
+      );
+      // … and none of its calls after the kill reached the provider: every call the provider got
+      // since is one of the second attempt's four, each on its step.
+      expect(fake.llmCalls(orphan.id).filter((call) => call.status === 200)).toHaveLength(
+        orphanAnsweredAtKill,
+      );
+      expect(llm.stats.requests - sentAtKill).toBe(4);
+      expect(task).toMatchObject({
+        tokens_in: 4 * PROMPT_TOKENS,
+        tokens_out: 4 * COMPLETION_TOKENS,
+      });
+    } finally {
+      for (const worker of [doomed, rescuer])
+        if (worker && worker.child.exitCode === null && worker.child.signalCode === null) {
+          worker.child.kill('SIGTERM');
+          await worker.exited;
+        }
+      await fake.close();
+    }
+  }, 90_000);
+});
