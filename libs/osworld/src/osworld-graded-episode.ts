@@ -13,6 +13,8 @@ import {
   runGradedOsworldTask,
   setupRecordOf,
   type GradedOsworldStack,
+  type GradedOsworldTaskResult,
+  type GradedTaskPhase,
 } from './graded-osworld-task.js';
 import type { OsworldTask } from './osworld-dataset.js';
 import {
@@ -125,7 +127,7 @@ export class OsworldGradedEpisodes {
     client: BytebotClient;
     signal: AbortSignal;
     logger: Logger;
-    onPhase?: (phase: string) => Promise<void>;
+    onPhase?: (phase: GradedTaskPhase) => Promise<void>;
   }): Promise<OsworldEpisodeOutcome> {
     const { task, attempt, logger } = options;
     if (this.#stack === null) {
@@ -142,26 +144,25 @@ export class OsworldGradedEpisodes {
       await this.#record(attempt, grade, null, logger);
       return episode;
     }
-    const result = await (async () => {
-      try {
-        return await runGradedOsworldTask({
-          stack: this.#stack!,
-          task,
-          attempt,
-          episode: options.episode,
-          signal: options.signal,
-          logger,
-          onPhase: async (phase) => {
-            // The health check looks away from the stack while it is recreated and comes up.
-            if (phase === 'reset') this.resetWindow.open();
-            else this.resetWindow.close();
-            await options.onPhase?.(phase);
-          },
-        });
-      } finally {
-        this.resetWindow.close();
-      }
-    })();
+    let result: GradedOsworldTaskResult;
+    try {
+      result = await runGradedOsworldTask({
+        stack: this.#stack,
+        task,
+        attempt,
+        episode: options.episode,
+        signal: options.signal,
+        logger,
+        onPhase: async (phase) => {
+          // The health check looks away from the stack while it is recreated and comes up.
+          if (phase === 'reset') this.resetWindow.open();
+          else this.resetWindow.close();
+          await options.onPhase?.(phase);
+        },
+      });
+    } finally {
+      this.resetWindow.close();
+    }
     await this.#record(attempt, result.grade, setupRecordOf(result), logger);
     return result.episode;
   }
