@@ -16,16 +16,17 @@ const stepAt = (step: NewStep) =>
  */
 export function insertStepsStatement(steps: readonly NewStep[]) {
   return sql`
-    insert into steps (run_id, task_id, attempt, step, at, action, text, observation, reward, screenshot_uri, external_id, tokens_in, tokens_out, latency_ms)
+    insert into steps (run_id, task_id, attempt, step, at, action, text, observation, reward, screenshot_uri, external_id, tokens_in, tokens_out, latency_ms, cost_usd)
     select s.run_id, s.task_id, s.attempt, s.step, coalesce(s.at, now()), s.action, s.text, s.observation, s.reward, s.screenshot_uri, s.external_id,
-           coalesce(s.tokens_in, 0), coalesce(s.tokens_out, 0), s.latency_ms
+           coalesce(s.tokens_in, 0), coalesce(s.tokens_out, 0), s.latency_ms, s.cost_usd
     from unnest(
       ${steps.map((step) => step.run_id)}::text[], ${steps.map((step) => step.task_id)}::text[], ${steps.map((step) => step.attempt)}::int[],
       ${steps.map((step) => step.step)}::int[], ${steps.map(stepAt)}::timestamptz[], ${steps.map((step) => step.action ?? null)}::jsonb[],
       ${steps.map((step) => step.text ?? null)}::text[], ${steps.map((step) => step.observation ?? null)}::text[], ${steps.map((step) => step.reward ?? null)}::float8[],
       ${steps.map((step) => step.screenshot_uri ?? null)}::text[], ${steps.map((step) => step.external_id ?? null)}::text[],
-      ${steps.map((step) => step.tokens_in ?? null)}::int[], ${steps.map((step) => step.tokens_out ?? null)}::int[], ${steps.map((step) => step.latency_ms ?? null)}::int[]
-    ) as s(run_id, task_id, attempt, step, at, action, text, observation, reward, screenshot_uri, external_id, tokens_in, tokens_out, latency_ms)
+      ${steps.map((step) => step.tokens_in ?? null)}::int[], ${steps.map((step) => step.tokens_out ?? null)}::int[], ${steps.map((step) => step.latency_ms ?? null)}::int[],
+      ${steps.map((step) => step.cost_usd ?? null)}::float8[]
+    ) as s(run_id, task_id, attempt, step, at, action, text, observation, reward, screenshot_uri, external_id, tokens_in, tokens_out, latency_ms, cost_usd)
     where exists (
       select 1 from attempts a
       where a.run_id = s.run_id and a.task_id = s.task_id and a.attempt = s.attempt and a.status = 'running'

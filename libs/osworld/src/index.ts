@@ -100,6 +100,7 @@ export {
 export {
   osworldGradeOf,
   agentNotStartedGrade,
+  workerCannotGradeGrade,
   FINAL_SIGNAL_MAPPING_ID,
   type OsworldGrade,
   type OsworldNoScoreCause,
@@ -136,3 +137,4 @@ export {
   type RegradeTaskReport,
 } from './osworld-regrade.js';
 export { BYTEBOT_SCREEN, parseScreenSize } from './osworld-screen.js';
+export { NO_DESKTOP_SERVER_REASON } from './osworld-graded-episode.js';
