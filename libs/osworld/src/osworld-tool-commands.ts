@@ -1,9 +1,31 @@
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Command } from 'commander';
 import { checkOutputFile, splitList } from '@benchfleet/core';
+import {
+  formatVerifyGradingReport,
+  verifyGradingExitCode,
+  verifyGradingFixtures,
+} from '@benchfleet/osworld-grading';
 import { extractOsworldDataset, writeOsworldDataset } from './osworld-dataset-extraction.js';
 
 /** Mounts the OSWorld tools under `scheduler osworld`. */
 export function configureOsworldTools(osworld: Command): void {
+  osworld
+    .command('verify-grading')
+    .description(
+      'run golden-case files made by OSWorld\'s own Python (metric files, _evaluate.json, _getters.json) through the grading port: passed/failed per file, then "N passed, M failed"; exit 1 on a failure, 2 on a malformed file',
+    )
+    .requiredOption(
+      '--fixtures <dir>',
+      'a directory of fixture files (e.g. ../shared/osworld/grading/metric-fixtures, or its parent)',
+    )
+    .action(async (flags: { fixtures: string }) => {
+      const report = await verifyGradingFixtures(await fixturesDirOf(flags.fixtures));
+      for (const line of formatVerifyGradingReport(report)) process.stdout.write(`${line}\n`);
+      process.exitCode = verifyGradingExitCode(report);
+    });
+
   osworld
     .command('extract')
     .description(
@@ -35,4 +57,15 @@ export function configureOsworldTools(osworld: Command): void {
         );
       },
     );
+}
+
+/**
+ * The folder of fixture files: DIR itself, or DIR/metric-fixtures when DIR is the shared grading
+ * folder (README.md beside metric-fixtures/, no fixture file of its own).
+ */
+async function fixturesDirOf(dir: string): Promise<string> {
+  const names = await readdir(dir).catch(() => null);
+  if (names && !names.some((name) => name.endsWith('.json')) && names.includes('metric-fixtures'))
+    return join(dir, 'metric-fixtures');
+  return dir;
 }
