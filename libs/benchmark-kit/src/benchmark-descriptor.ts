@@ -5,6 +5,7 @@ import type { Database, Run, Task } from '@benchfleet/db';
 import type { TaskJobDefinition } from '@benchfleet/queue';
 import type { BenchmarkDisplay } from './benchmark-display.js';
 import type { BenchmarkTools } from './benchmark-tools.js';
+import type { BenchmarkRegrader } from './run-regrade.js';
 import type { BenchmarkWorkerPart } from './benchmark-worker-part.js';
 import type { RunSummary } from './run-summary.js';
 
@@ -137,6 +138,8 @@ export interface BenchmarkDescriptor<
   /** The benchmark's own numbers for the run summary, from its settled tasks. */
   scores?(tasks: readonly ScoredTask<Result>[]): Record<string, number>;
   readonly exporters: Readonly<Record<string, RunExporter<Config>>>;
+  /** `scheduler regrade RUN`: scores a run's saved end states again (graded OSWorld). */
+  readonly regrade?: BenchmarkRegrader;
   /** Its tools, `scheduler <name> …` (WebShop: catalog import; OSWorld: dataset extraction). */
   readonly tools?: BenchmarkTools;
   /**

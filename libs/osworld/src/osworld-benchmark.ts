@@ -181,6 +181,11 @@ export const osworldBenchmark = defineBenchmark({
     };
   },
   exporters: { 'osworld-logs': osworldLogsExporter },
+  // Loaded when a regrade runs: the metrics and their Python helpers are not for every command.
+  regrade: {
+    regrade: async (context) =>
+      (await import('./osworld-regrade-run.js')).osworldRegrader.regrade(context),
+  },
   tools: osworldTools,
   migrations: osworldMigrations,
   worker: osworldWorker,

@@ -1,7 +1,10 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { checkOutputFile, splitList } from '@benchfleet/core';
+import { s3SettingsFromEnv } from '@benchfleet/artifacts';
+import { formatRegradeReport, type ToolContext } from '@benchfleet/benchmark-kit';
+import { checkOutputFile, splitList, UsageError } from '@benchfleet/core';
+import { runsRepository } from '@benchfleet/db';
 import {
   formatVerifyGradingReport,
   verifyGradingExitCode,
@@ -10,7 +13,32 @@ import {
 import { extractOsworldDataset, writeOsworldDataset } from './osworld-dataset-extraction.js';
 
 /** Mounts the OSWorld tools under `scheduler osworld`. */
-export function configureOsworldTools(osworld: Command): void {
+export function configureOsworldTools(osworld: Command, context: ToolContext): void {
+  osworld
+    .command('regrade <run>')
+    .description('the same as `scheduler regrade RUN`, for an OSWorld run')
+    .option('--task <id>', 'only this task of the run')
+    .option('--force', 'grade again even where the latest grade has the current metric version')
+    .action(async (runId: string, flags: { task?: string; force?: boolean }) => {
+      const s3 = s3SettingsFromEnv(process.env);
+      const report = await context.withDatabase(async (db) => {
+        const run = await runsRepository(db).get(runId);
+        if (!run || run.benchmark !== 'osworld')
+          throw new UsageError(
+            `run ${runId} ${run ? `is a ${run.benchmark} run, not an OSWorld one` : 'not found'}; \`scheduler runs\` lists the runs`,
+          );
+        const { osworldRegrader } = await import('./osworld-regrade-run.js');
+        return osworldRegrader.regrade({
+          db,
+          run,
+          artifacts: s3 ? { s3 } : {},
+          ...(flags.task !== undefined ? { taskId: flags.task } : {}),
+          force: flags.force === true,
+        });
+      });
+      process.stdout.write(`${formatRegradeReport(report).join('\n')}\n`);
+    });
+
   osworld
     .command('verify-grading')
     .description(
