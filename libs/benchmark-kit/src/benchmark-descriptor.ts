@@ -26,6 +26,19 @@ export type ScoredTask<Result> = Omit<Task, 'result'> & { readonly result: Resul
 export interface PlanContext {
   readonly db: Database;
   readonly env: NodeJS.ProcessEnv;
+  /**
+   * The workers live now (heard from, connected), with what each can do; given by `scheduler
+   * enqueue`, absent where nobody can tell (a plan made without Redis).
+   */
+  readonly liveWorkers?: () => Promise<readonly LiveWorker[]>;
+}
+
+/** A live worker as its heartbeat describes it. */
+export interface LiveWorker {
+  readonly workerId: string;
+  readonly queue: string;
+  readonly state: 'serving' | 'paused' | 'stopping';
+  readonly capabilities: readonly string[];
 }
 
 export interface PlannedTask<Spec> {

@@ -11,6 +11,7 @@ import { runsRepository, type Database } from '@benchfleet/db';
 import { bytebotModelSchema, type BytebotModel } from './bytebot-api.js';
 import { BytebotClient } from './bytebot-client.js';
 import { BytebotDesktopClient } from './bytebot-desktop.js';
+import { osworldWorkerCapabilities } from './osworld-grade-enqueue.js';
 import type { OsworldTask } from './osworld-dataset.js';
 import { cancelLeftoverTasks, runOsworldEpisode } from './osworld-episode.js';
 import type { OsworldRunConfig, OsworldTaskResult } from './osworld-run-config.js';
@@ -190,6 +191,8 @@ export const osworldWorker: BenchmarkWorkerPart<
         events: flags.events,
         ...(desktop ? { desktop } : {}),
       }),
+      // Told in the heartbeat: `enqueue --grade` looks for a worker that can grade.
+      capabilities: osworldWorkerCapabilities(flags),
       // A dead stack pauses this worker instead of failing the tasks it would take.
       healthCheck: async () => {
         const agentProblem = await client.healthProblem();
