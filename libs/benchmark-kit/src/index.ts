@@ -10,3 +10,4 @@ export * from './owned-json.js';
 export * from './run-numbers.js';
 export * from './task-panel.js';
 export * from './run-regrade.js';
+export * from './run-grading.js';

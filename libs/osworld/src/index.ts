@@ -135,3 +135,4 @@ export {
   type RegradeTaskReport,
 } from './osworld-regrade.js';
 export { BYTEBOT_SCREEN, parseScreenSize } from './osworld-screen.js';
+export { GRADED_EXAMPLE_QUERIES } from './osworld-example-queries.js';

@@ -7,6 +7,7 @@ import { osworldTaskSchema } from './osworld-dataset.js';
 import { loadOsworldDataset } from './osworld-dataset-loading.js';
 import { osworldRunDetail, osworldTaskDetail, osworldTaskGrade } from './osworld-display.js';
 import { osworldLogsExporter } from './osworld-logs-export.js';
+import { osworldGrading } from './osworld-run-grading.js';
 import {
   assertGradable,
   assertGradingWorkers,
@@ -220,6 +221,7 @@ export const osworldBenchmark = defineBenchmark({
       await assertGradingWorkers(context.liveWorkers, 'osworld');
   },
   exporters: { 'osworld-logs': osworldLogsExporter },
+  grading: osworldGrading,
   // Loaded when a regrade runs: the metrics and their Python helpers are not for every command.
   regrade: {
     regrade: async (context) =>
