@@ -1,5 +1,9 @@
 import { UsageError } from '@benchfleet/core';
-import type { BenchmarkRegistry } from '@benchfleet/benchmark-kit';
+import {
+  describeGraded,
+  type BenchmarkRegistry,
+  type GradedSummary,
+} from '@benchfleet/benchmark-kit';
 import { RunsRepository, TasksRepository, type Database, type RunSummaryRow } from '@benchfleet/db';
 import {
   AGGREGATE_QUEUE,
@@ -45,6 +49,8 @@ export interface RunStatus {
   workers: WorkerBeat[];
   /** What is wrong, said plainly: nobody consumes the queue, paused workers and why, lost jobs. */
   notes: string[];
+  /** A graded run's grade beside the agent's word; absent for a run that is not graded. */
+  graded?: GradedSummary;
 }
 
 export async function latestRunId(db: Database): Promise<string> {
@@ -129,6 +135,8 @@ export async function readRunStatus(
       );
     }
   }
+  const fullRun = benchmark.grading ? await runs.get(runId) : undefined;
+  const graded = fullRun ? await benchmark.grading?.summarize(db, fullRun) : null;
   return {
     run,
     successLabel: benchmark.success.label,
@@ -143,6 +151,7 @@ export async function readRunStatus(
     retrying,
     workers,
     notes,
+    ...(graded ? { graded } : {}),
   };
 }
 
@@ -181,6 +190,7 @@ export function describeStatus(status: RunStatus, now = Date.now()): string {
     (r.avg_reward !== null && status.rewardIsPartial ? `, mean reward ${r.avg_reward}` : '') +
     (status.etaSeconds !== null ? `, eta ${status.etaSeconds}s` : '') +
     '\n' +
+    (status.graded ? `  ${describeGraded(status.graded, status.successLabel)}\n` : '') +
     status.notes.map((note) => `  ! ${note}\n`).join('') +
     retries.join('')
   );
