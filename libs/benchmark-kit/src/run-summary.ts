@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { gradedSummarySchema } from './run-grading.js';
 
 // A run's summary, computed from its Postgres rows by `@benchfleet/runs` and stored in
 // `runs.summary`, which this schema owns: the numbers of the original OSWorld benchmark's
@@ -78,6 +79,8 @@ export const runSummarySchema = z.object({
   cost_overshoot_usd: z.number().nullable().optional(),
   /** A settled task used a model with no price: `cost_usd` is unknown, not $0. */
   unpriced: z.boolean().optional(),
+  /** A graded run's grade beside the agent's word; absent for a run that is not graded. */
+  graded: gradedSummarySchema.optional(),
 });
 export type RunSummary = z.output<typeof runSummarySchema>;
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { useTestServices } from '@benchfleet/testing';
-import { runsRepository } from './runs-repository.js';
-import { tasksRepository } from './tasks-repository.js';
+import { RunsRepository } from './runs-repository.js';
+import { TasksRepository } from './tasks-repository.js';
 
 // The run-level fence: the statements that stop a run at its spend limit and pause it on infra
 // errors, and the attempt opening that reads the fence.
@@ -9,7 +9,7 @@ import { tasksRepository } from './tasks-repository.js';
 const services = useTestServices();
 
 async function createRun(runId: string, taskIds: string[], limits?: object): Promise<void> {
-  await runsRepository(services.db).createWithTasks({
+  await new RunsRepository(services.db).createWithTasks({
     run: {
       id: runId,
       name: runId,
@@ -30,8 +30,8 @@ async function createRun(runId: string, taskIds: string[], limits?: object): Pro
 
 describe('runsRepository.haltForBudget', () => {
   it('ends the queued tasks and those between attempts with budget, leaves a running attempt to its worker, and no attempt opens after it', async () => {
-    const runs = runsRepository(services.db);
-    const tasks = tasksRepository(services.db);
+    const runs = new RunsRepository(services.db);
+    const tasks = new TasksRepository(services.db);
     await createRun('run-b', ['queued', 'between', 'running', 'done']);
     const between = await tasks.openAttempt('run-b', 'between', 'w', 1);
     await tasks.settle(
@@ -92,8 +92,8 @@ describe('runsRepository.haltForBudget', () => {
   });
 
   it('opens no attempt of a fenced run, even for a task still open', async () => {
-    const runs = runsRepository(services.db);
-    const tasks = tasksRepository(services.db);
+    const runs = new RunsRepository(services.db);
+    const tasks = new TasksRepository(services.db);
     await createRun('run-p', ['a']);
     await services.db
       .updateTable('runs')
@@ -114,7 +114,7 @@ describe('runsRepository.haltOnInfraErrors', () => {
     outcomes: Array<'infra' | 'ok' | 'shutdown'>,
     first = 0,
   ) {
-    const tasks = tasksRepository(services.db);
+    const tasks = new TasksRepository(services.db);
     for (const [index, outcome] of outcomes.entries()) {
       const taskId = `t${first + index}`;
       const opened = await tasks.openAttempt(runId, taskId, 'w', 1);
@@ -142,7 +142,7 @@ describe('runsRepository.haltOnInfraErrors', () => {
   }
 
   it('pauses once more than rate × window of the latest tasks failed on infrastructure (a retry pending counts), not before, and says why with the numbers', async () => {
-    const runs = runsRepository(services.db);
+    const runs = new RunsRepository(services.db);
     const ids = Array.from({ length: 12 }, (_, i) => `t${i}`);
     await createRun('run-i', ids, { max_infra_error_rate: 0.2, infra_window: 10 });
     // 2 of 10 is not more than 20 %; a shutdown hand-back is no fault.
@@ -164,7 +164,7 @@ describe('runsRepository.haltOnInfraErrors', () => {
   });
 
   it('never pauses a run without the limit', async () => {
-    const runs = runsRepository(services.db);
+    const runs = new RunsRepository(services.db);
     await createRun('run-n', ['t0', 't1', 't2']);
     await endAttempts('run-n', ['infra', 'infra', 'infra']);
     expect(await runs.haltOnInfraErrors('run-n')).toBeUndefined();

@@ -3,7 +3,7 @@
 // `runs.limits` (this schema owns the column), read by workers for every governed call.
 import { z } from 'zod';
 import { errorMessage, UsageError } from '@benchfleet/core';
-import { runsRepository, type Database } from '@benchfleet/db';
+import { RunsRepository, type Database } from '@benchfleet/db';
 import {
   limitsFileSchema,
   LlmLimitsTable,
@@ -195,7 +195,7 @@ export function runBudgets(
   return (attribution) => {
     let budget = known.get(attribution.runId);
     if (budget === undefined) {
-      budget = runsRepository(db)
+      budget = new RunsRepository(db)
         .get(attribution.runId)
         .then((run) => (run ? budgetOfRun(readRunLimits(run.limits)) : undefined));
       // Postgres not answering now is asked again by the next call.

@@ -8,8 +8,8 @@ import {
   type Logger,
 } from '@benchfleet/core';
 import {
-  runsRepository,
-  tasksRepository,
+  RunsRepository,
+  TasksRepository,
   GroupCommit,
   SettleBatcher,
   type Database,
@@ -65,8 +65,8 @@ export function createTaskJobHandler(
   deps: TaskProcessorDeps,
   handler: TaskHandler,
 ): JobHandler<TaskPayload> {
-  const tasks = tasksRepository(deps.db);
-  const runs = runsRepository(deps.db);
+  const tasks = new TasksRepository(deps.db);
+  const runs = new RunsRepository(deps.db);
   const fallbackLogger = deps.logger ?? createLogger({ level: 'warn' });
   // Episodes start and end many at a time: their attempts open, and their outcomes are written, a batch per statement.
   const opener = new GroupCommit<OpenAttemptRequest, OpenedAttempt | undefined>(
