@@ -76,7 +76,8 @@ export {
   type OsworldScreenshotSource,
 } from './osworld-logs-exporter.js';
 export { formatPythonJson, formatPythonUtcTimestamp } from './python-compatible-format.js';
-export { osworldBenchmark, OSWORLD_DOMAINS } from './osworld-benchmark.js';
+export { osworldBenchmark } from './osworld-benchmark.js';
+export { OSWORLD_DOMAINS } from './osworld-dataset.js';
 export { osworldWorker, osworldWorkerFlags } from './osworld-worker.js';
 export {
   osworldRunConfigSchema,

@@ -1,6 +1,6 @@
 import type { ArtifactStore } from '@benchfleet/artifacts';
 import type { BenchmarkOutcome, BenchmarkTaskContext } from '@benchfleet/benchmark-kit';
-import { runsRepository, type Database } from '@benchfleet/db';
+import { RunsRepository, type Database } from '@benchfleet/db';
 import { bytebotModelSchema, type BytebotModel } from './bytebot-api.js';
 import type { BytebotClient } from './bytebot-client.js';
 import type { BytebotDesktopClient } from './bytebot-desktop.js';
@@ -64,7 +64,7 @@ export function osworldTaskEpisode(
     const relayed = deps.relay?.begin(attribution);
     try {
       const model = await modelOf(run.id, run.model, context.signal);
-      if (run.model === null) await runsRepository(deps.db).recordModelIfUnset(run.id, model);
+      if (run.model === null) await new RunsRepository(deps.db).recordModelIfUnset(run.id, model);
       const episode = episodeOptions(deps, context, model, relayed);
       const outcome = config.grade
         ? await deps.graded.run({

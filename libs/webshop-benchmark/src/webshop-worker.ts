@@ -10,7 +10,7 @@ import { limitsTableOf, LlmGovernor, llmGovernorFlagShape } from '@benchfleet/ll
 import { runWebshopEpisode } from '@benchfleet/webshop';
 import { createAgent, type AgentRuntime, type WebshopAgent } from '@benchfleet/webshop-agents';
 import { openStoreFromSnapshot, StoreCache } from './catalog-store-loader.js';
-import { webshopCatalogRepository } from './webshop-catalog-repository.js';
+import { WebshopCatalogRepository } from './webshop-catalog-repository.js';
 import type { WebshopRunConfig, WebshopTaskResult, WebshopTaskSpec } from './webshop-run-config.js';
 
 const WHOLE = 'expected a whole number, 0 or more';
@@ -183,7 +183,7 @@ export const webshopWorker: BenchmarkWorkerPart<
         ),
     );
     // Open the catalog's search snapshot before taking the first job.
-    const preload = flags.catalog ?? (await webshopCatalogRepository(db).latestId());
+    const preload = flags.catalog ?? (await new WebshopCatalogRepository(db).latestId());
     if (preload) await stores.get(preload);
     else
       logger.warn(
