@@ -10,6 +10,7 @@ import {
 const db = compileOnlyDatabase();
 
 // A change to a statement that decides a run's outcome changes its snapshot, so it shows in review.
+// After a deliberate change: `npx vitest run -u libs/db/src/run-outcome-statements.test.ts`, snapshots in the same commit.
 describe("the SQL of the statements that decide a run's outcome", () => {
   it('cancel: the run, then its open tasks and running attempts', async () => {
     await expect(sqlSnapshot(cancelRunStatement(db, 'run-1').compile())).toMatchFileSnapshot(

@@ -79,6 +79,7 @@ const lastStep: NewStep = {
 
 // A change to a statement that decides an attempt's or a task's outcome changes its snapshot
 // (its text, or a constant it sends as a parameter), so it shows in review.
+// After a deliberate change: `npx vitest run -u libs/db/src/task-outcome-statements.test.ts`, snapshots in the same commit.
 describe("the SQL of the statements that decide an attempt's and a task's outcome", () => {
   it('opening attempts: a lost worker’s attempt closed, the next one numbered, the run started', async () => {
     const statement = openAttemptsStatement([

@@ -138,3 +138,4 @@ export {
 } from './osworld-regrade.js';
 export { BYTEBOT_SCREEN, parseScreenSize } from './osworld-screen.js';
 export { NO_DESKTOP_SERVER_REASON } from './osworld-graded-episode.js';
+export { GRADED_EXAMPLE_QUERIES } from './osworld-example-queries.js';

@@ -2,7 +2,8 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { readArtifact, type ArtifactSettings } from '@benchfleet/artifacts';
 import { errorMessage, roundLikePython } from '@benchfleet/core';
-import type { ExportContext, RunExporter } from '@benchfleet/benchmark-kit';
+import type { ExportContext, GradeRecord, RunExporter } from '@benchfleet/benchmark-kit';
+import { osworldTaskGrades } from './osworld-run-grading.js';
 import {
   StepsRepository,
   TasksRepository,
@@ -44,15 +45,19 @@ export const osworldLogsExporter: RunExporter<OsworldRunConfig> = {
     const settled = tasks.filter((task) => task.status !== 'queued' && task.status !== 'running');
     const problems: string[] = [];
     let done = 0;
+    // A graded run: each task's grade beside the original fields, the graded numbers in final.json.
+    const graded = context.summary.graded;
+    const grades = graded ? await osworldTaskGrades(context.db, context.run.id) : undefined;
     await writeOsworldLogs(context.dir, {
       benchmark_config: benchmarkConfigOf(context, tasks),
       started_at: formatPythonUtcTimestamp(
         (context.run.started_at ?? context.run.created_at).getTime(),
       ),
       finished_at: formatPythonUtcTimestamp(runFinishedAt(context.run, settled).getTime()),
-      tasks: logTasks(context.db, settled, context.artifacts, problems, () =>
+      tasks: logTasks(context.db, settled, context.artifacts, problems, grades, () =>
         context.progress(++done, settled.length),
       ),
+      ...(graded ? { graded } : {}),
     });
     if (problems.length > 0)
       await writeFile(path.join(context.dir, EXPORT_PROBLEMS_FILE), formatPythonJson({ problems }));
@@ -119,6 +124,7 @@ async function* logTasks(
   tasks: readonly Task[],
   artifacts: ArtifactSettings,
   problems: string[],
+  grades: ReadonlyMap<string, GradeRecord> | undefined,
   taskWritten: () => void,
 ): AsyncIterable<OsworldLogTask> {
   const steps = new StepsRepository(db);
@@ -145,6 +151,7 @@ async function* logTasks(
       duration_seconds: roundLikePython((task.duration_ms ?? 0) / 1000, 1),
       // The original writes an error message only for a task that ended in error.
       error_message: task.status === 'error' ? task.error : null,
+      ...(grades ? { graded: grades.get(task.task_id)?.record ?? null } : {}),
       steps: rows.map((row) => logStep(task, row, artifacts, problems)),
     };
     taskWritten();

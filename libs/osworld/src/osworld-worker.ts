@@ -4,6 +4,7 @@ import { errorMessage, flag, parsedText } from '@benchfleet/core';
 import type { BenchmarkWorkerPart } from '@benchfleet/benchmark-kit';
 import { BytebotClient } from './bytebot-client.js';
 import { BytebotDesktopClient } from './bytebot-desktop.js';
+import { osworldWorkerCapabilities } from './osworld-grade-enqueue.js';
 import type { OsworldTask } from './osworld-dataset.js';
 import { cancelLeftoverTasks } from './osworld-episode.js';
 import { OsworldGradedEpisodes } from './osworld-graded-episode.js';
@@ -178,6 +179,8 @@ export const osworldWorker: BenchmarkWorkerPart<
         ...(relay ? { relay } : {}),
         ...(flags.desktopImage !== undefined ? { desktopImage: flags.desktopImage } : {}),
       }),
+      // Told in the heartbeat: `enqueue --grade` looks for a worker that can grade.
+      capabilities: osworldWorkerCapabilities(flags),
       // A dead stack pauses this worker instead of failing the tasks it would take; a stack this
       // worker is resetting is down on purpose, and the graded task waits for it itself.
       healthCheck: async () => {

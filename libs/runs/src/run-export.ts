@@ -103,6 +103,7 @@ export async function exportRun(
       summary,
       dir: staging,
       artifacts: deps.artifacts,
+      ...(benchmark.grading ? { grading: benchmark.grading } : {}),
       progress,
     });
     if (existsSync(target)) {

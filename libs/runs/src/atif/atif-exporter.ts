@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { readArtifact } from '@benchfleet/artifacts';
-import type { RunExporter } from '@benchfleet/benchmark-kit';
+import { attemptGradeKey, type RunExporter } from '@benchfleet/benchmark-kit';
 import { errorMessage } from '@benchfleet/core';
 import {
   AttemptsRepository,
@@ -110,6 +110,11 @@ export const atifExporter: RunExporter<unknown> = {
     const indexTasks: AtifIndex['tasks'] = [];
     let trajectories = 0;
     let images = 0;
+    // A graded run's attempts carry their grade; any other run's trajectories stay as they were.
+    const grades =
+      context.grading && context.summary.graded
+        ? await context.grading.attemptGrades(db, run.id)
+        : undefined;
 
     /** Copies a step's screenshot into the task's images/ directory; a screenshot that cannot be had is a problem, not a failure. */
     const copyScreenshot = async (
@@ -173,6 +178,11 @@ export const atifExporter: RunExporter<unknown> = {
             attempt,
             steps: attemptSteps,
             screenshots,
+            ...(grades
+              ? {
+                  grade: grades.get(attemptGradeKey(task.task_id, attempt.attempt))?.record ?? null,
+                }
+              : {}),
           });
           const name = `attempt-${attempt.attempt}.json`;
           // Checked against the schema before it is written: a file this writes is one a reader takes.

@@ -70,6 +70,8 @@ export interface WorkerServices {
 export interface WorkerJobs {
   jobs: readonly ServedJob[];
   healthCheck?: HealthCheck;
+  /** Told in the worker's heartbeat. */
+  capabilities?: readonly string[];
 }
 
 export interface RunningWorker {
@@ -147,7 +149,7 @@ export async function startWorkerProcess(
   const { timeoutMs } = handBackTimings(handBackMs);
   const probe = new PostgresHealthProbe(settings.databaseUrl, settings.workerId, timeoutMs);
   const artifactStore = settings.artifactStore;
-  const { jobs, healthCheck } = await buildJobs({ db, logger, metrics, taskDeps });
+  const { jobs, healthCheck, capabilities } = await buildJobs({ db, logger, metrics, taskDeps });
   let stopping = false;
   let pausedBecause: string | null = null;
   const runtime = await startWorkerRuntime({
@@ -164,6 +166,7 @@ export async function startWorkerProcess(
       ? { stalledIntervalMs: settings.stalledIntervalMs }
       : {}),
     handBackMs,
+    ...(capabilities ? { capabilities } : {}),
     healthCheck: allHealthy([
       async () => {
         const problem = await probe.problem();
