@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileArtifactStore } from '@benchfleet/artifacts';
-import { runsRepository, tasksRepository } from '@benchfleet/db';
+import { RunsRepository, TasksRepository } from '@benchfleet/db';
 import {
   BytebotClient,
   BytebotDesktopClient,
@@ -87,7 +87,7 @@ beforeAll(async () => {
     'RIFF....WEBP',
   );
   const specs = [await specOf('multi_apps', CALCULATOR), await specOf('os', POSTER)];
-  await runsRepository(services.db).createWithTasks({
+  await new RunsRepository(services.db).createWithTasks({
     run: {
       id: RUN,
       name: RUN,
@@ -103,7 +103,7 @@ beforeAll(async () => {
       spec: JSON.stringify(spec),
     })),
   });
-  await runsRepository(services.db).createWithTasks({
+  await new RunsRepository(services.db).createWithTasks({
     run: {
       id: 'ungraded-run',
       name: 'u',
@@ -116,7 +116,7 @@ beforeAll(async () => {
   const grades = new OsworldGradesRepository(services.db);
   try {
     for (const spec of specs) {
-      await tasksRepository(services.db).openAttempt(RUN, spec.task_id, 'stack-1', 1);
+      await new TasksRepository(services.db).openAttempt(RUN, spec.task_id, 'stack-1', 1);
       fakes.setScenario(scenarios[spec.task_id]!);
       const result = await runGradedOsworldTask({
         stack: {
@@ -158,7 +158,7 @@ beforeAll(async () => {
         { ...grade, metricVersion: OLD_VERSION },
         setupRecordOf(result),
       );
-      await tasksRepository(services.db).settle(RUN, spec.task_id, 1, {
+      await new TasksRepository(services.db).settle(RUN, spec.task_id, 1, {
         status: result.episode.status,
         finalApiStatus: result.episode.final_api_status,
         totalSteps: result.episode.total_steps,

@@ -1,4 +1,4 @@
-import { runsRepository, tasksRepository, type Database } from '@benchfleet/db';
+import { RunsRepository, TasksRepository, type Database } from '@benchfleet/db';
 import {
   finalSignalOf,
   OSWORLD_GRADING_VERSION,
@@ -79,7 +79,7 @@ export async function writeGradedOsworldRun(
             final_signal_mapping: FINAL_SIGNAL_MAPPING_ID,
           },
         };
-  await runsRepository(db).createWithTasks({
+  await new RunsRepository(db).createWithTasks({
     run: {
       id: run.id,
       name: run.name ?? run.id,
@@ -95,7 +95,7 @@ export async function writeGradedOsworldRun(
       spec: JSON.stringify({}),
     })),
   });
-  const repository = tasksRepository(db);
+  const repository = new TasksRepository(db);
   const grades = new OsworldGradesRepository(db);
   for (const task of tasks) {
     const opened = await repository.openAttempt(run.id, task.taskId, 'stack-1', 1);

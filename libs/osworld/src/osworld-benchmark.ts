@@ -17,21 +17,8 @@ import {
 import { osworldRunConfigSchema, osworldTaskResultSchema } from './osworld-run-config.js';
 import { osworldTools } from './osworld-tools.js';
 import { osworldWorker } from './osworld-worker.js';
+import { OSWORLD_DOMAINS } from './osworld-dataset.js';
 import { osworldMigrations } from '../migrations/index.js';
-
-/** OSWorld's domains; a `--domain` among them makes a run an OSWorld run. */
-export const OSWORLD_DOMAINS = [
-  'chrome',
-  'gimp',
-  'libreoffice_calc',
-  'libreoffice_impress',
-  'libreoffice_writer',
-  'multi_apps',
-  'os',
-  'thunderbird',
-  'vlc',
-  'vs_code',
-] as const;
 
 /** The model Bytebot is asked to use, in the shape its API takes. */
 const modelFlagSchema = z

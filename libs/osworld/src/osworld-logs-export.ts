@@ -5,8 +5,8 @@ import { errorMessage, roundLikePython } from '@benchfleet/core';
 import type { ExportContext, GradeRecord, RunExporter } from '@benchfleet/benchmark-kit';
 import { osworldTaskGrades } from './osworld-run-grading.js';
 import {
-  stepsRepository,
-  tasksRepository,
+  StepsRepository,
+  TasksRepository,
   type Database,
   type Run,
   type Step,
@@ -23,6 +23,7 @@ import {
   type OsworldLogTask,
 } from './osworld-logs-exporter.js';
 import { OSWORLD_POLL_INTERVAL_MS } from './osworld-episode.js';
+import { OSWORLD_DOMAINS } from './osworld-dataset.js';
 import {
   formatPythonJson,
   formatPythonUtcTimestamp,
@@ -40,7 +41,7 @@ export const osworldLogsExporter: RunExporter<OsworldRunConfig> = {
     "the original Bytebot OSWorld benchmark's directory: <task_id>/step_NNN.json, <task_id>/screenshots/step_NNN.png, <task_id>/result.json, final.json",
   signatureFile: 'final.json',
   async write(context) {
-    const tasks = await tasksRepository(context.db).listByRun(context.run.id);
+    const tasks = await new TasksRepository(context.db).listByRun(context.run.id);
     const settled = tasks.filter((task) => task.status !== 'queued' && task.status !== 'running');
     const problems: string[] = [];
     let done = 0;
@@ -64,20 +65,6 @@ export const osworldLogsExporter: RunExporter<OsworldRunConfig> = {
   },
 };
 
-/** OSWorld's ten domains: a run over all of them is the original's `--domain all`. */
-const ALL_DOMAINS = [
-  'chrome',
-  'gimp',
-  'libreoffice_calc',
-  'libreoffice_impress',
-  'libreoffice_writer',
-  'multi_apps',
-  'os',
-  'thunderbird',
-  'vlc',
-  'vs_code',
-];
-
 /**
  * The original's `benchmark_config`, its keys in its order and with its meanings (and types):
  * max_tasks is `--max-tasks` (a run without one: its task count, the smallest limit that runs them
@@ -99,7 +86,8 @@ function benchmarkConfigOf(
     ),
   ];
   const domains = config.domains ?? [];
-  const allDomains = domains.length === 0 || ALL_DOMAINS.every((name) => domains.includes(name));
+  const allDomains =
+    domains.length === 0 || OSWORLD_DOMAINS.every((name) => domains.includes(name));
   return {
     max_tasks: config.max_tasks ?? tasks.length,
     max_steps: config.max_steps,
@@ -139,7 +127,7 @@ async function* logTasks(
   grades: ReadonlyMap<string, GradeRecord> | undefined,
   taskWritten: () => void,
 ): AsyncIterable<OsworldLogTask> {
-  const steps = stepsRepository(db);
+  const steps = new StepsRepository(db);
   for (const task of tasks) {
     const recorded = osworldTaskResultSchema.safeParse(task.result ?? {});
     const result = recorded.success ? recorded.data : {};

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runsRepository } from '@benchfleet/db';
+import { RunsRepository } from '@benchfleet/db';
 import { OSWORLD_GRADING_VERSION } from '@benchfleet/osworld-grading';
 import { useTestServices } from '@benchfleet/testing';
 import {
@@ -73,7 +73,7 @@ beforeAll(async () => {
 
 describe("a graded run's numbers", () => {
   it('both scores side by side: rates, the claimed × graded table, fidelity, per domain, versions', async () => {
-    const row = await runsRepository(services.db).get(RUN);
+    const row = await new RunsRepository(services.db).get(RUN);
     expect(await osworldGradedSummary(services.db, row!)).toEqual({
       label: expect.stringContaining("OSWorld's evaluate()"),
       metric_versions: [OSWORLD_GRADING_VERSION, 'osworld-grading/9'],
@@ -114,7 +114,7 @@ describe("a graded run's numbers", () => {
   });
 
   it('a run without --grade and without grades has none', async () => {
-    const row = await runsRepository(services.db).get('not-graded');
+    const row = await new RunsRepository(services.db).get('not-graded');
     expect(await osworldGradedSummary(services.db, row!)).toBeNull();
   });
 

@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { s3SettingsFromEnv } from '@benchfleet/artifacts';
 import { formatRegradeReport, type ToolContext } from '@benchfleet/benchmark-kit';
 import { checkOutputFile, splitList, UsageError } from '@benchfleet/core';
-import { runsRepository } from '@benchfleet/db';
+import { RunsRepository } from '@benchfleet/db';
 import {
   formatVerifyGradingReport,
   verifyGradingExitCode,
@@ -22,7 +22,7 @@ export function configureOsworldTools(osworld: Command, context: ToolContext): v
     .action(async (runId: string, flags: { task?: string; force?: boolean }) => {
       const s3 = s3SettingsFromEnv(process.env);
       const report = await context.withDatabase(async (db) => {
-        const run = await runsRepository(db).get(runId);
+        const run = await new RunsRepository(db).get(runId);
         if (!run || run.benchmark !== 'osworld')
           throw new UsageError(
             `run ${runId} ${run ? `is a ${run.benchmark} run, not an OSWorld one` : 'not found'}; \`scheduler runs\` lists the runs`,

@@ -7,7 +7,7 @@ import {
   type GradedSummary,
   type RunSummary,
 } from '@benchfleet/benchmark-kit';
-import { runsRepository, tasksRepository, type Database, type Task } from '@benchfleet/db';
+import { RunsRepository, TasksRepository, type Database, type Task } from '@benchfleet/db';
 import { aggregateJobId, aggregateRunJob, type JobProducer } from '@benchfleet/queue';
 
 function durationSeconds(task: Task): number {
@@ -20,10 +20,10 @@ export async function computeRunSummary(
   registry: BenchmarkRegistry,
   runId: string,
 ): Promise<RunSummary> {
-  const run = await runsRepository(db).get(runId);
+  const run = await new RunsRepository(db).get(runId);
   if (!run) throw new Error(`run ${runId} not found`);
   const benchmark = registry.get(run.benchmark);
-  const tasks = await tasksRepository(db).listByRun(runId);
+  const tasks = await new TasksRepository(db).listByRun(runId);
   const settled = tasks.filter((task) => isSettledTaskStatus(task.status));
   const numbers = computeRunNumbers(
     settled.map((task) => ({
@@ -85,7 +85,7 @@ export async function aggregateRun(
   runId: string,
 ): Promise<RunSummary> {
   const summary = await computeRunSummary(db, registry, runId);
-  await runsRepository(db).saveSummary(
+  await new RunsRepository(db).saveSummary(
     runId,
     summary,
     summary.pending === 0 && summary.finished_at ? new Date(summary.finished_at) : null,

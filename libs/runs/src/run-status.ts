@@ -4,7 +4,7 @@ import {
   type BenchmarkRegistry,
   type GradedSummary,
 } from '@benchfleet/benchmark-kit';
-import { runsRepository, tasksRepository, type Database, type RunSummaryRow } from '@benchfleet/db';
+import { RunsRepository, TasksRepository, type Database, type RunSummaryRow } from '@benchfleet/db';
 import {
   AGGREGATE_QUEUE,
   maxmemoryPolicyOf,
@@ -54,7 +54,7 @@ export interface RunStatus {
 }
 
 export async function latestRunId(db: Database): Promise<string> {
-  const [latest] = await runsRepository(db).list(1);
+  const [latest] = await new RunsRepository(db).list(1);
   if (!latest) throw new UsageError('no runs yet: start one with `scheduler enqueue`');
   return latest.run_id;
 }
@@ -70,7 +70,7 @@ export async function readRunStatus(
   runId: string,
   options: { quick?: boolean } = {},
 ): Promise<RunStatus> {
-  const runs = runsRepository(db);
+  const runs = new RunsRepository(db);
   const run = await runs.summary(runId);
   if (!run) throw new UsageError(`run ${runId} not found; \`scheduler runs\` lists the runs`);
   const benchmark = registry.get(run.benchmark);
@@ -87,7 +87,7 @@ export async function readRunStatus(
     pending > 0 && !options.quick
       ? (await joblessTasks(db, producer, benchmark.job.queue, runId)).length
       : 0;
-  const between = run.running > 0 ? await tasksRepository(db).betweenAttempts(runId) : [];
+  const between = run.running > 0 ? await new TasksRepository(db).betweenAttempts(runId) : [];
   const jobIds = between.map((task) => taskJobId(runId, task.task_id));
   const delayedUntil = await producer.delayedUntil(benchmark.job.queue, jobIds);
   const maxAttempts = benchmark.job.options.attempts ?? 1;

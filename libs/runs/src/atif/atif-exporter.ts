@@ -4,9 +4,9 @@ import { readArtifact } from '@benchfleet/artifacts';
 import { attemptGradeKey, type RunExporter } from '@benchfleet/benchmark-kit';
 import { errorMessage } from '@benchfleet/core';
 import {
-  attemptsRepository,
-  stepsRepository,
-  tasksRepository,
+  AttemptsRepository,
+  StepsRepository,
+  TasksRepository,
   type Attempt,
   type Step,
   type Task,
@@ -104,7 +104,7 @@ export const atifExporter: RunExporter<unknown> = {
   signatureFile: ATIF_INDEX_FILE,
   async write(context) {
     const { db, run, dir } = context;
-    const tasks = await tasksRepository(db).listByRun(run.id);
+    const tasks = await new TasksRepository(db).listByRun(run.id);
     const settled = tasks.filter(taskHasOutcome);
     const problems: string[] = [];
     const indexTasks: AtifIndex['tasks'] = [];
@@ -148,11 +148,11 @@ export const atifExporter: RunExporter<unknown> = {
 
     for (let start = 0; start < settled.length; start += ATIF_EXPORT_PAGE) {
       const page = settled.slice(start, start + ATIF_EXPORT_PAGE);
-      const attempts = await attemptsRepository(db).listOfTasks(
+      const attempts = await new AttemptsRepository(db).listOfTasks(
         run.id,
         page.map((task) => task.task_id),
       );
-      const steps = await stepsRepository(db).listOfAttempts(
+      const steps = await new StepsRepository(db).listOfAttempts(
         run.id,
         attempts.map((attempt) => ({ taskId: attempt.task_id, attempt: attempt.attempt })),
       );

@@ -7,8 +7,8 @@ import {
   PostgresHealthProbe,
   postgresOutageOf,
   StepWriter,
-  stepsRepository,
-  tasksRepository,
+  StepsRepository,
+  TasksRepository,
   type Database,
 } from '@benchfleet/db';
 import {
@@ -115,7 +115,7 @@ export async function startWorkerProcess(
     await db.destroy();
     throw error;
   });
-  const steps = new StepWriter(stepsRepository(db));
+  const steps = new StepWriter(new StepsRepository(db));
   // Long-lived: it reconnects for as long as the worker lives, or a Redis blip would lose the aggregate of a run.
   const producer = new JobProducer(settings.redisUrl, settings.prefix, 'worker');
   const metrics = new WorkerMetrics(settings.queue, { worker: settings.workerId });
@@ -136,7 +136,7 @@ export async function startWorkerProcess(
     await requestRunAggregate(producer, runId);
     logger.info({ run: runId }, 'run settled: aggregate job enqueued');
   };
-  const records = new PendingAttemptRecords(tasksRepository(db), logger, onRunSettled);
+  const records = new PendingAttemptRecords(new TasksRepository(db), logger, onRunSettled);
   const taskDeps: TaskProcessorDeps = {
     db,
     steps,
