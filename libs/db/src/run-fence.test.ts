@@ -28,7 +28,7 @@ async function createRun(runId: string, taskIds: string[], limits?: object): Pro
   });
 }
 
-describe('runsRepository.haltForBudget', () => {
+describe('RunsRepository.haltForBudget', () => {
   it('ends the queued tasks and those between attempts with budget, leaves a running attempt to its worker, and no attempt opens after it', async () => {
     const runs = new RunsRepository(services.db);
     const tasks = new TasksRepository(services.db);
@@ -107,7 +107,7 @@ describe('runsRepository.haltForBudget', () => {
   });
 });
 
-describe('runsRepository.haltOnInfraErrors', () => {
+describe('RunsRepository.haltOnInfraErrors', () => {
   /** Opens an attempt of each task and ends it: an infra error, or success. */
   async function endAttempts(
     runId: string,

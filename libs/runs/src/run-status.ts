@@ -85,6 +85,8 @@ export interface RunStatus {
   workers: WorkerBeat[];
   /** What is wrong, said plainly: nobody consumes the queue, paused workers and why, lost jobs. */
   notes: string[];
+  /** A graded run's grade beside the agent's word; absent for a run that is not graded. */
+  graded?: GradedSummary;
   limits: RunLimits;
   /** Why workers take no new task of the run (its spend limit, or paused on infra errors), in one line. */
   halt: { kind: 'budget' | 'infra'; reason: string } | null;
@@ -92,8 +94,6 @@ export interface RunStatus {
   spend: RunSpend;
   /** The fleet's LLM lanes (provider, key fingerprint, model); empty when the governor was not read. */
   lanes: readonly LaneSnapshot[];
-  /** A graded run's grade beside the agent's word; absent for a run that is not graded. */
-  graded?: GradedSummary;
 }
 
 export async function latestRunId(db: Database): Promise<string> {
@@ -204,6 +204,7 @@ export async function readRunStatus(
     retrying,
     workers,
     notes,
+    ...(graded ? { graded } : {}),
     limits,
     halt: run.halt === null ? null : { kind: run.halt, reason: run.halt_reason ?? run.halt },
     scores: {
