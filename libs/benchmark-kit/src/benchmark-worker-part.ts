@@ -28,6 +28,11 @@ export interface WorkerEpisodes<Config, Spec, Result> {
    * stack): while it fails the worker pauses and says why.
    */
   readonly healthCheck?: HealthCheck;
+  /**
+   * What this worker can do, told in its heartbeat so that `scheduler enqueue` can see it (OSWorld:
+   * `osworld-grade` when it was given a desktop server).
+   */
+  readonly capabilities?: readonly string[];
   /** After the worker stopped: release what setup opened. */
   close?(): Promise<void>;
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { gradedSummarySchema } from './run-grading.js';
 
 // A run's summary, computed from its Postgres rows by `@benchfleet/runs` and stored in
 // `runs.summary`, which this schema owns: the numbers of the original OSWorld benchmark's
@@ -64,6 +65,8 @@ export const runSummarySchema = z.object({
   started_at: z.string().nullable(),
   finished_at: z.string().nullable(),
   total_duration_seconds: z.number().nullable(),
+  /** A graded run's grade beside the agent's word; absent for a run that is not graded. */
+  graded: gradedSummarySchema.optional(),
 });
 export type RunSummary = z.output<typeof runSummarySchema>;
 

@@ -105,6 +105,8 @@ export interface StepsTable {
   tokens_in: Generated<number>;
   tokens_out: Generated<number>;
   latency_ms: number | null;
+  /** USD of the step's LLM calls; null: not known. */
+  cost_usd: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface RunSummaryView {

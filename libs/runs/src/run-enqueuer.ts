@@ -1,7 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { newRunId } from '@benchfleet/core';
 import type { AnyBenchmark } from '@benchfleet/benchmark-kit';
-import { runsRepository, tasksRepository, type Database } from '@benchfleet/db';
+import {
+  RunsRepository,
+  TasksRepository,
+  type Database,
+  type ReopenSelection,
+} from '@benchfleet/db';
 import { taskJobId, type JobProducer } from '@benchfleet/queue';
 import type { PlannedRun } from './run-planning.js';
 
@@ -40,7 +45,7 @@ export async function enqueueRun(
   planned: PlannedRun,
   runId = newRunId(),
 ): Promise<string> {
-  const runs = runsRepository(deps.db);
+  const runs = new RunsRepository(deps.db);
   const { benchmark } = planned;
   await runs.createWithTasks({
     run: {
@@ -146,17 +151,17 @@ export async function ensureJobs(
 
 /**
  * `scheduler resume` and `retry`: the selected tasks are made runnable in one conditional
- * statement (see `tasksRepository.reopen`), then each gets a job if it has none.
+ * statement (see `TasksRepository.reopen`), then each gets a job if it has none.
  */
 export async function requeueRun(
   deps: EnqueueDeps,
   runId: string,
   benchmark: AnyBenchmark,
-  selection: Parameters<ReturnType<typeof tasksRepository>['reopen']>[1],
+  selection: ReopenSelection,
 ): Promise<RequeueReport> {
-  const reopened = await tasksRepository(deps.db).reopen(runId, selection);
+  const reopened = await new TasksRepository(deps.db).reopen(runId, selection);
   if (reopened.some((task) => task.was !== 'queued' && task.was !== 'running'))
-    await runsRepository(deps.db).markQueued(runId);
+    await new RunsRepository(deps.db).markQueued(runId);
   return ensureJobs(
     deps.producer,
     benchmark,

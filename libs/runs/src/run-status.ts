@@ -1,6 +1,10 @@
 import { UsageError } from '@benchfleet/core';
-import type { BenchmarkRegistry } from '@benchfleet/benchmark-kit';
-import { runsRepository, tasksRepository, type Database, type RunSummaryRow } from '@benchfleet/db';
+import {
+  describeGraded,
+  type BenchmarkRegistry,
+  type GradedSummary,
+} from '@benchfleet/benchmark-kit';
+import { RunsRepository, TasksRepository, type Database, type RunSummaryRow } from '@benchfleet/db';
 import {
   AGGREGATE_QUEUE,
   maxmemoryPolicyOf,
@@ -45,10 +49,12 @@ export interface RunStatus {
   workers: WorkerBeat[];
   /** What is wrong, said plainly: nobody consumes the queue, paused workers and why, lost jobs. */
   notes: string[];
+  /** A graded run's grade beside the agent's word; absent for a run that is not graded. */
+  graded?: GradedSummary;
 }
 
 export async function latestRunId(db: Database): Promise<string> {
-  const [latest] = await runsRepository(db).list(1);
+  const [latest] = await new RunsRepository(db).list(1);
   if (!latest) throw new UsageError('no runs yet: start one with `scheduler enqueue`');
   return latest.run_id;
 }
@@ -64,7 +70,7 @@ export async function readRunStatus(
   runId: string,
   options: { quick?: boolean } = {},
 ): Promise<RunStatus> {
-  const runs = runsRepository(db);
+  const runs = new RunsRepository(db);
   const run = await runs.summary(runId);
   if (!run) throw new UsageError(`run ${runId} not found; \`scheduler runs\` lists the runs`);
   const benchmark = registry.get(run.benchmark);
@@ -81,7 +87,7 @@ export async function readRunStatus(
     pending > 0 && !options.quick
       ? (await joblessTasks(db, producer, benchmark.job.queue, runId)).length
       : 0;
-  const between = run.running > 0 ? await tasksRepository(db).betweenAttempts(runId) : [];
+  const between = run.running > 0 ? await new TasksRepository(db).betweenAttempts(runId) : [];
   const jobIds = between.map((task) => taskJobId(runId, task.task_id));
   const delayedUntil = await producer.delayedUntil(benchmark.job.queue, jobIds);
   const maxAttempts = benchmark.job.options.attempts ?? 1;
@@ -129,6 +135,8 @@ export async function readRunStatus(
       );
     }
   }
+  const fullRun = benchmark.grading ? await runs.get(runId) : undefined;
+  const graded = fullRun ? await benchmark.grading?.summarize(db, fullRun) : null;
   return {
     run,
     successLabel: benchmark.success.label,
@@ -143,6 +151,7 @@ export async function readRunStatus(
     retrying,
     workers,
     notes,
+    ...(graded ? { graded } : {}),
   };
 }
 
@@ -181,6 +190,7 @@ export function describeStatus(status: RunStatus, now = Date.now()): string {
     (r.avg_reward !== null && status.rewardIsPartial ? `, mean reward ${r.avg_reward}` : '') +
     (status.etaSeconds !== null ? `, eta ${status.etaSeconds}s` : '') +
     '\n' +
+    (status.graded ? `  ${describeGraded(status.graded, status.successLabel)}\n` : '') +
     status.notes.map((note) => `  ! ${note}\n`).join('') +
     retries.join('')
   );

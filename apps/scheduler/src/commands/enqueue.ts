@@ -8,6 +8,7 @@ import {
   splitList,
 } from '@benchfleet/core';
 import { type BenchmarkRegistry } from '@benchfleet/benchmark-kit';
+import { readWorkerBeats } from '@benchfleet/queue';
 import { enqueueRun, planRun } from '@benchfleet/runs';
 import { withSchedulerServices } from '../config.js';
 
@@ -34,6 +35,9 @@ function benchmarkFlags(
       const value =
         flags[field.attribute] ?? (field.meta.env ? env[field.meta.env] || undefined : undefined);
       if (typeof value === 'string') given[field.attribute] = value;
+      // A switch (`--grade`) given; a `--no-x` flag's true is commander's default, not the user's.
+      else if (value === true && !field.syntax?.startsWith('--no-'))
+        given[field.attribute] = 'true';
       // A `--no-x` flag: commander's default is true, so only a given one reads false.
       else if (value === false) given[field.attribute] = 'false';
     }
@@ -84,7 +88,25 @@ export function configureEnqueue(command: Command, registry: BenchmarkRegistry):
     await withSchedulerServices(
       { redis: true, schema: registry.migrations },
       async ({ config, db, producer }) => {
-        const planned = await planRun(registry, input, { db, env: process.env });
+        const planned = await planRun(registry, input, {
+          db,
+          env: process.env,
+          liveWorkers: async () =>
+            (
+              await readWorkerBeats(
+                producer.connection,
+                producer.prefix,
+                (name) => producer.connectedWorkers(name),
+                Date.now(),
+                false,
+              )
+            ).map((beat) => ({
+              workerId: beat.workerId,
+              queue: beat.queue,
+              state: beat.state,
+              capabilities: beat.capabilities ?? [],
+            })),
+        });
         const progress = createProgressReporter('enqueue', planned.tasks.length, {
           quiet: flags.json === true,
         });

@@ -92,6 +92,7 @@ function step(n: number, fields: Partial<Step>): Step {
     tokens_in: 0,
     tokens_out: 0,
     latency_ms: null,
+    cost_usd: null,
     ...fields,
   };
 }

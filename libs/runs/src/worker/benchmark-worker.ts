@@ -120,6 +120,7 @@ export async function startBenchmarkWorker<
           ),
         ],
         ...(episodes.healthCheck ? { healthCheck: episodes.healthCheck } : {}),
+        ...(episodes.capabilities ? { capabilities: episodes.capabilities } : {}),
       };
     },
   );

@@ -7,7 +7,7 @@ import {
   type Logger,
 } from '@benchfleet/core';
 import {
-  tasksRepository,
+  TasksRepository,
   GroupCommit,
   SettleBatcher,
   type Database,
@@ -63,7 +63,7 @@ export function createTaskJobHandler(
   deps: TaskProcessorDeps,
   handler: TaskHandler,
 ): JobHandler<TaskPayload> {
-  const tasks = tasksRepository(deps.db);
+  const tasks = new TasksRepository(deps.db);
   // Episodes start and end many at a time: their attempts open, and their outcomes are written, a batch per statement.
   const opener = new GroupCommit<OpenAttemptRequest, OpenedAttempt | undefined>(
     (requests) => tasks.openAttempts(requests),

@@ -7,8 +7,8 @@ import {
   PostgresHealthProbe,
   postgresOutageOf,
   StepWriter,
-  stepsRepository,
-  tasksRepository,
+  StepsRepository,
+  TasksRepository,
   type Database,
 } from '@benchfleet/db';
 import {
@@ -70,6 +70,8 @@ export interface WorkerServices {
 export interface WorkerJobs {
   jobs: readonly ServedJob[];
   healthCheck?: HealthCheck;
+  /** Told in the worker's heartbeat. */
+  capabilities?: readonly string[];
 }
 
 export interface RunningWorker {
@@ -113,7 +115,7 @@ export async function startWorkerProcess(
     await db.destroy();
     throw error;
   });
-  const steps = new StepWriter(stepsRepository(db));
+  const steps = new StepWriter(new StepsRepository(db));
   // Long-lived: it reconnects for as long as the worker lives, or a Redis blip would lose the aggregate of a run.
   const producer = new JobProducer(settings.redisUrl, settings.prefix, 'worker');
   const metrics = new WorkerMetrics(settings.queue, { worker: settings.workerId });
@@ -134,7 +136,7 @@ export async function startWorkerProcess(
     await requestRunAggregate(producer, runId);
     logger.info({ run: runId }, 'run settled: aggregate job enqueued');
   };
-  const records = new PendingAttemptRecords(tasksRepository(db), logger, onRunSettled);
+  const records = new PendingAttemptRecords(new TasksRepository(db), logger, onRunSettled);
   const taskDeps: TaskProcessorDeps = {
     db,
     steps,
@@ -147,7 +149,7 @@ export async function startWorkerProcess(
   const { timeoutMs } = handBackTimings(handBackMs);
   const probe = new PostgresHealthProbe(settings.databaseUrl, settings.workerId, timeoutMs);
   const artifactStore = settings.artifactStore;
-  const { jobs, healthCheck } = await buildJobs({ db, logger, metrics, taskDeps });
+  const { jobs, healthCheck, capabilities } = await buildJobs({ db, logger, metrics, taskDeps });
   let stopping = false;
   let pausedBecause: string | null = null;
   const runtime = await startWorkerRuntime({
@@ -164,6 +166,7 @@ export async function startWorkerProcess(
       ? { stalledIntervalMs: settings.stalledIntervalMs }
       : {}),
     handBackMs,
+    ...(capabilities ? { capabilities } : {}),
     healthCheck: allHealthy([
       async () => {
         const problem = await probe.problem();
