@@ -84,8 +84,4 @@ export {
   type RelayModel,
 } from './llm-relay-models.js';
 export { RelayedCallLedger, type StepLlmUsage } from './relayed-call-ledger.js';
-export {
-  limitsTableOf,
-  llmGovernorFlagShape,
-  type LlmGovernorFlags,
-} from './governor-flags.js';
+export { limitsTableOf, llmGovernorFlagShape, type LlmGovernorFlags } from './governor-flags.js';
