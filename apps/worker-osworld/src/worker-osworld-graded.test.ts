@@ -337,90 +337,6 @@ describe('worker-osworld, graded runs: reset → setup → agent → postconfig 
   });
 });
 
-describe('worker-osworld, graded runs: infra faults of the stack are retried, never scored', () => {
-  let worker: StartedProcess;
-  let resetFlag: string;
-
-  beforeAll(async () => {
-    resetFlag = path.join(scratchDir, 'reset-fails');
-    // While the flag file exists, the reset fails (once: it removes the flag as it fails).
-    const resetCommand = `if [ -e '${resetFlag}' ]; then rm -f '${resetFlag}'; echo 'Error response from daemon: container is restarting' >&2; exit 1; fi; ${fakes.resetCommand}`;
-    const args = gradedWorkerArgs(fakes, 'stack-faults');
-    args[args.indexOf('--reset-command') + 1] = resetCommand;
-    worker = startWorker(args);
-    await waitForOutput(worker, 'worker ready', 'the worker to be ready');
-  });
-
-  afterAll(async () => {
-    expect(await stopWorker(worker)).toBe(0);
-  });
-
-  afterEach(async () => {
-    await producer.queue('osworld').obliterate({ force: true });
-  });
-
-  it("a reset that fails: the attempt is the stack's infra fault, nothing is set up, the retry is graded", async () => {
-    await writeFile(resetFlag, '');
-    fakes.setScenario(completes({ 2: RESTORE_POSTER }));
-    const created = fakes.bytebot.stats.createdTasks;
-    const runId = await enqueueTasks([await datasetTask('os', POSTER_TASK)]);
-    const first = await failedFirstAttempt(runId, POSTER_TASK);
-    expect(first).toMatchObject({ error_class: 'infra' });
-    expect(first.error).toContain(
-      "the stack's reset command exited with code 1: Error response from daemon: container is restarting",
-    );
-    expect(fakes.bytebot.stats.createdTasks).toBe(created);
-    expect(await grades().gradesOfTask(runId, POSTER_TASK)).toEqual([]);
-
-    await promoteRetry(runId, POSTER_TASK);
-    expect(await settledTask(runId, POSTER_TASK)).toMatchObject({ status: 'success', attempts: 2 });
-    expect(await grades().gradesOfTask(runId, POSTER_TASK)).toMatchObject([
-      { attempt: 2, score: 1 },
-    ]);
-  });
-
-  it('a setup download that fails: infra, the agent never starts, no grade', async () => {
-    fakes.web.failNext(`${CALCULATOR_BASE}calculator.zip`, 3, 502);
-    fakes.setScenario(completes());
-    const created = fakes.bytebot.stats.createdTasks;
-    const runId = await enqueueTasks([await datasetTask('multi_apps', CALCULATOR_TASK)]);
-    const first = await failedFirstAttempt(runId, CALCULATOR_TASK);
-    expect(first).toMatchObject({ error_class: 'infra' });
-    expect(first.error).toMatch(
-      /^Setup step 1 failed: _download_setup - download of .*calculator\.zip failed: HTTP 502$/,
-    );
-    expect(fakes.bytebot.stats.createdTasks).toBe(created);
-    expect(await grades().gradesOfTask(runId, CALCULATOR_TASK)).toEqual([]);
-    // Still open: the job waits out its backoff to be tried again.
-    const job = await producer.queue('osworld').getJob(taskJobId(runId, CALCULATOR_TASK));
-    await waitFor(
-      'the retry to be scheduled',
-      async () => (await job!.getState()) === 'delayed',
-      10_000,
-      50,
-    );
-  });
-
-  it('the VM server dying mid-evaluation: infra with the agent’s word in the attempt’s error, no score', async () => {
-    fakes.setScenario(completes({ 3: 'cd ~/Desktop && python3 calculator.py > log.txt' }));
-    // Setup downloads, uploads and runs a command; only the evaluation's getter reads a file.
-    fakes.vm.dieOn('file');
-    const runId = await enqueueTasks([await datasetTask('multi_apps', CALCULATOR_TASK)]);
-    const first = await failedFirstAttempt(runId, CALCULATOR_TASK);
-    expect(first).toMatchObject({ error_class: 'infra' });
-    expect(first.error).toMatch(
-      /^grading failed after the agent ended \(COMPLETED, 4 step\(s\)\); not scored: OSWorld VM server: POST \/file got no answer/,
-    );
-    expect(await grades().gradesOfTask(runId, CALCULATOR_TASK)).toEqual([]);
-    const task = await services.db
-      .selectFrom('tasks')
-      .selectAll()
-      .where('run_id', '=', runId)
-      .executeTakeFirstOrThrow();
-    expect(task).toMatchObject({ status: 'running', success: null });
-  });
-});
-
 describe("worker-osworld's health check while it resets its own stack", () => {
   it('does not take the desktop it is recreating for a lost stack: the task is not handed back', async () => {
     const marker = path.join(scratchDir, 'resetting');
@@ -535,5 +451,90 @@ describe('worker-osworld refuses bad grading flags', () => {
     expect(result.code).toBe(2);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
     expect(result.stderr).toMatch(message);
+  });
+});
+
+// Last: its final test leaves the shared fake VM server dead.
+describe('worker-osworld, graded runs: infra faults of the stack are retried, never scored', () => {
+  let worker: StartedProcess;
+  let resetFlag: string;
+
+  beforeAll(async () => {
+    resetFlag = path.join(scratchDir, 'reset-fails');
+    // While the flag file exists, the reset fails (once: it removes the flag as it fails).
+    const resetCommand = `if [ -e '${resetFlag}' ]; then rm -f '${resetFlag}'; echo 'Error response from daemon: container is restarting' >&2; exit 1; fi; ${fakes.resetCommand}`;
+    const args = gradedWorkerArgs(fakes, 'stack-faults');
+    args[args.indexOf('--reset-command') + 1] = resetCommand;
+    worker = startWorker(args);
+    await waitForOutput(worker, 'worker ready', 'the worker to be ready');
+  });
+
+  afterAll(async () => {
+    expect(await stopWorker(worker)).toBe(0);
+  });
+
+  afterEach(async () => {
+    await producer.queue('osworld').obliterate({ force: true });
+  });
+
+  it("a reset that fails: the attempt is the stack's infra fault, nothing is set up, the retry is graded", async () => {
+    await writeFile(resetFlag, '');
+    fakes.setScenario(completes({ 2: RESTORE_POSTER }));
+    const created = fakes.bytebot.stats.createdTasks;
+    const runId = await enqueueTasks([await datasetTask('os', POSTER_TASK)]);
+    const first = await failedFirstAttempt(runId, POSTER_TASK);
+    expect(first).toMatchObject({ error_class: 'infra' });
+    expect(first.error).toContain(
+      "the stack's reset command exited with code 1: Error response from daemon: container is restarting",
+    );
+    expect(fakes.bytebot.stats.createdTasks).toBe(created);
+    expect(await grades().gradesOfTask(runId, POSTER_TASK)).toEqual([]);
+
+    await promoteRetry(runId, POSTER_TASK);
+    expect(await settledTask(runId, POSTER_TASK)).toMatchObject({ status: 'success', attempts: 2 });
+    expect(await grades().gradesOfTask(runId, POSTER_TASK)).toMatchObject([
+      { attempt: 2, score: 1 },
+    ]);
+  });
+
+  it('a setup download that fails: infra, the agent never starts, no grade', async () => {
+    fakes.web.failNext(`${CALCULATOR_BASE}calculator.zip`, 3, 502);
+    fakes.setScenario(completes());
+    const created = fakes.bytebot.stats.createdTasks;
+    const runId = await enqueueTasks([await datasetTask('multi_apps', CALCULATOR_TASK)]);
+    const first = await failedFirstAttempt(runId, CALCULATOR_TASK);
+    expect(first).toMatchObject({ error_class: 'infra' });
+    expect(first.error).toMatch(
+      /^Setup step 1 failed: _download_setup - download of .*calculator\.zip failed: HTTP 502$/,
+    );
+    expect(fakes.bytebot.stats.createdTasks).toBe(created);
+    expect(await grades().gradesOfTask(runId, CALCULATOR_TASK)).toEqual([]);
+    // Still open: the job waits out its backoff to be tried again.
+    const job = await producer.queue('osworld').getJob(taskJobId(runId, CALCULATOR_TASK));
+    await waitFor(
+      'the retry to be scheduled',
+      async () => (await job!.getState()) === 'delayed',
+      10_000,
+      50,
+    );
+  });
+
+  it('the VM server dying mid-evaluation: infra with the agent’s word in the attempt’s error, no score', async () => {
+    fakes.setScenario(completes({ 3: 'cd ~/Desktop && python3 calculator.py > log.txt' }));
+    // Setup downloads, uploads and runs a command; only the evaluation's getter reads a file.
+    fakes.vm.dieOn('file');
+    const runId = await enqueueTasks([await datasetTask('multi_apps', CALCULATOR_TASK)]);
+    const first = await failedFirstAttempt(runId, CALCULATOR_TASK);
+    expect(first).toMatchObject({ error_class: 'infra' });
+    expect(first.error).toMatch(
+      /^grading failed after the agent ended \(COMPLETED, 4 step\(s\)\); not scored: OSWorld VM server: POST \/file got no answer/,
+    );
+    expect(await grades().gradesOfTask(runId, CALCULATOR_TASK)).toEqual([]);
+    const task = await services.db
+      .selectFrom('tasks')
+      .selectAll()
+      .where('run_id', '=', runId)
+      .executeTakeFirstOrThrow();
+    expect(task).toMatchObject({ status: 'running', success: null });
   });
 });

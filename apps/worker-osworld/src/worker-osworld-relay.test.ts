@@ -215,6 +215,37 @@ describe("worker-osworld's LLM relay for its stack's agent", () => {
     }
   }, 150_000);
 
+  it('a task over its spend limit stops with `budget`: the call is refused before the provider sees it, and the agent’s failure is not its own', async () => {
+    const sent = llm.stats.requests;
+    const dataset = await writeOsworldTestDataset(scratchDir, 'budget', [
+      osworldTestTask('os-budget', 'Open the terminal'),
+    ]);
+    // Less than one call's estimate (its prompt and Bytebot's max_tokens at the model's price).
+    const runId = await enqueueTestRun(
+      { db: services.db, producer },
+      {
+        benchmark: 'osworld',
+        flags: { dataset },
+        limits: {
+          maxTaskCostUsd: '0.001',
+          priceTable: JSON.stringify({ [MODEL]: FAKE_LLM_PRICE }),
+        },
+      },
+    );
+    const task = await settledTask(runId, 'os-budget');
+    expect(task).toMatchObject({
+      status: 'error',
+      error_class: 'budget',
+      final_api_status: 'BUDGET',
+      attempts: 1,
+    });
+    expect(task.result).toMatchObject({ stop_reason: 'budget', budget_scope: 'task' });
+    expect(task.error).toMatch(/^budget: /);
+    // The agent was answered with the budget error; the provider saw nothing.
+    expect(bytebot.llmCalls().at(-1)).toMatchObject({ status: 400 });
+    expect(llm.stats.requests).toBe(sent);
+  });
+
   it("a call while no attempt runs on the stack (an orphan's, a cancelled task's) is refused at once, never sent, and counted", async () => {
     const sent = llm.stats.requests;
     const answer = await fetch(`http://127.0.0.1:${relayPort}/chat/completions`, {

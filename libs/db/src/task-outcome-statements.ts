@@ -82,10 +82,12 @@ export function openAttemptsStatement(requests: readonly OpenAttemptRequest[]) {
         select * from unnest(${column((r) => r.runId)}::text[], ${column((r) => r.taskId)}::text[], ${column((r) => r.workerId)}::text[], ${column((r) => r.jobAttempt)}::int[])
           with ordinality as i(run_id, task_id, worker_id, job_attempt, n)
       ),
+      -- A run behind a fence (its spend limit reached, or paused on infra errors) opens no attempt.
       task as (
         select t.run_id, t.task_id, t.external_id from tasks t
         join input i on t.run_id = i.run_id and t.task_id = i.task_id
-        where t.status in ('queued', 'running')
+        join runs r on r.id = t.run_id
+        where t.status in ('queued', 'running') and r.halt is null
         for update of t
       ),
       previous as (
@@ -185,6 +187,7 @@ export function settleStatement(settles: readonly SettleRequest[], steps: readon
             tokens_in = i.tokens_in,
             tokens_out = i.tokens_out,
             cost_usd = i.cost_usd,
+            error_class = i.error_class,
             answer = i.answer,
             result = i.result,
             error = i.error,
@@ -223,7 +226,7 @@ export function failLostStatement(runId: string, taskId: string, reason: string)
           returning attempt
         ),
         task_row as (
-          update tasks set status = 'error', error = ${reason}, finished_at = now()
+          update tasks set status = 'error', error_class = 'infra', error = ${reason}, finished_at = now()
           where run_id = ${runId} and task_id = ${taskId} and status in ('queued', 'running')
           returning task_id
         )
@@ -296,13 +299,13 @@ export function reopenStatement(runId: string, selection: ReopenSelection) {
           select t.task_id, t.status, t.seq from tasks t
           where t.run_id = ${runId}
             and (t.status = any(${statuses}::text[])
-              or (${resumableErrors} and t.status = 'error' and not exists (
+              or (${resumableErrors} and t.status = 'error' and t.error_class is distinct from 'budget' and not exists (
                 select 1 from attempts a
                 where a.run_id = t.run_id and a.task_id = t.task_id and a.attempt = t.attempts and a.error_class in ('agent', 'permanent'))))
           for update
         ),
         reopened as (
-          update tasks set status = 'queued', finished_at = null, error = null
+          update tasks set status = 'queued', finished_at = null, error = null, error_class = null
           from chosen
           where tasks.run_id = ${runId} and tasks.task_id = chosen.task_id and chosen.status not in ('queued', 'running')
           returning tasks.task_id

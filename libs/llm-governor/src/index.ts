@@ -45,6 +45,7 @@ export {
   costUsd,
   modelPriceSchema,
   priceTableSchema,
+  readPriceTableSource,
   type ModelPrice,
   type PriceTable,
 } from './price-table.js';

@@ -18,13 +18,11 @@ export function gradingConfig(): { version: string; final_signal_mapping: string
   return { version: OSWORLD_GRADING_VERSION, final_signal_mapping: FINAL_SIGNAL_MAPPING_ID };
 }
 
-/**
- * A worker's capabilities from its flags: one with a desktop server URL can grade. Read by name
- * so that it holds whichever worker part declares the flag (`--desktop-server-url`).
- */
-export function osworldWorkerCapabilities(flags: Readonly<Record<string, unknown>>): string[] {
-  const url = flags['desktopServerUrl'];
-  return typeof url === 'string' && url !== '' ? [OSWORLD_GRADE_CAPABILITY] : [];
+/** A worker's capabilities from its flags: one given a desktop server (its VM server) can grade. */
+export function osworldWorkerCapabilities(flags: {
+  readonly desktopServerUrl?: string | undefined;
+}): string[] {
+  return flags.desktopServerUrl ? [OSWORLD_GRADE_CAPABILITY] : [];
 }
 
 const name = (task: OsworldTask) => `${task.domain}/${task.task_id}`;

@@ -84,6 +84,9 @@ export function osworldTaskEpisode(
             task: { task_id: taskId, instruction: context.task.instruction },
             signal: context.signal,
           });
+      // A spend limit stopped the agent (its calls refused): the task's own outcome, `budget`.
+      const budgetStop = await relayed?.budgetStop();
+      if (budgetStop) throw budgetStop;
       // An agent that failed because the provider did not answer it: the provider's fault, not its.
       if (relayed?.providerFault && outcome.status !== 'success')
         throw new RelayedProviderFaultError(

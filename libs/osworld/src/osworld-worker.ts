@@ -143,7 +143,7 @@ export const osworldWorker: BenchmarkWorkerPart<
   graceS: 3 * 3600,
   concurrency: () => 1,
   artifacts: true,
-  async setup({ flags, db, logger, artifacts, redisUrl, prefix }) {
+  async setup({ flags, db, logger, artifacts, redisUrl, prefix, spendLimitsOf }) {
     if (!artifacts) throw new Error('worker-osworld needs its artifact store');
     const client = new BytebotClient({ baseUrl: flags.bytebotUrl });
     const desktop = flags.desktopUrl ? new BytebotDesktopClient(flags.desktopUrl) : undefined;
@@ -167,7 +167,7 @@ export const osworldWorker: BenchmarkWorkerPart<
     );
     if (!graded.canGrade)
       logger.info('no --desktop-server-url: tasks of graded runs will be recorded ungraded');
-    const relay = await StackLlmRelay.start(flags, { redisUrl, prefix, logger });
+    const relay = await StackLlmRelay.start(flags, { redisUrl, prefix, logger, spendLimitsOf });
     return {
       episode: osworldTaskEpisode({
         db,
@@ -190,6 +190,7 @@ export const osworldWorker: BenchmarkWorkerPart<
         const desktopProblem = await desktop?.healthProblem();
         return desktopProblem ? { ok: false, reason: desktopProblem } : { ok: true };
       },
+      ...(relay ? { llmLanes: relay.governor } : {}),
       close: async () => {
         await relay?.close();
       },

@@ -1,12 +1,20 @@
 import { z } from 'zod';
-import { flag, parsedText, TransientError, type Logger } from '@benchfleet/core';
+import {
+  flag,
+  parsedText,
+  SpendLimitReachedError,
+  TransientError,
+  type Logger,
+} from '@benchfleet/core';
 import {
   limitsTableOf,
   LlmGovernor,
   llmGovernorFlagShape,
   RelayedCallLedger,
   startLlmRelay,
+  type BudgetScope,
   type LlmAttribution,
+  type LlmBudget,
   type LlmGovernorFlags,
   type LlmRelay,
   type RelayedCall,
@@ -104,6 +112,11 @@ export interface RelayedAttempt {
   totals(): { tokensIn: number; tokensOut: number; costUsd: number | null; calls: number };
   /** Why a call of this attempt failed on the provider's or the setup's side; null: none did. */
   readonly providerFault: string | null;
+  /**
+   * A spend limit refused a call of this attempt, or was reached by one: the task stops with
+   * `budget` (the agent's failure that followed is not its own). null: no limit was hit.
+   */
+  budgetStop(): Promise<SpendLimitReachedError | null>;
   /** The attempt no longer runs on the stack: its later calls are refused. */
   end(): void;
 }
@@ -121,13 +134,25 @@ export class StackLlmRelay {
 
   private constructor(
     private readonly relay: LlmRelay,
-    private readonly governor: LlmGovernor,
+    /** Its lanes go to the worker's `/metrics`. */
+    readonly governor: LlmGovernor,
+    private readonly spendLimitsOf: (attribution: {
+      readonly runId: string;
+    }) => Promise<LlmBudget | undefined>,
   ) {}
 
-  /** The relay for these flags, listening; null when no provider is set (`LLM_BASE_URL`). */
+  /**
+   * The relay for these flags, listening; null when no provider is set (`LLM_BASE_URL`). Every
+   * relayed call is held to the spend limits of its run and task (`spendLimitsOf`).
+   */
   static async start(
     flags: StackLlmRelayFlags,
-    services: { redisUrl: string; prefix: string; logger: Logger },
+    services: {
+      redisUrl: string;
+      prefix: string;
+      logger: Logger;
+      spendLimitsOf: (attribution: { readonly runId: string }) => Promise<LlmBudget | undefined>;
+    },
   ): Promise<StackLlmRelay | null> {
     if (flags.llmBaseUrl === undefined || flags.llmRelayModels === undefined) return null;
     const { logger } = services;
@@ -135,6 +160,7 @@ export class StackLlmRelay {
       redisUrl: services.redisUrl,
       prefix: services.prefix,
       logger,
+      budgetOf: services.spendLimitsOf,
       limits: limitsTableOf(flags),
     });
     let self: StackLlmRelay | undefined;
@@ -151,6 +177,11 @@ export class StackLlmRelay {
         onCall: (call) => {
           if (self) self.#record(call);
         },
+        onBudgetExceeded: (event) => {
+          const current = self ? self.#current : null;
+          if (!current || !sameAttempt(current.attribution, event.attribution)) return;
+          current.state.budget ??= { scope: event.scope, message: event.message };
+        },
         onRefused: (refusal) => {
           if (refusal.reason !== 'no-running-attempt' || !self) return;
           self.#refusedWithoutAttempt += 1;
@@ -160,7 +191,7 @@ export class StackLlmRelay {
           );
         },
       });
-      self = new StackLlmRelay(relay, governor);
+      self = new StackLlmRelay(relay, governor, services.spendLimitsOf);
       logger.info(
         { relay: relay.url, models: flags.llmRelayModels.map((model) => model.name) },
         "LLM relay listening for the stack's agent",
@@ -190,6 +221,7 @@ export class StackLlmRelay {
       costUsd: 0,
       calls: 0,
       providerFault: null,
+      budget: null,
     };
     const current = { attribution, ledger, state };
     this.#current = current;
@@ -203,6 +235,17 @@ export class StackLlmRelay {
       }),
       get providerFault() {
         return state.providerFault;
+      },
+      budgetStop: async () => {
+        if (state.budget === null) return null;
+        const limits = await this.spendLimitsOf(attribution);
+        const limitUsd = (state.budget.scope === 'task' ? limits?.taskUsd : limits?.runUsd) ?? 0;
+        return new SpendLimitReachedError(
+          state.budget.scope,
+          limitUsd,
+          state.costUsd ?? 0,
+          state.budget.message,
+        );
       },
       end: () => {
         if (this.#current === current) this.#current = null;
@@ -235,4 +278,9 @@ interface AttemptState {
   costUsd: number | null;
   calls: number;
   providerFault: string | null;
+  budget: { scope: BudgetScope; message: string } | null;
+}
+
+function sameAttempt(a: LlmAttribution, b: LlmAttribution): boolean {
+  return a.runId === b.runId && a.taskId === b.taskId && a.attempt === b.attempt;
 }

@@ -19,7 +19,7 @@ export interface WorkerBeat {
   at: string;
   /**
    * What this worker can do beyond its queue's plain tasks, as its benchmark names it (OSWorld:
-   * `osworld-grade`, a worker with a desktop server); absent in an older worker's beat.
+   * `osworld-grade`, a worker with a desktop server); absent when it has none.
    */
   capabilities?: string[];
 }
@@ -48,7 +48,8 @@ export class WorkerHeartbeat {
       host: hostname(),
       pid: process.pid,
       since: new Date().toISOString(),
-      capabilities: [...capabilities],
+      // Only a worker that has some says so: every other beat stays as it was.
+      ...(capabilities.length > 0 ? { capabilities: [...capabilities] } : {}),
     };
     this.timer = setInterval(() => void this.write(), BEAT_MS);
     this.timer.unref();

@@ -9,6 +9,7 @@ import {
 } from '@benchfleet/benchmark-kit';
 import { RunsRepository, TasksRepository, type Database, type Task } from '@benchfleet/db';
 import { aggregateJobId, aggregateRunJob, type JobProducer } from '@benchfleet/queue';
+import { readRunLimits } from './run-limits.js';
 
 function durationSeconds(task: Task): number {
   return roundLikePython((task.duration_ms ?? 0) / 1000, 1);
@@ -40,6 +41,10 @@ export async function computeRunSummary(
   const costKnown = settled.every((task) => task.cost_usd !== null);
   const cost = settled.reduce((sum, task) => sum + (task.cost_usd ?? 0), 0);
   const successes = settled.filter((task) => task.status === 'success').length;
+  const notTheAgents = (task: Task) =>
+    task.status === 'error' && (task.error_class === 'infra' || task.error_class === 'budget');
+  const scored = settled.filter((task) => !notTheAgents(task));
+  const limitUsd = readRunLimits(run.limits).max_cost_usd ?? null;
   const starts = tasks
     .map((task) => task.started_at?.getTime())
     .filter((t): t is number => t !== undefined);
@@ -73,6 +78,22 @@ export async function computeRunSummary(
       startedAt && finishedAt
         ? roundLikePython((finishedAt.getTime() - startedAt.getTime()) / 1000, 1)
         : null,
+    success_rate_excluding_infra:
+      scored.length === 0
+        ? null
+        : roundLikePython(
+            scored.filter((task) => task.status === 'success').length / scored.length,
+            4,
+          ),
+    infra_failed: settled.filter((task) => task.status === 'error' && task.error_class === 'infra')
+      .length,
+    budget_stopped: settled.filter(
+      (task) => task.status === 'error' && task.error_class === 'budget',
+    ).length,
+    cost_limit_usd: limitUsd,
+    cost_overshoot_usd:
+      limitUsd === null || !costKnown ? null : roundLikePython(Math.max(0, cost - limitUsd), 6),
+    unpriced: !costKnown,
     // Last, and only for a graded run: an ungraded run's summary is what it always was.
     ...(graded ? { graded } : {}),
   };
@@ -135,8 +156,25 @@ export function summaryMarkdown(summary: RunSummary, runName: string): string {
     );
   }
   if (summary.graded) lines.push('', ...gradedMarkdown(summary.graded, summary.success_label));
-  const cost = summary.cost_usd === null ? 'unknown (no price table)' : `$${summary.cost_usd}`;
-  lines.push('', `Tokens: ${summary.tokens_in} in, ${summary.tokens_out} out; cost ${cost}.`, '');
+  const cost =
+    summary.cost_usd === null
+      ? 'unpriced (a model has no price: unknown, not $0)'
+      : `$${summary.cost_usd}`;
+  const limit =
+    summary.cost_limit_usd === null || summary.cost_limit_usd === undefined
+      ? ''
+      : ` of a $${summary.cost_limit_usd} limit${summary.cost_overshoot_usd ? `, over by $${summary.cost_overshoot_usd}` : ''}`;
+  lines.push(
+    '',
+    `Tokens: ${summary.tokens_in} in, ${summary.tokens_out} out; cost ${cost}${limit}.`,
+  );
+  if (summary.success_rate_excluding_infra !== undefined)
+    lines.push(
+      `Scores: ${percent(s.success_rate)} with infra failures counted as failures; ` +
+        `${summary.success_rate_excluding_infra === null ? 'n/a' : percent(summary.success_rate_excluding_infra)} with them excluded ` +
+        `(${summary.infra_failed ?? 0} infra-failed, ${summary.budget_stopped ?? 0} stopped by a spend limit).`,
+    );
+  lines.push('');
   return lines.join('\n');
 }
 

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { newRunId } from '@benchfleet/core';
+import { newRunId, UsageError } from '@benchfleet/core';
 import type { AnyBenchmark } from '@benchfleet/benchmark-kit';
 import {
   RunsRepository,
@@ -56,6 +56,10 @@ export async function enqueueRun(
       model: planned.model ? JSON.stringify(planned.model) : null,
       agent: planned.agent ? JSON.stringify(planned.agent) : null,
       code_version: codeVersion(deps.codeVersion),
+      limits:
+        planned.limits && Object.keys(planned.limits).length > 0
+          ? JSON.stringify(planned.limits)
+          : null,
     },
     tasks: planned.tasks.map((task, seq) => ({
       task_id: task.taskId,
@@ -147,6 +151,22 @@ export async function ensureJobs(
     report.requeued.push(...toAdd);
   }
   return report;
+}
+
+/**
+ * `scheduler resume` of a run its infra-error budget paused: the pause is lifted (its tasks are then
+ * taken again by `requeueRun`). A run stopped at its spend limit stays stopped: resuming it would
+ * spend past the limit. Returns the pause's reason when one was lifted.
+ */
+export async function liftRunPause(db: Database, runId: string): Promise<string | null> {
+  const runs = new RunsRepository(db);
+  const halt = await runs.haltOf(runId);
+  if (halt?.halt === 'budget')
+    throw new UsageError(
+      `run ${runId} stopped at its spend limit (${halt.reason ?? 'budget'}): resume cannot take it up without spending past the limit; enqueue the remaining work as a new run with a higher --max-cost-usd`,
+    );
+  if (halt?.halt !== 'infra') return null;
+  return (await runs.liftInfraHalt(runId)) ? (halt.reason ?? 'paused') : null;
 }
 
 /**

@@ -87,7 +87,8 @@ export async function reconcileRuns(
     const benchmark = deps.registry.find(run.benchmark);
     if (!benchmark) continue; // another fleet's benchmark: its own scheduler reconciles it
     report.runsChecked += 1;
-    if (run.open > 0) {
+    // A run paused on infra errors keeps its open tasks jobless until `scheduler resume`.
+    if (run.open > 0 && run.halt !== 'infra') {
       const jobless = await joblessTasks(deps.db, deps.producer, benchmark.job.queue, run.id);
       const toRequeue: string[] = [];
       let lost = 0;

@@ -162,7 +162,7 @@ export const webshopWorker: BenchmarkWorkerPart<
   },
   graceS: 60,
   concurrency: (flags) => flags.concurrency,
-  async setup({ flags, db, logger, redisUrl, prefix }) {
+  async setup({ flags, db, logger, redisUrl, prefix, spendLimitsOf }) {
     const stores = new StoreCache(
       (catalogId) =>
         openStoreFromSnapshot(db, catalogId, {
@@ -194,6 +194,8 @@ export const webshopWorker: BenchmarkWorkerPart<
       redisUrl,
       prefix,
       logger,
+      // Every call of a task is held to its run's spend limits, checked before and after it.
+      budgetOf: spendLimitsOf,
       limits: limitsTableOf(flags),
     });
     return {
@@ -206,6 +208,7 @@ export const webshopWorker: BenchmarkWorkerPart<
           governor,
         },
       }),
+      llmLanes: governor,
       close: () => governor.close(),
     };
   },

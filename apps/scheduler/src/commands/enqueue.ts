@@ -9,7 +9,7 @@ import {
 } from '@benchfleet/core';
 import { type BenchmarkRegistry } from '@benchfleet/benchmark-kit';
 import { readWorkerBeats } from '@benchfleet/queue';
-import { enqueueRun, planRun } from '@benchfleet/runs';
+import { enqueueRun, planRun, type RunLimitFlags } from '@benchfleet/runs';
 import { withSchedulerServices } from '../config.js';
 
 interface EnqueueFlags {
@@ -19,6 +19,13 @@ interface EnqueueFlags {
   maxSteps?: number;
   runName?: string;
   json?: boolean;
+  maxCostUsd?: string;
+  maxTaskCostUsd?: string;
+  maxInfraErrorRate?: string;
+  infraWindow?: string;
+  refuseUnpriced?: boolean;
+  priceTable?: string;
+  llmLimits?: string;
   [benchmarkFlag: string]: unknown;
 }
 
@@ -43,6 +50,21 @@ function benchmarkFlags(
     }
   }
   return given;
+}
+
+/** The limits every run may have, as typed; prices as the workers find them (flag, else environment). */
+function limitFlags(flags: EnqueueFlags, env: NodeJS.ProcessEnv): RunLimitFlags {
+  const priceTable = flags.priceTable ?? (env.LLM_PRICE_TABLE || undefined);
+  const llmLimits = flags.llmLimits ?? (env.LLM_LIMITS || undefined);
+  return {
+    ...(flags.maxCostUsd !== undefined && { maxCostUsd: flags.maxCostUsd }),
+    ...(flags.maxTaskCostUsd !== undefined && { maxTaskCostUsd: flags.maxTaskCostUsd }),
+    ...(flags.maxInfraErrorRate !== undefined && { maxInfraErrorRate: flags.maxInfraErrorRate }),
+    ...(flags.infraWindow !== undefined && { infraWindow: flags.infraWindow }),
+    ...(flags.refuseUnpriced === true && { refuseUnpriced: true }),
+    ...(priceTable !== undefined && { priceTable }),
+    ...(llmLimits !== undefined && { llmLimits }),
+  };
 }
 
 export function configureEnqueue(command: Command, registry: BenchmarkRegistry): void {
@@ -72,6 +94,31 @@ export function configureEnqueue(command: Command, registry: BenchmarkRegistry):
       ),
     )
     .option('--run-name <name>', 'a name for the run')
+    .option(
+      '--max-cost-usd <usd>',
+      "the run's LLM spend limit: past it no new task starts and its open tasks end with stop reason budget",
+    )
+    .option(
+      '--max-task-cost-usd <usd>',
+      "one task's LLM spend limit: past it the task ends with stop reason budget",
+    )
+    .option(
+      '--max-infra-error-rate <r>',
+      'pause the run when more than this share (0-1, or a percentage) of the last --infra-window tasks failed on infrastructure',
+    )
+    .option(
+      '--infra-window <n>',
+      'how many of the latest settled tasks --max-infra-error-rate looks at (default 20)',
+    )
+    .option('--refuse-unpriced', 'refuse to enqueue a run whose model has no price')
+    .option(
+      '--price-table <file|json>',
+      'USD per 1M tokens per model, to check the run is priced (default: LLM_PRICE_TABLE, as the workers read it)',
+    )
+    .option(
+      '--llm-limits <file>',
+      'a limits file whose prices count too (default: LLM_LIMITS, as the workers read it)',
+    )
     .option('--json', 'print the result as JSON');
   // Benchmark flags are taken as typed and checked by the run's planning, whoever calls it.
   for (const benchmark of registry.all)
@@ -84,6 +131,7 @@ export function configureEnqueue(command: Command, registry: BenchmarkRegistry):
       ...(flags.maxSteps !== undefined ? { maxSteps: flags.maxSteps } : {}),
       ...(flags.runName !== undefined ? { runName: flags.runName } : {}),
       flags: benchmarkFlags(registry, flags, process.env),
+      limits: limitFlags(flags, process.env),
     };
     await withSchedulerServices(
       { redis: true, schema: registry.migrations },
@@ -107,6 +155,7 @@ export function configureEnqueue(command: Command, registry: BenchmarkRegistry):
               capabilities: beat.capabilities ?? [],
             })),
         });
+        for (const warning of planned.warnings ?? []) process.stderr.write(`warning: ${warning}\n`);
         const progress = createProgressReporter('enqueue', planned.tasks.length, {
           quiet: flags.json === true,
         });
@@ -125,7 +174,7 @@ export function configureEnqueue(command: Command, registry: BenchmarkRegistry):
           domainCounts[task.domain] = (domainCounts[task.domain] ?? 0) + 1;
         if (flags.json) {
           process.stdout.write(
-            `${JSON.stringify({ runId, name: planned.name, benchmark: planned.benchmark.name, tasks: planned.tasks.length, domains: domainCounts })}\n`,
+            `${JSON.stringify({ runId, name: planned.name, benchmark: planned.benchmark.name, tasks: planned.tasks.length, domains: domainCounts, limits: planned.limits ?? {}, warnings: planned.warnings ?? [] })}\n`,
           );
         } else {
           const domainText = Object.entries(domainCounts)

@@ -4,7 +4,7 @@ with attempt_row as (
   returning attempt
 ),
 task_row as (
-  update tasks set status = 'error', error = $4, finished_at = now()
+  update tasks set status = 'error', error_class = 'infra', error = $4, finished_at = now()
   where run_id = $5 and task_id = $6 and status in ('queued', 'running')
   returning task_id
 )

@@ -3,10 +3,12 @@ with input as (
   select * from unnest($1::text[], $2::text[], $3::text[], $4::int[])
     with ordinality as i(run_id, task_id, worker_id, job_attempt, n)
 ),
+-- A run behind a fence (its spend limit reached, or paused on infra errors) opens no attempt.
 task as (
   select t.run_id, t.task_id, t.external_id from tasks t
   join input i on t.run_id = i.run_id and t.task_id = i.task_id
-  where t.status in ('queued', 'running')
+  join runs r on r.id = t.run_id
+  where t.status in ('queued', 'running') and r.halt is null
   for update of t
 ),
 previous as (

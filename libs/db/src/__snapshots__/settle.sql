@@ -13,16 +13,17 @@
                             total_steps, reward, success, duration_ms, tokens_in, tokens_out, cost_usd, answer, result, n)
    ),
    new_steps as (
- insert into steps (run_id, task_id, attempt, step, at, action, text, observation, reward, screenshot_uri, external_id, tokens_in, tokens_out, latency_ms)
+ insert into steps (run_id, task_id, attempt, step, at, action, text, observation, reward, screenshot_uri, external_id, tokens_in, tokens_out, latency_ms, cost_usd)
  select s.run_id, s.task_id, s.attempt, s.step, coalesce(s.at, now()), s.action, s.text, s.observation, s.reward, s.screenshot_uri, s.external_id,
-        coalesce(s.tokens_in, 0), coalesce(s.tokens_out, 0), s.latency_ms
+        coalesce(s.tokens_in, 0), coalesce(s.tokens_out, 0), s.latency_ms, s.cost_usd
  from unnest(
    $19::text[], $20::text[], $21::int[],
    $22::int[], $23::timestamptz[], $24::jsonb[],
    $25::text[], $26::text[], $27::float8[],
    $28::text[], $29::text[],
-   $30::int[], $31::int[], $32::int[]
- ) as s(run_id, task_id, attempt, step, at, action, text, observation, reward, screenshot_uri, external_id, tokens_in, tokens_out, latency_ms)
+   $30::int[], $31::int[], $32::int[],
+   $33::float8[]
+ ) as s(run_id, task_id, attempt, step, at, action, text, observation, reward, screenshot_uri, external_id, tokens_in, tokens_out, latency_ms, cost_usd)
  where exists (
    select 1 from attempts a
    where a.run_id = s.run_id and a.task_id = s.task_id and a.attempt = s.attempt and a.status = 'running'
@@ -49,6 +50,7 @@ returning 1),
          tokens_in = i.tokens_in,
          tokens_out = i.tokens_out,
          cost_usd = i.cost_usd,
+         error_class = i.error_class,
          answer = i.answer,
          result = i.result,
          error = i.error,
@@ -96,3 +98,4 @@ returning 1),
 -- $30 = [10]
 -- $31 = [2]
 -- $32 = [300]
+-- $33 = [null]

@@ -12,6 +12,7 @@ import {
 import { createBenchmarkRegistry, type BenchmarkDescriptor } from '@benchfleet/benchmark-kit';
 import { serve } from '@benchfleet/queue';
 import { aggregateRun } from '../run-aggregate.js';
+import { runBudgets } from '../run-limits.js';
 import { createBenchmarkTaskHandler } from './benchmark-task-handler.js';
 import { startWorkerProcess, type RunningWorker } from './worker-process.js';
 import { workerProcessSettings, workerSettings } from './worker-settings.js';
@@ -101,7 +102,7 @@ export async function startBenchmarkWorker<
         await aggregateRun(db, registry, runId);
       },
     },
-    async ({ db, logger, taskDeps }) => {
+    async ({ db, logger, taskDeps, metrics }) => {
       const episodes = await part.setup({
         flags,
         db,
@@ -110,8 +111,10 @@ export async function startBenchmarkWorker<
         redisUrl: common.redisUrl,
         prefix: common.prefix,
         artifacts,
+        spendLimitsOf: runBudgets(db),
       });
       close = episodes.close?.bind(episodes);
+      if (episodes.llmLanes) metrics.watchLlmLanes(episodes.llmLanes);
       return {
         jobs: [
           serve(
