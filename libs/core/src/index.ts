@@ -15,3 +15,4 @@ export * from './repeated-log.js';
 export * from './cli-options.js';
 export * from './progress-reporter.js';
 export * from './cli-flags.js';
+export * from './abortable-sleep.js';

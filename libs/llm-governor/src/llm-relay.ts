@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { listenOn, redactSecrets, type Logger } from '@benchfleet/core';
+import { listenOn, redactSecrets, sleepUnlessAborted, type Logger } from '@benchfleet/core';
 import {
   errorTypeOf,
   processTelemetry,
@@ -413,7 +413,7 @@ class RelayServer {
 
     for (let backoff = 0; tries < this.#maxTries;) {
       if (backoff > 0) {
-        const slept = await sleep(backoff, signal).then(
+        const slept = await sleepUnlessAborted(backoff, signal).then(
           () => true,
           () => false,
         );
@@ -863,22 +863,4 @@ function networkReason(error: unknown, apiKey: string): string {
   const code = typeof cause?.code === 'string' ? cause.code : undefined;
   const text = code ?? (error instanceof Error ? error.message : 'network error');
   return apiKey === '' ? text : text.split(apiKey).join('***');
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }

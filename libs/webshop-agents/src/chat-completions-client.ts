@@ -6,6 +6,7 @@ const loadAxios = (): Promise<typeof import('axios').default> =>
   (axiosModule ??= import('axios').then((module) => module.default));
 import type { Logger } from 'pino';
 import { z } from 'zod';
+import { sleepUnlessAborted } from '@benchfleet/core';
 import {
   estimateCall,
   RateLimitedTooLongError,
@@ -32,24 +33,6 @@ export interface RetryPolicy {
   readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>;
   /** In [0, 1); spreads the backoff of clients that failed together. */
   readonly random: () => number;
-}
-
-function sleepUnlessAborted(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 export const defaultRetryPolicy: RetryPolicy = {
