@@ -297,6 +297,7 @@ describe('spend against the limits', () => {
     expect((await summaryOf('run-paused')).cost_usd).toBeNull();
     await page.goto(url('/runs/run-paused'));
     expect(await metric('limit-spent')).toBe('unpriced');
+    expect(await metric('cost')).toBe('unpriced');
     expect(await metric('limit-projected')).toBe('unpriced');
     expect(await metric('run-limit')).toBe('none');
     expect(await metric('infra-budget')).toBe('25.0% of the last 4 settled tasks');

@@ -17,9 +17,9 @@ import {
   type TasksResponse,
 } from './api';
 import { benchmarkView } from './benchmark-views';
-import { decimal, duration, modelOrAgent, percent, spanSeconds, timestamp, usd } from './format';
+import { decimal, duration, modelOrAgent, percent, spanSeconds, timestamp } from './format';
 import { useLiveRun } from './live-run';
-import { HaltBanner, ScoreMetrics, SpendLimitsPanel } from './limits-panels';
+import { HaltBanner, ScoreMetrics, SpendLimitsPanel, spentText } from './limits-panels';
 import { LlmPanel } from './llm-panel';
 import { ConfigurationPanel, DownloadsPanel, ProvenancePanel } from './run-about-panels';
 import { TaskPanels } from './task-panels';
@@ -272,9 +272,9 @@ function ProgressPanel({ response, display }: { response: RunResponse; display: 
           <dt>duration</dt>
           <dd>{duration(spanSeconds(r.started_at, r.finished_at))}</dd>
         </div>
-        <div>
+        <div data-metric="cost">
           <dt>cost</dt>
-          <dd>{usd(r.cost_usd)}</dd>
+          <dd>{spentText(r)}</dd>
         </div>
       </dl>
       {provisional && (
