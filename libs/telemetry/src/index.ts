@@ -1,19 +1,17 @@
-export {
-  noopTelemetry,
-  processTelemetry,
-  startTelemetry,
-  type AttemptOutcome,
-  type AttemptSpan,
-  type AttemptStart,
-  type LlmCallEnd,
-  type LlmCallSpan,
-  type LlmCallStart,
-  type SpanParent,
-  type StartTelemetryOptions,
-  type StepAttributes,
-  type StepSpan,
-  type Telemetry,
-  type TelemetryShutdown,
+export { noopTelemetry, processTelemetry, startTelemetry } from './process-telemetry.js';
+export type {
+  AttemptOutcome,
+  AttemptSpan,
+  AttemptStart,
+  LlmCallEnd,
+  LlmCallSpan,
+  LlmCallStart,
+  SpanParent,
+  StartTelemetryOptions,
+  StepAttributes,
+  StepSpan,
+  Telemetry,
+  TelemetryShutdown,
 } from './telemetry.js';
 export {
   telemetryConfigFromEnv,
