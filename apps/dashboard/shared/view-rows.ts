@@ -49,7 +49,7 @@ interface RunListRow {
  * A run's fence, both scores and spend against its limits (`limits-queries.ts`), read by the runs
  * list and the run page alike.
  */
-export interface RunLimitsColumns {
+interface RunLimitsColumns {
   /** Success over the settled tasks that ended on the agent's own outcome (infra failures and spend-limit stops left out). */
   success_rate_excluding_infra: number | null;
   infra_failed: number;

@@ -22,13 +22,13 @@ export const spentText = (run: Pick<LimitsOf, 'unpriced' | 'cost_usd'>): string 
   run.unpriced ? 'unpriced' : usd(run.cost_usd);
 
 /** What the run spent past its limit: "within", "$x over", or "unpriced" (its spend is unknown). */
-export function overshootText(run: LimitsOf): string {
+function overshootText(run: LimitsOf): string {
   if (run.unpriced || run.over_limit_usd === null) return 'unpriced';
   return run.over_limit_usd > 0 ? `${usd(run.over_limit_usd)} over` : 'within';
 }
 
 /** The tasks past the per-task limit and the worst overshoot. */
-export function taskOvershootText(run: LimitsOf): string {
+function taskOvershootText(run: LimitsOf): string {
   if (run.tasks_over_limit === 0) return run.unpriced ? 'unpriced' : 'none';
   return `${run.tasks_over_limit} task(s), worst ${usd(run.max_task_over_usd)} over`;
 }
