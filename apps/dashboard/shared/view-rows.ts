@@ -45,6 +45,35 @@ interface RunListRow {
   summarised: boolean;
 }
 
+/**
+ * A run's fence, both scores and spend against its limits (`limits-queries.ts`), read by the runs
+ * list and the run page alike.
+ */
+interface RunLimitsColumns {
+  /** Success over the settled tasks that ended on the agent's own outcome (infra failures and spend-limit stops left out). */
+  success_rate_excluding_infra: number | null;
+  infra_failed: number;
+  budget_stopped: number;
+  /** Settled tasks' cost ÷ those that ran × those that run or will; null: unpriced, or none ran yet. */
+  projected_cost_usd: number | null;
+  /** Why workers take no new task of the run: its spend limit, or a pause on infra errors. */
+  halt: 'budget' | 'infra' | null;
+  halt_reason: string | null;
+  halted_at: Date | null;
+  max_cost_usd: number | null;
+  max_task_cost_usd: number | null;
+  /** The infra-error budget: above this share of infra failures among the last `infra_window` settled tasks, the run pauses. */
+  max_infra_error_rate: number | null;
+  infra_window: number | null;
+  /** The spend is unknown (a model without a price): shown as "unpriced", never $0. */
+  unpriced: boolean;
+  /** Spent past the run's limit (0 within it); null: no limit, or unpriced. */
+  over_limit_usd: number | null;
+  /** Tasks that spent past the per-task limit, and the largest overshoot (0 without a task limit). */
+  tasks_over_limit: number;
+  max_task_over_usd: number;
+}
+
 /** A benchmark's grade over a set of tasks (its `display.grade`); null columns for a benchmark without. */
 export interface GradeNumbers {
   /** Tasks with a grade (0: the run was not graded; only the recorded success is shown). */
@@ -56,11 +85,11 @@ export interface GradeNumbers {
   mean_score: number | null;
 }
 
-/** A run in the runs list, with its grade where its benchmark has one. */
-export type RunListEntry = RunListRow & GradeNumbers;
+/** A run in the runs list, with its limits and its grade where its benchmark has one. */
+export type RunListEntry = RunListRow & RunLimitsColumns & GradeNumbers;
 
 /** One run with its aggregates, read when its page opens (query `run`). */
-export interface RunRow extends RunListRow {
+export interface RunRow extends RunListRow, RunLimitsColumns {
   config: Json;
   code_version: string;
   avg_steps: number | null;

@@ -1,4 +1,5 @@
 import { defineQuery, type NamedQuery } from '@benchfleet/db';
+import { LIMITS_COLUMNS, TASK_LIMIT_JOIN } from './limits-queries.js';
 
 // The queries that show a benchmark's grade (its `display.grade`: SQL over the task row `t` giving
 // the task's score, no row when ungraded) beside the success as recorded. Each is built once per
@@ -37,7 +38,8 @@ export function runsListQueryFor(grades: readonly BenchmarkGradeSql[]): NamedQue
     .join('\n  union all\n');
   return defineQuery({
     name: 'runs_list',
-    title: 'Runs with their progress, success rate, mean reward and cost (and grade, where graded)',
+    title:
+      'Runs with their progress, both scores, mean reward, cost against their limits and fence (and grade, where graded)',
     params: [],
     sql: `
 select s.run_id, s.name, s.benchmark, s.run_status, r.model, r.agent,
@@ -45,9 +47,10 @@ select s.run_id, s.name, s.benchmark, s.run_status, r.model, r.agent,
        s.success_rate, s.avg_reward, s.cost_usd,
        s.created_at, r.started_at, r.finished_at,
        r.summary is not null and (r.summary->>'pending')::int = 0 as summarised,
+       ${LIMITS_COLUMNS},
        ${grades.length === 0 ? NO_GRADE_COLUMNS : 'g.graded, g.scored, g.graded_success_rate, g.mean_score'}
 from run_summary s
-join runs r on r.id = s.run_id${
+join runs r on r.id = s.run_id${TASK_LIMIT_JOIN}${
       grades.length === 0
         ? ''
         : `

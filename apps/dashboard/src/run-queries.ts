@@ -1,6 +1,7 @@
 import { defineQuery, type NamedQuery } from '@benchfleet/db';
 import type { TaskRow } from '../shared/view-rows.js';
 import { taskListSelect } from './grade-queries.js';
+import { LIMITS_COLUMNS, TASK_LIMIT_JOIN } from './limits-queries.js';
 
 // The SQL of the runs list and of a run's page, as run. Read-only; variables are psql-style
 // (`:run`), so each text can be shown to the user and pasted into psql with `-v run="'…'"` or with
@@ -8,7 +9,8 @@ import { taskListSelect } from './grade-queries.js';
 
 export const runQuery = defineQuery({
   name: 'run',
-  title: 'The run, its counts by status and its aggregates',
+  title:
+    'The run, its counts by status, its aggregates, its two scores and its spend against its limits',
   params: ['run'],
   sql: `
 select s.run_id, s.name, s.benchmark, s.run_status, r.model, r.agent, r.config, r.code_version,
@@ -17,14 +19,17 @@ select s.run_id, s.name, s.benchmark, s.run_status, r.model, r.agent, r.config, 
        s.tokens_in, s.tokens_out, s.cost_usd,
        s.created_at, r.started_at, r.finished_at,
        r.summary is not null and (r.summary->>'pending')::int = 0 as summarised,
+       ${LIMITS_COLUMNS},
        now() as as_of
 from run_summary s
-join runs r on r.id = s.run_id
+join runs r on r.id = s.run_id${TASK_LIMIT_JOIN}
 where s.run_id = :run`,
 });
 
 /**
- * Tasks that did not succeed, grouped by status, error class, final status, stop reason, the
+ * Tasks that did not succeed, grouped by status, error class (the task's own, as its outcome
+ * says: a spend-limit stop is `budget`, also for a task that never ran and so has no attempt;
+ * else its last attempt's), final status, stop reason, the
  * benchmark's own reason (`reasonSql`, an expression over `t`; see `failureReason` of a
  * benchmark's display) and message.
  */
@@ -34,7 +39,7 @@ export function failuresQueryFor(reasonSql: string | undefined) {
     title: 'Tasks that did not succeed, grouped by error class, reason and message',
     params: ['run'],
     sql: `
-select t.status, coalesce(a.error_class, case when t.status = 'error' then 'infra' else 'agent' end) as error_class,
+select t.status, coalesce(t.error_class, a.error_class, case when t.status = 'error' then 'infra' else 'agent' end) as error_class,
        t.final_api_status, coalesce(t.result->>'stop_reason', '') as stop_reason,
        ${reasonSql ?? 'null::text'} as reason,
        coalesce(left(t.error, 300), '') as message,
@@ -185,7 +190,7 @@ export const runBenchmarkQuery = defineQuery({
 const CURSOR_COLUMNS = `count(*) filter (where t.status = 'running')::int as running,
        count(*) filter (where t.status in ('success', 'failed', 'cancelled', 'error'))::int as settled,
        max(t.started_at) as last_start, max(t.finished_at) as last_finish,
-       (select r.status || ':' || (r.summary is not null)::text from runs r where r.id = :run) as run_state`;
+       (select r.status || ':' || (r.summary is not null)::text || ':' || coalesce(r.halt, '') from runs r where r.id = :run) as run_state`;
 
 const runCursorQuery = defineQuery({
   name: 'run_cursor',

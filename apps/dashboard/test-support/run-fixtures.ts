@@ -46,6 +46,8 @@ export interface FixtureRun {
   config?: Record<string, unknown>;
   model?: Record<string, unknown> | null;
   agent?: Record<string, unknown> | null;
+  /** `runs.limits`: spend limits, the infra-error budget, the model's price. */
+  limits?: Record<string, unknown>;
   tasks: FixtureTask[];
 }
 
@@ -63,6 +65,7 @@ export async function writeFixtureRun(
       model: run.model ? JSON.stringify(run.model) : null,
       agent: run.agent ? JSON.stringify(run.agent) : null,
       code_version: 'fixture',
+      limits: run.limits ? JSON.stringify(run.limits) : null,
     },
     tasks: run.tasks.map((task, seq) => ({
       task_id: task.taskId,

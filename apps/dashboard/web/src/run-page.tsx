@@ -17,8 +17,9 @@ import {
   type TasksResponse,
 } from './api';
 import { benchmarkView } from './benchmark-views';
-import { decimal, duration, modelOrAgent, percent, spanSeconds, timestamp, usd } from './format';
+import { decimal, duration, modelOrAgent, percent, spanSeconds, timestamp } from './format';
 import { useLiveRun } from './live-run';
+import { HaltBanner, ScoreMetrics, SpendLimitsPanel, spentText } from './limits-panels';
 import { LlmPanel } from './llm-panel';
 import { ConfigurationPanel, DownloadsPanel, ProvenancePanel } from './run-about-panels';
 import { TaskPanels } from './task-panels';
@@ -140,7 +141,9 @@ export function RunPage({ runId }: { runId: string }) {
   return (
     <div className="run-page" data-page="run">
       <RunHeader run={r} provisional={provisional} />
+      <HaltBanner run={r} />
       <ProgressPanel response={run.data} display={display} />
+      <SpendLimitsPanel response={run.data} />
       {about.data && <TaskPanels panels={about.data.panels} queries={about.data.panel_queries} />}
       <ProvenancePanel response={run.data} about={about.data} display={display} />
       <LlmPanel usage={llm.data} />
@@ -234,9 +237,14 @@ function ProgressPanel({ response, display }: { response: RunResponse; display: 
       </dl>
       <dl className="counts">
         <div data-metric="success-rate">
-          <dt title={display.successExplanation}>success rate ({display.successLabel})</dt>
+          <dt
+            title={`${display.successExplanation} Infra failures and spend-limit stops count as failures.`}
+          >
+            success rate ({display.successLabel})
+          </dt>
           <dd>{percent(r.success_rate)}</dd>
         </div>
+        <ScoreMetrics run={r} />
         {display.grade && grade && (grade.graded ?? 0) > 0 && (
           <>
             <div data-metric="graded-success-rate">
@@ -264,9 +272,9 @@ function ProgressPanel({ response, display }: { response: RunResponse; display: 
           <dt>duration</dt>
           <dd>{duration(spanSeconds(r.started_at, r.finished_at))}</dd>
         </div>
-        <div>
+        <div data-metric="cost">
           <dt>cost</dt>
-          <dd>{usd(r.cost_usd)}</dd>
+          <dd>{spentText(r)}</dd>
         </div>
       </dl>
       {provisional && (

@@ -72,11 +72,13 @@ export function FailuresPanel({
           </thead>
           <tbody>
             {panels.failures.rows.map((failure, i) => (
-              <tr key={i} data-reason={failure.reason ?? ''}>
+              <tr key={i} data-reason={failure.reason ?? ''} data-class={failure.error_class}>
                 <td>
                   <span className={`status status-${failure.status}`}>{failure.status}</span>
                 </td>
-                <td>{failure.error_class}</td>
+                <td data-cell="class" title={CLASS_MEANINGS[failure.error_class]}>
+                  {failure.error_class}
+                </td>
                 <td>
                   {[failure.final_api_status, failure.stop_reason].filter(Boolean).join(' / ')}
                 </td>
@@ -104,6 +106,14 @@ export function FailuresPanel({
 }
 
 type FailureRow = PanelsResponse['failures']['rows'][number];
+
+/** What each error class says of a task that did not succeed, on hover. */
+const CLASS_MEANINGS: Record<string, string> = {
+  agent: "the agent's own failure",
+  infra: 'an infrastructure fault, not the agent',
+  permanent: 'an error no retry would fix',
+  budget: "stopped by a spend limit: neither the agent's failure nor an infra fault",
+};
 
 const FAILURE_CSV: CsvColumn<FailureRow>[] = (
   [

@@ -5,7 +5,8 @@ import type { CsvColumn } from '../../shared/csv';
 import { apiGet, type RunListRow, type RunsResponse } from './api';
 import { CsvButton } from './csv-button';
 import { benchmarkView } from './benchmark-views';
-import { decimal, duration, modelOrAgent, percent, spanSeconds, timestamp, usd } from './format';
+import { decimal, duration, modelOrAgent, percent, spanSeconds, timestamp } from './format';
+import { RunCostCell, RunHaltLine, RunScoresLines } from './limits-panels';
 import { Link, navigate, setQuery, useLocation, useQueryText, useTitle } from './router';
 import { Panel } from './sql-panel';
 
@@ -75,6 +76,11 @@ const RUNS_CSV: CsvColumn<RunListRow>[] = [
       'errors',
       'never_started',
       'success_rate',
+      'success_rate_excluding_infra',
+      'infra_failed',
+      'budget_stopped',
+      'halt',
+      'halt_reason',
     ] as const
   ).map((key) => ({ label: key, value: (run: RunListRow) => run[key] })),
   { label: 'success_label', value: (run) => benchmarkView(run.benchmark).successLabel },
@@ -82,9 +88,21 @@ const RUNS_CSV: CsvColumn<RunListRow>[] = [
     label: key,
     value: (run: RunListRow) => run[key],
   })),
-  ...(['avg_reward', 'cost_usd', 'created_at', 'started_at', 'finished_at'] as const).map(
-    (key) => ({ label: key, value: (run: RunListRow) => run[key] }),
-  ),
+  ...(
+    [
+      'avg_reward',
+      'cost_usd',
+      'unpriced',
+      'max_cost_usd',
+      'over_limit_usd',
+      'max_task_cost_usd',
+      'tasks_over_limit',
+      'projected_cost_usd',
+      'created_at',
+      'started_at',
+      'finished_at',
+    ] as const
+  ).map((key) => ({ label: key, value: (run: RunListRow) => run[key] })),
   { label: 'model', value: (run) => run.model },
   { label: 'agent', value: (run) => run.agent },
 ];
@@ -302,6 +320,7 @@ function RunLine({
       <td>{modelOrAgent(run.model, run.agent)}</td>
       <td>
         <span className={`status status-${run.run_status}`}>{run.run_status}</span>
+        <RunHaltLine run={run} />
       </td>
       <td className="num nowrap" data-cell="progress" title={runProgress(run).text}>
         <progress max={run.total || 1} value={ran(run)} /> {ran(run)}/{run.total}
@@ -312,6 +331,7 @@ function RunLine({
       <td className="num" data-cell="success-rate">
         {percent(run.success_rate)}
         <div className="muted small">{display.successLabel}</div>
+        <RunScoresLines run={run} />
         {display.grade && (run.graded ?? 0) > 0 && (
           <div data-cell="graded" title={display.grade.meaning}>
             {percent(run.graded_success_rate)}{' '}
@@ -332,7 +352,7 @@ function RunLine({
       <td className="num">{decimal(run.avg_reward)}</td>
       <td className="nowrap">{timestamp(run.started_at ?? run.created_at)}</td>
       <td className="num nowrap">{duration(spanSeconds(run.started_at, run.finished_at))}</td>
-      <td className="num">{usd(run.cost_usd)}</td>
+      <RunCostCell run={run} />
     </tr>
   );
 }
