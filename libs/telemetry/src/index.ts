@@ -2,9 +2,11 @@ export {
   noopTelemetry,
   processTelemetry,
   startTelemetry,
+  type AttemptKey,
   type AttemptOutcome,
   type AttemptSpan,
   type AttemptStart,
+  type EnqueueStart,
   type LlmCallEnd,
   type LlmCallSpan,
   type LlmCallStart,
@@ -17,6 +19,7 @@ export {
 } from './telemetry.js';
 export {
   telemetryConfigFromEnv,
+  type BatchSettings,
   type OtlpProtocol,
   type TelemetryConfig,
   type TelemetryOff,

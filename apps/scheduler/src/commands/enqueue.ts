@@ -82,7 +82,7 @@ export function configureEnqueue(command: Command, registry: BenchmarkRegistry):
       flags: benchmarkFlags(registry, flags, process.env),
     };
     await withSchedulerServices(
-      { redis: true, schema: registry.migrations },
+      { redis: true, schema: registry.migrations, traced: true },
       async ({ config, db, producer }) => {
         const planned = await planRun(registry, input, { db, env: process.env });
         const progress = createProgressReporter('enqueue', planned.tasks.length, {
