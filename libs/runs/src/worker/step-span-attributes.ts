@@ -63,14 +63,17 @@ export function summarizeAction(action: unknown): ActionSummary {
   return { kind: null, summary: JSON.stringify(value) };
 }
 
-/** A recorded step as its `benchfleet.step` span describes it. */
-export function stepSpanAttributes(step: StepRecord): StepAttributes {
+/**
+ * A recorded step as its `benchfleet.step` span describes it; `sinceLastStepMs` is its latency
+ * when the benchmark reports none (the span then covers the time since the step before).
+ */
+export function stepSpanAttributes(step: StepRecord, sinceLastStepMs: number): StepAttributes {
   const { kind, summary } = summarizeAction(step.action);
   return {
     step: step.step,
     actionKind: kind,
     action: summary,
-    latencyMs: step.latency_ms ?? null,
+    latencyMs: step.latency_ms ?? sinceLastStepMs,
     tokensIn: step.tokens_in ?? null,
     tokensOut: step.tokens_out ?? null,
     reward: step.reward ?? null,

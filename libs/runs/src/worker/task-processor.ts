@@ -175,6 +175,7 @@ export function createTaskJobHandler(
         };
         let stepsSeen = 0;
         let lastStepAt = 0;
+        let lastStepEnded = started;
         const context: TaskContext = {
           job,
           task: opened.task,
@@ -193,7 +194,10 @@ export function createTaskJobHandler(
               task_id: taskId,
               attempt,
             });
-            span.recordStep(stepSpanAttributes(step));
+            // A step that reports no latency (OSWorld's) spans the time since the one before it.
+            const ended = Date.now();
+            span.recordStep(stepSpanAttributes(step, ended - lastStepEnded));
+            lastStepEnded = ended;
           },
           async setExternalId(externalId) {
             await tasks.setExternalId(runId, taskId, attempt, externalId);
