@@ -260,7 +260,6 @@ async function measureWorkerPath(): Promise<void> {
       traced: boolean,
       flags: Record<string, string>,
       count: number,
-      offset: number,
     ): Promise<WorkerMeasured> => {
       const worker = await startWorker(traced);
       const pid = worker.child.pid ?? 0;
@@ -268,7 +267,8 @@ async function measureWorkerPath(): Promise<void> {
       const spansBefore = await collector.spans();
       const runId = await enqueueWithBuild(resolve('.'), envOf(traced), {
         catalog: 'bench',
-        goals: `${offset}-${offset + count - 1}`,
+        // The same goals in every run, off and on: the same work, each time by a fresh worker.
+        goals: `0-${count - 1}`,
         ...flags,
       });
       await waitFor(
@@ -313,27 +313,24 @@ async function measureWorkerPath(): Promise<void> {
       },
     ];
     const rows: Record<string, string | number>[] = [];
-    let offset = 0;
     for (const setup of setups) {
       if (setup.count <= 0) continue;
       const measured: Record<'off' | 'on', WorkerMeasured[]> = { off: [], on: [] };
       for (let round = 0; round < workerRounds; round += 1)
-        for (const traced of round % 2 === 0 ? [false, true] : [true, false]) {
-          // Goals of their own per run: the same goal twice would be the store's cache, not the path.
-          measured[traced ? 'on' : 'off'].push(
-            await play(traced, setup.flags, setup.count, offset),
-          );
-          offset = (offset + setup.count) % 10_000;
-        }
+        for (const traced of round % 2 === 0 ? [false, true] : [true, false])
+          measured[traced ? 'on' : 'off'].push(await play(traced, setup.flags, setup.count));
       const mean = (list: WorkerMeasured[], key: keyof WorkerMeasured): number =>
         list.reduce((sum, item) => sum + item[key], 0) / list.length;
+      // The mean, and each round's figure: how far apart they are is the noise of the machine.
+      const shown = (list: WorkerMeasured[], key: keyof WorkerMeasured, digits: number): string =>
+        `${mean(list, key).toFixed(digits)} (${list.map((item) => item[key].toFixed(digits)).join(', ')})`;
       rows.push({
         setup: `${setup.name}, ${setup.count} episodes × ${workerRounds}`,
-        'off episodes/s': mean(measured.off, 'rate').toFixed(0),
-        'on episodes/s': mean(measured.on, 'rate').toFixed(0),
+        'off episodes/s': shown(measured.off, 'rate', 0),
+        'on episodes/s': shown(measured.on, 'rate', 0),
         'on ÷ off': (mean(measured.on, 'rate') / mean(measured.off, 'rate')).toFixed(3),
-        'off CPU ms/episode': mean(measured.off, 'cpuMsPerEpisode').toFixed(2),
-        'on CPU ms/episode': mean(measured.on, 'cpuMsPerEpisode').toFixed(2),
+        'off CPU ms/episode': shown(measured.off, 'cpuMsPerEpisode', 2),
+        'on CPU ms/episode': shown(measured.on, 'cpuMsPerEpisode', 2),
         'on spans/episode': mean(measured.on, 'spansPerEpisode').toFixed(1),
       });
     }
