@@ -117,7 +117,8 @@ export function createTaskJobHandler(
       return { skipped: true };
     }
     const { attempt } = opened;
-    return processTelemetry().attemptSpan(
+    const telemetry = processTelemetry();
+    return telemetry.attemptSpan(
       {
         runId,
         taskId,
@@ -194,10 +195,13 @@ export function createTaskJobHandler(
               task_id: taskId,
               attempt,
             });
-            // A step that reports no latency (OSWorld's) spans the time since the one before it.
-            const ended = Date.now();
-            span.recordStep(stepSpanAttributes(step, ended - lastStepEnded));
-            lastStepEnded = ended;
+            // Reading the action costs a parse per step: only when tracing is on.
+            if (telemetry.enabled) {
+              // A step that reports no latency (OSWorld's) spans the time since the one before it.
+              const ended = Date.now();
+              span.recordStep(stepSpanAttributes(step, ended - lastStepEnded));
+              lastStepEnded = ended;
+            }
           },
           async setExternalId(externalId) {
             await tasks.setExternalId(runId, taskId, attempt, externalId);
