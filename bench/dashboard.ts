@@ -20,7 +20,7 @@ import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
 import { createArtifactStore } from '@benchfleet/artifacts';
 import { createLogger } from '@benchfleet/core';
-import { tasksRepository } from '@benchfleet/db';
+import { TasksRepository } from '@benchfleet/db';
 import { startDashboardServer } from '../apps/dashboard/src/dashboard-server.js';
 import { launchChromium } from '../apps/dashboard/test-support/headless-chromium.js';
 import { writeFixtureRun } from '../apps/dashboard/test-support/run-fixtures.js';
@@ -290,7 +290,7 @@ try {
     .limit(10)
     .execute();
   const live: number[] = [];
-  const tasks = tasksRepository(db);
+  const tasks = new TasksRepository(db);
   for (const { task_id: taskId } of queued) {
     const before = await page.locator('[data-count="success"] dd').textContent();
     const opened = await tasks.openAttempt(RUN, taskId, 'bench-live', 1);

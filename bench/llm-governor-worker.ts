@@ -25,6 +25,8 @@ const governor =
           inline: { ...(env.RPM && { requestsPerMinute: Number(env.RPM) }) },
           prices,
         }),
+        // As a worker does with the run's stored limits: every attributed call is held to them.
+        ...(runBudgetUsd !== undefined && { budgetOf: () => ({ runUsd: runBudgetUsd }) }),
       });
 const agent = new LlmAgent({
   baseUrl: env.FAKE_BASE_URL ?? '',
@@ -53,10 +55,7 @@ async function runTask(deadline: number): Promise<boolean> {
   const episode = agent.start({
     instruction: 'a red mug under 20 dollars',
     signal: AbortSignal.timeout(Math.max(1000, deadline - Date.now() + 120_000)),
-    llm: {
-      attribution: { runId: 'bench-run', taskId, attempt: 1 },
-      ...(runBudgetUsd !== undefined && { budget: { runUsd: runBudgetUsd } }),
-    },
+    llm: { attribution: { runId: 'bench-run', taskId, attempt: 1 } },
   });
   outcome.tasks += 1;
   try {

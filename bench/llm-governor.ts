@@ -3,12 +3,13 @@
 // (every process backs off on its own), on with the limit configured (--llm-rpm), and on with the
 // limit unknown (learned from the provider's x-ratelimit-* headers and 429s).
 //
-//   npx tsx bench/llm-governor.ts [--rpm 1200] [--seconds 150] [--warmup-seconds 60] [--modes off,on,learned]
+//   npx tsx bench/llm-governor.ts [--rpm 1200] [--seconds 150] [--warmup-seconds 60] [--modes off,on,learned] [--phases throughput,spend]
 //
 // The fake provider counts requests in any 60 s span (a sliding log) and answers 429 with
 // Retry-After past its limit. Throughput is measured over whole minutes after the warm-up (the
 // first minute lets a burst of a whole minute's limit through to anyone). Then a spend phase: a run limit that the
-// fleet reaches mid-way, its overshoot compared with one call per task in flight.
+// fleet reaches mid-way, its overshoot compared with one call per task in flight (governor on: the
+// run's limit reaches every call through the governor's budgetOf, as workers pass runs.limits).
 
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -31,6 +32,7 @@ const { values } = parseArgs({
     'tasks-in-flight': { type: 'string', default: '64' },
     'spend-rpm': { type: 'string', default: '6000' },
     'spend-seconds': { type: 'string', default: '40' },
+    phases: { type: 'string', default: 'throughput,spend' },
   },
 });
 const rpm = Number(values.rpm);
@@ -114,7 +116,11 @@ async function main(): Promise<void> {
   const services = await provisionServices({ log: (line) => process.stderr.write(`${line}\n`) });
   const rows: Record<string, string | number>[] = [];
   try {
-    for (const mode of values.modes.split(',') as ('off' | 'on' | 'learned')[]) {
+    const phases = values.phases.split(',');
+    const modes = phases.includes('throughput')
+      ? (values.modes.split(',') as ('off' | 'on' | 'learned')[])
+      : [];
+    for (const mode of modes) {
       const prefix = `{bench-gov-${randomBytes(3).toString('hex')}}`;
       const fake = await startFakeLlm({
         latencyMs: 200,
@@ -164,10 +170,13 @@ async function main(): Promise<void> {
       await fake.close();
       await deleteKeysWithPrefix(services.redisUrl, prefix);
     }
-    process.stdout.write(
-      `\nprovider limit ${rpm} requests/min (sliding 60 s), ${processes} processes × ${tasksInFlight} tasks in flight, 3 LLM calls per task, 200 ms per answer, ${cpus().length} cores (shared)\n`,
-    );
-    printTable(rows);
+    if (rows.length > 0) {
+      process.stdout.write(
+        `\nprovider limit ${rpm} requests/min (sliding 60 s), ${processes} processes × ${tasksInFlight} tasks in flight, 3 LLM calls per task, 200 ms per answer, ${cpus().length} cores (shared)\n`,
+      );
+      printTable(rows);
+    }
+    if (!phases.includes('spend')) return;
 
     // Spend: a run limit reached mid-way; overshoot against one call per task in flight.
     const spendRpm = Number(values['spend-rpm']);

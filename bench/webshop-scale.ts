@@ -24,7 +24,7 @@ import {
   openCatalogSearchSnapshot,
 } from '@benchfleet/webshop-benchmark';
 import { type Database } from '@benchfleet/db';
-import { webshopCatalogRepository } from '@benchfleet/webshop-benchmark';
+import { WebshopCatalogRepository } from '@benchfleet/webshop-benchmark';
 import { startScript, waitFor, type StartedProcess } from '@benchfleet/testing';
 import {
   buildSearchContents,
@@ -225,7 +225,7 @@ function timeSearch(
 
 /** Today's engine: the whole index built in memory from the catalogue's search fields. */
 async function buildInMemoryIndex(db: Database): Promise<SearchIndex> {
-  const repository = webshopCatalogRepository(db);
+  const repository = new WebshopCatalogRepository(db);
   const documents: Array<{ asin: string; contents: string }> = [];
   for (let after = -1; ;) {
     const page = await repository.searchFieldsPage(CATALOG, after, 10_000);
@@ -259,7 +259,7 @@ for (const size of sizes) {
   });
   try {
     const statePath = join(stateDir, `${size}.json`);
-    const repository = webshopCatalogRepository(bench.db);
+    const repository = new WebshopCatalogRepository(bench.db);
     let figures: ImportFigures;
     const existing = await repository.get(CATALOG);
     if (

@@ -19,7 +19,7 @@ import { RoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1/Role
 import { ServiceAccount } from 'kubernetes-models/v1/ServiceAccount';
 import { ScaledObject } from '@kubernetes-models/keda/keda.sh/v1alpha1/ScaledObject';
 import { TriggerAuthentication } from '@kubernetes-models/keda/keda.sh/v1alpha1/TriggerAuthentication';
-import { queuePrefixSchema } from '@benchfleet/core';
+import { flagInput, flagLabels, parseConfig, queuePrefixSchema } from '@benchfleet/core';
 import { workspaceApps } from '../workspace-apps.mjs';
 import {
   composeWorkers,
@@ -27,7 +27,7 @@ import {
   renderedWorkers,
   staleWorkerManifests,
 } from './worker-manifests.mjs';
-import { BYTEBOT_SCREEN, osworldBenchmark } from '@benchfleet/osworld';
+import { BYTEBOT_SCREEN, osworldBenchmark, osworldWorkerFlags } from '@benchfleet/osworld';
 import {
   DEPLOY_DIR,
   k8sFiles,
@@ -51,6 +51,15 @@ const WORKER_APPS = workspaceApps()
 /** Where deploy/Dockerfile puts deploy/desktop-reset.mjs (image.test.ts checks the COPY). */
 const DESKTOP_RESET = 'node /usr/local/lib/benchfleet-desktop-reset.mjs';
 const SCREEN_SIZE = `${BYTEBOT_SCREEN.width}x${BYTEBOT_SCREEN.height}`;
+
+/** worker-osworld's own flags as the worker reads them from this environment (a bad one throws). */
+function osworldFlagsFrom(env: Record<string, string | undefined>) {
+  return parseConfig(
+    osworldWorkerFlags,
+    flagInput(osworldWorkerFlags, {}, env),
+    flagLabels(osworldWorkerFlags),
+  );
+}
 
 describe('deploy/k8s', () => {
   const documents = readK8sManifests();
@@ -359,6 +368,30 @@ describe('deploy/k8s', () => {
       worker.volumeMounts?.find((mount) => mount.mountPath === '/data/artifacts'),
     ).toBeDefined();
     expect(config.BENCHFLEET_ARTIFACTS).toBe('file:///data/artifacts');
+  });
+
+  it("OSWorld stacks: the worker's environment parses as worker-osworld's flags: graded runs, the relay and the desktop image (as kustomize rewrites it)", () => {
+    const rendered = renderKustomization();
+    const podOf = (name: string) =>
+      (rendered.find(
+        (object) => object.kind === 'StatefulSet' && object.metadata?.name === name,
+      ) as { spec: { template: { spec: IPodSpec } } } | undefined)!.spec.template.spec;
+    const worker = podOf('osworld-stack').containers[0]!;
+    const env = Object.fromEntries(
+      (worker.env ?? [])
+        .filter((variable) => variable.value !== undefined)
+        .map((variable) => [variable.name, variable.value!.replaceAll('$(STACK_INDEX)', '0')]),
+    );
+    const flags = osworldFlagsFrom(env);
+    expect(flags.desktopServerUrl).toBe('http://osworld-desktop-0.osworld-desktop:5000');
+    expect(flags.resetCommand).toBe(`${DESKTOP_RESET} k8s osworld-desktop-0`);
+    expect(flags.screenSize).toEqual(BYTEBOT_SCREEN);
+    expect(flags.llmRelayPort).toBe(4000);
+    expect(flags.llmRelayModels?.length).toBeGreaterThan(0);
+    // The image the stack's desktop pod runs, after the kustomization's images rewrite.
+    const desktopImage = podOf('osworld-desktop').containers[0]!.image;
+    expect(desktopImage).toMatch(/^registry\.example\.com\/benchfleet-desktop:/);
+    expect(flags.desktopImage).toBe(desktopImage);
   });
 
   it("OSWorld stacks: the agent asks its model through the worker's LLM relay on the pod's loopback; only the worker holds the provider key", () => {
@@ -677,6 +710,19 @@ describe('deploy/compose.yaml', () => {
         Object.keys(agent.environment ?? {}).filter((key) => /KEY|TOKEN|SECRET|PASSWORD/.test(key)),
         agentName,
       ).toEqual([]);
+    }
+  });
+
+  it("OSWorld stacks: each worker's environment parses as worker-osworld's flags, with its own desktop's image", () => {
+    const stacks = services.filter(([, service]) => service.command?.[0] === 'worker-osworld');
+    expect(stacks.length).toBeGreaterThanOrEqual(2);
+    for (const [name, worker] of stacks) {
+      const flags = osworldFlagsFrom({ ...worker.environment, LLM_API_KEY: 'from-the-secret' });
+      const desktop = compose.services[hostOf(worker.environment?.BYTEBOT_DESKTOP_URL)!]!;
+      expect(flags.desktopImage, name).toBe(desktop.image);
+      expect(flags.desktopServerUrl, name).toBe(worker.environment?.OSWORLD_DESKTOP_SERVER_URL);
+      expect(flags.llmRelayModels?.length, name).toBeGreaterThan(0);
+      expect(flags.llmRelayHost, name).toBe('0.0.0.0');
     }
   });
 

@@ -138,12 +138,13 @@ type RenderedObject = ManifestDocument['object'] & {
  * resources in order, the namespace on every namespaced object (and on a RoleBinding's
  * ServiceAccount subjects that name none), image names replaced, and label pairs added to each
  * object's own metadata (`includeSelectors: false` leaves selectors and pod
- * templates alone). The tests read this on machines without kubectl, and check it against kubectl
- * where there is one.
+ * templates alone), then its replacements (a field copied from one object into others). The tests
+ * read this on machines without kubectl, and check it against kubectl where there is one.
  */
 export function renderKustomization(): RenderedObject[] {
   const kustomization = readKustomization() as Kustomization & {
     labels?: Array<{ pairs: Record<string, string>; includeSelectors?: boolean }>;
+    replacements?: KustomizeReplacement[];
   };
   const images = new Map(
     (kustomization.images ?? []).map((image) => [
@@ -167,7 +168,7 @@ export function renderKustomization(): RenderedObject[] {
     );
   };
   const labels = Object.assign({}, ...(kustomization.labels ?? []).map((entry) => entry.pairs));
-  return readK8sManifests().map(({ object }) => {
+  const rendered = readK8sManifests().map(({ object }) => {
     const rendered = renameImages(structuredClone(object)) as RenderedObject;
     rendered.metadata = {
       ...rendered.metadata,
@@ -184,4 +185,56 @@ export function renderKustomization(): RenderedObject[] {
           subject.namespace = kustomization.namespace;
     return rendered;
   });
+  for (const replacement of kustomization.replacements ?? []) {
+    const source = rendered.find(
+      (object) =>
+        object.kind === replacement.source.kind &&
+        object.metadata?.name === replacement.source.name,
+    );
+    const value = source && fieldAt(source, replacement.source.fieldPath);
+    if (value === undefined)
+      throw new Error(`replacement source ${JSON.stringify(replacement.source)} not found`);
+    for (const target of replacement.targets)
+      for (const object of rendered)
+        if (object.kind === target.select.kind && object.metadata?.name === target.select.name)
+          for (const fieldPath of target.fieldPaths) setFieldAt(object, fieldPath, value);
+  }
+  return rendered;
+}
+
+interface KustomizeReplacement {
+  source: { kind: string; name: string; fieldPath: string };
+  targets: Array<{ select: { kind: string; name: string }; fieldPaths: string[] }>;
+}
+
+/** A kustomize field path's parts: `a.b.[name=x].c` → a, b, the list item named x, c. */
+function fieldPathParts(fieldPath: string): string[] {
+  return fieldPath.match(/\[[^\]]*\]|[^.]+/g) ?? [];
+}
+
+/** The container holding the path's last part (`[name=x]` picks the list item named x). */
+function walk(object: unknown, parts: readonly string[]): Record<string, unknown> | undefined {
+  let at: unknown = object;
+  for (const part of parts) {
+    const selector = /^\[(\w+)=(.*)\]$/.exec(part);
+    at = selector
+      ? Array.isArray(at)
+        ? at.find((item: Record<string, unknown>) => item[selector[1]!] === selector[2])
+        : undefined
+      : (at as Record<string, unknown> | undefined)?.[part];
+    if (at === undefined || at === null) return undefined;
+  }
+  return at as Record<string, unknown>;
+}
+
+function fieldAt(object: unknown, fieldPath: string): unknown {
+  const parts = fieldPathParts(fieldPath);
+  return walk(object, parts.slice(0, -1))?.[parts.at(-1)!];
+}
+
+function setFieldAt(object: unknown, fieldPath: string, value: unknown): void {
+  const parts = fieldPathParts(fieldPath);
+  const holder = walk(object, parts.slice(0, -1));
+  if (holder === undefined) throw new Error(`replacement target ${fieldPath} not found`);
+  holder[parts.at(-1)!] = value;
 }

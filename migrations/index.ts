@@ -4,6 +4,8 @@ import * as benchmarkRegistry from './20261124100000_benchmark_registry.js';
 import * as settledTaskNumbers from './20261126210000_settled_task_numbers.js';
 import * as workerHealth from './20261126220000_worker_health.js';
 import * as taskTextSearch from './20261126240000_task_text_search.js';
+import * as runLimits from './20261127003000_run_limits.js';
+import * as stepCost from './20261127004500_step_cost.js';
 
 // The shared tables' migrations (runs, tasks, attempts, steps, views). Each benchmark's own tables
 // come with its descriptor (`migrations`); the registry merges them with these, in name order.
@@ -14,4 +16,6 @@ export const coreMigrations: Record<string, Migration> = {
   '20261126210000_settled_task_numbers': settledTaskNumbers,
   '20261126220000_worker_health': workerHealth,
   '20261126240000_task_text_search': taskTextSearch,
+  '20261127003000_run_limits': runLimits,
+  '20261127004500_step_cost': stepCost,
 };

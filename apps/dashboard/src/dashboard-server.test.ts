@@ -4,7 +4,7 @@ import { symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stepsRepository } from '@benchfleet/db';
+import { StepsRepository } from '@benchfleet/db';
 import {
   runCli,
   solidColorPng,
@@ -73,7 +73,7 @@ beforeAll(async () => {
   );
   const inStore = (name: string) =>
     new URL(`run-osw/shot/${name}`, `${sut.artifacts.baseUri}/`).toString();
-  await stepsRepository(services.db).insertMany(
+  await new StepsRepository(services.db).insertMany(
     [
       `file:///etc/passwd`,
       `${sut.artifacts.baseUri}/../../../../etc/passwd`,

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tasksRepository, type TaskOutcomeRecord } from '@benchfleet/db';
+import { TasksRepository, type TaskOutcomeRecord } from '@benchfleet/db';
 import {
   FINAL_SIGNAL_MAPPING_ID,
   OsworldGradesRepository,
@@ -200,7 +200,7 @@ async function writeGradedRun(
       expect(written).toBe(true);
     }
     const status = completed.includes(task.taskId) ? 'COMPLETED' : task.status;
-    await tasksRepository(services.db).settle(
+    await new TasksRepository(services.db).settle(
       id,
       task.taskId,
       1,

@@ -1,8 +1,8 @@
 import type { ArtifactStore } from '@benchfleet/artifacts';
 import {
-  runsRepository,
-  stepsRepository,
-  tasksRepository,
+  RunsRepository,
+  StepsRepository,
+  TasksRepository,
   type Database,
   type TaskOutcomeRecord,
 } from '@benchfleet/db';
@@ -54,7 +54,7 @@ export async function writeFixtureRun(
   artifacts: ArtifactStore,
   run: FixtureRun,
 ): Promise<void> {
-  await runsRepository(db).createWithTasks({
+  await new RunsRepository(db).createWithTasks({
     run: {
       id: run.id,
       name: run.name,
@@ -87,7 +87,7 @@ export async function writeFixtureAttempt(
   fixture: FixtureAttempt,
   jobAttempt = 1,
 ): Promise<number> {
-  const tasks = tasksRepository(db);
+  const tasks = new TasksRepository(db);
   const opened = await tasks.openAttempt(
     runId,
     taskId,
@@ -120,7 +120,7 @@ export async function writeFixtureAttempt(
       latency_ms: step.latencyMs ?? null,
     });
   }
-  await stepsRepository(db).insertMany(rows);
+  await new StepsRepository(db).insertMany(rows);
   if (fixture.outcome) {
     await tasks.settle(
       runId,

@@ -7,9 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readArtifact } from '@benchfleet/artifacts';
 import { benchmarks } from '@benchfleet/benchmarks';
 import {
-  runsRepository,
-  stepsRepository,
-  tasksRepository,
+  RunsRepository,
+  StepsRepository,
+  TasksRepository,
   type Step,
   type Task,
 } from '@benchfleet/db';
@@ -72,7 +72,7 @@ async function readJson<T>(file: string): Promise<T> {
 }
 
 function tasksOf(runId: string): Promise<Task[]> {
-  return tasksRepository(services.db).listByRun(runId);
+  return new TasksRepository(services.db).listByRun(runId);
 }
 
 async function settle(runId: string): Promise<Task[]> {
@@ -90,7 +90,7 @@ async function settle(runId: string): Promise<Task[]> {
 }
 
 function stepsOf(runId: string, taskId: string, attempt: number): Promise<Step[]> {
-  return stepsRepository(services.db).listByTask(runId, taskId, attempt);
+  return new StepsRepository(services.db).listByTask(runId, taskId, attempt);
 }
 
 /** Every file under `dir`, relative, sorted. */
@@ -438,7 +438,7 @@ describe('scheduler export --format atif', () => {
     // A benchmark with no exporter of its own (the echo example) exports as atif by default.
     const registry = benchmarks;
     const runId = 'run-echo-retried';
-    await runsRepository(services.db).createWithTasks({
+    await new RunsRepository(services.db).createWithTasks({
       run: {
         id: runId,
         name: 'echo',
@@ -463,8 +463,8 @@ describe('scheduler export --format atif', () => {
         },
       ],
     });
-    const repo = tasksRepository(services.db);
-    const steps = stepsRepository(services.db);
+    const repo = new TasksRepository(services.db);
+    const steps = new StepsRepository(services.db);
     const step = (attempt: number, n: number) => ({
       run_id: runId,
       task_id: 'echo-000',

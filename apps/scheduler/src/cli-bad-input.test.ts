@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { runsRepository, type Database } from '@benchfleet/db';
+import { RunsRepository, type Database } from '@benchfleet/db';
 import { createRedisConnection } from '@benchfleet/queue';
 import {
   createTestDatabase,
@@ -664,7 +664,7 @@ async function writeQueuedRuns(db: Database): Promise<void> {
     ['run-os', 'osworld', ['os-1']],
   ];
   for (const [id, benchmark, taskIds] of runs)
-    await runsRepository(db).createWithTasks({
+    await new RunsRepository(db).createWithTasks({
       run: {
         id,
         name: id,

@@ -14,7 +14,7 @@ import {
   checkDatabase,
   checkSchema,
   createDatabase,
-  runsRepository,
+  RunsRepository,
   type Database,
   type Run,
 } from '@benchfleet/db';
@@ -128,7 +128,7 @@ function missingProducer(): JobProducer {
 
 /** The run, or a usage error that says where to find run ids. */
 export async function requireRun(db: Database, runId: string): Promise<Run> {
-  const run = await runsRepository(db).get(runId);
+  const run = await new RunsRepository(db).get(runId);
   if (!run) throw new UsageError(`run ${runId} not found; \`scheduler runs\` lists the runs`);
   return run;
 }

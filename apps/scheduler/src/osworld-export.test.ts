@@ -8,7 +8,7 @@ import { readArtifact } from '@benchfleet/artifacts';
 import { computeRunNumbers } from '@benchfleet/benchmark-kit';
 import { benchmarks } from '@benchfleet/benchmarks';
 import { roundLikePython } from '@benchfleet/core';
-import { runsRepository, stepsRepository, tasksRepository } from '@benchfleet/db';
+import { RunsRepository, StepsRepository, TasksRepository } from '@benchfleet/db';
 import { JobProducer } from '@benchfleet/queue';
 import { computeRunSummary, exportRun } from '@benchfleet/runs';
 import {
@@ -361,7 +361,7 @@ describe('scheduler export --format osworld-logs', () => {
       ),
     );
     expect(finalJson.tasks).toEqual(taskEntries);
-    const run = await runsRepository(services.db).get(runId);
+    const run = await new RunsRepository(services.db).get(runId);
     expect(finalJson.benchmark_config).toEqual({
       max_tasks: 10,
       max_steps: 5,
@@ -496,7 +496,7 @@ describe('scheduler export --format osworld-logs', () => {
 
   it('refuses a WebShop run, an unknown run and an unknown format in one line, exit code 2', async () => {
     const webshopRunId = 'run-webshop-not-exportable';
-    await runsRepository(services.db).createWithTasks({
+    await new RunsRepository(services.db).createWithTasks({
       run: {
         id: webshopRunId,
         name: 'webshop',
@@ -534,7 +534,7 @@ describe('scheduler export --format osworld-logs', () => {
 
   it('exports only the final attempt of a retried task and leaves unfinished tasks out', async () => {
     const retriedRunId = 'run-retried-osworld';
-    await runsRepository(services.db).createWithTasks({
+    await new RunsRepository(services.db).createWithTasks({
       run: {
         id: retriedRunId,
         name: 'retried',
@@ -553,8 +553,8 @@ describe('scheduler export --format osworld-logs', () => {
         { task_id: 'vlc-waiting', seq: 1, domain: 'vlc', instruction: 'Mute it', spec: '{}' },
       ],
     });
-    const tasks = tasksRepository(services.db);
-    const steps = stepsRepository(services.db);
+    const tasks = new TasksRepository(services.db);
+    const steps = new StepsRepository(services.db);
     const step = (attempt: number, n: number, id: string) => ({
       run_id: retriedRunId,
       task_id: 'vlc-retried',

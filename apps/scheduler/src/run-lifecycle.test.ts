@@ -15,7 +15,7 @@ import {
   type StartedProcess,
 } from '@benchfleet/testing';
 import { readRunSummary, type RunSummary } from '@benchfleet/benchmark-kit';
-import { tasksRepository } from '@benchfleet/db';
+import { TasksRepository } from '@benchfleet/db';
 import { sql } from 'kysely';
 import { enqueueTestRun, type TestRunInput } from '@benchfleet/testing';
 import { demoCatalogRequest, importWebshopCatalog } from '@benchfleet/webshop-benchmark';
@@ -313,7 +313,7 @@ describe('scheduler status, runs and retry', () => {
   it('reports progress as JSON, lists the run, and retries the tasks in a given status', async () => {
     const runId = await enqueue(6, { agent: 'rule' });
     // Two tasks end in a permanent error before any worker sees them: resume leaves them, retry takes them.
-    const tasks = tasksRepository(services.db);
+    const tasks = new TasksRepository(services.db);
     for (const taskId of ['goal-00000', 'goal-00001']) {
       const opened = await tasks.openAttempt(runId, taskId, 'gone', 5);
       await tasks.settle(runId, taskId, opened!.attempt, {

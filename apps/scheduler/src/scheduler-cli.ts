@@ -48,6 +48,12 @@ const COMMANDS: readonly SchedulerCommand[] = [
     load: async () => (await import('./commands/export.js')).configureExport,
   },
   {
+    term: 'regrade <run>',
+    description:
+      "score a graded run's tasks again from their saved end-state files (after a metric fix), recording the metric version used; prints each task's change and a total",
+    load: async () => (await import('./commands/regrade.js')).configureRegrade,
+  },
+  {
     term: 'compare <runA> <runB>',
     description:
       'compare two runs on the tasks both settled: paired table, success-rate and reward differences with 95% paired bootstrap CIs, McNemar exact p, flipped tasks',

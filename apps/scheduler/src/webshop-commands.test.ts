@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { webshopCatalogRepository, type WebshopTables } from '@benchfleet/webshop-benchmark';
+import { WebshopCatalogRepository, type WebshopTables } from '@benchfleet/webshop-benchmark';
 import { occupyPort, runCli, startCli, useTestServices, waitForOutput } from '@benchfleet/testing';
 import { downloadWebshopSmall, WEBSHOP_SMALL_FILES } from '@benchfleet/webshop-benchmark';
 import { fileCatalogRequest, importWebshopCatalog } from '@benchfleet/webshop-benchmark';
@@ -22,7 +22,7 @@ function scheduler(args: string[]) {
 }
 
 async function catalogCount(): Promise<number> {
-  return (await webshopCatalogRepository(services.db).list()).length;
+  return (await new WebshopCatalogRepository(services.db).list()).length;
 }
 
 describe('scheduler webshop verify', () => {
@@ -71,11 +71,11 @@ describe('scheduler webshop import', () => {
     expect(result.stderr).toMatch(
       /imported catalog synthetic-human: \d+ products, \d+ human goals/,
     );
-    const goals = await webshopCatalogRepository(services.db).goals('synthetic-human');
+    const goals = await new WebshopCatalogRepository(services.db).goals('synthetic-human');
     expect(goals.length).toBeGreaterThan(0);
     expect(goals.map((g) => g.goal_index)).toEqual(goals.map((_, i) => i));
     expect(goals.every((g) => g.split === 'test')).toBe(true);
-    const catalog = await webshopCatalogRepository(services.db).get('synthetic-human');
+    const catalog = await new WebshopCatalogRepository(services.db).get('synthetic-human');
     expect(catalog?.goal_seed).toBe(1234);
   });
 
@@ -127,7 +127,7 @@ describe('scheduler webshop import, streaming a large items file', () => {
       'kept',
     ]);
     expect(first.code).toBe(0);
-    const before = await webshopCatalogRepository(services.db).get('kept');
+    const before = await new WebshopCatalogRepository(services.db).get('kept');
 
     const items = JSON.parse(
       readFileSync(join(synthetic, 'items_shuffle_search3000.json'), 'utf8'),
@@ -159,7 +159,7 @@ describe('scheduler webshop import, streaming a large items file', () => {
         .at(-1)?.products,
     ).toBeGreaterThanOrEqual(1000);
 
-    expect(await webshopCatalogRepository(services.db).get('kept')).toEqual(before);
+    expect(await new WebshopCatalogRepository(services.db).get('kept')).toEqual(before);
     const stored = await services.db
       .withTables<WebshopTables>()
       .selectFrom('webshop_products')
@@ -185,7 +185,7 @@ describe('scheduler webshop serve', () => {
   });
 
   it('serves an imported catalog as the original site, goal by goal', async () => {
-    const [goal] = await webshopCatalogRepository(services.db).goals('served');
+    const [goal] = await new WebshopCatalogRepository(services.db).goals('served');
     const site = startCli(
       'scheduler',
       ['webshop', 'serve', '--catalog', 'served', '--port', '0'],

@@ -5,6 +5,8 @@ import type { Database, Run, Task } from '@benchfleet/db';
 import type { TaskJobDefinition } from '@benchfleet/queue';
 import type { BenchmarkDisplay } from './benchmark-display.js';
 import type { BenchmarkTools } from './benchmark-tools.js';
+import type { BenchmarkRegrader } from './run-regrade.js';
+import type { BenchmarkGrading } from './run-grading.js';
 import type { BenchmarkWorkerPart } from './benchmark-worker-part.js';
 import type { RunSummary } from './run-summary.js';
 
@@ -25,6 +27,19 @@ export type ScoredTask<Result> = Omit<Task, 'result'> & { readonly result: Resul
 export interface PlanContext {
   readonly db: Database;
   readonly env: NodeJS.ProcessEnv;
+  /**
+   * The workers live now (heard from, connected), with what each can do; given by `scheduler
+   * enqueue`, absent where nobody can tell (a plan made without Redis).
+   */
+  readonly liveWorkers?: () => Promise<readonly LiveWorker[]>;
+}
+
+/** A live worker as its heartbeat describes it. */
+export interface LiveWorker {
+  readonly workerId: string;
+  readonly queue: string;
+  readonly state: 'serving' | 'paused' | 'stopping';
+  readonly capabilities: readonly string[];
 }
 
 export interface PlannedTask<Spec> {
@@ -52,6 +67,8 @@ export interface ExportContext<Config> {
   /** A fresh directory to write into; it becomes the output directory only if the export succeeds. */
   readonly dir: string;
   readonly artifacts: ArtifactSettings;
+  /** The run's benchmark's grading, when it has one (generic exports write the grades with it). */
+  readonly grading?: BenchmarkGrading;
   progress(done: number, total: number): void;
 }
 
@@ -137,6 +154,10 @@ export interface BenchmarkDescriptor<
   /** The benchmark's own numbers for the run summary, from its settled tasks. */
   scores?(tasks: readonly ScoredTask<Result>[]): Record<string, number>;
   readonly exporters: Readonly<Record<string, RunExporter<Config>>>;
+  /** Graded runs: the grade beside the agent's word in the summary, status, compare and exports. */
+  readonly grading?: BenchmarkGrading;
+  /** `scheduler regrade RUN`: scores a run's saved end states again (graded OSWorld). */
+  readonly regrade?: BenchmarkRegrader;
   /** Its tools, `scheduler <name> …` (WebShop: catalog import; OSWorld: dataset extraction). */
   readonly tools?: BenchmarkTools;
   /**

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { ArtifactStore } from '@benchfleet/artifacts';
 import type { FlagMeta, Logger } from '@benchfleet/core';
 import type { Database } from '@benchfleet/db';
+import type { GovernorSnapshot } from '@benchfleet/llm-governor';
 import type { HealthCheck } from '@benchfleet/queue';
 import type { BenchmarkOutcome, BenchmarkTaskContext } from './episode-context.js';
 
@@ -17,6 +18,18 @@ export interface WorkerSetupContext<Flags> {
   readonly prefix: string;
   /** The artifact store (BENCHFLEET_ARTIFACTS), when the worker part asks for one. */
   readonly artifacts: ArtifactStore | undefined;
+  /**
+   * The spend limits (USD) of the run a governed LLM call is for, as enqueued: give it to the LLM
+   * governor (`budgetOf`) so every call of a task is checked before and after it.
+   */
+  readonly spendLimitsOf: (attribution: {
+    readonly runId: string;
+  }) => Promise<{ readonly runUsd?: number; readonly taskUsd?: number } | undefined>;
+}
+
+/** Where a worker's governed LLM calls stand, for its `/metrics` (the governor's `snapshot()`). */
+export interface LlmLanesSource {
+  snapshot(): Promise<GovernorSnapshot>;
 }
 
 /** What setup hands the worker process: the episode it runs for each task, and what it checks. */
@@ -28,8 +41,15 @@ export interface WorkerEpisodes<Config, Spec, Result> {
    * stack): while it fails the worker pauses and says why.
    */
   readonly healthCheck?: HealthCheck;
+  /**
+   * What this worker can do, told in its heartbeat so that `scheduler enqueue` can see it (OSWorld:
+   * `osworld-grade` when it was given a desktop server).
+   */
+  readonly capabilities?: readonly string[];
   /** After the worker stopped: release what setup opened. */
   close?(): Promise<void>;
+  /** The LLM governor its episodes call through: its lanes go to the worker's `/metrics`. */
+  readonly llmLanes?: LlmLanesSource;
 }
 
 /** A worker's id when none is given. */

@@ -9,3 +9,5 @@ export * from './run-summary.js';
 export * from './owned-json.js';
 export * from './run-numbers.js';
 export * from './task-panel.js';
+export * from './run-regrade.js';
+export * from './run-grading.js';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { gradedSummarySchema } from './run-grading.js';
 
 // A run's summary, computed from its Postgres rows by `@benchfleet/runs` and stored in
 // `runs.summary`, which this schema owns: the numbers of the original OSWorld benchmark's
@@ -64,6 +65,22 @@ export const runSummarySchema = z.object({
   started_at: z.string().nullable(),
   finished_at: z.string().nullable(),
   total_duration_seconds: z.number().nullable(),
+  /**
+   * The run's second score: success over the settled tasks that ended on the agent's own outcome
+   * (`summary.success_rate` counts infra failures and spend-limit stops as failures). Absent in
+   * summaries written before it existed.
+   */
+  success_rate_excluding_infra: z.number().nullable().optional(),
+  /** Tasks that ended on an infrastructure fault, and tasks a spend limit stopped. */
+  infra_failed: z.number().optional(),
+  budget_stopped: z.number().optional(),
+  /** The run's spend limit, and how far the spend went past it (0 within it). */
+  cost_limit_usd: z.number().nullable().optional(),
+  cost_overshoot_usd: z.number().nullable().optional(),
+  /** A settled task used a model with no price: `cost_usd` is unknown, not $0. */
+  unpriced: z.boolean().optional(),
+  /** A graded run's grade beside the agent's word; absent for a run that is not graded. */
+  graded: gradedSummarySchema.optional(),
 });
 export type RunSummary = z.output<typeof runSummarySchema>;
 

@@ -15,6 +15,25 @@ export class PermanentError extends Error {
 
 export type FaultKind = 'transient' | 'permanent';
 
+/**
+ * A spend limit stopped the work (an LLM call refused before it was made, or the limit reached by
+ * the call just answered): not a fault and not the agent's outcome. The task ends with error class
+ * `budget`; `scope` `run` also fences the run (no new task of it is taken). Permanent: retrying
+ * cannot bring the money back.
+ */
+export class SpendLimitReachedError extends PermanentError {
+  override readonly name: string = 'SpendLimitReachedError';
+  constructor(
+    readonly scope: 'task' | 'run',
+    readonly limitUsd: number,
+    /** What the task's current attempt had spent when it stopped (real costs of settled calls). */
+    readonly attemptSpentUsd: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 export function faultKindOf(error: unknown): FaultKind {
   return error instanceof PermanentError ? 'permanent' : 'transient';
 }

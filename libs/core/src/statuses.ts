@@ -25,9 +25,10 @@ export type AttemptStatus = (typeof ATTEMPT_STATUSES)[number];
 /**
  * Why an attempt ended in `error`: `infra`, a transient fault of the fleet (retried, and re-run by
  * `resume`); `permanent`, one retrying cannot fix (recorded once); `agent`, the episode's own
- * outcome (e.g. a Bytebot task that could not be created from its instruction).
+ * outcome (e.g. a Bytebot task that could not be created from its instruction); `budget`, stopped
+ * by a spend limit of its task or run (neither the agent's failure nor a fault; never re-run).
  */
-export const ERROR_CLASSES = ['infra', 'permanent', 'agent'] as const;
+export const ERROR_CLASSES = ['infra', 'permanent', 'agent', 'budget'] as const;
 export type ErrorClass = (typeof ERROR_CLASSES)[number];
 
 export const RUN_STATUSES = ['queued', 'running', 'finished', 'cancelled'] as const;

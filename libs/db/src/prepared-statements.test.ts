@@ -2,9 +2,9 @@ import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { useTestServices } from '@benchfleet/testing';
 import { createDatabase, type Database } from './database.js';
-import { runsRepository } from './runs-repository.js';
-import { stepsRepository } from './steps-repository.js';
-import { tasksRepository } from './tasks-repository.js';
+import { RunsRepository } from './runs-repository.js';
+import { StepsRepository } from './steps-repository.js';
+import { TasksRepository } from './tasks-repository.js';
 
 const services = useTestServices();
 let single: Database | undefined;
@@ -17,7 +17,7 @@ describe('prepared hot statements', () => {
   // Planning the per-episode statements cost Postgres about as much as running them (bench/webshop-fleet.ts).
   it('prepares the statements every episode runs once per connection, with one generic plan, and nothing else', async () => {
     single = createDatabase(services.databaseUrl, { max: 1 });
-    await runsRepository(single).createWithTasks({
+    await new RunsRepository(single).createWithTasks({
       run: {
         id: 'run-p',
         name: 'run-p',
@@ -33,8 +33,8 @@ describe('prepared hot statements', () => {
         spec: JSON.stringify({}),
       })),
     });
-    const tasks = tasksRepository(single);
-    const steps = stepsRepository(single);
+    const tasks = new TasksRepository(single);
+    const steps = new StepsRepository(single);
     const episode = async (taskId: string) => {
       const opened = await tasks.openAttempt('run-p', taskId, 'w', 1);
       await steps.insertMany([

@@ -41,7 +41,16 @@ export interface RunsTable {
   started_at: NullableTimestamp;
   finished_at: NullableTimestamp;
   summary: NullableOwnedJson;
+  /** The spend limits and infra-error budget given at enqueue (owned by `runLimitsSchema`, @benchfleet/runs). */
+  limits: NullableOwnedJson;
+  /** Why workers take no new task of the run: its spend limit is reached, or it is paused on infra errors. */
+  halt: ColumnType<RunHalt | null, RunHalt | null | undefined, RunHalt | null>;
+  /** The one line saying why, with the numbers. */
+  halt_reason: ColumnType<string | null, string | null | undefined, string | null>;
+  halted_at: NullableTimestamp;
 }
+
+export type RunHalt = 'budget' | 'infra';
 
 export interface TasksTable {
   run_id: string;
@@ -61,6 +70,8 @@ export interface TasksTable {
   tokens_out: Generated<number>;
   /** null: not known (tokens were used but no price was given). */
   cost_usd: ColumnType<number | null, number | null | undefined, number | null>;
+  /** Why an `error` outcome is one (as its last attempt says; `budget` for a task a run's fence ended before it ran). */
+  error_class: ColumnType<ErrorClass | null, ErrorClass | null | undefined, ErrorClass | null>;
   answer: string | null;
   result: NullableOwnedJson;
   error: string | null;
@@ -105,6 +116,8 @@ export interface StepsTable {
   tokens_in: Generated<number>;
   tokens_out: Generated<number>;
   latency_ms: number | null;
+  /** USD of the step's LLM calls; null: not known. */
+  cost_usd: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface RunSummaryView {
@@ -131,6 +144,15 @@ export interface RunSummaryView {
   cost_usd: number | null;
   /** Tasks cancelled before any attempt started them. */
   never_started: number;
+  /** Errors that were infrastructure faults, and tasks a spend limit stopped. */
+  infra_failed: number;
+  budget_stopped: number;
+  /** The second score: success over the settled tasks that ended on the agent's own outcome (no infra fault, no spend limit). */
+  success_rate_excluding_infra: number | null;
+  /** Cost of the settled tasks that ran ÷ their number × the tasks that run or will; null when unpriced or none ran. */
+  projected_cost_usd: number | null;
+  halt: RunHalt | null;
+  halt_reason: string | null;
 }
 
 export interface DomainSummaryView {

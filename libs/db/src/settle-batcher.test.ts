@@ -2,17 +2,17 @@ import { describe, expect, it } from 'vitest';
 import { useTestServices } from '@benchfleet/testing';
 import type { SettledTaskStatus } from '@benchfleet/core';
 import { createDatabase } from './database.js';
-import { runsRepository } from './runs-repository.js';
-import { SettleBatcher } from './settle-batcher.js';
-import { StepWriter, stepsRepository } from './steps-repository.js';
-import { tasksRepository, type SettleRequest, type TasksRepository } from './tasks-repository.js';
+import { RunsRepository } from './runs-repository.js';
+import { SettleBatcher, type SettleBatcherTasks } from './settle-batcher.js';
+import { StepWriter, StepsRepository } from './steps-repository.js';
+import { TasksRepository, type SettleRequest } from './tasks-repository.js';
 
 const services = useTestServices();
 
 /** Opens the first attempt of `count` tasks of a new run. */
 async function openRun(runId: string, count: number): Promise<string[]> {
   const taskIds = Array.from({ length: count }, (_, i) => `t${i}`);
-  await runsRepository(services.db).createWithTasks({
+  await new RunsRepository(services.db).createWithTasks({
     run: {
       id: runId,
       name: runId,
@@ -28,19 +28,19 @@ async function openRun(runId: string, count: number): Promise<string[]> {
       spec: JSON.stringify({}),
     })),
   });
-  const tasks = tasksRepository(services.db);
+  const tasks = new TasksRepository(services.db);
   for (const taskId of taskIds) await tasks.openAttempt(runId, taskId, 'w', 1);
   return taskIds;
 }
 
 /** The real repository, counting the statements its batched settle sends and how many outcomes each carries. */
-function countingTasks(db = services.db): { tasks: TasksRepository; batches: number[] } {
-  const real = tasksRepository(db);
+function countingTasks(db = services.db): { tasks: SettleBatcherTasks; batches: number[] } {
+  const real = new TasksRepository(db);
   const batches: number[] = [];
   return {
     batches,
     tasks: {
-      ...real,
+      runHasNoOpenTask: (runId) => real.runHasNoOpenTask(runId),
       settleMany: (settles, steps) => {
         batches.push(settles.length);
         return real.settleMany(settles, steps);
@@ -66,7 +66,7 @@ describe('SettleBatcher', () => {
   it('writes outcomes that arrive together in one statement each batch, every field on its own task, and says the run settled after the last one', async () => {
     const taskIds = await openRun('group', 30);
     const { tasks, batches } = countingTasks();
-    const sut = new SettleBatcher(tasks, new StepWriter(stepsRepository(services.db)), 8);
+    const sut = new SettleBatcher(tasks, new StepWriter(new StepsRepository(services.db)), 8);
     const results = await Promise.all(
       taskIds.map((taskId, i) =>
         sut.settle(
@@ -130,7 +130,7 @@ describe('SettleBatcher', () => {
 
   it('writes the steps still pending with the batch, and records one outcome when the same attempt is settled twice at once', async () => {
     const [first] = await openRun('twice', 2);
-    const steps = new StepWriter(stepsRepository(services.db), { maxDelayMs: 60_000 });
+    const steps = new StepWriter(new StepsRepository(services.db), { maxDelayMs: 60_000 });
     steps.add({ run_id: 'twice', task_id: first!, attempt: 1, step: 1, observation: 'seen' });
     const { tasks, batches } = countingTasks();
     const sut = new SettleBatcher(tasks, steps);
@@ -140,7 +140,7 @@ describe('SettleBatcher', () => {
     ]);
     expect([a?.recorded, b?.recorded]).toEqual([true, false]);
     expect(batches).toEqual([1, 1]);
-    expect((await tasksRepository(services.db).get('twice', first!))?.status).toBe('success');
+    expect((await new TasksRepository(services.db).get('twice', first!))?.status).toBe('success');
     const written = await services.db
       .selectFrom('steps')
       .select(['task_id', 'observation'])
@@ -152,7 +152,7 @@ describe('SettleBatcher', () => {
   it('gives an outcome Postgres refuses its own error and records the rest of its batch', async () => {
     const taskIds = await openRun('refused', 4);
     const { tasks, batches } = countingTasks();
-    const sut = new SettleBatcher(tasks, new StepWriter(stepsRepository(services.db)));
+    const sut = new SettleBatcher(tasks, new StepWriter(new StepsRepository(services.db)));
     const settled = taskIds.map((taskId, i) =>
       sut.settle(request('refused', taskId, i === 2 ? ('bogus' as SettledTaskStatus) : 'success')),
     );
@@ -177,10 +177,10 @@ describe('SettleBatcher', () => {
 
   it('does not record an outcome for an attempt that is no longer the task’s current one', async () => {
     const [taskId] = await openRun('stale', 1);
-    await tasksRepository(services.db).openAttempt('stale', taskId!, 'w2', 2);
+    await new TasksRepository(services.db).openAttempt('stale', taskId!, 'w2', 2);
     const sut = new SettleBatcher(
-      tasksRepository(services.db),
-      new StepWriter(stepsRepository(services.db)),
+      new TasksRepository(services.db),
+      new StepWriter(new StepsRepository(services.db)),
     );
     expect(await sut.settle(request('stale', taskId!, 'success'))).toEqual({
       recorded: false,
@@ -198,7 +198,7 @@ describe('SettleBatcher', () => {
     });
     try {
       const { tasks, batches } = countingTasks(unreachable);
-      const sut = new SettleBatcher(tasks, new StepWriter(stepsRepository(unreachable)));
+      const sut = new SettleBatcher(tasks, new StepWriter(new StepsRepository(unreachable)));
       const results = await Promise.allSettled(
         ['a', 'b', 'c'].map((taskId) => sut.settle(request('nowhere', taskId, 'success'))),
       );

@@ -2,6 +2,9 @@ import { GroupCommit } from './group-commit.js';
 import type { StepWriter } from './steps-repository.js';
 import type { SettleRequest, SettleResult, TasksRepository } from './tasks-repository.js';
 
+/** What the batcher needs of the tasks repository. */
+export type SettleBatcherTasks = Pick<TasksRepository, 'settleMany' | 'runHasNoOpenTask'>;
+
 /**
  * Outcomes by group commit: the settles that arrive while one statement is under way are written
  * together in the next, with the steps still pending, and each run that got an outcome is asked
@@ -13,7 +16,7 @@ import type { SettleRequest, SettleResult, TasksRepository } from './tasks-repos
 export class SettleBatcher {
   private readonly group: GroupCommit<SettleRequest, SettleResult>;
 
-  constructor(tasks: TasksRepository, steps: StepWriter, maxBatch = 64) {
+  constructor(tasks: SettleBatcherTasks, steps: StepWriter, maxBatch = 64) {
     this.group = new GroupCommit(
       async (requests) => {
         const recorded = await steps.flushWith((pending) => tasks.settleMany(requests, pending));

@@ -2,14 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { useTestServices, waitFor } from '@benchfleet/testing';
 import { createDatabase } from './database.js';
 import type { NewStep } from './schema.js';
-import { StepWriter, stepsRepository, type StepsRepository } from './steps-repository.js';
-import { tasksRepository } from './tasks-repository.js';
+import { StepWriter, StepsRepository, type StepSink } from './steps-repository.js';
+import { TasksRepository } from './tasks-repository.js';
 
 const services = useTestServices();
 
 /** The real repository, counting the INSERTs it is asked for. */
-function countingRepository(): { repository: StepsRepository; inserts: number[] } {
-  const real = stepsRepository(services.db);
+function countingRepository(): { repository: StepSink; inserts: number[] } {
+  const real = new StepsRepository(services.db);
   const inserts: number[] = [];
   return {
     inserts,
@@ -93,7 +93,7 @@ describe('StepWriter', () => {
       connectTimeoutMs: 1_000,
     });
     const { repository: reachable, inserts } = countingRepository();
-    let target = stepsRepository(unreachable);
+    let target: StepSink = new StepsRepository(unreachable);
     const sut = new StepWriter({ ...reachable, insertMany: (steps) => target.insertMany(steps) });
     sut.add(stepOf('late', 0, 1));
     await expect(sut.flush()).rejects.toThrow();
@@ -146,7 +146,7 @@ describe('StepWriter', () => {
       },
       { maxBatch: 2, maxDelayMs: 1_000 },
     );
-    const tasks = tasksRepository(services.db);
+    const tasks = new TasksRepository(services.db);
     // A full batch starts a write that fails; the settle behind it must not run (its steps might be in that batch).
     sut.add(stepOf('settled', 0, 1));
     sut.add(stepOf('settled', 1, 1));

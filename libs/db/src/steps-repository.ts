@@ -16,16 +16,17 @@ const stepAt = (step: NewStep) =>
  */
 export function insertStepsStatement(steps: readonly NewStep[]) {
   return sql`
-    insert into steps (run_id, task_id, attempt, step, at, action, text, observation, reward, screenshot_uri, external_id, tokens_in, tokens_out, latency_ms)
+    insert into steps (run_id, task_id, attempt, step, at, action, text, observation, reward, screenshot_uri, external_id, tokens_in, tokens_out, latency_ms, cost_usd)
     select s.run_id, s.task_id, s.attempt, s.step, coalesce(s.at, now()), s.action, s.text, s.observation, s.reward, s.screenshot_uri, s.external_id,
-           coalesce(s.tokens_in, 0), coalesce(s.tokens_out, 0), s.latency_ms
+           coalesce(s.tokens_in, 0), coalesce(s.tokens_out, 0), s.latency_ms, s.cost_usd
     from unnest(
       ${steps.map((step) => step.run_id)}::text[], ${steps.map((step) => step.task_id)}::text[], ${steps.map((step) => step.attempt)}::int[],
       ${steps.map((step) => step.step)}::int[], ${steps.map(stepAt)}::timestamptz[], ${steps.map((step) => step.action ?? null)}::jsonb[],
       ${steps.map((step) => step.text ?? null)}::text[], ${steps.map((step) => step.observation ?? null)}::text[], ${steps.map((step) => step.reward ?? null)}::float8[],
       ${steps.map((step) => step.screenshot_uri ?? null)}::text[], ${steps.map((step) => step.external_id ?? null)}::text[],
-      ${steps.map((step) => step.tokens_in ?? null)}::int[], ${steps.map((step) => step.tokens_out ?? null)}::int[], ${steps.map((step) => step.latency_ms ?? null)}::int[]
-    ) as s(run_id, task_id, attempt, step, at, action, text, observation, reward, screenshot_uri, external_id, tokens_in, tokens_out, latency_ms)
+      ${steps.map((step) => step.tokens_in ?? null)}::int[], ${steps.map((step) => step.tokens_out ?? null)}::int[], ${steps.map((step) => step.latency_ms ?? null)}::int[],
+      ${steps.map((step) => step.cost_usd ?? null)}::float8[]
+    ) as s(run_id, task_id, attempt, step, at, action, text, observation, reward, screenshot_uri, external_id, tokens_in, tokens_out, latency_ms, cost_usd)
     where exists (
       select 1 from attempts a
       where a.run_id = s.run_id and a.task_id = s.task_id and a.attempt = s.attempt and a.status = 'running'
@@ -34,52 +35,54 @@ export function insertStepsStatement(steps: readonly NewStep[]) {
   `;
 }
 
-export function stepsRepository(db: Database) {
-  return {
-    /** Writes steps (see `insertStepsStatement`), a page of them per statement. */
-    async insertMany(steps: readonly NewStep[]): Promise<void> {
-      for (let i = 0; i < steps.length; i += STEP_INSERT_PAGE) {
-        await sql`${prepared}${insertStepsStatement(steps.slice(i, i + STEP_INSERT_PAGE))}`.execute(
-          db,
-        );
-      }
-    },
+/** The `steps` table: written in pages by `StepWriter` (or with an outcome), read per attempt. */
+export class StepsRepository {
+  constructor(private readonly db: Database) {}
 
-    /** The steps of one attempt of each of `tasks` (its final one, for an export), in task and step order. */
-    async listOfAttempts(
-      runId: string,
-      tasks: readonly { taskId: string; attempt: number }[],
-    ): Promise<Step[]> {
-      if (tasks.length === 0) return [];
-      return db
-        .selectFrom('steps')
-        .selectAll()
-        .where('run_id', '=', runId)
-        .where((eb) =>
-          eb.or(
-            tasks.map((task) =>
-              eb.and([eb('task_id', '=', task.taskId), eb('attempt', '=', task.attempt)]),
-            ),
+  /** Writes steps (see `insertStepsStatement`), a page of them per statement. */
+  async insertMany(steps: readonly NewStep[]): Promise<void> {
+    for (let i = 0; i < steps.length; i += STEP_INSERT_PAGE) {
+      const page = steps.slice(i, i + STEP_INSERT_PAGE);
+      await sql`${prepared}${insertStepsStatement(page)}`.execute(this.db);
+    }
+  }
+
+  /** The steps of one attempt of each of `tasks` (its final one, for an export), in task and step order. */
+  async listOfAttempts(
+    runId: string,
+    tasks: readonly { taskId: string; attempt: number }[],
+  ): Promise<Step[]> {
+    if (tasks.length === 0) return [];
+    return this.db
+      .selectFrom('steps')
+      .selectAll()
+      .where('run_id', '=', runId)
+      .where((eb) =>
+        eb.or(
+          tasks.map((task) =>
+            eb.and([eb('task_id', '=', task.taskId), eb('attempt', '=', task.attempt)]),
           ),
-        )
-        .orderBy('task_id')
-        .orderBy('step')
-        .execute();
-    },
+        ),
+      )
+      .orderBy('task_id')
+      .orderBy('step')
+      .execute();
+  }
 
-    async listByTask(runId: string, taskId: string, attempt?: number): Promise<Step[]> {
-      let query = db
-        .selectFrom('steps')
-        .selectAll()
-        .where('run_id', '=', runId)
-        .where('task_id', '=', taskId);
-      if (attempt !== undefined) query = query.where('attempt', '=', attempt);
-      return query.orderBy('attempt').orderBy('step').execute();
-    },
-  };
+  /** The steps of a task (of one attempt, or of all), in attempt and step order. */
+  async listByTask(runId: string, taskId: string, attempt?: number): Promise<Step[]> {
+    let query = this.db
+      .selectFrom('steps')
+      .selectAll()
+      .where('run_id', '=', runId)
+      .where('task_id', '=', taskId);
+    if (attempt !== undefined) query = query.where('attempt', '=', attempt);
+    return query.orderBy('attempt').orderBy('step').execute();
+  }
 }
 
-export type StepsRepository = ReturnType<typeof stepsRepository>;
+/** What `StepWriter` needs of a repository: somewhere to write its batches. */
+export type StepSink = Pick<StepsRepository, 'insertMany'>;
 
 /**
  * Collects steps from many concurrent episodes and writes them in batches: one INSERT per write
@@ -94,7 +97,7 @@ export class StepWriter {
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly repository: StepsRepository,
+    private readonly repository: StepSink,
     private readonly options: { maxBatch?: number; maxDelayMs?: number } = {},
   ) {}
 

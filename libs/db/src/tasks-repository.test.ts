@@ -1,14 +1,14 @@
 import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useTestServices, waitFor } from '@benchfleet/testing';
-import { runsRepository } from './runs-repository.js';
-import { stepsRepository } from './steps-repository.js';
-import { tasksRepository } from './tasks-repository.js';
+import { RunsRepository } from './runs-repository.js';
+import { StepsRepository } from './steps-repository.js';
+import { TasksRepository } from './tasks-repository.js';
 
 const services = useTestServices();
 
 async function createRun(runId: string, taskIds: string[]): Promise<void> {
-  await runsRepository(services.db).createWithTasks({
+  await new RunsRepository(services.db).createWithTasks({
     run: {
       id: runId,
       name: runId,
@@ -27,13 +27,13 @@ async function createRun(runId: string, taskIds: string[]): Promise<void> {
 }
 
 async function statusOf(runId: string, taskId: string): Promise<string | undefined> {
-  return (await tasksRepository(services.db).get(runId, taskId))?.status;
+  return (await new TasksRepository(services.db).get(runId, taskId))?.status;
 }
 
-describe('tasksRepository.reopen (resume and retry)', () => {
+describe('TasksRepository.reopen (resume and retry)', () => {
   beforeAll(async () => {
     await createRun('run-r', ['queued', 'infra', 'agent-error', 'permanent', 'failed', 'success']);
-    const tasks = tasksRepository(services.db);
+    const tasks = new TasksRepository(services.db);
     const settle = async (
       taskId: string,
       status: 'error' | 'failed' | 'success',
@@ -55,7 +55,7 @@ describe('tasksRepository.reopen (resume and retry)', () => {
   });
 
   it('takes open tasks and transient errors; agent failures with includeFailed; exactly the statuses asked for; and reopens what it takes', async () => {
-    const tasks = tasksRepository(services.db);
+    const tasks = new TasksRepository(services.db);
     expect(await tasks.reopen('run-r')).toEqual([
       { taskId: 'queued', was: 'queued' },
       { taskId: 'infra', was: 'error' },
@@ -76,7 +76,7 @@ describe('tasksRepository.reopen (resume and retry)', () => {
   // The defect it fixes: resume read the open tasks, and re-ran those that finished before it wrote.
   it('never takes a task whose outcome is written while it runs', async () => {
     await createRun('run-c', ['racing', 'other']);
-    const tasks = tasksRepository(services.db);
+    const tasks = new TasksRepository(services.db);
     await tasks.openAttempt('run-c', 'racing', 'w', 1);
     const settler = new pg.Client({ connectionString: services.databaseUrl });
     await settler.connect();
@@ -110,8 +110,8 @@ describe('tasksRepository.reopen (resume and retry)', () => {
 describe('a cancelled run is fenced', () => {
   it('gets no step, no outcome and no new attempt after its cancel; its counts stay those of the cancel', async () => {
     await createRun('run-x', ['running', 'waiting']);
-    const tasks = tasksRepository(services.db);
-    const steps = stepsRepository(services.db);
+    const tasks = new TasksRepository(services.db);
+    const steps = new StepsRepository(services.db);
     const opened = await tasks.openAttempt('run-x', 'running', 'w', 1);
     const step = (n: number) => ({
       run_id: 'run-x',
@@ -122,7 +122,7 @@ describe('a cancelled run is fenced', () => {
     });
     await steps.insertMany([step(1), step(2)]);
 
-    expect(await runsRepository(services.db).cancel('run-x')).toEqual({
+    expect(await new RunsRepository(services.db).cancel('run-x')).toEqual({
       outcome: 'cancelled',
       tasks: 2,
     });
@@ -153,7 +153,7 @@ describe('a cancelled run is fenced', () => {
       total_steps: 2,
     });
 
-    expect(await runsRepository(services.db).cancel('run-x')).toEqual({
+    expect(await new RunsRepository(services.db).cancel('run-x')).toEqual({
       outcome: 'already_cancelled',
       tasks: 0,
     });
@@ -161,26 +161,26 @@ describe('a cancelled run is fenced', () => {
 
   it('refuses to cancel a finished run', async () => {
     await createRun('run-f', ['only']);
-    const tasks = tasksRepository(services.db);
+    const tasks = new TasksRepository(services.db);
     const opened = await tasks.openAttempt('run-f', 'only', 'w', 1);
     await tasks.settle('run-f', 'only', opened!.attempt, {
       status: 'success',
       totalSteps: 1,
       durationMs: 1,
     });
-    await runsRepository(services.db).saveSummary('run-f', {}, new Date());
-    expect(await runsRepository(services.db).cancel('run-f')).toEqual({
+    await new RunsRepository(services.db).saveSummary('run-f', {}, new Date());
+    expect(await new RunsRepository(services.db).cancel('run-f')).toEqual({
       outcome: 'finished',
       tasks: 0,
     });
-    expect((await runsRepository(services.db).get('run-f'))?.status).toBe('finished');
+    expect((await new RunsRepository(services.db).get('run-f'))?.status).toBe('finished');
   });
 });
 
-describe('tasksRepository.openAttempts (a batch of episodes starting)', () => {
+describe('TasksRepository.openAttempts (a batch of episodes starting)', () => {
   it('opens each task’s next attempt in one statement: nothing for a settled task, the lost attempt closed, the run started once', async () => {
     await createRun('run-o', ['fresh', 'lost', 'done', 'second']);
-    const tasks = tasksRepository(services.db);
+    const tasks = new TasksRepository(services.db);
     const done = await tasks.openAttempt('run-o', 'done', 'w0', 1);
     await tasks.settle('run-o', 'done', done!.attempt, {
       status: 'success',
@@ -231,17 +231,17 @@ describe('tasksRepository.openAttempts (a batch of episodes starting)', () => {
       { task_id: 'lost', attempt: 1, status: 'error', error_class: 'infra', job_attempt: 1 },
       { task_id: 'lost', attempt: 2, status: 'running', error_class: null, job_attempt: 2 },
     ]);
-    expect(await runsRepository(services.db).get('run-o')).toMatchObject({ status: 'running' });
+    expect(await new RunsRepository(services.db).get('run-o')).toMatchObject({ status: 'running' });
     expect(await statusOf('run-o', 'second')).toBe('queued');
   });
 });
 
-describe('tasksRepository.recordAttemptCause', () => {
+describe('TasksRepository.recordAttemptCause', () => {
   // Once: a worker that could not write its attempt's end (Postgres read-only, out of connections)
   // left it running, and the next attempt closed it as "worker lost" though no worker was lost.
   it('writes the real cause on a running attempt, or over a presumed lost worker, never over an outcome', async () => {
     await createRun('run-cause', ['presumed', 'running', 'settled']);
-    const tasks = tasksRepository(services.db);
+    const tasks = new TasksRepository(services.db);
     const at = new Date('2026-11-26T10:00:00Z');
     // The cut-off worker's attempt, closed as lost by the next attempt on another worker.
     await tasks.openAttempt('run-cause', 'presumed', 'cut', 1);

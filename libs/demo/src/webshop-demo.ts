@@ -5,7 +5,7 @@ import type { EnqueueInput } from '@benchfleet/runs';
 import {
   demoCatalogRequest,
   importWebshopCatalog,
-  webshopCatalogRepository,
+  WebshopCatalogRepository,
 } from '@benchfleet/webshop-benchmark';
 
 /** What `scheduler demo` runs: the benchmark's data, its workers and its run. */
@@ -27,7 +27,7 @@ const require = createRequire(import.meta.url);
 /** The demo's WebShop run: the generated demo catalog, `worker-webshop` processes, the rule agent. */
 export const webshopDemo: DemoWiring = {
   async prepare(db, say) {
-    if (await webshopCatalogRepository(db).get('demo')) {
+    if (await new WebshopCatalogRepository(db).get('demo')) {
       say('catalog: demo catalog already imported');
       return;
     }

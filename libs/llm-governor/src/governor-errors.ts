@@ -1,4 +1,4 @@
-import { PermanentError, TransientError } from '@benchfleet/core';
+import { PermanentError, SpendLimitReachedError, TransientError } from '@benchfleet/core';
 import type { LlmAttribution } from './llm-lane.js';
 
 export type BudgetScope = 'task' | 'run';
@@ -8,19 +8,26 @@ export type BudgetScope = 'task' | 'run';
  * cost reached it). Not an agent failure and not an infra fault: the task stops with stop reason
  * `budget`. Permanent: retrying the task cannot make the money come back.
  */
-export class BudgetExceededError extends PermanentError {
+export class BudgetExceededError extends SpendLimitReachedError {
   override readonly name = 'BudgetExceeded';
   constructor(
-    readonly scope: BudgetScope,
-    readonly limitUsd: number,
-    /** Spent so far (real costs of settled calls), without the refused call. */
+    override readonly scope: BudgetScope,
+    limitUsd: number,
+    /** Spent so far in this scope (real costs of settled calls), without the refused call. */
     readonly spentUsd: number,
     /** What the refused call was estimated to cost; 0 when a settled call reached the limit. */
     readonly estimatedUsd: number,
     readonly attribution: LlmAttribution | undefined,
+    /** What the call's attempt had spent (its task's cost when it stops here). */
+    attemptSpentUsd = 0,
+    /** The run was already fenced at its spend limit (by this or another worker). */
+    fenced = false,
   ) {
     super(
-      `the ${scope} spend limit of $${limitUsd} is reached: $${spentUsd.toFixed(6)} spent${estimatedUsd > 0 ? `, the next call is estimated at $${estimatedUsd.toFixed(6)}` : ''}`,
+      scope,
+      limitUsd,
+      attemptSpentUsd,
+      `the ${scope} spend limit of $${limitUsd} is reached: $${spentUsd.toFixed(6)} spent${fenced ? ' (the run is stopped at its limit)' : estimatedUsd > 0 ? `, the next call is estimated at $${estimatedUsd.toFixed(6)}` : ''}`,
     );
   }
 }

@@ -45,6 +45,7 @@ export {
   costUsd,
   modelPriceSchema,
   priceTableSchema,
+  readPriceTableSource,
   type ModelPrice,
   type PriceTable,
 } from './price-table.js';
@@ -84,3 +85,4 @@ export {
   type RelayModel,
 } from './llm-relay-models.js';
 export { RelayedCallLedger, type StepLlmUsage } from './relayed-call-ledger.js';
+export { limitsTableOf, llmGovernorFlagShape, type LlmGovernorFlags } from './governor-flags.js';

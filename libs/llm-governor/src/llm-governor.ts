@@ -126,6 +126,14 @@ export interface LlmGovernorOptions {
   readonly pollMs?: number;
   readonly isAttemptRunning?: AttemptRunningCheck;
   /**
+   * The spend limits of the run and task a call is for, when the call names none itself: every
+   * governed call with an attribution is held to them (the agent's calls and relayed ones alike).
+   * Workers pass the limits stored with the run (`runs.limits`).
+   */
+  readonly budgetOf?: (
+    attribution: LlmAttribution,
+  ) => Promise<LlmBudget | undefined> | LlmBudget | undefined;
+  /**
    * The span the provider counts a per-minute limit over (default 60 s). Only for fakes that count
    * over a shorter span (tests): the limits are scaled to it.
    */
@@ -176,6 +184,8 @@ export interface SpendTotals {
   readonly calls: number;
   /** Calls of models with no price: their cost is missing from `usd`. */
   readonly unpricedCalls: number;
+  /** When a spend limit stopped the run (ms since the epoch): every later call of it is refused. */
+  readonly fencedAt: number | null;
 }
 
 const NANO = 1_000_000_000;
@@ -237,6 +247,7 @@ export class LlmGovernor implements LlmCallGate {
   readonly #fallbackMs: number;
   readonly #pollMs: number;
   readonly #isAttemptRunning: AttemptRunningCheck | undefined;
+  readonly #budgetOf: LlmGovernorOptions['budgetOf'];
   readonly #window: (perMinute: number) => BucketWindow;
   readonly #telemetry: Telemetry | undefined;
   readonly #processId = randomBytes(4).toString('hex');
@@ -266,6 +277,7 @@ export class LlmGovernor implements LlmCallGate {
     this.#fallbackMs = options.holdOffFallbackMs ?? 1000;
     this.#pollMs = options.pollMs ?? 25;
     this.#isAttemptRunning = options.isAttemptRunning;
+    this.#budgetOf = options.budgetOf;
     const span = options.spanSeconds ?? 60;
     this.#window = options.bucketWindow ?? ((perMinute) => bucketWindow(perMinute, span));
     this.#telemetry = options.telemetry;
@@ -311,7 +323,10 @@ export class LlmGovernor implements LlmCallGate {
     span: LlmCallSpan,
     started: number,
   ): Promise<LlmPermit> {
-    const { signal, attribution, budget } = request;
+    const { signal, attribution } = request;
+    const budget =
+      request.budget ??
+      (attribution !== undefined ? await this.#budgetOf?.(attribution) : undefined);
     const limits = this.#limits.resolve(identity.provider, identity.model);
     const cap = limits.maxConcurrency ?? this.#defaultCap;
     const estimatedTokens = estimatedTotal(request.estimate);
@@ -442,24 +457,54 @@ export class LlmGovernor implements LlmCallGate {
   }
 
   async #checkBudget(attribution: LlmAttribution, budget: LlmBudget, estimatedUsd: number) {
-    const [runNano, taskNano] = await this.#store.run('read the spend', async () => {
-      const [run, task] = await Promise.all([
-        this.#store.redis.hget(this.#store.runSpendKey(attribution.runId), 'nanoUsd'),
-        this.#store.redis.hget(
-          this.#store.taskSpendKey(attribution.runId, attribution.taskId),
-          'nanoUsd',
-        ),
-      ]);
-      return [Number(run ?? 0), Number(task ?? 0)];
-    });
-    const refuse = (scope: BudgetScope, limit: number | undefined, spentNano: number): void => {
+    const runKey = this.#store.runSpendKey(attribution.runId);
+    const [[runNano, fencedAt], [taskNano, attemptNano]] = await this.#store.run(
+      'read the spend',
+      () =>
+        Promise.all([
+          this.#store.redis.hmget(runKey, 'nanoUsd', 'fencedAt'),
+          this.#store.redis.hmget(
+            this.#store.taskSpendKey(attribution.runId, attribution.taskId),
+            'nanoUsd',
+            `attempt:${attribution.attempt}`,
+          ),
+        ]),
+    );
+    const attemptSpent = Number(attemptNano ?? 0) / NANO;
+    const refuse = (
+      scope: BudgetScope,
+      limit: number | undefined,
+      spentNano: string | null | undefined,
+      fenced = false,
+    ): void => {
       if (limit === undefined) return;
-      const spent = spentNano / NANO;
-      if (spent + estimatedUsd > limit)
-        throw new BudgetExceededError(scope, limit, spent, estimatedUsd, attribution);
+      const spent = Number(spentNano ?? 0) / NANO;
+      if (fenced || spent + estimatedUsd > limit)
+        throw new BudgetExceededError(
+          scope,
+          limit,
+          spent,
+          estimatedUsd,
+          attribution,
+          attemptSpent,
+          fenced,
+        );
     };
     refuse('task', budget.taskUsd, taskNano);
-    refuse('run', budget.runUsd, runNano);
+    try {
+      refuse('run', budget.runUsd, runNano, fencedAt !== null && fencedAt !== undefined);
+    } catch (error) {
+      // The first refusal fences the run: from now on every call of it is refused, whatever it costs.
+      await this.#fenceRun(runKey);
+      throw error;
+    }
+  }
+
+  /** Marks a run stopped at its spend limit (kept beside its spend; the first mark stays). */
+  async #fenceRun(runKey: string): Promise<void> {
+    await this.#store.run('fence the run', () =>
+      this.#store.redis.hsetnx(runKey, 'fencedAt', Date.now()),
+    );
   }
 
   /** Runs `work` when every earlier waiter of this process on the lane is through. */
@@ -705,8 +750,10 @@ export class LlmGovernor implements LlmCallGate {
       );
       if (budget?.taskUsd !== undefined && Number(taskNano) / NANO >= budget.taskUsd)
         budgetReached = 'task';
-      else if (budget?.runUsd !== undefined && Number(runNano) / NANO >= budget.runUsd)
+      else if (budget?.runUsd !== undefined && Number(runNano) / NANO >= budget.runUsd) {
         budgetReached = 'run';
+        await this.#fenceRun(this.#store.runSpendKey(attribution.runId));
+      }
     }
     return {
       tokensIn,
@@ -868,5 +915,6 @@ function spendOf(fields: Record<string, string>): SpendTotals {
     tokensOut: Number(fields.tokensOut ?? 0),
     calls: Number(fields.calls ?? 0),
     unpricedCalls: Number(fields.unpricedCalls ?? 0),
+    fencedAt: fields.fencedAt === undefined ? null : Number(fields.fencedAt),
   };
 }

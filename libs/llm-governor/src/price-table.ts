@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 
 /** USD per million tokens, keyed by model name as configured. */
@@ -34,4 +35,26 @@ export function costUsd(
   tokensOut: number,
 ): number | null {
   return costOf(priceTable?.[model], tokensIn, tokensOut);
+}
+
+/**
+ * A price table as given on a command line: inline JSON, or the path of a JSON file; returns the
+ * data for `priceTableSchema` to check. Throws one line when the file cannot be read or parsed.
+ */
+export function readPriceTableSource(source: string): unknown {
+  let text = source;
+  if (!source.trim().startsWith('{')) {
+    try {
+      text = readFileSync(source, 'utf8');
+    } catch {
+      throw new Error(
+        `${source}: no such file; give a JSON file or inline JSON like {"gpt-4o":{"inputUsdPerMillion":2.5,"outputUsdPerMillion":10}}`,
+      );
+    }
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new Error(`${source}: not JSON`);
+  }
 }

@@ -5,7 +5,9 @@
 export {
   prepareTask,
   validateGradedTasks,
+  checkTaskForGrading,
   describeFidelity,
+  type GradingCheck,
   type OsworldTaskSpec,
   type PreparedTask,
   type PrepareOptions,

@@ -379,9 +379,10 @@ describe('infra faults of a graded task: retried, never scored', () => {
     );
     expect(error).toBeInstanceOf(StackNotReadyError);
     expect(error).toBeInstanceOf(TransientError);
-    // Refused, or cut off by the deadline on a busy machine: either way bytebotd is named, alone.
+    // Refused, or cut off by the deadline on a busy machine: either way bytebotd is named, and the
+    // VM server (which runs) at most as not answering in time on a machine too busy to serve it.
     expect((error as Error).message).toMatch(
-      /^the stack was not ready 2 s after its reset: bytebotd: the Bytebot desktop at \S+ does not answer \([^;]*\)$/,
+      /^the stack was not ready 2 s after its reset: bytebotd: the Bytebot desktop at \S+ does not answer \([^;]*\)(; VM server: no answer within [\d.]+ s)?$/,
     );
     expect(vm.count('upload')).toBe(0);
   });

@@ -76,7 +76,8 @@ export {
   type OsworldScreenshotSource,
 } from './osworld-logs-exporter.js';
 export { formatPythonJson, formatPythonUtcTimestamp } from './python-compatible-format.js';
-export { osworldBenchmark, OSWORLD_DOMAINS } from './osworld-benchmark.js';
+export { osworldBenchmark } from './osworld-benchmark.js';
+export { OSWORLD_DOMAINS } from './osworld-dataset.js';
 export { osworldWorker, osworldWorkerFlags } from './osworld-worker.js';
 export {
   osworldRunConfigSchema,
@@ -99,6 +100,7 @@ export {
 export {
   osworldGradeOf,
   agentNotStartedGrade,
+  workerCannotGradeGrade,
   FINAL_SIGNAL_MAPPING_ID,
   type OsworldGrade,
   type OsworldNoScoreCause,
@@ -135,3 +137,5 @@ export {
   type RegradeTaskReport,
 } from './osworld-regrade.js';
 export { BYTEBOT_SCREEN, parseScreenSize } from './osworld-screen.js';
+export { NO_DESKTOP_SERVER_REASON } from './osworld-graded-episode.js';
+export { GRADED_EXAMPLE_QUERIES } from './osworld-example-queries.js';

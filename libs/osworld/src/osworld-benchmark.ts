@@ -7,24 +7,18 @@ import { osworldTaskSchema } from './osworld-dataset.js';
 import { loadOsworldDataset } from './osworld-dataset-loading.js';
 import { osworldRunDetail, osworldTaskDetail, osworldTaskGrade } from './osworld-display.js';
 import { osworldLogsExporter } from './osworld-logs-export.js';
+import { osworldGrading } from './osworld-run-grading.js';
+import {
+  assertGradable,
+  assertGradingWorkers,
+  gradingConfig,
+  onlyGradedTasks,
+} from './osworld-grade-enqueue.js';
 import { osworldRunConfigSchema, osworldTaskResultSchema } from './osworld-run-config.js';
 import { osworldTools } from './osworld-tools.js';
 import { osworldWorker } from './osworld-worker.js';
+import { OSWORLD_DOMAINS } from './osworld-dataset.js';
 import { osworldMigrations } from '../migrations/index.js';
-
-/** OSWorld's domains; a `--domain` among them makes a run an OSWorld run. */
-export const OSWORLD_DOMAINS = [
-  'chrome',
-  'gimp',
-  'libreoffice_calc',
-  'libreoffice_impress',
-  'libreoffice_writer',
-  'multi_apps',
-  'os',
-  'thunderbird',
-  'vlc',
-  'vs_code',
-] as const;
 
 /** The model Bytebot is asked to use, in the shape its API takes. */
 const modelFlagSchema = z
@@ -80,6 +74,20 @@ const osworldEnqueueFlags = z.object({
   model: flag(parsedText(parseModelFlag).optional(), {
     flag: '--model <json>',
     description: `OSWorld: the Bytebot model, e.g. ${MODEL_EXAMPLE} (default: the first the stack offers)`,
+  }),
+  grade: flag(parsedText((text) => text !== 'false').optional(), {
+    flag: '--grade',
+    description:
+      "OSWorld: a graded run: each task set up from its config on a fresh desktop and its end state scored by OSWorld's evaluators, shown beside the agent's word (needs workers with --desktop-server-url)",
+  }),
+  onlyGradedTasks: flag(parsedText((text) => text !== 'false').optional(), {
+    flag: '--only-graded-tasks',
+    description: 'OSWorld --grade: leave out the tasks outside the graded (phase-1) set',
+  }),
+  gradeWorkerCheck: flag(parsedText((text) => text !== 'false').optional(), {
+    flag: '--no-grade-worker-check',
+    description:
+      'OSWorld --grade: enqueue even though the live OSWorld workers have no desktop server (for workers still to come)',
   }),
 });
 
@@ -153,8 +161,22 @@ export const osworldBenchmark = defineBenchmark({
       source,
       input.domains.length ? { domains: input.domains } : {},
     );
-    let tasks = dataset.tasks;
+    const grade = flags.grade === true;
+    const stray = !grade
+      ? flags.onlyGradedTasks
+        ? '--only-graded-tasks'
+        : flags.gradeWorkerCheck === false
+          ? '--no-grade-worker-check'
+          : null
+      : null;
+    if (stray) throw new UsageError(`${stray} is for graded runs: add --grade, or drop it`);
+    let tasks = grade && flags.onlyGradedTasks ? onlyGradedTasks(dataset.tasks) : dataset.tasks;
     if (input.maxTasks !== undefined) tasks = tasks.slice(0, input.maxTasks);
+    if (grade && tasks.length === 0)
+      throw new UsageError(
+        `--grade --only-graded-tasks: none of the ${dataset.tasks.length} task(s) of ${source} is in the graded (phase-1) set, whose domains are vs_code, thunderbird, os and multi_apps`,
+      );
+    if (grade) assertGradable(tasks);
     if (tasks.length === 0)
       throw new UsageError(
         `no OSWorld task matches (source ${source}, domains ${input.domains.join(',') || 'all'})`,
@@ -169,6 +191,7 @@ export const osworldBenchmark = defineBenchmark({
         ...(flags.stallTimeoutS !== undefined
           ? { stall_timeout_seconds: flags.stallTimeoutS }
           : {}),
+        ...(grade ? { grade: true, grading: gradingConfig() } : {}),
       },
       model: flags.model ?? null,
       agent: { kind: 'bytebot' },
@@ -180,7 +203,17 @@ export const osworldBenchmark = defineBenchmark({
       })),
     };
   },
+  async preflight(run, context) {
+    if (run.config.grade && run.flags.gradeWorkerCheck !== false)
+      await assertGradingWorkers(context.liveWorkers, 'osworld');
+  },
   exporters: { 'osworld-logs': osworldLogsExporter },
+  grading: osworldGrading,
+  // Loaded when a regrade runs: the metrics and their Python helpers are not for every command.
+  regrade: {
+    regrade: async (context) =>
+      (await import('./osworld-regrade-run.js')).osworldRegrader.regrade(context),
+  },
   tools: osworldTools,
   migrations: osworldMigrations,
   worker: osworldWorker,

@@ -1,5 +1,19 @@
 import { z } from 'zod';
 
+/** OSWorld's domains; a `--domain` among them makes a run an OSWorld run; a run over all ten is the original's `--domain all`. */
+export const OSWORLD_DOMAINS = [
+  'chrome',
+  'gimp',
+  'libreoffice_calc',
+  'libreoffice_impress',
+  'libreoffice_writer',
+  'multi_apps',
+  'os',
+  'thunderbird',
+  'vlc',
+  'vs_code',
+] as const;
+
 /** One step of a task's `config` (or `evaluator.postconfig`): `{type, parameters}`; never run by this benchmark. */
 export const osworldSetupStepSchema = z.looseObject({ type: z.string() });
 

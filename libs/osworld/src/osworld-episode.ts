@@ -1,6 +1,7 @@
 import { pino, type Logger } from 'pino';
 import {
   isBytebotEndStatus,
+  type BytebotContentBlock,
   type BytebotMessage,
   type BytebotModel,
   type BytebotTaskStatus,
@@ -35,6 +36,8 @@ export interface OsworldEpisodeStep {
   message_id: string;
   tool_calls: BytebotToolCall[];
   text_content: string;
+  /** The message's content blocks as Bytebot stored them (tool_use ids match the LLM's replies). */
+  content: readonly BytebotContentBlock[];
   /** PNG bytes of the last image in the USER message that follows the step, if any. */
   screenshot: Buffer | null;
 }
@@ -607,6 +610,7 @@ class EpisodeFollower {
         message_id: message.id,
         tool_calls: toolCallsOf(message),
         text_content: textContentOf(message),
+        content: message.content,
         screenshot: screenshot === null ? null : Buffer.from(screenshot, 'base64'),
       };
       this.recorded.push(message);

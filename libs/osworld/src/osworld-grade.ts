@@ -104,6 +104,26 @@ export function agentNotStartedGrade(
   };
 }
 
+/**
+ * No grade because the worker cannot grade at all (it has no VM server to set up and read the
+ * desktop through): the agent ran as in an ungraded run, and the grade says why there is no score.
+ */
+export function workerCannotGradeGrade(finalSignal: FinalSignal, reason: string): OsworldGrade {
+  return {
+    score: null,
+    pythonType: null,
+    gradedSuccess: null,
+    noScoreCause: 'ungraded',
+    reason,
+    fidelity: { level: 'ungraded', reason, canSetUp: false },
+    metricVersion: OSWORLD_GRADING_VERSION,
+    finalSignal,
+    finalSignalMapping: mappingIdOf(finalSignal),
+    details: { finalSignal, postconfig: null, trace: [] },
+    endState: [],
+  };
+}
+
 function mappingIdOf(signal: FinalSignal): string {
   return `${signal.mapping.name}/v${signal.mapping.version}`;
 }

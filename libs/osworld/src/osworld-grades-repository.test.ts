@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { runsRepository, tasksRepository, type Database } from '@benchfleet/db';
+import { RunsRepository, TasksRepository, type Database } from '@benchfleet/db';
 import { finalSignalOf, OSWORLD_GRADING_VERSION } from '@benchfleet/osworld-grading';
 import { useTestServices } from '@benchfleet/testing';
 import {
@@ -25,7 +25,7 @@ async function startRun(
 ): Promise<{ runId: string; taskIds: string[] }> {
   const runId = `grades-run-${++runNumber}`;
   const taskIds = domains.map((_, index) => `task-${index + 1}`);
-  await runsRepository(db).createWithTasks({
+  await new RunsRepository(db).createWithTasks({
     run: { id: runId, name: runId, benchmark: 'osworld', code_version: 'test', config: '{}' },
     tasks: taskIds.map((taskId, index) => ({
       task_id: taskId,
@@ -35,7 +35,8 @@ async function startRun(
       spec: JSON.stringify({ task_id: taskId }),
     })),
   });
-  for (const taskId of taskIds) await tasksRepository(db).openAttempt(runId, taskId, 'stack-1', 1);
+  for (const taskId of taskIds)
+    await new TasksRepository(db).openAttempt(runId, taskId, 'stack-1', 1);
   return { runId, taskIds };
 }
 
@@ -48,7 +49,7 @@ async function settle(
   bytebotStatus: string,
 ): Promise<void> {
   const success = bytebotStatus === 'COMPLETED';
-  await tasksRepository(db).settle(runId, taskId, attempt, {
+  await new TasksRepository(db).settle(runId, taskId, attempt, {
     status: success ? 'success' : bytebotStatus === 'CANCELLED' ? 'cancelled' : 'failed',
     finalApiStatus: bytebotStatus,
     totalSteps: 3,
@@ -332,7 +333,7 @@ describe('OsworldGradesRepository', () => {
     const taskId = taskIds[0]!;
     // Attempt 1 was graded, then lost before it settled; attempt 2 is still running.
     await sut.recordAttemptGrade({ runId, taskId, attempt: 1 }, grade(1), null);
-    await tasksRepository(services.db).openAttempt(runId, taskId, 'stack-2', 2);
+    await new TasksRepository(services.db).openAttempt(runId, taskId, 'stack-2', 2);
     expect((await sut.taskGrades(runId))[0]).toMatchObject({ attempt: 2, grade_no: null });
     await sut.recordAttemptGrade({ runId, taskId, attempt: 2 }, grade(0), null);
     await settle(services.db, runId, taskId, 2, 'COMPLETED');

@@ -2,10 +2,11 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { readArtifact, type ArtifactSettings } from '@benchfleet/artifacts';
 import { errorMessage, roundLikePython } from '@benchfleet/core';
-import type { ExportContext, RunExporter } from '@benchfleet/benchmark-kit';
+import type { ExportContext, GradeRecord, RunExporter } from '@benchfleet/benchmark-kit';
+import { osworldTaskGrades } from './osworld-run-grading.js';
 import {
-  stepsRepository,
-  tasksRepository,
+  StepsRepository,
+  TasksRepository,
   type Database,
   type Run,
   type Step,
@@ -22,6 +23,7 @@ import {
   type OsworldLogTask,
 } from './osworld-logs-exporter.js';
 import { OSWORLD_POLL_INTERVAL_MS } from './osworld-episode.js';
+import { OSWORLD_DOMAINS } from './osworld-dataset.js';
 import {
   formatPythonJson,
   formatPythonUtcTimestamp,
@@ -39,39 +41,29 @@ export const osworldLogsExporter: RunExporter<OsworldRunConfig> = {
     "the original Bytebot OSWorld benchmark's directory: <task_id>/step_NNN.json, <task_id>/screenshots/step_NNN.png, <task_id>/result.json, final.json",
   signatureFile: 'final.json',
   async write(context) {
-    const tasks = await tasksRepository(context.db).listByRun(context.run.id);
+    const tasks = await new TasksRepository(context.db).listByRun(context.run.id);
     const settled = tasks.filter((task) => task.status !== 'queued' && task.status !== 'running');
     const problems: string[] = [];
     let done = 0;
+    // A graded run: each task's grade beside the original fields, the graded numbers in final.json.
+    const graded = context.summary.graded;
+    const grades = graded ? await osworldTaskGrades(context.db, context.run.id) : undefined;
     await writeOsworldLogs(context.dir, {
       benchmark_config: benchmarkConfigOf(context, tasks),
       started_at: formatPythonUtcTimestamp(
         (context.run.started_at ?? context.run.created_at).getTime(),
       ),
       finished_at: formatPythonUtcTimestamp(runFinishedAt(context.run, settled).getTime()),
-      tasks: logTasks(context.db, settled, context.artifacts, problems, () =>
+      tasks: logTasks(context.db, settled, context.artifacts, problems, grades, () =>
         context.progress(++done, settled.length),
       ),
+      ...(graded ? { graded } : {}),
     });
     if (problems.length > 0)
       await writeFile(path.join(context.dir, EXPORT_PROBLEMS_FILE), formatPythonJson({ problems }));
     return { exported: settled.length, unfinished: tasks.length - settled.length, problems };
   },
 };
-
-/** OSWorld's ten domains: a run over all of them is the original's `--domain all`. */
-const ALL_DOMAINS = [
-  'chrome',
-  'gimp',
-  'libreoffice_calc',
-  'libreoffice_impress',
-  'libreoffice_writer',
-  'multi_apps',
-  'os',
-  'thunderbird',
-  'vlc',
-  'vs_code',
-];
 
 /**
  * The original's `benchmark_config`, its keys in its order and with its meanings (and types):
@@ -94,7 +86,8 @@ function benchmarkConfigOf(
     ),
   ];
   const domains = config.domains ?? [];
-  const allDomains = domains.length === 0 || ALL_DOMAINS.every((name) => domains.includes(name));
+  const allDomains =
+    domains.length === 0 || OSWORLD_DOMAINS.every((name) => domains.includes(name));
   return {
     max_tasks: config.max_tasks ?? tasks.length,
     max_steps: config.max_steps,
@@ -131,9 +124,10 @@ async function* logTasks(
   tasks: readonly Task[],
   artifacts: ArtifactSettings,
   problems: string[],
+  grades: ReadonlyMap<string, GradeRecord> | undefined,
   taskWritten: () => void,
 ): AsyncIterable<OsworldLogTask> {
-  const steps = stepsRepository(db);
+  const steps = new StepsRepository(db);
   for (const task of tasks) {
     const recorded = osworldTaskResultSchema.safeParse(task.result ?? {});
     const result = recorded.success ? recorded.data : {};
@@ -157,6 +151,7 @@ async function* logTasks(
       duration_seconds: roundLikePython((task.duration_ms ?? 0) / 1000, 1),
       // The original writes an error message only for a task that ended in error.
       error_message: task.status === 'error' ? task.error : null,
+      ...(grades ? { graded: grades.get(task.task_id)?.record ?? null } : {}),
       steps: rows.map((row) => logStep(task, row, artifacts, problems)),
     };
     taskWritten();

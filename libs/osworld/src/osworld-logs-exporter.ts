@@ -33,6 +33,11 @@ export interface OsworldLogTask {
   /** Default: end − start rounded to 0.1 s, or 0 for a failed create (as the original). */
   duration_seconds?: number;
   error_message: string | null;
+  /**
+   * A graded run's grade of the task (null: none recorded), written into result.json after the
+   * original's fields; absent for a run that is not graded, whose files stay the original's.
+   */
+  graded?: Record<string, unknown> | null;
   steps: Iterable<OsworldLogStep> | AsyncIterable<OsworldLogStep>;
 }
 
@@ -41,6 +46,8 @@ export interface OsworldLogRun {
   started_at: string;
   finished_at: string;
   tasks: Iterable<OsworldLogTask> | AsyncIterable<OsworldLogTask>;
+  /** A graded run's graded numbers, written into final.json after the original's fields. */
+  graded?: unknown;
 }
 
 const SAFE_TASK_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
@@ -90,7 +97,11 @@ export async function writeOsworldLogs(
     if (!failedCreate)
       await writeFile(
         path.join(taskDir, 'result.json'),
-        formatPythonJson({ ...result, duration_seconds: pythonFloat(durationSeconds) }),
+        formatPythonJson({
+          ...result,
+          duration_seconds: pythonFloat(durationSeconds),
+          ...(task.graded !== undefined ? { graded: pythonTypedGrade(task.graded) } : {}),
+        }),
       );
     results.push({ ...result, duration_seconds: durationSeconds });
   }
@@ -100,9 +111,10 @@ export async function writeOsworldLogs(
     finished_at: run.finished_at,
     results,
   });
+  const typed = withPythonTypes(finalJson, results, createFailed) as Record<string, unknown>;
   await writeFile(
     path.join(outDir, 'final.json'),
-    formatPythonJson(withPythonTypes(finalJson, results, createFailed)),
+    formatPythonJson(run.graded !== undefined ? { ...typed, graded: run.graded } : typed),
   );
   return finalJson;
 }
@@ -151,6 +163,13 @@ function withPythonTypes(
       duration_seconds: float(task.duration_seconds, !createFailed.has(task.task_id)),
     })),
   };
+}
+
+/** A grade whose score OSWorld returned as a float is written as one (`1.0`), as Python would. */
+function pythonTypedGrade(grade: Record<string, unknown> | null): unknown {
+  if (grade === null || typeof grade['score'] !== 'number' || grade['python_type'] !== 'float')
+    return grade;
+  return { ...grade, score: pythonFloat(grade['score']) };
 }
 
 async function writeStep(taskDir: string, step: OsworldLogStep): Promise<void> {

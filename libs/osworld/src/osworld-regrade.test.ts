@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileArtifactStore } from '@benchfleet/artifacts';
-import { runsRepository, tasksRepository } from '@benchfleet/db';
+import { RunsRepository, TasksRepository } from '@benchfleet/db';
 import {
   DownloadCache,
   OSWORLD_GRADING_VERSION,
@@ -99,7 +99,7 @@ beforeAll(async () => {
     await specOf('os', BLUETOOTH),
     await specOf('os', NOT_RUN),
   ];
-  await runsRepository(services.db).createWithTasks({
+  await new RunsRepository(services.db).createWithTasks({
     run: { id: RUN, name: RUN, benchmark: 'osworld', code_version: 'test', config: '{}' },
     tasks: specs.map((spec, seq) => ({
       task_id: spec.task_id,
@@ -111,7 +111,7 @@ beforeAll(async () => {
   });
   const grades = new OsworldGradesRepository(services.db);
   for (const spec of specs.slice(0, 3)) {
-    await tasksRepository(services.db).openAttempt(RUN, spec.task_id, 'stack-1', 1);
+    await new TasksRepository(services.db).openAttempt(RUN, spec.task_id, 'stack-1', 1);
     fakes.setScenario(scenarios[spec.task_id]!);
     const result = await runGradedOsworldTask({
       stack: {
@@ -149,7 +149,7 @@ beforeAll(async () => {
       { ...result.grade, metricVersion: 'osworld-grading/1' },
       setupRecordOf(result),
     );
-    await tasksRepository(services.db).settle(RUN, spec.task_id, 1, {
+    await new TasksRepository(services.db).settle(RUN, spec.task_id, 1, {
       status: result.episode.status,
       finalApiStatus: result.episode.final_api_status,
       totalSteps: result.episode.total_steps,

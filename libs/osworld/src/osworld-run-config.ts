@@ -12,6 +12,10 @@ export const osworldRunConfigSchema = z.object({
   max_steps: z.number().int().positive().default(100),
   /** Cancel a task after this long without a new message (the original's 5 minutes). */
   stall_timeout_seconds: z.number().positive().default(300),
+  /** `--grade`: set each task up and grade its end state by OSWorld's rules (false: the original scripts' behaviour). */
+  grade: z.boolean().default(false),
+  /** A graded run's grading port version and final-signal mapping, as enqueued; absent when not graded. */
+  grading: z.object({ version: z.string(), final_signal_mapping: z.string() }).optional(),
 });
 export type OsworldRunConfig = z.output<typeof osworldRunConfigSchema>;
 

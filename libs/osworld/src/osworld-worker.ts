@@ -1,148 +1,120 @@
 import { hostname } from 'node:os';
 import { z } from 'zod';
-import type { ArtifactStore } from '@benchfleet/artifacts';
-import { errorMessage, flag } from '@benchfleet/core';
-import type {
-  BenchmarkOutcome,
-  BenchmarkTaskContext,
-  BenchmarkWorkerPart,
-} from '@benchfleet/benchmark-kit';
-import { runsRepository, type Database } from '@benchfleet/db';
-import { bytebotModelSchema, type BytebotModel } from './bytebot-api.js';
+import { errorMessage, flag, parsedText } from '@benchfleet/core';
+import type { BenchmarkWorkerPart } from '@benchfleet/benchmark-kit';
 import { BytebotClient } from './bytebot-client.js';
 import { BytebotDesktopClient } from './bytebot-desktop.js';
+import { osworldWorkerCapabilities } from './osworld-grade-enqueue.js';
 import type { OsworldTask } from './osworld-dataset.js';
-import { cancelLeftoverTasks, runOsworldEpisode } from './osworld-episode.js';
+import { cancelLeftoverTasks } from './osworld-episode.js';
+import { OsworldGradedEpisodes } from './osworld-graded-episode.js';
+import { OsworldGradesRepository } from './osworld-grades-repository.js';
 import type { OsworldRunConfig, OsworldTaskResult } from './osworld-run-config.js';
+import { BYTEBOT_SCREEN, parseScreenSize } from './osworld-screen.js';
+import { osworldTaskEpisode } from './osworld-task-episode.js';
+import { StackLlmRelay, stackLlmRelayFlagShape } from './stack-llm-relay.js';
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
 
-/** `worker-osworld`'s own flags (besides those every worker has). */
-export const osworldWorkerFlags = z.object({
-  bytebotUrl: flag(httpUrl, {
-    flag: '--bytebot-url <url>',
-    env: 'BYTEBOT_URL',
-    description: 'bytebot-agent base URL, e.g. http://127.0.0.1:9991',
-  }),
-  desktopUrl: flag(httpUrl.optional(), {
-    flag: '--desktop-url <url>',
-    env: 'BYTEBOT_DESKTOP_URL',
-    description:
-      'bytebotd base URL, e.g. http://127.0.0.1:9990, probed before and during each task',
-  }),
-  events: flag(z.boolean().default(true), {
-    flag: '--no-events',
-    description: 'follow tasks by REST polling only (no Socket.IO)',
-  }),
-});
-
-interface OsworldEpisodeDeps {
-  db: Database;
-  client: BytebotClient;
-  artifacts: ArtifactStore;
-  events: boolean;
-  /** Probed while each task runs (with the agent): a desktop that dies mid-task fails the attempt as infra. */
-  desktop?: BytebotDesktopClient;
-}
-
-/** The agent's probe during a task gets as long as the desktop's. */
-const AGENT_PROBE_TIMEOUT_MS = 10_000;
-
-/** The `osworld-task` job: one OSWorld task on this worker's Bytebot stack. */
-function osworldEpisode(
-  deps: OsworldEpisodeDeps,
-): (
-  context: BenchmarkTaskContext<OsworldRunConfig, OsworldTask>,
-) => Promise<BenchmarkOutcome<OsworldTaskResult>> {
-  // Without a model on the run, the stack's first model, asked once per run as the original does.
-  const stackModels = new Map<string, Promise<BytebotModel>>();
-  const modelOf = (runId: string, given: unknown, signal: AbortSignal): Promise<BytebotModel> => {
-    const parsed = bytebotModelSchema.safeParse(given);
-    if (parsed.success) return Promise.resolve(parsed.data);
-    let asked = stackModels.get(runId);
-    if (!asked) {
-      asked = deps.client.resolveModel(undefined, { signal });
-      asked.catch(() => stackModels.delete(runId));
-      stackModels.set(runId, asked);
-    }
-    return asked;
-  };
-
-  const desktop = deps.desktop;
-  return async (context) => {
-    const { run, config } = context;
-    const runId = run.id;
-    const taskId = context.task.task_id;
-    const model = await modelOf(runId, run.model, context.signal);
-    if (run.model === null) await runsRepository(deps.db).recordModelIfUnset(runId, model);
-    const outcome = await runOsworldEpisode({
-      client: deps.client,
-      task: { task_id: taskId, instruction: context.task.instruction },
-      model,
-      maxSteps: config.max_steps,
-      stallTimeoutMs: config.stall_timeout_seconds * 1000,
-      signal: context.signal,
-      events: deps.events,
-      logger: context.logger,
-      watch: {
-        agent: (signal) =>
-          deps.client.healthProblem({
-            signal: AbortSignal.any([signal, AbortSignal.timeout(AGENT_PROBE_TIMEOUT_MS)]),
-          }),
-        ...(desktop ? { desktop: (signal: AbortSignal) => desktop.healthProblem({ signal }) } : {}),
-      },
-      sink: {
-        onTaskCreated: (bytebotTaskId) => context.setExternalId(bytebotTaskId),
-        onStep: async (step) => {
-          const screenshotUri = step.screenshot
-            ? await deps.artifacts.put(
-                [
-                  runId,
-                  taskId,
-                  `attempt-${context.attempt}`,
-                  `step_${String(step.step_number).padStart(3, '0')}.png`,
-                ],
-                step.screenshot,
-              )
-            : null;
-          context.recordStep({
-            step: step.step_number,
-            at: step.timestamp,
-            action: JSON.stringify({ tool_calls: step.tool_calls }),
-            text: step.text_content,
-            screenshot_uri: screenshotUri,
-            external_id: step.message_id,
-          });
-          await context.job.job.updateProgress({ step: step.step_number });
-        },
-      },
+/** `FROM=TO` pairs, comma-separated: a download whose URL starts with FROM is fetched from TO + the rest. */
+function parseDownloadMirrors(text: string): { from: string; to: string }[] {
+  return text
+    .split(',')
+    .map((pair) => pair.trim())
+    .filter((pair) => pair !== '')
+    .map((pair) => {
+      const at = pair.indexOf('=');
+      const [from, to] = [pair.slice(0, at), pair.slice(at + 1)];
+      if (at < 0 || !/^https?:\/\/\S*$/.test(from) || !httpUrl.safeParse(to).success)
+        throw new Error(
+          `"${pair}" is not a mirror: expected FROM=TO where FROM is an http(s) URL prefix and TO an http(s) URL, e.g. https://huggingface.co/=http://mirror:8080/hf/`,
+        );
+      return { from, to };
     });
-    return {
-      status: outcome.status,
-      // The stack refused the request (4xx): it would refuse it again.
-      ...(outcome.stop_reason === 'create_failed' ? { errorClass: 'permanent' as const } : {}),
-      finalApiStatus: outcome.final_api_status,
-      totalSteps: outcome.total_steps,
-      success: outcome.status === 'success',
-      reward: outcome.status === 'success' ? 1 : 0,
-      durationMs: outcome.duration_ms,
-      answer: outcome.answer,
-      error: outcome.error_message,
-      externalId: outcome.bytebot_task_id || null,
-      // Bytebot reports no tokens, so the cost of an OSWorld task is not known.
-      costUsd: null,
-      result: {
-        bytebot_task_id: outcome.bytebot_task_id,
-        start_time: outcome.start_time,
-        end_time: outcome.end_time,
-        duration_seconds: outcome.duration_seconds,
-        stop_reason: outcome.stop_reason,
-        model,
-        api_url: deps.client.baseUrl,
-      },
-    };
-  };
 }
+
+const MS = 'expected a whole number of milliseconds, 0 or more';
+
+/** `worker-osworld`'s own flags (besides those every worker has). */
+export const osworldWorkerFlags = z
+  .object({
+    bytebotUrl: flag(httpUrl, {
+      flag: '--bytebot-url <url>',
+      env: 'BYTEBOT_URL',
+      description: 'bytebot-agent base URL, e.g. http://127.0.0.1:9991',
+    }),
+    desktopUrl: flag(httpUrl.optional(), {
+      flag: '--desktop-url <url>',
+      env: 'BYTEBOT_DESKTOP_URL',
+      description:
+        'bytebotd base URL, e.g. http://127.0.0.1:9990, probed before and during each task',
+    }),
+    events: flag(z.boolean().default(true), {
+      flag: '--no-events',
+      description: 'follow tasks by REST polling only (no Socket.IO)',
+    }),
+    // Graded runs (`scheduler enqueue --grade`): the desktop's VM server, its reset, its downloads.
+    desktopServerUrl: flag(httpUrl.optional(), {
+      flag: '--desktop-server-url <url>',
+      env: 'OSWORLD_DESKTOP_SERVER_URL',
+      description:
+        "OSWorld's VM server on the stack's desktop, e.g. http://127.0.0.1:5000: graded runs set up and grade through it (without it their tasks are ungraded)",
+    }),
+    resetCommand: flag(z.string().trim().min(1, 'must not be empty').optional(), {
+      flag: '--reset-command <cmd>',
+      env: 'OSWORLD_RESET_COMMAND',
+      description:
+        'shell command run before each graded task to give it a fresh desktop (e.g. recreate the desktop container); the worker then waits for bytebotd and the VM server',
+    }),
+    screenSize: flag(parsedText(parseScreenSize).default(BYTEBOT_SCREEN), {
+      flag: '--screen-size <WxH>',
+      env: 'OSWORLD_SCREEN_SIZE',
+      description: "the desktop's screen for setup's placeholders (default 1280x960, Bytebot's)",
+    }),
+    gradingCache: flag(z.string().min(1).default('.benchfleet/osworld-grading'), {
+      flag: '--grading-cache <dir>',
+      env: 'OSWORLD_GRADING_CACHE',
+      description:
+        "graded runs' download cache (by URL, with sha256) and per-attempt end-state files (default .benchfleet/osworld-grading)",
+    }),
+    downloadMirrors: flag(parsedText(parseDownloadMirrors).default([]), {
+      flag: '--download-mirrors <pairs>',
+      env: 'OSWORLD_DOWNLOAD_MIRRORS',
+      description:
+        "setup downloads from mirrors: FROM=TO URL prefixes, comma-separated (the cache keeps each file's original URL)",
+    }),
+    vmRetryDelayMs: flag(
+      z.coerce.number({ error: MS }).int(MS).min(0, MS).max(60_000, MS).default(5_000),
+      {
+        flag: null,
+        env: 'OSWORLD_VM_RETRY_DELAY_MS',
+        description:
+          "wait between retries of a VM server call or a download (default 5000, OSWorld's)",
+      },
+    ),
+    desktopImage: flag(z.string().trim().min(1).optional(), {
+      flag: '--desktop-image <name>',
+      env: 'BENCHFLEET_DESKTOP_IMAGE',
+      description: "the stack's desktop image, recorded with each task (provenance)",
+    }),
+    ...stackLlmRelayFlagShape,
+  })
+  .superRefine((flags, context) => {
+    if (flags.desktopServerUrl !== undefined && flags.desktopUrl === undefined)
+      context.addIssue({
+        code: 'custom',
+        path: ['desktopServerUrl'],
+        message:
+          'needs --desktop-url (BYTEBOT_DESKTOP_URL) too: a graded task waits for bytebotd after each reset',
+      });
+    if (flags.llmBaseUrl !== undefined && flags.llmRelayModels === undefined)
+      context.addIssue({
+        code: 'custom',
+        path: ['llmRelayModels'],
+        message:
+          'is needed with --llm-base-url (LLM_BASE_URL): name the models the relay offers, e.g. gpt-4.1',
+      });
+  });
 
 /**
  * The OSWorld worker: one Bytebot stack, one task at a time. Its worker id is the stack's; a
@@ -156,7 +128,7 @@ export const osworldWorker: BenchmarkWorkerPart<
 > = {
   command: 'worker-osworld',
   description:
-    'runs OSWorld tasks on one Bytebot stack, one at a time, with the original benchmark semantics',
+    'runs OSWorld tasks on one Bytebot stack, one at a time, with the original benchmark semantics (graded runs: OSWorld grades each end state)',
   flags: osworldWorkerFlags,
   // The worker id is the stack's: an OSWorld worker owns one stack.
   workerId: {
@@ -171,7 +143,7 @@ export const osworldWorker: BenchmarkWorkerPart<
   graceS: 3 * 3600,
   concurrency: () => 1,
   artifacts: true,
-  async setup({ flags, db, logger, artifacts }) {
+  async setup({ flags, db, logger, artifacts, redisUrl, prefix, spendLimitsOf }) {
     if (!artifacts) throw new Error('worker-osworld needs its artifact store');
     const client = new BytebotClient({ baseUrl: flags.bytebotUrl });
     const desktop = flags.desktopUrl ? new BytebotDesktopClient(flags.desktopUrl) : undefined;
@@ -182,20 +154,45 @@ export const osworldWorker: BenchmarkWorkerPart<
         'could not look for tasks left on the stack; will look again before the first task',
       ),
     );
+    const graded = new OsworldGradedEpisodes(
+      {
+        desktopServerUrl: flags.desktopServerUrl,
+        resetCommand: flags.resetCommand,
+        screen: flags.screenSize,
+        cacheDir: flags.gradingCache,
+        downloadMirrors: flags.downloadMirrors,
+        vmRetryDelayMs: flags.vmRetryDelayMs,
+      },
+      { client, desktop, artifacts, grades: new OsworldGradesRepository(db), logger },
+    );
+    if (!graded.canGrade)
+      logger.info('no --desktop-server-url: tasks of graded runs will be recorded ungraded');
+    const relay = await StackLlmRelay.start(flags, { redisUrl, prefix, logger, spendLimitsOf });
     return {
-      episode: osworldEpisode({
+      episode: osworldTaskEpisode({
         db,
         client,
         artifacts,
         events: flags.events,
+        graded,
         ...(desktop ? { desktop } : {}),
+        ...(relay ? { relay } : {}),
+        ...(flags.desktopImage !== undefined ? { desktopImage: flags.desktopImage } : {}),
       }),
-      // A dead stack pauses this worker instead of failing the tasks it would take.
+      // Told in the heartbeat: `enqueue --grade` looks for a worker that can grade.
+      capabilities: osworldWorkerCapabilities(flags),
+      // A dead stack pauses this worker instead of failing the tasks it would take; a stack this
+      // worker is resetting is down on purpose, and the graded task waits for it itself.
       healthCheck: async () => {
+        if (graded.resetWindow.resetting) return { ok: true };
         const agentProblem = await client.healthProblem();
         if (agentProblem) return { ok: false, reason: agentProblem };
         const desktopProblem = await desktop?.healthProblem();
         return desktopProblem ? { ok: false, reason: desktopProblem } : { ok: true };
+      },
+      ...(relay ? { llmLanes: relay.governor } : {}),
+      close: async () => {
+        await relay?.close();
       },
     };
   },

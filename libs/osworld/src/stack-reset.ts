@@ -127,6 +127,9 @@ export async function runResetCommand(
   return report;
 }
 
+/** The least time a readiness probe gets, however close the deadline. */
+const MIN_PROBE_MS = 1_000;
+
 export interface StackReadinessOptions {
   /** Named probes, each null when its part answers (bytebotd, the VM server). */
   readonly probes: Readonly<Record<string, StackProbe>>;
@@ -145,15 +148,19 @@ export async function waitForStackReady(options: StackReadinessOptions): Promise
   const started = Date.now();
   for (;;) {
     options.signal?.throwIfAborted();
-    const remaining = deadlineMs - (Date.now() - started);
-    const round = AbortSignal.any([
-      AbortSignal.timeout(Math.max(1, remaining)),
-      ...(options.signal ? [options.signal] : []),
-    ]);
+    // A round near the deadline still gives each probe a fair time: a part that answers is not
+    // called down because the round began a few milliseconds before the end.
+    const roundMs = Math.max(MIN_PROBE_MS, deadlineMs - (Date.now() - started));
+    const roundDeadline = AbortSignal.timeout(roundMs);
+    const round = AbortSignal.any([roundDeadline, ...(options.signal ? [options.signal] : [])]);
     const problems = (
       await Promise.all(
         Object.entries(options.probes).map(async ([part, probe]) => {
-          const problem = await probe(round).catch((error: unknown) => errorMessage(error));
+          const problem = await probe(round).catch((error: unknown) =>
+            roundDeadline.aborted && !options.signal?.aborted
+              ? `no answer within ${roundMs / 1000} s`
+              : errorMessage(error),
+          );
           return problem === null ? null : `${part}: ${problem}`;
         }),
       )

@@ -17,6 +17,11 @@ export interface WorkerBeat {
   pid: number;
   since: string;
   at: string;
+  /**
+   * What this worker can do beyond its queue's plain tasks, as its benchmark names it (OSWorld:
+   * `osworld-grade`, a worker with a desktop server); absent when it has none.
+   */
+  capabilities?: string[];
 }
 
 export function workersKey(prefix: string): string {
@@ -33,6 +38,7 @@ export class WorkerHeartbeat {
     private readonly prefix: string,
     workerId: string,
     queue: string,
+    capabilities: readonly string[] = [],
   ) {
     this.beat = {
       workerId,
@@ -42,6 +48,8 @@ export class WorkerHeartbeat {
       host: hostname(),
       pid: process.pid,
       since: new Date().toISOString(),
+      // Only a worker that has some says so: every other beat stays as it was.
+      ...(capabilities.length > 0 ? { capabilities: [...capabilities] } : {}),
     };
     this.timer = setInterval(() => void this.write(), BEAT_MS);
     this.timer.unref();

@@ -122,6 +122,8 @@ export interface WorkerRuntimeOptions {
    * an attempt; when it passes again the worker resumes by itself.
    */
   healthCheck?: HealthCheck;
+  /** What the worker can do, told in its heartbeat (see WorkerBeat.capabilities). */
+  capabilities?: readonly string[];
   /** From a service lost to the worker's jobs back in the queue, at most (default 30 s). */
   handBackMs?: number;
   /** How long a handed-back job waits before another worker may take it. */
@@ -209,6 +211,7 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
     options.prefix,
     options.workerId,
     options.queue,
+    options.capabilities ?? [],
   );
   const retryMs = options.healthRetryMs ?? 5_000;
 

@@ -48,6 +48,8 @@ order by r.id = :run_b`,
 export interface LoadedComparison {
   comparison: RunComparison;
   coverage: RunCoverage[];
+  /** The tasks settled in both runs, in order. */
+  pairs: PairedTaskOutcome[];
 }
 
 /** Reads the paired rows of two runs and compares them; missing runs are reported by `coverage`. */
@@ -62,5 +64,5 @@ export async function loadRunComparison(
     runNamedQuery<PairedTaskOutcome, 'run_a' | 'run_b'>(db, pairedTasksQuery, values),
     runNamedQuery<RunCoverage, 'run_a' | 'run_b'>(db, comparisonCoverageQuery, values),
   ]);
-  return { comparison: compareRuns(runA, runB, pairs, options), coverage };
+  return { comparison: compareRuns(runA, runB, pairs, options), coverage, pairs };
 }

@@ -57,6 +57,8 @@ export interface RunComparison {
   mcnemar_p: number;
   bootstrap: { resamples: number; seed: number; level: number; method: string };
   flipped: FlippedTask[];
+  /** Both runs graded: their grades compared too (absent otherwise). */
+  graded?: GradedComparison;
 }
 
 /** A compared run's tasks: how many, how many unsettled, how many have no task of the same id in the other run. */
@@ -137,5 +139,76 @@ export function compareRuns(
         reward_a: pair.reward_a,
         reward_b: pair.reward_b,
       })),
+  };
+}
+
+/** A task settled in both runs with a grade score in both (graded runs). */
+export interface PairedGradedScore {
+  task_id: string;
+  score_a: number;
+  score_b: number;
+}
+
+/** Two graded runs compared on their grades, as the agent's word is compared above. */
+export interface GradedComparison {
+  /** What the grade is (the benchmark's label). */
+  label: string;
+  /** Tasks settled in both runs with a score in both; the pairs below. */
+  paired: number;
+  /** Tasks settled in both runs left out: no score in one of them. */
+  without_score: number;
+  /** Graded success (score = 1). */
+  table: PairedTable;
+  graded_success_rate: PairedDifference;
+  mean_score: PairedDifference;
+  mcnemar_p: number;
+}
+
+/** The graded numbers of two runs over the tasks both scored, with the same bootstrap as `compareRuns`. */
+export function compareGradedScores(
+  label: string,
+  settledInBoth: number,
+  pairs: readonly PairedGradedScore[],
+  options: BootstrapOptions = {},
+): GradedComparison {
+  const bootstrap = {
+    resamples: options.resamples ?? DEFAULT_BOOTSTRAP.resamples,
+    seed: options.seed ?? DEFAULT_BOOTSTRAP.seed,
+    level: options.level ?? DEFAULT_BOOTSTRAP.level,
+  };
+  const passA = pairs.map((pair) => (pair.score_a === 1 ? 1 : 0));
+  const passB = pairs.map((pair) => (pair.score_b === 1 ? 1 : 0));
+  const scoreA = pairs.map((pair) => pair.score_a);
+  const scoreB = pairs.map((pair) => pair.score_b);
+  const [passInterval, scoreInterval] = pairedBootstrapIntervals(
+    [passB.map((value, i) => value - (passA[i] ?? 0)), scoreB.map((v, i) => v - (scoreA[i] ?? 0))],
+    bootstrap,
+  );
+  const table = pairedTable(
+    pairs.map((pair) => ({
+      task_id: pair.task_id,
+      domain: '',
+      status_a: '',
+      status_b: '',
+      success_a: pair.score_a === 1,
+      success_b: pair.score_b === 1,
+      reward_a: pair.score_a,
+      reward_b: pair.score_b,
+    })),
+  );
+  const difference = (a: number[], b: number[], ci95: Interval | undefined): PairedDifference => ({
+    a: mean(a),
+    b: mean(b),
+    difference: mean(b) - mean(a),
+    ci95: ci95 ?? { low: Number.NaN, high: Number.NaN },
+  });
+  return {
+    label,
+    paired: pairs.length,
+    without_score: settledInBoth - pairs.length,
+    table,
+    graded_success_rate: difference(passA, passB, passInterval),
+    mean_score: difference(scoreA, scoreB, scoreInterval),
+    mcnemar_p: mcnemarExactPValue(table.only_a, table.only_b),
   };
 }

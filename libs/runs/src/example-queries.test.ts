@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runsRepository, tasksRepository } from '@benchfleet/db';
+import { RunsRepository, TasksRepository } from '@benchfleet/db';
 import { useTestServices } from '@benchfleet/testing';
 import { EXAMPLE_QUERIES } from './example-queries.js';
 
@@ -45,7 +45,7 @@ const runB: Row[] = runA.map((row) =>
 );
 
 async function seedRun(id: string, rows: Row[]): Promise<void> {
-  await runsRepository(services.db).createWithTasks({
+  await new RunsRepository(services.db).createWithTasks({
     run: { id, name: id, benchmark: 'osworld', config: JSON.stringify({}), code_version: 'test' },
     tasks: rows.map((row, seq) => ({
       task_id: row.task_id,
@@ -55,7 +55,7 @@ async function seedRun(id: string, rows: Row[]): Promise<void> {
       spec: JSON.stringify({}),
     })),
   });
-  const tasks = tasksRepository(services.db);
+  const tasks = new TasksRepository(services.db);
   for (const row of rows) {
     const opened = await tasks.openAttempt(id, row.task_id, 'w', 1);
     await tasks.settle(id, row.task_id, opened!.attempt, {

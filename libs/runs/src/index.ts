@@ -3,6 +3,7 @@
 // The scheduler and the dashboard are wiring around this.
 export * from './task-ids.js';
 export * from './run-planning.js';
+export * from './run-limits.js';
 export * from './run-enqueuer.js';
 export * from './run-aggregate.js';
 export * from './run-status.js';

@@ -4,10 +4,12 @@ import { isSettledTaskStatus, roundLikePython } from '@benchfleet/core';
 import {
   computeRunNumbers,
   type BenchmarkRegistry,
+  type GradedSummary,
   type RunSummary,
 } from '@benchfleet/benchmark-kit';
-import { runsRepository, tasksRepository, type Database, type Task } from '@benchfleet/db';
+import { RunsRepository, TasksRepository, type Database, type Task } from '@benchfleet/db';
 import { aggregateJobId, aggregateRunJob, type JobProducer } from '@benchfleet/queue';
+import { readRunLimits } from './run-limits.js';
 
 function durationSeconds(task: Task): number {
   return roundLikePython((task.duration_ms ?? 0) / 1000, 1);
@@ -19,10 +21,10 @@ export async function computeRunSummary(
   registry: BenchmarkRegistry,
   runId: string,
 ): Promise<RunSummary> {
-  const run = await runsRepository(db).get(runId);
+  const run = await new RunsRepository(db).get(runId);
   if (!run) throw new Error(`run ${runId} not found`);
   const benchmark = registry.get(run.benchmark);
-  const tasks = await tasksRepository(db).listByRun(runId);
+  const tasks = await new TasksRepository(db).listByRun(runId);
   const settled = tasks.filter((task) => isSettledTaskStatus(task.status));
   const numbers = computeRunNumbers(
     settled.map((task) => ({
@@ -39,12 +41,17 @@ export async function computeRunSummary(
   const costKnown = settled.every((task) => task.cost_usd !== null);
   const cost = settled.reduce((sum, task) => sum + (task.cost_usd ?? 0), 0);
   const successes = settled.filter((task) => task.status === 'success').length;
+  const notTheAgents = (task: Task) =>
+    task.status === 'error' && (task.error_class === 'infra' || task.error_class === 'budget');
+  const scored = settled.filter((task) => !notTheAgents(task));
+  const limitUsd = readRunLimits(run.limits).max_cost_usd ?? null;
   const starts = tasks
     .map((task) => task.started_at?.getTime())
     .filter((t): t is number => t !== undefined);
   const ends = settled
     .map((task) => task.finished_at?.getTime())
     .filter((t): t is number => t !== undefined);
+  const graded = (await benchmark.grading?.summarize(db, run)) ?? null;
   const startedAt = starts.length ? new Date(Math.min(...starts)) : null;
   const finishedAt = ends.length ? new Date(Math.max(...ends)) : null;
   return {
@@ -71,6 +78,24 @@ export async function computeRunSummary(
       startedAt && finishedAt
         ? roundLikePython((finishedAt.getTime() - startedAt.getTime()) / 1000, 1)
         : null,
+    success_rate_excluding_infra:
+      scored.length === 0
+        ? null
+        : roundLikePython(
+            scored.filter((task) => task.status === 'success').length / scored.length,
+            4,
+          ),
+    infra_failed: settled.filter((task) => task.status === 'error' && task.error_class === 'infra')
+      .length,
+    budget_stopped: settled.filter(
+      (task) => task.status === 'error' && task.error_class === 'budget',
+    ).length,
+    cost_limit_usd: limitUsd,
+    cost_overshoot_usd:
+      limitUsd === null || !costKnown ? null : roundLikePython(Math.max(0, cost - limitUsd), 6),
+    unpriced: !costKnown,
+    // Last, and only for a graded run: an ungraded run's summary is what it always was.
+    ...(graded ? { graded } : {}),
   };
 }
 
@@ -81,7 +106,7 @@ export async function aggregateRun(
   runId: string,
 ): Promise<RunSummary> {
   const summary = await computeRunSummary(db, registry, runId);
-  await runsRepository(db).saveSummary(
+  await new RunsRepository(db).saveSummary(
     runId,
     summary,
     summary.pending === 0 && summary.finished_at ? new Date(summary.finished_at) : null,
@@ -130,7 +155,56 @@ export function summaryMarkdown(summary: RunSummary, runName: string): string {
       `| ${domain} | ${d.total} | ${d.succeeded} | ${percent(d.success_rate)} | ${d.avg_steps} |`,
     );
   }
-  const cost = summary.cost_usd === null ? 'unknown (no price table)' : `$${summary.cost_usd}`;
-  lines.push('', `Tokens: ${summary.tokens_in} in, ${summary.tokens_out} out; cost ${cost}.`, '');
+  if (summary.graded) lines.push('', ...gradedMarkdown(summary.graded, summary.success_label));
+  const cost =
+    summary.cost_usd === null
+      ? 'unpriced (a model has no price: unknown, not $0)'
+      : `$${summary.cost_usd}`;
+  const limit =
+    summary.cost_limit_usd === null || summary.cost_limit_usd === undefined
+      ? ''
+      : ` of a $${summary.cost_limit_usd} limit${summary.cost_overshoot_usd ? `, over by $${summary.cost_overshoot_usd}` : ''}`;
+  lines.push(
+    '',
+    `Tokens: ${summary.tokens_in} in, ${summary.tokens_out} out; cost ${cost}${limit}.`,
+  );
+  if (summary.success_rate_excluding_infra !== undefined)
+    lines.push(
+      `Scores: ${percent(s.success_rate)} with infra failures counted as failures; ` +
+        `${summary.success_rate_excluding_infra === null ? 'n/a' : percent(summary.success_rate_excluding_infra)} with them excluded ` +
+        `(${summary.infra_failed ?? 0} infra-failed, ${summary.budget_stopped ?? 0} stopped by a spend limit).`,
+    );
+  lines.push('');
   return lines.join('\n');
+}
+
+const rateText = (rate: number | null) => (rate === null ? 'n/a' : percent(rate));
+
+/** A graded run's grade beside the agent's word: the numbers, the claimed × graded table, per domain. */
+function gradedMarkdown(graded: GradedSummary, successLabel: string): string[] {
+  const t = graded.claimed_vs_graded;
+  const lines = [
+    `## Graded (${graded.metric_versions.join(', ') || 'no grade yet'})`,
+    '',
+    `${graded.label}.`,
+    '',
+    `| mean score | graded success rate | ${successLabel} rate | scored | no score | graded | degraded | ungraded |`,
+    '|---:|---:|---:|---:|---:|---:|---:|---:|',
+    `| ${graded.mean_score ?? 'n/a'} | ${rateText(graded.graded_success_rate)} | ${rateText(graded.claimed_success_rate)} | ${graded.scored} | ${graded.no_score} | ${graded.fidelity.graded} | ${graded.fidelity.degraded} | ${graded.fidelity.ungraded} |`,
+    '',
+    '| claimed \\ graded | passed (score 1) | failed |',
+    '|---|---:|---:|',
+    `| claimed success | ${t.claimed_and_passed} | ${t.claimed_but_failed} |`,
+    `| no claim | ${t.unclaimed_but_passed} | ${t.unclaimed_and_failed} |`,
+    '',
+    '| domain | scored | mean score | graded success rate | claimed success rate |',
+    '|---|---:|---:|---:|---:|',
+  ];
+  for (const [domain, d] of Object.entries(graded.per_domain).sort(([a], [b]) =>
+    a.localeCompare(b),
+  ))
+    lines.push(
+      `| ${domain} | ${d.scored} | ${d.mean_score ?? 'n/a'} | ${rateText(d.graded_success_rate)} | ${rateText(d.claimed_success_rate)} |`,
+    );
+  return lines;
 }

@@ -1,6 +1,6 @@
 import { UsageError } from '@benchfleet/core';
 import type { BenchmarkRegistry } from '@benchfleet/benchmark-kit';
-import { runsRepository, tasksRepository, type Database } from '@benchfleet/db';
+import { RunsRepository, TasksRepository, type Database } from '@benchfleet/db';
 import { taskJobId, type JobProducer } from '@benchfleet/queue';
 import { aggregateRun } from './run-aggregate.js';
 
@@ -21,11 +21,11 @@ export async function cancelRun(
   registry: BenchmarkRegistry,
   runId: string,
 ): Promise<CancelReport> {
-  const run = await runsRepository(db).get(runId);
+  const run = await new RunsRepository(db).get(runId);
   if (!run) throw new UsageError(`run ${runId} not found; \`scheduler runs\` lists the runs`);
   const benchmark = registry.get(run.benchmark);
-  const open = await tasksRepository(db).openTaskIds(runId);
-  const { outcome, tasks } = await runsRepository(db).cancel(runId);
+  const open = await new TasksRepository(db).openTaskIds(runId);
+  const { outcome, tasks } = await new RunsRepository(db).cancel(runId);
   if (outcome === 'finished')
     throw new UsageError(`run ${runId} has finished: there is nothing to cancel`);
   const removedJobs = await producer.removeJobs(

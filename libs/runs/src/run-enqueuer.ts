@@ -1,7 +1,12 @@
 import { execFileSync } from 'node:child_process';
-import { newRunId } from '@benchfleet/core';
+import { newRunId, UsageError } from '@benchfleet/core';
 import type { AnyBenchmark } from '@benchfleet/benchmark-kit';
-import { runsRepository, tasksRepository, type Database } from '@benchfleet/db';
+import {
+  RunsRepository,
+  TasksRepository,
+  type Database,
+  type ReopenSelection,
+} from '@benchfleet/db';
 import { taskJobId, type JobProducer } from '@benchfleet/queue';
 import { processTelemetry } from '@benchfleet/telemetry';
 import type { PlannedRun } from './run-planning.js';
@@ -46,7 +51,7 @@ export async function enqueueRun(
   planned: PlannedRun,
   runId = newRunId(),
 ): Promise<string> {
-  const runs = runsRepository(deps.db);
+  const runs = new RunsRepository(deps.db);
   const { benchmark } = planned;
   await runs.createWithTasks({
     run: {
@@ -57,6 +62,10 @@ export async function enqueueRun(
       model: planned.model ? JSON.stringify(planned.model) : null,
       agent: planned.agent ? JSON.stringify(planned.agent) : null,
       code_version: codeVersion(deps.codeVersion),
+      limits:
+        planned.limits && Object.keys(planned.limits).length > 0
+          ? JSON.stringify(planned.limits)
+          : null,
     },
     tasks: planned.tasks.map((task, seq) => ({
       task_id: task.taskId,
@@ -171,18 +180,34 @@ export async function ensureJobs(
 }
 
 /**
+ * `scheduler resume` of a run its infra-error budget paused: the pause is lifted (its tasks are then
+ * taken again by `requeueRun`). A run stopped at its spend limit stays stopped: resuming it would
+ * spend past the limit. Returns the pause's reason when one was lifted.
+ */
+export async function liftRunPause(db: Database, runId: string): Promise<string | null> {
+  const runs = new RunsRepository(db);
+  const halt = await runs.haltOf(runId);
+  if (halt?.halt === 'budget')
+    throw new UsageError(
+      `run ${runId} stopped at its spend limit (${halt.reason ?? 'budget'}): resume cannot take it up without spending past the limit; enqueue the remaining work as a new run with a higher --max-cost-usd`,
+    );
+  if (halt?.halt !== 'infra') return null;
+  return (await runs.liftInfraHalt(runId)) ? (halt.reason ?? 'paused') : null;
+}
+
+/**
  * `scheduler resume` and `retry`: the selected tasks are made runnable in one conditional
- * statement (see `tasksRepository.reopen`), then each gets a job if it has none.
+ * statement (see `TasksRepository.reopen`), then each gets a job if it has none.
  */
 export async function requeueRun(
   deps: EnqueueDeps,
   runId: string,
   benchmark: AnyBenchmark,
-  selection: Parameters<ReturnType<typeof tasksRepository>['reopen']>[1],
+  selection: ReopenSelection,
 ): Promise<RequeueReport> {
-  const reopened = await tasksRepository(deps.db).reopen(runId, selection);
+  const reopened = await new TasksRepository(deps.db).reopen(runId, selection);
   if (reopened.some((task) => task.was !== 'queued' && task.was !== 'running'))
-    await runsRepository(deps.db).markQueued(runId);
+    await new RunsRepository(deps.db).markQueued(runId);
   return ensureJobs(
     deps.producer,
     benchmark,

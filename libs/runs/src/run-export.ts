@@ -11,7 +11,7 @@ import {
   type ExportReport,
   type RunExporter,
 } from '@benchfleet/benchmark-kit';
-import { runsRepository, tasksRepository, type Database } from '@benchfleet/db';
+import { RunsRepository, TasksRepository, type Database } from '@benchfleet/db';
 import { atifExporter } from './atif/atif-exporter.js';
 import { computeRunSummary } from './run-aggregate.js';
 import { checkTaskIds } from './task-ids.js';
@@ -63,7 +63,7 @@ export async function exportRun(
   outDir: string | undefined,
   progress: (done: number, total: number) => void = () => undefined,
 ): Promise<RunExport> {
-  const run = await runsRepository(deps.db).get(runId);
+  const run = await new RunsRepository(deps.db).get(runId);
   if (!run) throw new UsageError(`run ${runId} not found; \`scheduler runs\` lists the runs`);
   const benchmark = deps.registry.get(run.benchmark);
   const exporters = exportersOf(benchmark);
@@ -77,7 +77,7 @@ export async function exportRun(
   }
   // Before anything is read or written, so a bad --out is one line and costs nothing.
   const target = await checkOutputDirectory('--out', outDir ?? chosen, exporter.signatureFile);
-  const tasks = await tasksRepository(deps.db).listByRun(runId);
+  const tasks = await new TasksRepository(deps.db).listByRun(runId);
   // Ids that cannot name a file are refused before anything is written (runs enqueued before ids were checked).
   checkTaskIds(
     tasks.map((task) => task.task_id),
@@ -103,6 +103,7 @@ export async function exportRun(
       summary,
       dir: staging,
       artifacts: deps.artifacts,
+      ...(benchmark.grading ? { grading: benchmark.grading } : {}),
       progress,
     });
     if (existsSync(target)) {

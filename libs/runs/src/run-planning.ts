@@ -7,6 +7,7 @@ import {
   type PlannedTask,
 } from '@benchfleet/benchmark-kit';
 import { checkTaskIds } from './task-ids.js';
+import { planRunLimits, type RunLimitFlags, type RunLimits } from './run-limits.js';
 
 /** What `scheduler enqueue` was given. */
 export interface EnqueueInput {
@@ -20,6 +21,8 @@ export interface EnqueueInput {
    * `llmBaseUrl`); unset ones are absent. Checked and parsed here, by the flag's own rules.
    */
   readonly flags: Readonly<Record<string, string>>;
+  /** The limits every run may have (spend, infra errors), as typed, and where prices come from. */
+  readonly limits?: RunLimitFlags;
 }
 
 /** A run ready to be written: its config parsed by its benchmark's schema, its tasks checked. */
@@ -30,6 +33,10 @@ export interface PlannedRun {
   readonly model: Record<string, unknown> | null;
   readonly agent: Record<string, unknown> | null;
   readonly tasks: readonly PlannedTask<unknown>[];
+  /** Stored in `runs.limits` (none: no limits). */
+  readonly limits?: RunLimits;
+  /** What the user must hear before the run goes (a model with no price). */
+  readonly warnings?: readonly string[];
 }
 
 /** The benchmark whose enqueue flag this is, with the flag. */
@@ -184,6 +191,7 @@ export async function planRun(
         `task ${task.taskId}: ${z.prettifyError(spec.error).replace(/\n/g, '; ')}`,
       );
   }
+  const { limits, warnings } = planRunLimits(input.limits ?? {}, plan);
   await benchmark.preflight?.({ config: config.data, agent: plan.agent, flags }, context);
   return {
     benchmark,
@@ -192,5 +200,7 @@ export async function planRun(
     model: plan.model,
     agent: plan.agent,
     tasks: plan.tasks,
+    limits,
+    warnings,
   };
 }

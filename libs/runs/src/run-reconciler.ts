@@ -1,6 +1,6 @@
 import { causeOf, RepeatedLog, type Logger } from '@benchfleet/core';
 import type { BenchmarkRegistry } from '@benchfleet/benchmark-kit';
-import { runsRepository, tasksRepository, type Database } from '@benchfleet/db';
+import { RunsRepository, TasksRepository, type Database } from '@benchfleet/db';
 import { taskJobId, type JobProducer } from '@benchfleet/queue';
 import { ensureJobs } from './run-enqueuer.js';
 import { aggregateRun } from './run-aggregate.js';
@@ -81,13 +81,14 @@ export async function reconcileRuns(
   options: { graceMs?: number } = {},
 ): Promise<ReconcileReport> {
   const report: ReconcileReport = { runsChecked: 0, requeued: 0, lost: 0, summarised: [] };
-  const tasks = tasksRepository(deps.db);
-  const runs = await runsRepository(deps.db).goingOn(options.graceMs ?? 30_000);
+  const tasks = new TasksRepository(deps.db);
+  const runs = await new RunsRepository(deps.db).goingOn(options.graceMs ?? 30_000);
   for (const run of runs) {
     const benchmark = deps.registry.find(run.benchmark);
     if (!benchmark) continue; // another fleet's benchmark: its own scheduler reconciles it
     report.runsChecked += 1;
-    if (run.open > 0) {
+    // A run paused on infra errors keeps its open tasks jobless until `scheduler resume`.
+    if (run.open > 0 && run.halt !== 'infra') {
       const jobless = await joblessTasks(deps.db, deps.producer, benchmark.job.queue, run.id);
       const toRequeue: string[] = [];
       let lost = 0;

@@ -1,6 +1,10 @@
 import { UsageError } from '@benchfleet/core';
-import type { BenchmarkRegistry } from '@benchfleet/benchmark-kit';
-import { runsRepository, tasksRepository, type Database, type RunSummaryRow } from '@benchfleet/db';
+import {
+  describeGraded,
+  type BenchmarkRegistry,
+  type GradedSummary,
+} from '@benchfleet/benchmark-kit';
+import { RunsRepository, TasksRepository, type Database, type RunSummaryRow } from '@benchfleet/db';
 import {
   AGGREGATE_QUEUE,
   maxmemoryPolicyOf,
@@ -10,7 +14,43 @@ import {
   type JobProducer,
   type WorkerBeat,
 } from '@benchfleet/queue';
+import type { GovernorSnapshot, LaneSnapshot, SpendTotals } from '@benchfleet/llm-governor';
 import { joblessTasks } from './run-reconciler.js';
+import { readRunLimits, type RunLimits } from './run-limits.js';
+
+/** What status reads of the LLM governor (its snapshot and spend in Redis); an `LlmGovernor` is one. */
+export interface GovernorReader {
+  snapshot(): Promise<GovernorSnapshot>;
+  runSpend(runId: string): Promise<SpendTotals>;
+}
+
+/** The run's spend against its limits. */
+export interface RunSpend {
+  /** Spent so far: the governor's live count (running tasks' calls too), else the settled tasks' costs in Postgres. */
+  readonly spentUsd: number | null;
+  readonly source: 'governor' | 'settled tasks';
+  /** Calls the governor counted, and those of a model with no price (their cost is missing). */
+  readonly calls: number | null;
+  readonly unpricedCalls: number;
+  /** The settled tasks' cost ÷ the settled tasks that ran × the tasks that run or will; null: unpriced or none ran yet. */
+  readonly projectedUsd: number | null;
+  readonly limitUsd: number | null;
+  readonly taskLimitUsd: number | null;
+  /** Spent past the run's limit (0 within it). */
+  readonly overshootUsd: number;
+  /** The overshoot in calls at the run's mean call cost. */
+  readonly overshootCalls: number | null;
+  /** The run's model has no price: its cost is unknown, never $0. */
+  readonly unpriced: boolean;
+}
+
+/** The run's two scores: infra failures (and spend-limit stops) counted as failures, and excluded. */
+export interface RunScores {
+  readonly successRate: number | null;
+  readonly successRateExcludingInfra: number | null;
+  readonly infraFailed: number;
+  readonly budgetStopped: number;
+}
 
 /** A task between two attempts: its last one failed, and BullMQ runs the next after a back-off. */
 export interface RetryingTask {
@@ -45,10 +85,19 @@ export interface RunStatus {
   workers: WorkerBeat[];
   /** What is wrong, said plainly: nobody consumes the queue, paused workers and why, lost jobs. */
   notes: string[];
+  /** A graded run's grade beside the agent's word; absent for a run that is not graded. */
+  graded?: GradedSummary;
+  limits: RunLimits;
+  /** Why workers take no new task of the run (its spend limit, or paused on infra errors), in one line. */
+  halt: { kind: 'budget' | 'infra'; reason: string } | null;
+  scores: RunScores;
+  spend: RunSpend;
+  /** The fleet's LLM lanes (provider, key fingerprint, model); empty when the governor was not read. */
+  lanes: readonly LaneSnapshot[];
 }
 
 export async function latestRunId(db: Database): Promise<string> {
-  const [latest] = await runsRepository(db).list(1);
+  const [latest] = await new RunsRepository(db).list(1);
   if (!latest) throw new UsageError('no runs yet: start one with `scheduler enqueue`');
   return latest.run_id;
 }
@@ -62,15 +111,22 @@ export async function readRunStatus(
   producer: JobProducer,
   registry: BenchmarkRegistry,
   runId: string,
-  options: { quick?: boolean } = {},
+  options: { quick?: boolean; governor?: GovernorReader } = {},
 ): Promise<RunStatus> {
-  const runs = runsRepository(db);
+  const runs = new RunsRepository(db);
   const run = await runs.summary(runId);
   if (!run) throw new UsageError(`run ${runId} not found; \`scheduler runs\` lists the runs`);
+  const runRow = await runs.get(runId);
+  const limits = readRunLimits(runRow?.limits);
+  const governed = options.governor
+    ? await Promise.all([options.governor.runSpend(runId), options.governor.snapshot()]).catch(
+        () => undefined,
+      )
+    : undefined;
   const benchmark = registry.get(run.benchmark);
   const done = run.total - run.queued - run.running;
   const queue = await producer.counts(benchmark.job.queue);
-  const startedAt = (await runs.get(runId))?.started_at?.getTime();
+  const startedAt = runRow?.started_at?.getTime();
   let etaSeconds: number | null = null;
   if (startedAt && done > 0 && done < run.total) {
     const rate = done / ((Date.now() - startedAt) / 1000);
@@ -81,7 +137,7 @@ export async function readRunStatus(
     pending > 0 && !options.quick
       ? (await joblessTasks(db, producer, benchmark.job.queue, runId)).length
       : 0;
-  const between = run.running > 0 ? await tasksRepository(db).betweenAttempts(runId) : [];
+  const between = run.running > 0 ? await new TasksRepository(db).betweenAttempts(runId) : [];
   const jobIds = between.map((task) => taskJobId(runId, task.task_id));
   const delayedUntil = await producer.delayedUntil(benchmark.job.queue, jobIds);
   const maxAttempts = benchmark.job.options.attempts ?? 1;
@@ -103,6 +159,9 @@ export async function readRunStatus(
     (beat) => beat.queue === benchmark.job.queue || beat.queue === AGGREGATE_QUEUE,
   );
   const notes: string[] = [];
+  // Said whether or not tasks are left: a run its spend limit stopped says so once finished too.
+  if (run.halt !== null)
+    notes.push(run.halt_reason ?? `the run is halted (${run.halt}): no new task is taken`);
   // Workers refuse to start on such a Redis; this is one that changed under a running fleet.
   const policy = maxmemoryPolicyOf(await producer.connection.info('memory'));
   if (policy !== undefined && policy !== 'noeviction')
@@ -129,6 +188,8 @@ export async function readRunStatus(
       );
     }
   }
+  const fullRun = benchmark.grading ? await runs.get(runId) : undefined;
+  const graded = fullRun ? await benchmark.grading?.summarize(db, fullRun) : null;
   return {
     run,
     successLabel: benchmark.success.label,
@@ -143,6 +204,43 @@ export async function readRunStatus(
     retrying,
     workers,
     notes,
+    ...(graded ? { graded } : {}),
+    limits,
+    halt: run.halt === null ? null : { kind: run.halt, reason: run.halt_reason ?? run.halt },
+    scores: {
+      successRate: run.success_rate,
+      successRateExcludingInfra: run.success_rate_excluding_infra,
+      infraFailed: run.infra_failed,
+      budgetStopped: run.budget_stopped,
+    },
+    spend: runSpendOf(run, limits, governed?.[0]),
+    lanes: governed?.[1].lanes ?? [],
+  };
+}
+
+function runSpendOf(
+  run: RunSummaryRow,
+  limits: RunLimits,
+  governed: SpendTotals | undefined,
+): RunSpend {
+  const unpriced =
+    limits.model_price === null || run.cost_usd === null || (governed?.unpricedCalls ?? 0) > 0;
+  const spentUsd = governed ? (unpriced ? null : governed.usd) : run.cost_usd;
+  const limitUsd = limits.max_cost_usd ?? null;
+  const overshootUsd =
+    spentUsd !== null && limitUsd !== null ? Math.max(0, spentUsd - limitUsd) : 0;
+  const meanCall = governed && governed.calls > 0 ? governed.usd / governed.calls : null;
+  return {
+    spentUsd,
+    source: governed ? 'governor' : 'settled tasks',
+    calls: governed?.calls ?? null,
+    unpricedCalls: governed?.unpricedCalls ?? 0,
+    projectedUsd: unpriced ? null : run.projected_cost_usd,
+    limitUsd,
+    taskLimitUsd: limits.max_task_cost_usd ?? null,
+    overshootUsd,
+    overshootCalls: meanCall && meanCall > 0 ? overshootUsd / meanCall : null,
+    unpriced,
   };
 }
 
@@ -181,7 +279,70 @@ export function describeStatus(status: RunStatus, now = Date.now()): string {
     (r.avg_reward !== null && status.rewardIsPartial ? `, mean reward ${r.avg_reward}` : '') +
     (status.etaSeconds !== null ? `, eta ${status.etaSeconds}s` : '') +
     '\n' +
+    (status.graded ? `  ${describeGraded(status.graded, status.successLabel)}\n` : '') +
+    describeScores(status.scores) +
+    describeSpend(status.spend) +
+    status.lanes.map((lane) => `  llm ${describeLane(lane)}\n`).join('') +
     status.notes.map((note) => `  ! ${note}\n`).join('') +
     retries.join('')
+  );
+}
+
+function percentOf(rate: number | null): string {
+  return rate === null ? 'n/a' : `${(rate * 100).toFixed(1)}%`;
+}
+
+function dollars(usd: number): string {
+  return `$${usd < 1 ? usd.toFixed(6) : usd.toFixed(2)}`;
+}
+
+/** The two scores, when they differ in what they count. */
+function describeScores(scores: RunScores): string {
+  return (
+    `  score: ${percentOf(scores.successRate)} success with infra failures counted as failures, ` +
+    `${percentOf(scores.successRateExcludingInfra)} with them excluded ` +
+    `(${scores.infraFailed} infra-failed, ${scores.budgetStopped} stopped by a spend limit)\n`
+  );
+}
+
+/** Spent against the limits, the overshoot, the projection; "unpriced" when a model has no price. */
+export function describeSpend(spend: RunSpend): string {
+  if (spend.unpriced)
+    return `  spend: unpriced (the run's model has no price: its cost is unknown, not $0${spend.unpricedCalls > 0 ? `; ${spend.unpricedCalls} unpriced call(s)` : ''})\n`;
+  if (spend.spentUsd === null) return '';
+  const parts = [
+    `spend: ${dollars(spend.spentUsd)} (${spend.source === 'governor' ? `${spend.calls ?? 0} calls, live` : 'settled tasks'})`,
+  ];
+  if (spend.limitUsd !== null) {
+    parts.push(`run limit ${dollars(spend.limitUsd)}`);
+    if (spend.overshootUsd > 0)
+      parts.push(
+        `over by ${dollars(spend.overshootUsd)}${spend.overshootCalls !== null ? ` (${spend.overshootCalls.toFixed(1)} calls at the mean call cost; bound: one call per task in flight)` : ''}`,
+      );
+  }
+  if (spend.taskLimitUsd !== null) parts.push(`task limit ${dollars(spend.taskLimitUsd)}`);
+  if (spend.projectedUsd !== null) parts.push(`projected ${dollars(spend.projectedUsd)}`);
+  return `  ${parts.join(', ')}\n`;
+}
+
+/** One LLM lane: rates against limits, 429s, the concurrency target, spend (the key's fingerprint, never the key). */
+export function describeLane(lane: LaneSnapshot): string {
+  const limit = (value: { configured?: number; learned?: number }) =>
+    value.configured !== undefined
+      ? `/${value.configured}`
+      : value.learned !== undefined
+        ? `/${value.learned} (learned)`
+        : ' (no limit known)';
+  const perToken = lane.totals.tokens > 0 ? lane.spentUsd / lane.totals.tokens : 0;
+  return (
+    `${lane.model} at ${lane.provider} key ${lane.keyFingerprint}: ` +
+    `${lane.requestsPerMinute}${limit(lane.limits.requestsPerMinute)} req/min, ` +
+    `${lane.tokensPerMinute}${limit(lane.limits.tokensPerMinute)} tok/min, ` +
+    `${lane.rateLimitedPerMinute} 429/min (${lane.totals.rateLimited} in all), ` +
+    `concurrency target ${lane.concurrency.target} (${lane.concurrency.inFlight} in flight)` +
+    (lane.heldOffForMs > 0 ? `, held off ${Math.ceil(lane.heldOffForMs / 1000)} s` : '') +
+    (lane.priceKnown
+      ? `, spent ${dollars(lane.spentUsd)}, projected ${dollars(perToken * lane.tokensPerMinute * 60)}/h`
+      : ', unpriced')
   );
 }

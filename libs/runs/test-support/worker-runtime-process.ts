@@ -1,14 +1,14 @@
 // A worker process for the runtime's tests: serves the test job's queue with a handler that records a
 // step every 100 ms for JOB_MS and then succeeds. Started by src/worker/worker-runtime.test.ts with tsx.
 import { createLogger } from '@benchfleet/core';
-import { createDatabase, StepWriter, stepsRepository } from '@benchfleet/db';
+import { createDatabase, StepWriter, StepsRepository } from '@benchfleet/db';
 import { serve, startWorkerRuntime } from '@benchfleet/queue';
 import { createTaskJobHandler } from '../src/worker/task-processor.js';
 import { runtimeTestJob } from './runtime-test-job.js';
 
 const env = process.env;
 const db = createDatabase(env.DATABASE_URL ?? '');
-const steps = new StepWriter(stepsRepository(db));
+const steps = new StepWriter(new StepsRepository(db));
 const jobMs = Number(env.JOB_MS ?? '1000');
 const logger = createLogger({ level: env.LOG_LEVEL ?? 'warn', name: 'test-worker' });
 

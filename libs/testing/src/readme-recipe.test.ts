@@ -3,8 +3,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
-// README's "Adding a benchmark" is the echo example's code: each `<!-- file: PATH -->` marker is
-// followed by a fenced block that must be that file as it is, so the recipe cannot drift.
+// The recipe "Adding a benchmark" (examples/echo-benchmark/README.md, linked from README.md) is the
+// echo example's code: each `<!-- file: PATH -->` marker is followed by a fenced block that must be
+// that file as it is, so the recipe cannot drift.
 
 const REPO_DIR = fileURLToPath(new URL('../../..', import.meta.url));
 
@@ -15,12 +16,15 @@ export function shownFiles(readme: string): Array<{ path: string; shown: string 
   );
 }
 
-describe("README's recipe", () => {
-  const readme = readFileSync(join(REPO_DIR, 'README.md'), 'utf8');
-  const section = readme.slice(
-    readme.indexOf('### Adding a benchmark'),
-    readme.indexOf('\n## ', readme.indexOf('### Adding a benchmark')),
-  );
+describe('the recipe "Adding a benchmark"', () => {
+  const recipePath = 'examples/echo-benchmark/README.md';
+  const readme = readFileSync(join(REPO_DIR, recipePath), 'utf8');
+  const section = readme;
+
+  it("is linked from the project's README", () => {
+    const projectReadme = readFileSync(join(REPO_DIR, 'README.md'), 'utf8');
+    expect(projectReadme).toContain(`](${recipePath})`);
+  });
 
   it('shows the echo example whole: its descriptor, entry, worker app and the registry', () => {
     const paths = shownFiles(section).map((file) => file.path);
@@ -35,14 +39,14 @@ describe("README's recipe", () => {
         'libs/benchmarks/src/benchmark-entries.ts',
       ]),
     );
-    // Every marker of the README is read: none is malformed or outside the section.
+    // Every marker of the recipe is read: none is malformed.
     expect(readme.match(/<!-- file: /g)).toHaveLength(paths.length);
   });
 
   it('shows each file as it is', () => {
     for (const { path, shown } of shownFiles(section)) {
       expect(existsSync(join(REPO_DIR, path)), path).toBe(true);
-      expect(shown, `README's ${path} differs from the file: copy the file into README.md`).toBe(
+      expect(shown, `${recipePath} shows ${path} otherwise: copy the file into the recipe`).toBe(
         readFileSync(join(REPO_DIR, path), 'utf8'),
       );
     }

@@ -243,6 +243,15 @@ export function readOnlyPostgres(): Promise<FaultResult> {
     const settledWhileReadOnly = (await fleet.taskCounts(runId)).settled;
     await setReadOnly(fleet, false);
     const result = await finishFault(fleet, 'Postgres read-only (no keeper)', runId);
+    // An attempt whose outcome Postgres refused says so once it is written (the job went back
+    // without using an attempt): that is the outage's real cause, not a failure of the task.
+    const failed = (await attemptErrors(fleet, runId)).filter(
+      (row) =>
+        row.status === 'error' &&
+        !/^handed back: |came after the task was taken again \(handed back: |could not be written before the task ran again: .*read-only/.test(
+          row.error ?? '',
+        ),
+    );
     return {
       ...result,
       checks: {
@@ -251,13 +260,8 @@ export function readOnlyPostgres(): Promise<FaultResult> {
         settledWhileReadOnly,
         all: await causes(fleet, runId),
         // Attempts that ended as failures of the task rather than handed back for the outage.
-        failedAttempts: (await attemptErrors(fleet, runId)).filter(
-          (row) =>
-            row.status === 'error' &&
-            !/^handed back: |came after the task was taken again \(handed back: /.test(
-              row.error ?? '',
-            ),
-        ).length,
+        failedAttempts: failed.length,
+        failedBecause: [...new Set(failed.map((row) => row.error))],
         mostJobAttempts: await mostJobAttempts(fleet, 'webshop', runId),
       },
     };

@@ -17,7 +17,7 @@ import {
   type BuiltSearchSnapshot,
 } from './catalog-search-snapshot.js';
 import { type Database } from '@benchfleet/db';
-import { webshopCatalogRepository } from './webshop-catalog-repository.js';
+import { WebshopCatalogRepository } from './webshop-catalog-repository.js';
 
 export type GoalMode = 'human' | 'synthetic';
 
@@ -97,7 +97,7 @@ export async function importWebshopCatalog(
   const index = new CatalogSearchSnapshotBuilder({ catalogId: request.catalogId, version });
   let built: BuiltSearchSnapshot | undefined;
   try {
-    const stored = await webshopCatalogRepository(db).import(
+    const stored = await new WebshopCatalogRepository(db).import(
       {
         id: request.catalogId,
         version,

@@ -1,13 +1,13 @@
 import { UsageError } from '@benchfleet/core';
 import type { Database } from '@benchfleet/db';
-import { webshopCatalogRepository } from './webshop-catalog-repository.js';
+import { WebshopCatalogRepository } from './webshop-catalog-repository.js';
 
 /**
  * The catalog a command names (`--catalog`), else the latest imported; none imported, or one not in
  * Postgres, is bad input that says what to do. Enqueue and the catalog tools both ask here.
  */
 export async function resolveCatalog(db: Database, named: string | undefined) {
-  const catalogs = webshopCatalogRepository(db);
+  const catalogs = new WebshopCatalogRepository(db);
   const catalogId = named ?? (await catalogs.latestId());
   if (!catalogId)
     throw new UsageError(

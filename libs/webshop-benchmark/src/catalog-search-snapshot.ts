@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { UsageError } from '@benchfleet/core';
 import { type Database } from '@benchfleet/db';
 import {
-  webshopCatalogRepository,
+  WebshopCatalogRepository,
   type SearchSnapshotUpload,
   type StoredSearchSnapshot,
 } from './webshop-catalog-repository.js';
@@ -90,7 +90,7 @@ export async function rebuildCatalogSearchSnapshot(
   db: Database,
   catalogId: string,
 ): Promise<{ documents: number; bytes: number }> {
-  const repository = webshopCatalogRepository(db);
+  const repository = new WebshopCatalogRepository(db);
   const catalog = await repository.get(catalogId);
   if (!catalog)
     throw new UsageError(
@@ -127,7 +127,7 @@ async function downloadSnapshot(
   stored: StoredSearchSnapshot,
   path: string,
 ): Promise<void> {
-  const repository = webshopCatalogRepository(db);
+  const repository = new WebshopCatalogRepository(db);
   const partial = `${path}.${process.pid}-${randomBytes(4).toString('hex')}.part`;
   const hash = createHash('sha256');
   const file = await open(partial, 'w');
@@ -192,7 +192,7 @@ export async function openCatalogSearchSnapshot(
   cacheDir: string,
   options: { readonly postingsCacheBytes?: number } = {},
 ): Promise<OpenedCatalogSnapshot> {
-  const repository = webshopCatalogRepository(db);
+  const repository = new WebshopCatalogRepository(db);
   const [catalog, stored] = await Promise.all([
     repository.get(catalogId),
     repository.searchSnapshot(catalogId),

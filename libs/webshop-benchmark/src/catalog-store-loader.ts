@@ -1,5 +1,5 @@
 import { type Database } from '@benchfleet/db';
-import { webshopCatalogRepository } from './webshop-catalog-repository.js';
+import { WebshopCatalogRepository } from './webshop-catalog-repository.js';
 import {
   createCatalogStore,
   createStoreOver,
@@ -25,7 +25,7 @@ export interface LoadedStore {
 }
 
 async function loadGoals(db: Database, catalogId: string): Promise<WebshopGoal[]> {
-  const goalRows = await webshopCatalogRepository(db).goals(catalogId);
+  const goalRows = await new WebshopCatalogRepository(db).goals(catalogId);
   goalRows.forEach((row, i) => {
     if (row.goal_index !== i)
       throw new Error(
@@ -41,7 +41,7 @@ async function loadGoals(db: Database, catalogId: string): Promise<WebshopGoal[]
  */
 export async function loadStoreFromDatabase(db: Database, catalogId: string): Promise<LoadedStore> {
   const started = Date.now();
-  const repository = webshopCatalogRepository(db);
+  const repository = new WebshopCatalogRepository(db);
   const [rows, goals] = await Promise.all([
     repository.products(catalogId),
     loadGoals(db, catalogId),
@@ -91,7 +91,7 @@ export async function openStoreFromSnapshot(
         ? {}
         : { postingsCacheBytes: options.postingsCacheBytes },
     ),
-    webshopCatalogRepository(db).get(catalogId),
+    new WebshopCatalogRepository(db).get(catalogId),
   ]);
   if (catalog === undefined)
     throw new Error(

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
-import { webshopCatalogRepository } from './webshop-catalog-repository.js';
+import { WebshopCatalogRepository } from './webshop-catalog-repository.js';
 import type { WebshopTables } from './webshop-tables.js';
 import { useTestServices } from '@benchfleet/testing';
 import {
@@ -53,7 +53,7 @@ async function importCatalog(catalogId: string, catalog: StoreCatalog): Promise<
   const snapshot = new CatalogSearchSnapshotBuilder({ catalogId, version });
   let built: Awaited<ReturnType<CatalogSearchSnapshotBuilder['finish']>> | undefined;
   try {
-    await webshopCatalogRepository(services.db).import(
+    await new WebshopCatalogRepository(services.db).import(
       { id: catalogId, version, source: { kind: 'test' }, goalSeed: 0 },
       async (writeProducts) => {
         for (const product of catalog.products) snapshot.add(product);
@@ -106,7 +106,7 @@ describe('a store whose products and goals come from Postgres on demand', () => 
     const cacheDir = freshCache();
     const sut = await replayEnvEpisodes(envEpisodes, async (partName, catalog, options) => {
       const catalogId = `fixture-${partName}`;
-      if (!(await webshopCatalogRepository(services.db).get(catalogId)))
+      if (!(await new WebshopCatalogRepository(services.db).get(catalogId)))
         await importCatalog(catalogId, catalog);
       const { snapshot } = await openCatalogSearchSnapshot(services.db, catalogId, cacheDir);
       // Products at most 2 and goals at most 1 at a time in memory: every page fetches what it shows.

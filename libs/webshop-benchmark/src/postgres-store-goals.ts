@@ -1,6 +1,6 @@
 import { LruMap } from '@benchfleet/core';
 import { GroupCommit, type Database } from '@benchfleet/db';
-import { webshopCatalogRepository } from './webshop-catalog-repository.js';
+import { WebshopCatalogRepository } from './webshop-catalog-repository.js';
 import {
   storeGoalFromWebshopGoal,
   type StoreGoal,
@@ -29,7 +29,7 @@ export class PostgresStoreGoals implements StoreGoals {
     cacheEntries = DEFAULT_GOAL_CACHE_ENTRIES,
   ) {
     this.cache = new LruMap(cacheEntries);
-    const repository = webshopCatalogRepository(db);
+    const repository = new WebshopCatalogRepository(db);
     this.fetcher = new GroupCommit(async (indices) => {
       const rows = await repository.goalsByIndex(catalogId, [...new Set(indices)]);
       const found = new Map(

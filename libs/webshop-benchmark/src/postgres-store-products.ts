@@ -1,6 +1,6 @@
 import { LruMap } from '@benchfleet/core';
 import { GroupCommit, type Database } from '@benchfleet/db';
-import { webshopCatalogRepository } from './webshop-catalog-repository.js';
+import { WebshopCatalogRepository } from './webshop-catalog-repository.js';
 import {
   catalogEntryOf,
   type CatalogEntry,
@@ -43,7 +43,7 @@ export class PostgresStoreProducts implements StoreProducts {
     cacheEntries = DEFAULT_PRODUCT_CACHE_ENTRIES,
   ) {
     this.cache = new LruMap(cacheEntries);
-    this.repository = webshopCatalogRepository(db);
+    this.repository = new WebshopCatalogRepository(db);
   }
 
   get count(): number {

@@ -9,7 +9,7 @@ import {
   UsageError,
 } from '@benchfleet/core';
 import { defineBenchmark, type ScoredTask } from '@benchfleet/benchmark-kit';
-import { webshopCatalogRepository } from './webshop-catalog-repository.js';
+import { WebshopCatalogRepository } from './webshop-catalog-repository.js';
 import { defineTaskJob } from '@benchfleet/queue';
 import { agentConfigSchema, type AgentConfig } from '@benchfleet/webshop-agents';
 import { resolveCatalog } from './catalog-resolution.js';
@@ -188,7 +188,7 @@ export const webshopBenchmark = defineBenchmark({
   },
   enqueueFlags: webshopEnqueueFlags,
   async domains(context) {
-    const catalogs = webshopCatalogRepository(context.db);
+    const catalogs = new WebshopCatalogRepository(context.db);
     const catalogId = await catalogs.latestId();
     if (!catalogId) return { names: [], source: 'no catalog imported' };
     return { names: await catalogs.categories(catalogId), source: `catalog ${catalogId}` };
@@ -208,7 +208,7 @@ export const webshopBenchmark = defineBenchmark({
         );
       }
     }
-    const goals = await webshopCatalogRepository(context.db).goals(catalogId);
+    const goals = await new WebshopCatalogRepository(context.db).goals(catalogId);
     const available = [...new Set(goals.map(categoryOf))].sort();
     const unknown = input.domains.filter((domain) => !available.includes(domain));
     if (unknown.length) {

@@ -2,7 +2,7 @@ import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import path from 'node:path';
 import type { RunExporter } from '@benchfleet/benchmark-kit';
-import { stepsRepository, tasksRepository, type Step } from '@benchfleet/db';
+import { StepsRepository, TasksRepository, type Step } from '@benchfleet/db';
 import {
   webshopStepActionSchema,
   webshopTaskResultSchema,
@@ -40,10 +40,10 @@ export const webshopJsonlExporter: RunExporter<WebshopRunConfig> = {
   description: `${TRAJECTORIES_FILE}: one line per episode (goal, steps with observation/action/reward, purchase, reward breakdown)`,
   signatureFile: TRAJECTORIES_FILE,
   async write(context) {
-    const tasks = await tasksRepository(context.db).listByRun(context.run.id);
+    const tasks = await new TasksRepository(context.db).listByRun(context.run.id);
     const settled = tasks.filter((task) => task.status !== 'queued' && task.status !== 'running');
     const out = createWriteStream(path.join(context.dir, TRAJECTORIES_FILE));
-    const steps = stepsRepository(context.db);
+    const steps = new StepsRepository(context.db);
     for (let i = 0; i < settled.length; i += PAGE) {
       const page = settled.slice(i, i + PAGE);
       const rows = await steps.listOfAttempts(

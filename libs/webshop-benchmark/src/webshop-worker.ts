@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { z } from 'zod';
 import { errorMessage, flag, PermanentError } from '@benchfleet/core';
@@ -7,60 +6,16 @@ import type {
   BenchmarkTaskContext,
   BenchmarkWorkerPart,
 } from '@benchfleet/benchmark-kit';
-import {
-  LlmGovernor,
-  LlmLimitsTable,
-  limitsFileSchema,
-  priceTableSchema,
-  readLimitsFile,
-} from '@benchfleet/llm-governor';
+import { limitsTableOf, LlmGovernor, llmGovernorFlagShape } from '@benchfleet/llm-governor';
 import { runWebshopEpisode } from '@benchfleet/webshop';
 import { createAgent, type AgentRuntime, type WebshopAgent } from '@benchfleet/webshop-agents';
 import { openStoreFromSnapshot, StoreCache } from './catalog-store-loader.js';
-import { webshopCatalogRepository } from './webshop-catalog-repository.js';
+import { WebshopCatalogRepository } from './webshop-catalog-repository.js';
 import type { WebshopRunConfig, WebshopTaskResult, WebshopTaskSpec } from './webshop-run-config.js';
 
 const WHOLE = 'expected a whole number, 0 or more';
 const wholeNumber = z.coerce.number({ error: WHOLE }).int(WHOLE).min(0, WHOLE);
-const POSITIVE = 'expected a whole number, 1 or more';
-const positiveNumber = z.coerce.number({ error: POSITIVE }).int(POSITIVE).min(1, POSITIVE);
 const CONCURRENCY = 'expected a whole number from 1 to 1024';
-
-/** A price table given inline (JSON) or as a file; text that is not JSON is left to the schema to refuse. */
-const priceTableText = z
-  .string()
-  .transform((source, context) => {
-    let text = source;
-    if (!source.trim().startsWith('{')) {
-      try {
-        text = readFileSync(source, 'utf8');
-      } catch {
-        context.addIssue({
-          code: 'custom',
-          message: `${source}: no such file; give a JSON file or inline JSON like {"gpt-4o":{"inputUsdPerMillion":2.5,"outputUsdPerMillion":10}}`,
-        });
-        return z.NEVER;
-      }
-    }
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      return 'not JSON';
-    }
-  })
-  .pipe(priceTableSchema);
-
-const llmLimitsFile = z
-  .string()
-  .transform((path, context) => {
-    try {
-      return readLimitsFile(path);
-    } catch (error) {
-      context.addIssue({ code: 'custom', message: errorMessage(error) });
-      return z.NEVER;
-    }
-  })
-  .pipe(limitsFileSchema);
 
 /** `worker-webshop`'s own flags (besides those every worker has). */
 export const webshopWorkerFlags = z.object({
@@ -100,39 +55,7 @@ export const webshopWorkerFlags = z.object({
     description:
       'MiB of search posting lists kept in memory; the rest is read from the snapshot file (default 256)',
   }),
-  priceTable: flag(priceTableText.optional(), {
-    flag: '--price-table <file|json>',
-    env: 'LLM_PRICE_TABLE',
-    description:
-      'USD per 1M tokens per model, {"model":{"inputUsdPerMillion":..,"outputUsdPerMillion":..}}',
-  }),
-  llmLimits: flag(llmLimitsFile.optional(), {
-    flag: '--llm-limits <file>',
-    env: 'LLM_LIMITS',
-    description:
-      'YAML or JSON limits per provider and model: {limits: [{provider, model, requestsPerMinute, tokensPerMinute, maxConcurrency, inputUsdPerMillion, outputUsdPerMillion}]}',
-  }),
-  llmRpm: flag(positiveNumber.optional(), {
-    flag: '--llm-rpm <n>',
-    env: 'LLM_RPM',
-    description:
-      'requests per minute per provider, key and model, for the whole fleet; wins over --llm-limits',
-  }),
-  llmTpm: flag(positiveNumber.optional(), {
-    flag: '--llm-tpm <n>',
-    env: 'LLM_TPM',
-    description:
-      'tokens per minute per provider, key and model, for the whole fleet; wins over --llm-limits',
-  }),
-  llmMaxConcurrency: flag(
-    positiveNumber.max(100_000, 'expected a whole number from 1 to 100000').optional(),
-    {
-      flag: '--llm-max-concurrency <n>',
-      env: 'LLM_MAX_CONCURRENCY',
-      description:
-        'LLM calls in flight across the fleet per provider, key and model, at most (default 256)',
-    },
-  ),
+  ...llmGovernorFlagShape,
   // From this worker's environment only, never from a job; never logged.
   llmApiKey: flag(z.string().min(1).optional(), {
     flag: null,
@@ -239,7 +162,7 @@ export const webshopWorker: BenchmarkWorkerPart<
   },
   graceS: 60,
   concurrency: (flags) => flags.concurrency,
-  async setup({ flags, db, logger, redisUrl, prefix }) {
+  async setup({ flags, db, logger, redisUrl, prefix, spendLimitsOf }) {
     const stores = new StoreCache(
       (catalogId) =>
         openStoreFromSnapshot(db, catalogId, {
@@ -260,7 +183,7 @@ export const webshopWorker: BenchmarkWorkerPart<
         ),
     );
     // Open the catalog's search snapshot before taking the first job.
-    const preload = flags.catalog ?? (await webshopCatalogRepository(db).latestId());
+    const preload = flags.catalog ?? (await new WebshopCatalogRepository(db).latestId());
     if (preload) await stores.get(preload);
     else
       logger.warn(
@@ -271,17 +194,9 @@ export const webshopWorker: BenchmarkWorkerPart<
       redisUrl,
       prefix,
       logger,
-      limits: new LlmLimitsTable({
-        entries: flags.llmLimits?.limits ?? [],
-        inline: {
-          ...(flags.llmRpm !== undefined && { requestsPerMinute: flags.llmRpm }),
-          ...(flags.llmTpm !== undefined && { tokensPerMinute: flags.llmTpm }),
-          ...(flags.llmMaxConcurrency !== undefined && {
-            maxConcurrency: flags.llmMaxConcurrency,
-          }),
-        },
-        prices: flags.priceTable ?? {},
-      }),
+      // Every call of a task is held to its run's spend limits, checked before and after it.
+      budgetOf: spendLimitsOf,
+      limits: limitsTableOf(flags),
     });
     return {
       episode: webshopEpisode({
@@ -293,6 +208,7 @@ export const webshopWorker: BenchmarkWorkerPart<
           governor,
         },
       }),
+      llmLanes: governor,
       close: () => governor.close(),
     };
   },

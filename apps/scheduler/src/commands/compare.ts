@@ -1,9 +1,14 @@
 import type { Command } from 'commander';
 import type { BenchmarkRegistry } from '@benchfleet/benchmark-kit';
 import { UsageError } from '@benchfleet/core';
+import type { Database, Run } from '@benchfleet/db';
 import {
+  compareGradedScores,
   DEFAULT_BOOTSTRAP,
   loadRunComparison,
+  type BootstrapOptions,
+  type GradedComparison,
+  type PairedTaskOutcome,
   type PairedDifference,
   type RunComparison,
   type RunCoverage,
@@ -70,6 +75,7 @@ export function comparisonText(c: RunComparison): string {
     `McNemar exact p (two-sided, ${c.table.only_a} only A vs ${c.table.only_b} only B): ${c.mcnemar_p.toPrecision(4)}`,
     `bootstrap: ${c.bootstrap.resamples} resamples, seed ${c.bootstrap.seed}`,
     '',
+    ...(c.graded ? gradedText(c.graded) : []),
   ];
   if (c.flipped.length) {
     lines.push(`flipped tasks (${c.flipped.length}):`);
@@ -89,6 +95,35 @@ export function comparisonText(c: RunComparison): string {
   return lines.join('\n');
 }
 
+/** Both runs graded: the grades compared as the agent's word is above. */
+function gradedText(g: GradedComparison): string[] {
+  return [
+    `graded (${g.label}): ${g.paired} tasks scored in both runs${g.without_score > 0 ? ` (${g.without_score} settled in both left out: no score in one)` : ''}`,
+    '',
+    formatTable(
+      ['', 'B passes', 'B fails'],
+      [
+        ['A passes', String(g.table.both_pass), String(g.table.only_a)],
+        ['A fails', String(g.table.only_b), String(g.table.neither)],
+      ],
+    ),
+    formatTable(
+      ['', 'A', 'B', 'B − A', '95% CI (paired bootstrap)'],
+      [
+        differenceLine('graded success rate', g.graded_success_rate, percent, signedPoints),
+        differenceLine(
+          'graded mean score',
+          g.mean_score,
+          (v) => (Number.isNaN(v) ? 'n/a' : v.toFixed(4)),
+          signed,
+        ),
+      ],
+    ),
+    `McNemar exact p on graded success (${g.table.only_a} only A vs ${g.table.only_b} only B): ${g.mcnemar_p.toPrecision(4)}`,
+    '',
+  ];
+}
+
 /** Why two runs have no task settled in both, and what to do about it. */
 export function whyNothingPairs(runA: string, runB: string, coverage: RunCoverage[]): string {
   const a = coverage.find((run) => run.run_id === runA);
@@ -99,6 +134,35 @@ export function whyNothingPairs(runA: string, runB: string, coverage: RunCoverag
   if (shared === 0)
     return `runs ${runA} (${a?.tasks ?? 0} tasks) and ${runB} (${b?.tasks ?? 0} tasks) have no task in common: compare two runs over the same tasks (the same --split, --goals, --domain or --dataset)`;
   return `runs ${runA} and ${runB} share ${shared} task(s), but none has settled in both yet: compare them once it has (\`scheduler status RUN\` shows how far each is)`;
+}
+
+/**
+ * Both runs graded (one benchmark that grades, a grade summary for each): their grades compared
+ * over the tasks settled in both that have a score in both; otherwise nothing.
+ */
+async function gradedComparison(
+  registry: BenchmarkRegistry,
+  db: Database,
+  [a, b]: [Run, Run],
+  pairs: readonly PairedTaskOutcome[],
+  options: BootstrapOptions,
+): Promise<GradedComparison | undefined> {
+  const grading = a.benchmark === b.benchmark ? registry.get(a.benchmark).grading : undefined;
+  if (!grading) return undefined;
+  const [summaryA, summaryB] = [await grading.summarize(db, a), await grading.summarize(db, b)];
+  if (!summaryA || !summaryB) return undefined;
+  const [gradesA, gradesB] = [
+    await grading.taskGrades(db, a.id),
+    await grading.taskGrades(db, b.id),
+  ];
+  const scored = pairs.flatMap((pair) => {
+    const scoreA = gradesA.get(pair.task_id)?.score;
+    const scoreB = gradesB.get(pair.task_id)?.score;
+    return typeof scoreA === 'number' && typeof scoreB === 'number'
+      ? [{ task_id: pair.task_id, score_a: scoreA, score_b: scoreB }]
+      : [];
+  });
+  return compareGradedScores(summaryA.label, pairs.length, scored, options);
 }
 
 export function configureCompare(command: Command, registry: BenchmarkRegistry): void {
@@ -126,14 +190,16 @@ export function configureCompare(command: Command, registry: BenchmarkRegistry):
       if (runA === runB)
         throw new UsageError(`RUN_A and RUN_B are both ${runA}: compare two different runs`);
       await withSchedulerServices({ redis: false, schema: registry.migrations }, async ({ db }) => {
-        await requireRun(db, runA);
-        await requireRun(db, runB);
-        const { comparison, coverage } = await loadRunComparison(db, runA, runB, {
+        const [a, b] = [await requireRun(db, runA), await requireRun(db, runB)];
+        const loaded = await loadRunComparison(db, runA, runB, { resamples, seed });
+        const { comparison, coverage } = loaded;
+        // Without a pair every number would be a zero or a p of 1 that means nothing.
+        if (comparison.paired === 0) throw new UsageError(whyNothingPairs(runA, runB, coverage));
+        const graded = await gradedComparison(registry, db, [a, b], loaded.pairs, {
           resamples,
           seed,
         });
-        // Without a pair every number would be a zero or a p of 1 that means nothing.
-        if (comparison.paired === 0) throw new UsageError(whyNothingPairs(runA, runB, coverage));
+        if (graded) comparison.graded = graded;
         process.stdout.write(
           flags.json ? `${JSON.stringify(comparison)}\n` : comparisonText(comparison),
         );

@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { sql } from 'kysely';
 import { parsedOption, positiveInteger } from '@benchfleet/core';
 import { readRunSummary, type BenchmarkRegistry, type RunSummary } from '@benchfleet/benchmark-kit';
-import { createDatabase, migrateToLatest, runsRepository, type Database } from '@benchfleet/db';
+import { createDatabase, migrateToLatest, RunsRepository, type Database } from '@benchfleet/db';
 import { webshopDemo as demo } from '@benchfleet/demo';
 import { JobProducer } from '@benchfleet/queue';
 import { provisionServices, type ProvisionedServices } from '@benchfleet/local-services';
@@ -61,7 +61,7 @@ async function waitForSummary(
 ): Promise<RunSummary> {
   const end = Date.now() + timeoutMs;
   for (;;) {
-    const run = await runsRepository(db).get(runId);
+    const run = await new RunsRepository(db).get(runId);
     const summary = readRunSummary(run?.summary);
     if (summary && summary.pending === 0) return summary;
     if (Date.now() > end)

@@ -8,7 +8,8 @@ import {
   splitList,
 } from '@benchfleet/core';
 import { type BenchmarkRegistry } from '@benchfleet/benchmark-kit';
-import { enqueueRun, planRun } from '@benchfleet/runs';
+import { readWorkerBeats } from '@benchfleet/queue';
+import { enqueueRun, planRun, type RunLimitFlags } from '@benchfleet/runs';
 import { withSchedulerServices } from '../config.js';
 
 interface EnqueueFlags {
@@ -18,6 +19,13 @@ interface EnqueueFlags {
   maxSteps?: number;
   runName?: string;
   json?: boolean;
+  maxCostUsd?: string;
+  maxTaskCostUsd?: string;
+  maxInfraErrorRate?: string;
+  infraWindow?: string;
+  refuseUnpriced?: boolean;
+  priceTable?: string;
+  llmLimits?: string;
   [benchmarkFlag: string]: unknown;
 }
 
@@ -34,11 +42,29 @@ function benchmarkFlags(
       const value =
         flags[field.attribute] ?? (field.meta.env ? env[field.meta.env] || undefined : undefined);
       if (typeof value === 'string') given[field.attribute] = value;
+      // A switch (`--grade`) given; a `--no-x` flag's true is commander's default, not the user's.
+      else if (value === true && !field.syntax?.startsWith('--no-'))
+        given[field.attribute] = 'true';
       // A `--no-x` flag: commander's default is true, so only a given one reads false.
       else if (value === false) given[field.attribute] = 'false';
     }
   }
   return given;
+}
+
+/** The limits every run may have, as typed; prices as the workers find them (flag, else environment). */
+function limitFlags(flags: EnqueueFlags, env: NodeJS.ProcessEnv): RunLimitFlags {
+  const priceTable = flags.priceTable ?? (env.LLM_PRICE_TABLE || undefined);
+  const llmLimits = flags.llmLimits ?? (env.LLM_LIMITS || undefined);
+  return {
+    ...(flags.maxCostUsd !== undefined && { maxCostUsd: flags.maxCostUsd }),
+    ...(flags.maxTaskCostUsd !== undefined && { maxTaskCostUsd: flags.maxTaskCostUsd }),
+    ...(flags.maxInfraErrorRate !== undefined && { maxInfraErrorRate: flags.maxInfraErrorRate }),
+    ...(flags.infraWindow !== undefined && { infraWindow: flags.infraWindow }),
+    ...(flags.refuseUnpriced === true && { refuseUnpriced: true }),
+    ...(priceTable !== undefined && { priceTable }),
+    ...(llmLimits !== undefined && { llmLimits }),
+  };
 }
 
 export function configureEnqueue(command: Command, registry: BenchmarkRegistry): void {
@@ -68,6 +94,31 @@ export function configureEnqueue(command: Command, registry: BenchmarkRegistry):
       ),
     )
     .option('--run-name <name>', 'a name for the run')
+    .option(
+      '--max-cost-usd <usd>',
+      "the run's LLM spend limit: past it no new task starts and its open tasks end with stop reason budget",
+    )
+    .option(
+      '--max-task-cost-usd <usd>',
+      "one task's LLM spend limit: past it the task ends with stop reason budget",
+    )
+    .option(
+      '--max-infra-error-rate <r>',
+      'pause the run when more than this share (0-1, or a percentage) of the last --infra-window tasks failed on infrastructure',
+    )
+    .option(
+      '--infra-window <n>',
+      'how many of the latest settled tasks --max-infra-error-rate looks at (default 20)',
+    )
+    .option('--refuse-unpriced', 'refuse to enqueue a run whose model has no price')
+    .option(
+      '--price-table <file|json>',
+      'USD per 1M tokens per model, to check the run is priced (default: LLM_PRICE_TABLE, as the workers read it)',
+    )
+    .option(
+      '--llm-limits <file>',
+      'a limits file whose prices count too (default: LLM_LIMITS, as the workers read it)',
+    )
     .option('--json', 'print the result as JSON');
   // Benchmark flags are taken as typed and checked by the run's planning, whoever calls it.
   for (const benchmark of registry.all)
@@ -80,11 +131,31 @@ export function configureEnqueue(command: Command, registry: BenchmarkRegistry):
       ...(flags.maxSteps !== undefined ? { maxSteps: flags.maxSteps } : {}),
       ...(flags.runName !== undefined ? { runName: flags.runName } : {}),
       flags: benchmarkFlags(registry, flags, process.env),
+      limits: limitFlags(flags, process.env),
     };
     await withSchedulerServices(
       { redis: true, schema: registry.migrations, traced: true },
       async ({ config, db, producer }) => {
-        const planned = await planRun(registry, input, { db, env: process.env });
+        const planned = await planRun(registry, input, {
+          db,
+          env: process.env,
+          liveWorkers: async () =>
+            (
+              await readWorkerBeats(
+                producer.connection,
+                producer.prefix,
+                (name) => producer.connectedWorkers(name),
+                Date.now(),
+                false,
+              )
+            ).map((beat) => ({
+              workerId: beat.workerId,
+              queue: beat.queue,
+              state: beat.state,
+              capabilities: beat.capabilities ?? [],
+            })),
+        });
+        for (const warning of planned.warnings ?? []) process.stderr.write(`warning: ${warning}\n`);
         const progress = createProgressReporter('enqueue', planned.tasks.length, {
           quiet: flags.json === true,
         });
@@ -103,7 +174,7 @@ export function configureEnqueue(command: Command, registry: BenchmarkRegistry):
           domainCounts[task.domain] = (domainCounts[task.domain] ?? 0) + 1;
         if (flags.json) {
           process.stdout.write(
-            `${JSON.stringify({ runId, name: planned.name, benchmark: planned.benchmark.name, tasks: planned.tasks.length, domains: domainCounts })}\n`,
+            `${JSON.stringify({ runId, name: planned.name, benchmark: planned.benchmark.name, tasks: planned.tasks.length, domains: domainCounts, limits: planned.limits ?? {}, warnings: planned.warnings ?? [] })}\n`,
           );
         } else {
           const domainText = Object.entries(domainCounts)

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { TASK_STATUSES, UsageError, type TaskStatus } from '@benchfleet/core';
 import type { BenchmarkRegistry } from '@benchfleet/benchmark-kit';
-import { requeueRun } from '@benchfleet/runs';
+import { liftRunPause, requeueRun } from '@benchfleet/runs';
 import { requireRun, withSchedulerServices } from '../config.js';
 
 function requeue(
@@ -14,6 +14,8 @@ function requeue(
     { redis: true, schema: registry.migrations, traced: true },
     async ({ db, producer }) => {
       const run = await requireRun(db, runId);
+      const lifted = await liftRunPause(db, runId);
+      if (lifted !== null) process.stderr.write(`run ${runId} taken up again; it was ${lifted}\n`);
       const report = await requeueRun({ db, producer }, runId, registry.get(run.benchmark), select);
       process.stderr.write(
         `${verb} run ${runId}: ${report.requeued.length} task(s) re-enqueued, ${report.alreadyQueued.length} already queued, ${report.active.length} running now\n`,

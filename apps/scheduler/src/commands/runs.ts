@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { BenchmarkRegistry } from '@benchfleet/benchmark-kit';
 import { parsedOption, positiveInteger } from '@benchfleet/core';
-import { runsRepository } from '@benchfleet/db';
+import { RunsRepository } from '@benchfleet/db';
 import { withSchedulerServices } from '../config.js';
 
 export function configureRuns(command: Command, registry: BenchmarkRegistry): void {
@@ -10,7 +10,7 @@ export function configureRuns(command: Command, registry: BenchmarkRegistry): vo
     .option('--json', 'print JSON lines')
     .action(async (flags: { limit: number; json?: boolean }) => {
       await withSchedulerServices({ redis: false, schema: registry.migrations }, async ({ db }) => {
-        const rows = await runsRepository(db).list(flags.limit);
+        const rows = await new RunsRepository(db).list(flags.limit);
         if (flags.json) {
           for (const row of rows) process.stdout.write(`${JSON.stringify(row)}\n`);
           return;

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { QueueEvents } from 'bullmq';
 import type { BenchmarkRegistry } from '@benchfleet/benchmark-kit';
 import type { Database } from '@benchfleet/db';
+import { LlmGovernor } from '@benchfleet/llm-governor';
 import { createRedisConnection, type JobProducer } from '@benchfleet/queue';
 import { describeStatus, latestRunId, readRunStatus, type RunStatus } from '@benchfleet/runs';
 import { withSchedulerServices } from '../config.js';
@@ -16,16 +17,24 @@ export function configureStatus(command: Command, registry: BenchmarkRegistry): 
       await withSchedulerServices(
         { redis: true, evictingRedis: true, schema: registry.migrations },
         async ({ config, db, producer }) => {
-          const runId = runArg ?? (await latestRunId(db));
-          const first = await readRunStatus(db, producer, registry, runId);
-          const follow = !flags.json && (flags.follow ?? process.stderr.isTTY === true);
-          if (!follow) {
-            if (flags.json) process.stdout.write(`${JSON.stringify(first)}\n`);
-            else process.stdout.write(describeStatus(first));
-            return;
+          // Only read: the LLM lanes and the run's live spend, as the workers' governors keep them in Redis.
+          const governor = new LlmGovernor({ redisUrl: config.redisUrl, prefix: config.prefix });
+          try {
+            const runId = runArg ?? (await latestRunId(db));
+            const first = await readRunStatus(db, producer, registry, runId, { governor });
+            const follow = !flags.json && (flags.follow ?? process.stderr.isTTY === true);
+            if (!follow) {
+              if (flags.json) process.stdout.write(`${JSON.stringify(first)}\n`);
+              else process.stdout.write(describeStatus(first));
+              return;
+            }
+            await followRun(db, producer, registry, config.redisUrl, config.prefix, first);
+            process.stdout.write(
+              describeStatus(await readRunStatus(db, producer, registry, runId, { governor })),
+            );
+          } finally {
+            await governor.close();
           }
-          await followRun(db, producer, registry, config.redisUrl, config.prefix, first);
-          process.stdout.write(describeStatus(await readRunStatus(db, producer, registry, runId)));
         },
       );
     });

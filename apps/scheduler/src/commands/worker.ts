@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { hostname } from 'node:os';
 import type { BenchmarkRegistry } from '@benchfleet/benchmark-kit';
-import { tasksRepository } from '@benchfleet/db';
+import { TasksRepository } from '@benchfleet/db';
 import {
   ConfigError,
   flag,
@@ -108,7 +108,7 @@ export function configureWorker(command: Command, registry: BenchmarkRegistry): 
     );
     const { logger } = running;
     const producer = new JobProducer(config.redisUrl, config.prefix, 'worker');
-    const tasks = tasksRepository(running.db);
+    const tasks = new TasksRepository(running.db);
     const watcher = await watchLostJobs({
       redisUrl: config.redisUrl,
       prefix: config.prefix,

@@ -137,6 +137,39 @@ export function validateGradedTasks(
   });
 }
 
+/** What `enqueue --grade` needs to know of a task before it is enqueued. */
+export interface GradingCheck {
+  /** Why the task is not in the phase-1 graded set; null when it is. */
+  readonly outsideGradedSet: string | null;
+  /** Step types of `config` or `evaluator.postconfig` that are no OSWorld step type at all. */
+  readonly unknownStepTypes: readonly string[];
+  /** Metric names of `evaluator.func` the port does not have (`infeasible` is known). */
+  readonly unknownMetrics: readonly string[];
+  /** Why it would run ungraded (every reason); null when it would be graded or degraded. */
+  readonly ungradedReason: string | null;
+}
+
+export function checkTaskForGrading(
+  spec: OsworldTaskSpec,
+  options: PrepareOptions = {},
+): GradingCheck {
+  const metrics = options.metrics ?? portedMetrics;
+  const { fidelity } = prepareTask(spec, options);
+  return {
+    outsideGradedSet: isPhase1Task(spec.domain, spec.task_id)
+      ? null
+      : (phase1ExclusionOf(spec, SUPPORTED_GETTERS) ?? 'not in the phase-1 task table'),
+    unknownStepTypes: [
+      ...new Set(stepTypesOf({ config: spec.config ?? [], evaluator: spec.evaluator })),
+    ].filter((type) => !UPSTREAM_STEP_TYPES.includes(type)),
+    unknownMetrics: [spec.evaluator['func']]
+      .flat()
+      .map(String)
+      .filter((name) => name !== 'infeasible' && !metrics.has(name)),
+    ungradedReason: fidelity.level === 'ungraded' ? fidelity.reason : null,
+  };
+}
+
 /** The text of a fidelity for people: the level and its substitutions or reason. */
 export function describeFidelity(fidelity: TaskFidelity): string {
   switch (fidelity.level) {

@@ -1,12 +1,12 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { readArtifact } from '@benchfleet/artifacts';
-import type { RunExporter } from '@benchfleet/benchmark-kit';
+import { attemptGradeKey, type RunExporter } from '@benchfleet/benchmark-kit';
 import { errorMessage } from '@benchfleet/core';
 import {
-  attemptsRepository,
-  stepsRepository,
-  tasksRepository,
+  AttemptsRepository,
+  StepsRepository,
+  TasksRepository,
   type Attempt,
   type Step,
   type Task,
@@ -104,12 +104,17 @@ export const atifExporter: RunExporter<unknown> = {
   signatureFile: ATIF_INDEX_FILE,
   async write(context) {
     const { db, run, dir } = context;
-    const tasks = await tasksRepository(db).listByRun(run.id);
+    const tasks = await new TasksRepository(db).listByRun(run.id);
     const settled = tasks.filter(taskHasOutcome);
     const problems: string[] = [];
     const indexTasks: AtifIndex['tasks'] = [];
     let trajectories = 0;
     let images = 0;
+    // A graded run's attempts carry their grade; any other run's trajectories stay as they were.
+    const grades =
+      context.grading && context.summary.graded
+        ? await context.grading.attemptGrades(db, run.id)
+        : undefined;
 
     /** Copies a step's screenshot into the task's images/ directory; a screenshot that cannot be had is a problem, not a failure. */
     const copyScreenshot = async (
@@ -143,11 +148,11 @@ export const atifExporter: RunExporter<unknown> = {
 
     for (let start = 0; start < settled.length; start += ATIF_EXPORT_PAGE) {
       const page = settled.slice(start, start + ATIF_EXPORT_PAGE);
-      const attempts = await attemptsRepository(db).listOfTasks(
+      const attempts = await new AttemptsRepository(db).listOfTasks(
         run.id,
         page.map((task) => task.task_id),
       );
-      const steps = await stepsRepository(db).listOfAttempts(
+      const steps = await new StepsRepository(db).listOfAttempts(
         run.id,
         attempts.map((attempt) => ({ taskId: attempt.task_id, attempt: attempt.attempt })),
       );
@@ -173,6 +178,11 @@ export const atifExporter: RunExporter<unknown> = {
             attempt,
             steps: attemptSteps,
             screenshots,
+            ...(grades
+              ? {
+                  grade: grades.get(attemptGradeKey(task.task_id, attempt.attempt))?.record ?? null,
+                }
+              : {}),
           });
           const name = `attempt-${attempt.attempt}.json`;
           // Checked against the schema before it is written: a file this writes is one a reader takes.

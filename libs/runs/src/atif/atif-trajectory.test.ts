@@ -34,6 +34,10 @@ const run: Run = {
   started_at: new Date('2026-03-01T09:00:01Z'),
   finished_at: new Date('2026-03-01T09:10:00Z'),
   summary: null,
+  limits: null,
+  halt: null,
+  halt_reason: null,
+  halted_at: null,
 };
 
 const task: Task = {
@@ -53,6 +57,7 @@ const task: Task = {
   tokens_in: 300,
   tokens_out: 40,
   cost_usd: 0.0031,
+  error_class: null,
   answer: 'B0001',
   result: { stop_reason: 'bought', purchased_asin: 'B0001' },
   error: null,
@@ -92,6 +97,7 @@ function step(n: number, fields: Partial<Step>): Step {
     tokens_in: 0,
     tokens_out: 0,
     latency_ms: null,
+    cost_usd: null,
     ...fields,
   };
 }

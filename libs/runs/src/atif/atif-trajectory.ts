@@ -38,6 +38,11 @@ export interface AttemptRecords {
   readonly steps: readonly Step[];
   /** By recorded step number, for the steps that have a screenshot URI. */
   readonly screenshots: ReadonlyMap<number, AtifScreenshot>;
+  /**
+   * The attempt's latest grade, in a graded run (null: none recorded); absent for a run that is
+   * not graded, whose trajectories stay as they were.
+   */
+  readonly grade?: Record<string, unknown> | null;
 }
 
 /** Whether the task has its outcome (queued and running tasks do not). */
@@ -246,6 +251,8 @@ export function atifTrajectoryOfAttempt(records: AttemptRecords): AtifTrajectory
               : attempt.finished_at.getTime() - attempt.started_at.getTime(),
         },
         outcome: final ? outcomeOf(task) : null,
+        // A graded run: the grade of this attempt's end state, beside the agent's word (outcome).
+        ...(records.grade !== undefined ? { grade: records.grade } : {}),
       },
     },
   };

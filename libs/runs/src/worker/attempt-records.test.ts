@@ -2,8 +2,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createLogger } from '@benchfleet/core';
 import {
   createDatabase,
-  runsRepository,
-  tasksRepository,
+  RunsRepository,
+  TasksRepository,
   WORKER_LOST_ERROR,
   type Database,
 } from '@benchfleet/db';
@@ -30,7 +30,7 @@ describe('PendingAttemptRecords', () => {
   // Once: when Postgres refused a write (read-only, too many clients, a reset connection) the
   // attempt stayed open and was later closed as "worker lost", though no worker was lost.
   it('keeps what Postgres did not take and writes it when it does, over the presumption of a lost worker', async () => {
-    await runsRepository(services.db).createWithTasks({
+    await new RunsRepository(services.db).createWithTasks({
       run: { id: 'run-kept', name: 'kept', benchmark: 'echo', config: '{}', code_version: 't' },
       tasks: ['handed', 'done'].map((task_id, seq) => ({
         task_id,
@@ -50,7 +50,7 @@ describe('PendingAttemptRecords', () => {
       await cutDb.destroy();
       await relay.close();
     });
-    const cut = tasksRepository(cutDb);
+    const cut = new TasksRepository(cutDb);
     const settled: string[] = [];
     const sut = new PendingAttemptRecords(
       cut,
@@ -95,7 +95,7 @@ describe('PendingAttemptRecords', () => {
     );
     expect(await sut.flush()).toBe(2);
     // Meanwhile another worker takes the handed-back task and presumes this one lost.
-    await tasksRepository(services.db).openAttempt('run-kept', 'handed', 'other', 1);
+    await new TasksRepository(services.db).openAttempt('run-kept', 'handed', 'other', 1);
     expect((await attemptsOf('run-kept', 'handed'))[0]?.error).toBe(WORKER_LOST_ERROR);
 
     await relay.open();
@@ -107,6 +107,8 @@ describe('PendingAttemptRecords', () => {
     expect(await attemptsOf('run-kept', 'done')).toEqual([
       { attempt: 1, worker_id: 'cut', status: 'success', error: null },
     ]);
-    expect((await tasksRepository(services.db).get('run-kept', 'done'))?.status).toBe('success');
+    expect((await new TasksRepository(services.db).get('run-kept', 'done'))?.status).toBe(
+      'success',
+    );
   });
 });

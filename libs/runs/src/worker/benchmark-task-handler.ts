@@ -1,5 +1,5 @@
 import { PermanentError } from '@benchfleet/core';
-import { runsRepository, type Run } from '@benchfleet/db';
+import { RunsRepository, type Run } from '@benchfleet/db';
 import type { JobHandler, TaskPayload } from '@benchfleet/queue';
 import {
   parseOwned,
@@ -24,7 +24,7 @@ export function createBenchmarkTaskHandler<Config, ConfigInput, Spec, Result>(
     let loading = runs.get(runId);
     if (!loading) {
       loading = (async () => {
-        const run = await runsRepository(deps.db).get(runId);
+        const run = await new RunsRepository(deps.db).get(runId);
         if (!run) throw new PermanentError(`run ${runId} does not exist`);
         if (run.benchmark !== benchmark.name)
           throw new PermanentError(`run ${runId} is a ${run.benchmark} run, not ${benchmark.name}`);

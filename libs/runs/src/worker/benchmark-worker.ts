@@ -13,6 +13,7 @@ import { createBenchmarkRegistry, type BenchmarkDescriptor } from '@benchfleet/b
 import { serve } from '@benchfleet/queue';
 import { telemetryConfigFromEnv, type TelemetryConfig } from '@benchfleet/telemetry';
 import { aggregateRun } from '../run-aggregate.js';
+import { runBudgets } from '../run-limits.js';
 import { createBenchmarkTaskHandler } from './benchmark-task-handler.js';
 import { startWorkerProcess, type RunningWorker } from './worker-process.js';
 import { workerProcessSettings, workerSettings } from './worker-settings.js';
@@ -112,7 +113,7 @@ export async function startBenchmarkWorker<
         await aggregateRun(db, registry, runId);
       },
     },
-    async ({ db, logger, taskDeps }) => {
+    async ({ db, logger, taskDeps, metrics }) => {
       const episodes = await part.setup({
         flags,
         db,
@@ -121,8 +122,10 @@ export async function startBenchmarkWorker<
         redisUrl: common.redisUrl,
         prefix: common.prefix,
         artifacts,
+        spendLimitsOf: runBudgets(db),
       });
       close = episodes.close?.bind(episodes);
+      if (episodes.llmLanes) metrics.watchLlmLanes(episodes.llmLanes);
       return {
         jobs: [
           serve(
@@ -131,6 +134,7 @@ export async function startBenchmarkWorker<
           ),
         ],
         ...(episodes.healthCheck ? { healthCheck: episodes.healthCheck } : {}),
+        ...(episodes.capabilities ? { capabilities: episodes.capabilities } : {}),
       };
     },
   );

@@ -4,10 +4,12 @@ import {
   errorMessage,
   faultKindOf,
   redactSecrets,
+  SpendLimitReachedError,
   type Logger,
 } from '@benchfleet/core';
 import {
-  tasksRepository,
+  RunsRepository,
+  TasksRepository,
   GroupCommit,
   SettleBatcher,
   type Database,
@@ -85,7 +87,9 @@ export function createTaskJobHandler(
   /** The benchmark's name, on the attempt's span; default: the job's queue. */
   benchmark?: string,
 ): JobHandler<TaskPayload> {
-  const tasks = tasksRepository(deps.db);
+  const tasks = new TasksRepository(deps.db);
+  const runs = new RunsRepository(deps.db);
+  const fallbackLogger = deps.logger ?? createLogger({ level: 'warn' });
   // Episodes start and end many at a time: their attempts open, and their outcomes are written, a batch per statement.
   const opener = new GroupCommit<OpenAttemptRequest, OpenedAttempt | undefined>(
     (requests) => tasks.openAttempts(requests),
@@ -95,12 +99,28 @@ export function createTaskJobHandler(
   );
   const settler = new SettleBatcher(tasks, deps.steps);
   const records =
-    deps.records ??
-    new PendingAttemptRecords(
-      tasks,
-      deps.logger ?? createLogger({ level: 'warn' }),
-      deps.onRunSettled,
-    );
+    deps.records ?? new PendingAttemptRecords(tasks, fallbackLogger, deps.onRunSettled);
+  /**
+   * The run-level fence at a spend limit: no new task of the run, its open tasks that no attempt
+   * runs end with `budget` (one conditional statement; whoever comes later ends what is left).
+   */
+  const fenceRunAtBudget = async (runId: string, reason: string, logger: Logger) => {
+    const { fenced, tasksEnded } = await runs.haltForBudget(runId, reason);
+    if (fenced)
+      logger.warn({ run: runId, tasksEnded }, `run stopped at its spend limit: ${reason}`);
+    if (tasksEnded > 0 && (await tasks.runHasNoOpenTask(runId))) await deps.onRunSettled(runId);
+  };
+  /** After an infra failure: the run pauses if its infra-error budget is spent (said once, by the worker that paused it). */
+  const checkInfraBudget = async (runId: string, logger: Logger) => {
+    const paused = await runs.haltOnInfraErrors(runId).catch((error: unknown) => {
+      logger.warn({ err: error }, "could not check the run's infra-error budget");
+      return undefined;
+    });
+    if (paused) {
+      const { reason, ...numbers } = paused;
+      logger.warn({ run: runId, ...numbers }, reason);
+    }
+  };
   return async (job) => {
     const { runId, taskId } = job.payload;
     const opened = await opener.submit({
@@ -110,6 +130,19 @@ export function createTaskJobHandler(
       jobAttempt: job.job.attemptsMade + 1,
     });
     if (!opened) {
+      const halt = await runs.haltOf(runId);
+      if (halt?.halt === 'budget') {
+        // A task the fence found running between two attempts ends here, when its retry comes.
+        await fenceRunAtBudget(runId, halt.reason ?? 'the run reached its spend limit', job.logger);
+        return { skipped: true, halt: halt.halt };
+      }
+      if (halt?.halt === 'infra') {
+        job.logger.info(
+          { task: taskId, run: runId },
+          'run is paused on infra errors: task left for `scheduler resume`',
+        );
+        return { skipped: true, halt: halt.halt };
+      }
       job.logger.info(
         { task: taskId },
         'task already has an outcome (or no longer exists): nothing to do',
@@ -177,6 +210,9 @@ export function createTaskJobHandler(
         let stepsSeen = 0;
         let lastStepAt = 0;
         let lastStepEnded = started;
+        // What the attempt's steps used, for an outcome the episode could not return (a spend limit).
+        let stepTokensIn = 0;
+        let stepTokensOut = 0;
         const context: TaskContext = {
           job,
           task: opened.task,
@@ -186,6 +222,8 @@ export function createTaskJobHandler(
           logger,
           recordStep(step) {
             stepsSeen = Math.max(stepsSeen, step.step);
+            stepTokensIn += Number(step.tokens_in ?? 0);
+            stepTokensOut += Number(step.tokens_out ?? 0);
             // Stamped now, not when a batch of steps reaches Postgres, to the microsecond and rising.
             lastStepAt = Math.max(nowMicros(), lastStepAt + 1);
             deps.steps.add({
@@ -238,6 +276,30 @@ export function createTaskJobHandler(
             await settleOrKeep(infra(`handed back: ${outageOf(job.signal)}`), false);
             throw error;
           }
+          // A spend limit stopped the task: its own outcome, neither the agent's nor a fault.
+          if (error instanceof SpendLimitReachedError) {
+            await settleOrKeep(
+              {
+                status: 'error',
+                errorClass: 'budget',
+                finalApiStatus: 'BUDGET',
+                totalSteps: stepsSeen,
+                durationMs,
+                tokensIn: stepTokensIn,
+                tokensOut: stepTokensOut,
+                costUsd: error.attemptSpentUsd,
+                error: `budget: ${message}`,
+                result: {
+                  stop_reason: 'budget',
+                  budget_scope: error.scope,
+                  limit_usd: error.limitUsd,
+                },
+              },
+              true,
+            );
+            if (error.scope === 'run') await fenceRunAtBudget(runId, message, logger);
+            return { budget: error.scope };
+          }
           if (error instanceof UnrecoverableError || faultKindOf(error) === 'permanent') {
             await settleOrKeep(
               {
@@ -268,6 +330,7 @@ export function createTaskJobHandler(
           const detail =
             reason === ABORT_REASONS.deadline ? `deadline exceeded: ${message}` : message;
           await settleOrKeep(infra(detail), lastAttempt);
+          await checkInfraBudget(runId, logger);
           throw error;
         }
         const errorClass = outcome.status === 'error' ? (outcome.errorClass ?? 'agent') : null;

@@ -2,6 +2,24 @@ import { createServer, type Server } from 'node:http';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Queue } from 'bullmq';
 import { listenOn } from '@benchfleet/core';
+import type { LlmLanesSource } from '@benchfleet/benchmark-kit';
+
+const LANE_LABELS = ['provider', 'key', 'model'] as const;
+type LaneLabel = (typeof LANE_LABELS)[number];
+type LaneGauges = Record<
+  | 'requests'
+  | 'requestsLimit'
+  | 'tokens'
+  | 'tokensLimit'
+  | 'limited'
+  | 'limitedTotal'
+  | 'target'
+  | 'inFlight'
+  | 'spent'
+  | 'projected'
+  | 'priced',
+  Gauge<LaneLabel>
+>;
 
 /** Prometheus metrics of one worker process, served with /healthz by `startMetricsServer`. */
 export class WorkerMetrics {
@@ -82,6 +100,98 @@ export class WorkerMetrics {
     this.steps.inc({ queue: this.queueName }, event.totalSteps);
     this.tokens.inc({ queue: this.queueName, direction: 'in' }, event.tokensIn);
     this.tokens.inc({ queue: this.queueName, direction: 'out' }, event.tokensOut);
+  }
+
+  /**
+   * The fleet's LLM lanes (provider, key fingerprint — never the key —, model) from the governor's
+   * snapshot in Redis, read at scrape time: rates against their limits, 429s, the concurrency
+   * target, spend, and spend projected over the next hour at the current token rate.
+   */
+  watchLlmLanes(source: LlmLanesSource): void {
+    // One snapshot per scrape, shared by every gauge's collect (prom-client collects them at once).
+    let reading: { at: number; done: Promise<void> } | undefined;
+    const refresh = (): Promise<void> => {
+      if (reading === undefined || Date.now() - reading.at > 1000)
+        reading = { at: Date.now(), done: this.#readLanes(source, lanes, lanesSeen) };
+      return reading.done;
+    };
+    const gauge = (name: string, help: string) =>
+      new Gauge<LaneLabel>({
+        name,
+        help,
+        labelNames: LANE_LABELS,
+        registers: [this.registry],
+        collect: refresh,
+      });
+    const lanesSeen = new Gauge({
+      name: 'benchfleet_llm_lanes',
+      help: 'LLM lanes the fleet has used (read from the governor in Redis at scrape time)',
+      registers: [this.registry],
+      collect: refresh,
+    });
+    const lanes: LaneGauges = {
+      requests: gauge(
+        'benchfleet_llm_requests_per_minute',
+        'LLM requests in the last minute, fleet-wide',
+      ),
+      requestsLimit: gauge(
+        'benchfleet_llm_requests_per_minute_limit',
+        'Requests per minute allowed (configured, else learned from the provider)',
+      ),
+      tokens: gauge(
+        'benchfleet_llm_tokens_per_minute',
+        'LLM tokens in the last minute, fleet-wide',
+      ),
+      tokensLimit: gauge(
+        'benchfleet_llm_tokens_per_minute_limit',
+        'Tokens per minute allowed (configured, else learned from the provider)',
+      ),
+      limited: gauge(
+        'benchfleet_llm_rate_limited_per_minute',
+        '429s and overloads in the last minute',
+      ),
+      limitedTotal: gauge('benchfleet_llm_rate_limited', '429s and overloads since the lane began'),
+      target: gauge('benchfleet_llm_concurrency_target', 'Fleet-wide concurrency target (AIMD)'),
+      inFlight: gauge('benchfleet_llm_in_flight', 'LLM calls in flight, fleet-wide'),
+      spent: gauge('benchfleet_llm_spent_usd', 'USD spent on the lane (absent: unpriced)'),
+      projected: gauge(
+        'benchfleet_llm_projected_spend_usd_per_hour',
+        'USD the lane spends in an hour at its current token rate (absent: unpriced)',
+      ),
+      priced: gauge(
+        'benchfleet_llm_priced',
+        '1 when the lane has a price, 0 when its spend is unknown',
+      ),
+    };
+  }
+
+  async #readLanes(source: LlmLanesSource, lanes: LaneGauges, lanesSeen: Gauge): Promise<void> {
+    const snapshot = await source.snapshot().catch(() => undefined);
+    for (const lane of Object.values(lanes)) lane.reset();
+    lanesSeen.reset();
+    if (!snapshot) return;
+    lanesSeen.set(snapshot.lanes.length);
+    for (const lane of snapshot.lanes) {
+      const labels = { provider: lane.provider, key: lane.keyFingerprint, model: lane.model };
+      const limitOf = (limit: { configured?: number; learned?: number }) =>
+        limit.configured ?? limit.learned;
+      lanes.requests.set(labels, lane.requestsPerMinute);
+      const rpm = limitOf(lane.limits.requestsPerMinute);
+      if (rpm !== undefined) lanes.requestsLimit.set(labels, rpm);
+      lanes.tokens.set(labels, lane.tokensPerMinute);
+      const tpm = limitOf(lane.limits.tokensPerMinute);
+      if (tpm !== undefined) lanes.tokensLimit.set(labels, tpm);
+      lanes.limited.set(labels, lane.rateLimitedPerMinute);
+      lanes.limitedTotal.set(labels, lane.totals.rateLimited);
+      lanes.target.set(labels, lane.concurrency.target);
+      lanes.inFlight.set(labels, lane.concurrency.inFlight);
+      lanes.priced.set(labels, lane.priceKnown ? 1 : 0);
+      if (lane.priceKnown) {
+        lanes.spent.set(labels, lane.spentUsd);
+        const perToken = lane.totals.tokens > 0 ? lane.spentUsd / lane.totals.tokens : 0;
+        lanes.projected.set(labels, perToken * lane.tokensPerMinute * 60);
+      }
+    }
   }
 
   /** Reads the queue's depth at scrape time. */

@@ -14,8 +14,8 @@ import {
   PostgresHealthProbe,
   postgresOutageOf,
   StepWriter,
-  stepsRepository,
-  tasksRepository,
+  StepsRepository,
+  TasksRepository,
   type Database,
 } from '@benchfleet/db';
 import {
@@ -84,6 +84,8 @@ export interface WorkerServices {
 export interface WorkerJobs {
   jobs: readonly ServedJob[];
   healthCheck?: HealthCheck;
+  /** Told in the worker's heartbeat. */
+  capabilities?: readonly string[];
 }
 
 export interface RunningWorker {
@@ -143,7 +145,7 @@ export async function startWorkerProcess(
     throw error;
   });
   const telemetry = await startProcessTelemetry(settings, logger);
-  const steps = new StepWriter(stepsRepository(db));
+  const steps = new StepWriter(new StepsRepository(db));
   // Long-lived: it reconnects for as long as the worker lives, or a Redis blip would lose the aggregate of a run.
   const producer = new JobProducer(settings.redisUrl, settings.prefix, 'worker');
   const metrics = new WorkerMetrics(settings.queue, { worker: settings.workerId });
@@ -164,7 +166,7 @@ export async function startWorkerProcess(
     await requestRunAggregate(producer, runId);
     logger.info({ run: runId }, 'run settled: aggregate job enqueued');
   };
-  const records = new PendingAttemptRecords(tasksRepository(db), logger, onRunSettled);
+  const records = new PendingAttemptRecords(new TasksRepository(db), logger, onRunSettled);
   const taskDeps: TaskProcessorDeps = {
     db,
     steps,
@@ -177,7 +179,7 @@ export async function startWorkerProcess(
   const { timeoutMs } = handBackTimings(handBackMs);
   const probe = new PostgresHealthProbe(settings.databaseUrl, settings.workerId, timeoutMs);
   const artifactStore = settings.artifactStore;
-  const { jobs, healthCheck } = await buildJobs({ db, logger, metrics, taskDeps });
+  const { jobs, healthCheck, capabilities } = await buildJobs({ db, logger, metrics, taskDeps });
   let stopping = false;
   let pausedBecause: string | null = null;
   const runtime = await startWorkerRuntime({
@@ -194,6 +196,7 @@ export async function startWorkerProcess(
       ? { stalledIntervalMs: settings.stalledIntervalMs }
       : {}),
     handBackMs,
+    ...(capabilities ? { capabilities } : {}),
     healthCheck: allHealthy([
       async () => {
         const problem = await probe.problem();

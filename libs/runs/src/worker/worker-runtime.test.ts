@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runsRepository } from '@benchfleet/db';
+import { RunsRepository } from '@benchfleet/db';
 import { useTestServices } from '@benchfleet/testing';
 import {
   checkServedJobs,
@@ -57,7 +57,7 @@ async function waitFor<T>(
 }
 
 async function createRunWithOneTask(runId: string): Promise<void> {
-  await runsRepository(services.db).createWithTasks({
+  await new RunsRepository(services.db).createWithTasks({
     run: {
       id: runId,
       name: runId,

@@ -1,0 +1,101 @@
+/* prepared */ 
+   with input as (
+     select * from unnest(
+       $1::text[], $2::text[], $3::int[],
+       $4::bool[], $5::text[], $6::text[],
+       $7::text[], $8::text[],
+       $9::text[], $10::int[],
+       $11::float8[], $12::bool[],
+       $13::int[], $14::int[],
+       $15::int[], $16::float8[],
+       $17::text[], $18::jsonb[]
+     ) with ordinality as i(run_id, task_id, attempt, task_final, status, error_class, error, external_id, final_api_status,
+                            total_steps, reward, success, duration_ms, tokens_in, tokens_out, cost_usd, answer, result, n)
+   ),
+   new_steps as (
+ insert into steps (run_id, task_id, attempt, step, at, action, text, observation, reward, screenshot_uri, external_id, tokens_in, tokens_out, latency_ms, cost_usd)
+ select s.run_id, s.task_id, s.attempt, s.step, coalesce(s.at, now()), s.action, s.text, s.observation, s.reward, s.screenshot_uri, s.external_id,
+        coalesce(s.tokens_in, 0), coalesce(s.tokens_out, 0), s.latency_ms, s.cost_usd
+ from unnest(
+   $19::text[], $20::text[], $21::int[],
+   $22::int[], $23::timestamptz[], $24::jsonb[],
+   $25::text[], $26::text[], $27::float8[],
+   $28::text[], $29::text[],
+   $30::int[], $31::int[], $32::int[],
+   $33::float8[]
+ ) as s(run_id, task_id, attempt, step, at, action, text, observation, reward, screenshot_uri, external_id, tokens_in, tokens_out, latency_ms, cost_usd)
+ where exists (
+   select 1 from attempts a
+   where a.run_id = s.run_id and a.task_id = s.task_id and a.attempt = s.attempt and a.status = 'running'
+ )
+ on conflict (run_id, task_id, attempt, step) do nothing
+returning 1),
+   attempt_rows as (
+     update attempts a
+     set status = i.status, error_class = i.error_class, error = i.error, finished_at = now(), external_id = coalesce(i.external_id, a.external_id)
+     from input i
+     where a.run_id = i.run_id and a.task_id = i.task_id and a.attempt = i.attempt and a.status = 'running'
+     returning a.attempt
+   ),
+   task_rows as (
+     update tasks t
+     set status = i.status,
+         final_api_status = i.final_api_status,
+         total_steps = i.total_steps,
+         reward = i.reward,
+         success = i.success,
+         duration_ms = i.duration_ms,
+         -- started_at + duration_ms = finished_at, by construction: the three never disagree.
+         started_at = now() - make_interval(secs => i.duration_ms::float8 / 1000),
+         tokens_in = i.tokens_in,
+         tokens_out = i.tokens_out,
+         cost_usd = i.cost_usd,
+         error_class = i.error_class,
+         answer = i.answer,
+         result = i.result,
+         error = i.error,
+         finished_at = now(),
+         external_id = coalesce(i.external_id, t.external_id)
+     from input i
+     where i.task_final and t.run_id = i.run_id and t.task_id = i.task_id
+       and t.status in ('queued', 'running') and t.attempts = i.attempt
+     returning t.run_id, t.task_id
+   )
+   -- attempt_rows is read by nothing: Postgres runs every data-modifying CTE to completion anyway.
+   select i.n, exists (select 1 from task_rows r where r.run_id = i.run_id and r.task_id = i.task_id) as recorded
+   from input i order by i.n
+
+-- parameters:
+-- $1 = ["run-1","run-1","run-1","run-1"]
+-- $2 = ["succeeds","fails","infra-error","cancelled"]
+-- $3 = [1,2,1,1]
+-- $4 = [true,true,false,true]
+-- $5 = ["success","failed","error","cancelled"]
+-- $6 = [null,null,"infra",null]
+-- $7 = [null,null,"Bytebot did not answer",null]
+-- $8 = ["bytebot-1",null,null,null]
+-- $9 = ["COMPLETED","NEEDS_HELP",null,null]
+-- $10 = [3,5,0,50]
+-- $11 = [1,null,null,null]
+-- $12 = [true,false,false,false]
+-- $13 = [1234,2000,500,9000]
+-- $14 = [100,0,0,0]
+-- $15 = [20,0,0,0]
+-- $16 = [0.01,null,null,null]
+-- $17 = ["done",null,null,null]
+-- $18 = ["{\"score\":1}",null,null,null]
+-- $19 = ["run-1"]
+-- $20 = ["succeeds"]
+-- $21 = [1]
+-- $22 = [3]
+-- $23 = ["1970-01-01T00:00:00.000Z"]
+-- $24 = ["{\"type\":\"click\"}"]
+-- $25 = ["clicked"]
+-- $26 = [null]
+-- $27 = [null]
+-- $28 = [null]
+-- $29 = [null]
+-- $30 = [10]
+-- $31 = [2]
+-- $32 = [300]
+-- $33 = [null]

@@ -1,0 +1,183 @@
+import { join } from 'node:path';
+import type { Logger } from '@benchfleet/core';
+import {
+  DownloadCache,
+  finalSignalOf,
+  OsworldVmServerClient,
+  type ScreenSize,
+} from '@benchfleet/osworld-grading';
+import type { ArtifactStore } from '@benchfleet/artifacts';
+import type { BytebotClient } from './bytebot-client.js';
+import type { BytebotDesktopClient } from './bytebot-desktop.js';
+import {
+  runGradedOsworldTask,
+  setupRecordOf,
+  type GradedOsworldStack,
+  type GradedOsworldTaskResult,
+  type GradedTaskPhase,
+} from './graded-osworld-task.js';
+import type { OsworldTask } from './osworld-dataset.js';
+import {
+  runOsworldEpisode,
+  type OsworldEpisodeOutcome,
+  type RunOsworldEpisodeOptions,
+} from './osworld-episode.js';
+import { workerCannotGradeGrade, type OsworldGrade } from './osworld-grade.js';
+import { OsworldGradesRepository, type GradedAttemptKey } from './osworld-grades-repository.js';
+
+/** What a worker needs to grade: `--desktop-server-url` and the rest of its grading flags. */
+export interface GradingSettings {
+  readonly desktopServerUrl: string | undefined;
+  readonly resetCommand: string | undefined;
+  readonly screen: ScreenSize;
+  /** The download cache's root; per-attempt caches go under `<root>/attempts/`. */
+  readonly cacheDir: string;
+  readonly downloadMirrors: readonly { readonly from: string; readonly to: string }[];
+  /** Between the VM server client's retries (OSWorld's controller waits 5 s). */
+  readonly vmRetryDelayMs: number;
+}
+
+/**
+ * While the worker resets its own stack, bytebotd (and the VM server) are down on purpose: the
+ * worker's health check must not take that for a lost stack, pause and hand the task back.
+ */
+export class StackResetWindow {
+  #resetting = false;
+
+  get resetting(): boolean {
+    return this.#resetting;
+  }
+
+  open(): void {
+    this.#resetting = true;
+  }
+
+  close(): void {
+    this.#resetting = false;
+  }
+}
+
+/** The reason a graded task's grade gives when its worker has no VM server to grade through. */
+export const NO_DESKTOP_SERVER_REASON =
+  "this worker has no --desktop-server-url (OSWORLD_DESKTOP_SERVER_URL): it cannot set up or read its stack's desktop, so the task ran as in an ungraded run";
+
+/**
+ * The graded tasks of one worker's stack: reset, set up, the agent, grade; each grade written while
+ * its attempt still runs (before the task settles). A worker without a VM server still runs the
+ * agent, and records an `ungraded` grade saying why.
+ */
+export class OsworldGradedEpisodes {
+  readonly resetWindow = new StackResetWindow();
+  readonly #stack: GradedOsworldStack | null;
+  readonly #grades: OsworldGradesRepository;
+
+  constructor(
+    settings: GradingSettings,
+    services: {
+      client: BytebotClient;
+      desktop: BytebotDesktopClient | undefined;
+      artifacts: ArtifactStore;
+      grades: OsworldGradesRepository;
+      logger: Logger;
+    },
+  ) {
+    this.#grades = services.grades;
+    this.#stack =
+      settings.desktopServerUrl === undefined || services.desktop === undefined
+        ? null
+        : {
+            client: services.client,
+            desktop: services.desktop,
+            vm: new OsworldVmServerClient({
+              baseUrl: settings.desktopServerUrl,
+              retries: {
+                controllerDelayMs: settings.vmRetryDelayMs,
+                probeDelayMs: settings.vmRetryDelayMs,
+              },
+              logger: services.logger,
+            }),
+            downloads: new DownloadCache({
+              root: join(settings.cacheDir, 'downloads'),
+              urlRewrites: settings.downloadMirrors,
+              retryDelayMs: settings.vmRetryDelayMs,
+              logger: services.logger,
+            }),
+            artifacts: services.artifacts,
+            resetCommand: settings.resetCommand ?? null,
+            cacheRoot: settings.cacheDir,
+            screen: settings.screen,
+            // Bytebot's user has passwordless sudo: any value works for `{CLIENT_PASSWORD}`.
+            clientPassword: 'password',
+          };
+  }
+
+  /** Whether this worker can grade (it has the desktop's VM server and bytebotd). */
+  get canGrade(): boolean {
+    return this.#stack !== null;
+  }
+
+  /**
+   * One graded task: returns the agent's outcome once the grade is recorded. Infra faults of the
+   * stack (reset, setup, VM server, getters) throw TransientErrors: retried, never a score.
+   */
+  async run(options: {
+    task: OsworldTask;
+    attempt: GradedAttemptKey;
+    episode: Omit<RunOsworldEpisodeOptions, 'client' | 'task' | 'signal'>;
+    client: BytebotClient;
+    signal: AbortSignal;
+    logger: Logger;
+    onPhase?: (phase: GradedTaskPhase) => Promise<void>;
+  }): Promise<OsworldEpisodeOutcome> {
+    const { task, attempt, logger } = options;
+    if (this.#stack === null) {
+      const episode = await runOsworldEpisode({
+        ...options.episode,
+        client: options.client,
+        task: { task_id: task.task_id, instruction: task.instruction },
+        signal: options.signal,
+      });
+      const grade = workerCannotGradeGrade(
+        finalSignalOf(episode.final_api_status),
+        NO_DESKTOP_SERVER_REASON,
+      );
+      await this.#record(attempt, grade, null, logger);
+      return episode;
+    }
+    let result: GradedOsworldTaskResult;
+    try {
+      result = await runGradedOsworldTask({
+        stack: this.#stack,
+        task,
+        attempt,
+        episode: options.episode,
+        signal: options.signal,
+        logger,
+        onPhase: async (phase) => {
+          // The health check looks away from the stack while it is recreated and comes up.
+          if (phase === 'reset') this.resetWindow.open();
+          else this.resetWindow.close();
+          await options.onPhase?.(phase);
+        },
+      });
+    } finally {
+      this.resetWindow.close();
+    }
+    await this.#record(attempt, result.grade, setupRecordOf(result), logger);
+    return result.episode;
+  }
+
+  async #record(
+    attempt: GradedAttemptKey,
+    grade: OsworldGrade,
+    setup: ReturnType<typeof setupRecordOf> | null,
+    logger: Logger,
+  ): Promise<void> {
+    const written = await this.#grades.recordAttemptGrade(attempt, grade, setup);
+    if (!written)
+      logger.warn(
+        { score: grade.score },
+        'the grade was not written: the attempt no longer runs (closed as lost or cancelled) or already has one',
+      );
+  }
+}

@@ -1,0 +1,286 @@
+import { z } from 'zod';
+import {
+  flag,
+  parsedText,
+  SpendLimitReachedError,
+  TransientError,
+  type Logger,
+} from '@benchfleet/core';
+import {
+  limitsTableOf,
+  LlmGovernor,
+  llmGovernorFlagShape,
+  RelayedCallLedger,
+  startLlmRelay,
+  type BudgetScope,
+  type LlmAttribution,
+  type LlmBudget,
+  type LlmGovernorFlags,
+  type LlmRelay,
+  type RelayedCall,
+  type RelayModel,
+  type StepLlmUsage,
+} from '@benchfleet/llm-governor';
+
+/** `name` or `name=upstream`, comma-separated: what the relay offers the agent, and as what it asks the provider. */
+export function parseRelayModels(text: string): RelayModel[] {
+  const models = text
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '')
+    .map((part) => {
+      const [name = '', upstream, ...rest] = part.split('=').map((piece) => piece.trim());
+      if (name === '' || upstream === '' || rest.length > 0)
+        throw new Error(
+          `"${part}" is not a model: expected NAME or NAME=UPSTREAM_NAME, e.g. gpt-4.1,fast=gpt-4.1-mini`,
+        );
+      return upstream === undefined ? { name } : { name, upstream };
+    });
+  if (models.length === 0)
+    throw new Error('expected at least one model name, e.g. gpt-4.1 or gpt-4.1,o4-mini');
+  return models;
+}
+
+const PORT = 'expected a port from 1 to 65535';
+
+const providerUrl = z
+  .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+  .refine((url) => {
+    const parsed = new URL(url);
+    return parsed.username === '' && parsed.password === '';
+  }, 'must not carry credentials: put the key in LLM_API_KEY');
+
+/**
+ * The relay's settings, spread into `worker-osworld`'s flags: where it listens (the stack's agent
+ * has `BYTEBOT_LLM_PROXY_URL` pointed there), the provider it forwards to, the models it offers,
+ * and the governor's limits and prices. Without `LLM_BASE_URL` there is no relay.
+ */
+export const stackLlmRelayFlagShape = {
+  llmBaseUrl: flag(providerUrl.optional(), {
+    flag: '--llm-base-url <url>',
+    env: 'LLM_BASE_URL',
+    description:
+      "OpenAI-compatible provider the stack's LLM relay forwards its agent's calls to, e.g. https://api.openai.com/v1 (unset: no relay)",
+  }),
+  llmRelayModels: flag(parsedText(parseRelayModels).optional(), {
+    flag: '--llm-relay-models <names>',
+    env: 'BENCHFLEET_LLM_RELAY_MODELS',
+    description:
+      'models the relay offers the agent, comma-separated, each NAME or NAME=UPSTREAM_NAME (needed with --llm-base-url)',
+  }),
+  llmRelayHost: flag(z.string().min(1).default('127.0.0.1'), {
+    flag: '--llm-relay-host <host>',
+    env: 'BENCHFLEET_LLM_RELAY_HOST',
+    description:
+      'address the relay listens on (default 127.0.0.1; 0.0.0.0 when the agent is in another container)',
+  }),
+  llmRelayPort: flag(
+    z.coerce.number({ error: PORT }).int(PORT).min(1, PORT).max(65535, PORT).default(4000),
+    {
+      flag: '--llm-relay-port <port>',
+      env: 'BENCHFLEET_LLM_RELAY_PORT',
+      description: "port of the relay, the agent's BYTEBOT_LLM_PROXY_URL (default 4000)",
+    },
+  ),
+  ...llmGovernorFlagShape,
+  // From this worker's environment only: never in a job, a log or the stack's config.
+  llmApiKey: flag(z.string().min(1).optional(), {
+    flag: null,
+    env: 'LLM_API_KEY',
+    description: "the provider's key, held by the relay only",
+  }),
+} as const;
+
+export type StackLlmRelayFlags = LlmGovernorFlags & {
+  readonly llmBaseUrl?: string | undefined;
+  readonly llmRelayModels?: RelayModel[] | undefined;
+  readonly llmRelayHost: string;
+  readonly llmRelayPort: number;
+  readonly llmApiKey?: string | undefined;
+};
+
+/** The relay's calls ended in a provider fault and the agent failed: the provider's fault, retried. */
+export class RelayedProviderFaultError extends TransientError {
+  override readonly name = 'RelayedProviderFaultError';
+}
+
+/** What the relay saw of one attempt's calls: per step (claimed by its message) and in total. */
+export interface RelayedAttempt {
+  /** The calls that made the ASSISTANT message with these content blocks. */
+  stepUsage(content: readonly unknown[]): StepLlmUsage;
+  /** Every call of the attempt so far, summed. */
+  totals(): { tokensIn: number; tokensOut: number; costUsd: number | null; calls: number };
+  /** Why a call of this attempt failed on the provider's or the setup's side; null: none did. */
+  readonly providerFault: string | null;
+  /**
+   * A spend limit refused a call of this attempt, or was reached by one: the task stops with
+   * `budget` (the agent's failure that followed is not its own). null: no limit was hit.
+   */
+  budgetStop(): Promise<SpendLimitReachedError | null>;
+  /** The attempt no longer runs on the stack: its later calls are refused. */
+  end(): void;
+}
+
+/**
+ * The OpenAI-compatible relay of this worker's stack. The agent's calls are forwarded through the
+ * fleet's governor with the key the worker holds, and attributed to the attempt running on the
+ * stack; a call while none runs (an orphaned Bytebot task after a kill, a cancelled task) is
+ * refused at once and counted.
+ */
+export class StackLlmRelay {
+  #current: { attribution: LlmAttribution; ledger: RelayedCallLedger; state: AttemptState } | null =
+    null;
+  #refusedWithoutAttempt = 0;
+
+  private constructor(
+    private readonly relay: LlmRelay,
+    /** Its lanes go to the worker's `/metrics`. */
+    readonly governor: LlmGovernor,
+    private readonly spendLimitsOf: (attribution: {
+      readonly runId: string;
+    }) => Promise<LlmBudget | undefined>,
+  ) {}
+
+  /**
+   * The relay for these flags, listening; null when no provider is set (`LLM_BASE_URL`). Every
+   * relayed call is held to the spend limits of its run and task (`spendLimitsOf`).
+   */
+  static async start(
+    flags: StackLlmRelayFlags,
+    services: {
+      redisUrl: string;
+      prefix: string;
+      logger: Logger;
+      spendLimitsOf: (attribution: { readonly runId: string }) => Promise<LlmBudget | undefined>;
+    },
+  ): Promise<StackLlmRelay | null> {
+    if (flags.llmBaseUrl === undefined || flags.llmRelayModels === undefined) return null;
+    const { logger } = services;
+    const governor = new LlmGovernor({
+      redisUrl: services.redisUrl,
+      prefix: services.prefix,
+      logger,
+      budgetOf: services.spendLimitsOf,
+      limits: limitsTableOf(flags),
+    });
+    let self: StackLlmRelay | undefined;
+    try {
+      const relay = await startLlmRelay({
+        governor,
+        upstream: { baseUrl: flags.llmBaseUrl, apiKey: flags.llmApiKey ?? '' },
+        models: flags.llmRelayModels,
+        host: flags.llmRelayHost,
+        port: flags.llmRelayPort,
+        portSetting: '--llm-relay-port (or BENCHFLEET_LLM_RELAY_PORT)',
+        logger,
+        currentAttempt: () => (self ? (self.#current?.attribution ?? null) : null),
+        onCall: (call) => {
+          if (self) self.#record(call);
+        },
+        onBudgetExceeded: (event) => {
+          const current = self ? self.#current : null;
+          if (!current || !sameAttempt(current.attribution, event.attribution)) return;
+          current.state.budget ??= { scope: event.scope, message: event.message };
+        },
+        onRefused: (refusal) => {
+          if (refusal.reason !== 'no-running-attempt' || !self) return;
+          self.#refusedWithoutAttempt += 1;
+          logger.warn(
+            { refusedWithoutAttempt: self.#refusedWithoutAttempt },
+            "refused an LLM call from the stack's agent: no attempt runs on this stack",
+          );
+        },
+      });
+      self = new StackLlmRelay(relay, governor, services.spendLimitsOf);
+      logger.info(
+        { relay: relay.url, models: flags.llmRelayModels.map((model) => model.name) },
+        "LLM relay listening for the stack's agent",
+      );
+      return self;
+    } catch (error) {
+      await governor.close();
+      throw error;
+    }
+  }
+
+  get url(): string {
+    return this.relay.url;
+  }
+
+  /** Calls refused because no attempt was running on the stack, since the worker started. */
+  get refusedWithoutAttempt(): number {
+    return this.#refusedWithoutAttempt;
+  }
+
+  /** From now until `end()`, the agent's calls are this attempt's. */
+  begin(attribution: LlmAttribution): RelayedAttempt {
+    const ledger = new RelayedCallLedger(attribution);
+    const state: AttemptState = {
+      tokensIn: 0,
+      tokensOut: 0,
+      costUsd: 0,
+      calls: 0,
+      providerFault: null,
+      budget: null,
+    };
+    const current = { attribution, ledger, state };
+    this.#current = current;
+    return {
+      stepUsage: (content) => ledger.claimStep(content),
+      totals: () => ({
+        tokensIn: state.tokensIn,
+        tokensOut: state.tokensOut,
+        costUsd: state.costUsd,
+        calls: state.calls,
+      }),
+      get providerFault() {
+        return state.providerFault;
+      },
+      budgetStop: async () => {
+        if (state.budget === null) return null;
+        const limits = await this.spendLimitsOf(attribution);
+        const limitUsd = (state.budget.scope === 'task' ? limits?.taskUsd : limits?.runUsd) ?? 0;
+        return new SpendLimitReachedError(
+          state.budget.scope,
+          limitUsd,
+          state.costUsd ?? 0,
+          state.budget.message,
+        );
+      },
+      end: () => {
+        if (this.#current === current) this.#current = null;
+      },
+    };
+  }
+
+  #record(call: RelayedCall): void {
+    const current = this.#current;
+    if (!current || !current.ledger.record(call)) return;
+    const { state } = current;
+    state.calls += 1;
+    state.tokensIn += call.tokensIn;
+    state.tokensOut += call.tokensOut;
+    state.costUsd =
+      state.costUsd === null || call.costUsd === null ? null : state.costUsd + call.costUsd;
+    if (call.infraFault && state.providerFault === null)
+      state.providerFault = `the LLM provider did not answer the agent's call (${call.outcome}, HTTP ${call.status} after ${call.tries} tries)`;
+  }
+
+  async close(): Promise<void> {
+    await this.relay.close();
+    await this.governor.close();
+  }
+}
+
+interface AttemptState {
+  tokensIn: number;
+  tokensOut: number;
+  costUsd: number | null;
+  calls: number;
+  providerFault: string | null;
+  budget: { scope: BudgetScope; message: string } | null;
+}
+
+function sameAttempt(a: LlmAttribution, b: LlmAttribution): boolean {
+  return a.runId === b.runId && a.taskId === b.taskId && a.attempt === b.attempt;
+}
