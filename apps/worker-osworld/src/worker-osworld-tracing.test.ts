@@ -6,9 +6,12 @@ import type { OsworldTask } from '@benchfleet/osworld';
 import { JobProducer } from '@benchfleet/queue';
 import {
   enqueueTestRun,
+  FAKE_LLM_PRICE,
+  occupyPort,
   osworldTestTask,
   startCli,
   startFakeBytebot,
+  startFakeLlm,
   startOtlpReceiver,
   useTestServices,
   waitFor,
@@ -73,6 +76,14 @@ async function attemptEnded(runId: string, taskId: string) {
   );
 }
 
+/** The test's environment without OTEL_* variables a developer's shell may hold. */
+function envWithoutOtel(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(services.env))
+    if (!key.startsWith('OTEL_')) env[key] = value;
+  return env;
+}
+
 function only(spans: readonly ReceivedSpan[], predicate: (span: ReceivedSpan) => boolean) {
   const found = spans.filter(predicate);
   expect(found, spans.map((span) => span.name).join(', ')).toHaveLength(1);
@@ -81,14 +92,11 @@ function only(spans: readonly ReceivedSpan[], predicate: (span: ReceivedSpan) =>
 
 describe('worker-osworld with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
   it('exports the attempt with its outcome, a step span per recorded step, and an attempt the stack failed as an error', async () => {
-    const env: NodeJS.ProcessEnv = {};
-    for (const [key, value] of Object.entries(services.env))
-      if (!key.startsWith('OTEL_')) env[key] = value;
     worker = startCli(
       'worker-osworld',
       ['--bytebot-url', fake.url, '--stack-id', 'stack-traced', '--grace-s', '5'],
       {
-        ...env,
+        ...envWithoutOtel(),
         BENCHFLEET_ARTIFACTS: path.join(scratchDir, 'artifacts'),
         LOG_LEVEL: 'info',
         OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
@@ -176,5 +184,92 @@ describe('worker-osworld with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
       'error.type': 'infra',
       'benchfleet.outcome.steps': 0,
     });
+  });
+});
+
+describe("worker-osworld's LLM relay with OTEL_EXPORTER_OTLP_ENDPOINT set", () => {
+  it("makes each call the stack's agent makes through the relay a GenAI span under the attempt it is attributed to", async () => {
+    const model = 'fake-relay-model';
+    const llm = await startFakeLlm({
+      models: [model],
+      script: () => ({
+        content: 'Looking at the screen.',
+        promptTokens: 1000,
+        completionTokens: 100,
+      }),
+    });
+    const port = await occupyPort();
+    await port.release();
+    const proxied = await startFakeBytebot({
+      pendingDelayMs: 10,
+      stepIntervalMs: 10,
+      toolDelayMs: 5,
+      llmProxyUrl: `http://127.0.0.1:${port.port}`,
+      defaultScenario: { steps: 3, ending: { kind: 'completed', answer: 'Done.' } },
+    });
+    const relayCollector = await startOtlpReceiver();
+    const relayWorker = startCli(
+      'worker-osworld',
+      ['--bytebot-url', proxied.url, '--stack-id', 'stack-relayed', '--grace-s', '5'],
+      {
+        ...envWithoutOtel(),
+        BENCHFLEET_ARTIFACTS: path.join(scratchDir, 'artifacts'),
+        LOG_LEVEL: 'info',
+        LLM_BASE_URL: llm.baseUrl,
+        LLM_API_KEY: 'sk-relay-tracing-secret-31',
+        BENCHFLEET_LLM_RELAY_MODELS: model,
+        BENCHFLEET_LLM_RELAY_PORT: String(port.port),
+        LLM_PRICE_TABLE: JSON.stringify({ [model]: FAKE_LLM_PRICE }),
+        OTEL_EXPORTER_OTLP_ENDPOINT: relayCollector.url,
+      },
+    );
+    try {
+      await waitForOutput(relayWorker, 'worker ready', 'the relay worker to be ready');
+      const dataset = await writeOsworldTestDataset(scratchDir, 'relayed', [
+        osworldTestTask('os-relayed', 'Open the terminal'),
+      ]);
+      const runId = await enqueueTestRun(
+        { db: services.db, producer },
+        { benchmark: 'osworld', flags: { dataset } },
+      );
+      const attempt = await attemptEnded(runId, 'os-relayed');
+      expect(attempt.status).toBe('success');
+      relayWorker.child.kill('SIGTERM');
+      expect((await relayWorker.exited).code).toBe(0);
+
+      const spans = relayCollector.spans();
+      const attemptSpan = only(spans, (s) => s.name === 'benchfleet.task.attempt');
+      const calls = spans.filter((s) => s.name === `chat ${model}`);
+      // Three computer steps and the closing one: four calls, each under the attempt.
+      expect(calls).toHaveLength(4);
+      for (const call of calls) {
+        expect(call.traceId).toBe(attemptSpan.traceId);
+        expect(call.parentSpanId).toBe(attemptSpan.spanId);
+        expect(call.kind).toBe(3);
+        expect(call.attributes).toMatchObject({
+          'gen_ai.operation.name': 'chat',
+          'gen_ai.provider.name': 'openai',
+          'gen_ai.request.model': model,
+          'gen_ai.usage.input_tokens': 1000,
+          'gen_ai.usage.output_tokens': 100,
+          'server.address': '127.0.0.1',
+          'benchfleet.run.id': runId,
+          'benchfleet.task.id': 'os-relayed',
+          'benchfleet.task.attempt': 1,
+          'benchfleet.llm.outcome': 'ok',
+        });
+      }
+      expect(
+        JSON.stringify(spans, (_key, value: unknown) =>
+          typeof value === 'bigint' ? String(value) : value,
+        ),
+      ).not.toContain('sk-relay-tracing-secret-31');
+    } finally {
+      if (relayWorker.child.exitCode === null && relayWorker.child.signalCode === null)
+        relayWorker.child.kill('SIGKILL');
+      await proxied.close();
+      await llm.close();
+      await relayCollector.close();
+    }
   });
 });
