@@ -25,11 +25,11 @@ import { ScaledObject } from '@kubernetes-models/keda/keda.sh/v1alpha1/ScaledObj
 import { TriggerAuthentication } from '@kubernetes-models/keda/keda.sh/v1alpha1/TriggerAuthentication';
 
 export const DEPLOY_DIR = fileURLToPath(new URL('.', import.meta.url));
-export const K8S_DIR = join(DEPLOY_DIR, 'k8s');
+const K8S_DIR = join(DEPLOY_DIR, 'k8s');
 export const REPO_DIR = join(DEPLOY_DIR, '..');
 
 /** The kinds deploy/k8s may contain, each with the model that validates it. */
-export const K8S_MODELS = {
+const K8S_MODELS = {
   'v1/ConfigMap': ConfigMap,
   'v1/Namespace': Namespace,
   'v1/PersistentVolumeClaim': PersistentVolumeClaim,
@@ -61,7 +61,7 @@ export interface ManifestDocument {
 }
 
 /** Every YAML document of a file, failing on any YAML error (not just the first document's). */
-export function readYamlDocuments(path: string): unknown[] {
+function readYamlDocuments(path: string): unknown[] {
   return parseAllDocuments(readFileSync(path, 'utf8')).map((document, index) => {
     if (document.errors.length)
       throw new Error(

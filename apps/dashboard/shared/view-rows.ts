@@ -19,7 +19,7 @@ export type Wire<T> = T extends Date
 type Json = Record<string, unknown>;
 
 /** A run as the runs list shows it (query `runs_list`). */
-export interface RunListRow {
+interface RunListRow {
   run_id: string;
   name: string;
   benchmark: string;
@@ -208,7 +208,7 @@ export interface RunResponse {
 }
 
 /** A fact of a run's provenance panel; `value` null: not recorded. */
-export interface ProvenanceFact {
+interface ProvenanceFact {
   label: string;
   value: string | null;
 }

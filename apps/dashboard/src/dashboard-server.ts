@@ -82,7 +82,7 @@ function dashboardContext(options: DashboardServerOptions): DashboardContext {
  * The dashboard's HTTP app: each page's routes in a module of their own (JSON API, live events,
  * screenshots, the queue view, the built front end), behind the access guard and one set of headers.
  */
-export function createDashboardApp(options: DashboardServerOptions): {
+function createDashboardApp(options: DashboardServerOptions): {
   app: Hono;
   close(): Promise<void>;
 } {

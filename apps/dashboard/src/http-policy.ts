@@ -9,7 +9,7 @@ export class NotFound extends Error {}
 
 // A SQLSTATE outside the connection classes is a query fault; anything else (refused, reset,
 // timed out, shutting down) means the database is not there.
-export function isDatabaseDown(error: unknown): boolean {
+function isDatabaseDown(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code))
     return code.startsWith('08') || code.startsWith('57P') || code === '53300';

@@ -83,7 +83,7 @@ order by bin`,
 });
 
 /** The columns of each task row, in the order the task list queries build them (see taskListQueriesFor). */
-export const TASK_COLUMNS = [
+const TASK_COLUMNS = [
   'task_id',
   'seq',
   'domain',
@@ -100,7 +100,7 @@ export const TASK_COLUMNS = [
 ] as const satisfies readonly (keyof TaskRow)[];
 
 /** With a benchmark's grade: its score and whether the task has one. */
-export const GRADED_TASK_COLUMNS = [
+const GRADED_TASK_COLUMNS = [
   ...TASK_COLUMNS,
   'grade',
   'graded',
@@ -187,7 +187,7 @@ const CURSOR_COLUMNS = `count(*) filter (where t.status = 'running')::int as run
        max(t.started_at) as last_start, max(t.finished_at) as last_finish,
        (select r.status || ':' || (r.summary is not null)::text from runs r where r.id = :run) as run_state`;
 
-export const runCursorQuery = defineQuery({
+const runCursorQuery = defineQuery({
   name: 'run_cursor',
   title: 'What changes when a task of the run starts or settles (polled for live updates)',
   params: ['run'],

@@ -38,7 +38,7 @@ async function benchmarkPanels(
 }
 
 /** Every artifact URI the panels link to: the only files the dashboard serves for the task. */
-export function artifactUrisOf(panels: readonly TaskPanel[]): Set<string> {
+function artifactUrisOf(panels: readonly TaskPanel[]): Set<string> {
   const uris = new Set<string>();
   const visit = (parts: readonly TaskPanelText[]) => {
     for (const part of parts) {

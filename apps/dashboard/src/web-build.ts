@@ -7,7 +7,7 @@ import { gzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 
 const APP_DIR = fileURLToPath(new URL('..', import.meta.url));
-export const WEB_SOURCE_DIR = join(APP_DIR, 'web');
+const WEB_SOURCE_DIR = join(APP_DIR, 'web');
 /** Modules the server and the browser both import: view rows, shown queries, progress, frames. */
 const SHARED_DIR = join(APP_DIR, 'shared');
 export const WEB_DIST_DIR = join(APP_DIR, 'dist', 'web');
@@ -31,7 +31,7 @@ async function filesUnder(dir: string): Promise<string[]> {
 }
 
 /** A hash of everything the bundle is built from: a build is current when its stamp says this. */
-export async function webSourceHash(): Promise<string> {
+async function webSourceHash(): Promise<string> {
   const hash = createHash('sha256');
   const files = [
     ...(await filesUnder(WEB_SOURCE_DIR)),

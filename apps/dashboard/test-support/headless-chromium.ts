@@ -5,7 +5,7 @@ import { chromium, type BrowserContext, type Locator, type Page } from 'playwrig
 import { chromiumPrerequisite } from '@benchfleet/testing';
 
 // Debian's Chromium, never a downloaded browser; the tests' global setup installs it when missing.
-export const CHROMIUM_PATH = chromiumPrerequisite().path;
+const CHROMIUM_PATH = chromiumPrerequisite().path;
 
 const FLAGS = [
   '--headless',

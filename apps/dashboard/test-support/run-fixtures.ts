@@ -10,7 +10,7 @@ import {
 // Runs written through the same repositories the workers use, for the dashboard's tests, its
 // bench and its README screenshots: attempts opened, steps inserted, outcomes settled.
 
-export interface FixtureStep {
+interface FixtureStep {
   action?: Record<string, unknown>;
   text?: string;
   observation?: string;
@@ -21,7 +21,7 @@ export interface FixtureStep {
   latencyMs?: number;
 }
 
-export interface FixtureAttempt {
+interface FixtureAttempt {
   worker?: string;
   steps: FixtureStep[];
   /** Omitted: the attempt stays running. */
@@ -79,7 +79,7 @@ export async function writeFixtureRun(
 }
 
 /** Opens the task's next attempt, writes its steps (screenshots to the store) and settles it. */
-export async function writeFixtureAttempt(
+async function writeFixtureAttempt(
   db: Database,
   artifacts: ArtifactStore,
   runId: string,

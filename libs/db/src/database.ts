@@ -1,4 +1,4 @@
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, sql, type QueryExecutorProvider } from 'kysely';
 import pg from 'pg';
 import {
   ServiceRefusedUrlError,
@@ -145,7 +145,10 @@ export async function withPostgresClient<T>(
  * statements; a migration rewrites a table): its statements and the pauses between them may take
  * `ms` (default 30 min) instead of the pool's deadlines, until it ends.
  */
-export async function allowLongTransaction<T>(trx: Kysely<T>, ms = 30 * 60_000): Promise<void> {
+export async function allowLongTransaction(
+  trx: QueryExecutorProvider,
+  ms = 30 * 60_000,
+): Promise<void> {
   await sql`select set_config('statement_timeout', ${String(Math.round(ms))}, true), set_config('idle_in_transaction_session_timeout', ${String(Math.round(ms))}, true)`.execute(
     trx,
   );

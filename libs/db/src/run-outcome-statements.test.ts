@@ -4,6 +4,9 @@ import {
   cancelOpenTasksStatement,
   cancelRunStatement,
   finishRunStatement,
+  haltForBudgetStatement,
+  haltOnInfraErrorsStatement,
+  liftInfraHaltStatement,
   markQueuedStatement,
 } from './run-outcome-statements.js';
 
@@ -31,6 +34,20 @@ describe("the SQL of the statements that decide a run's outcome", () => {
   it('queued again for a resume or retry', async () => {
     await expect(sqlSnapshot(markQueuedStatement(db, 'run-1').compile())).toMatchFileSnapshot(
       './__snapshots__/mark-run-queued.sql',
+    );
+  });
+
+  it('the run-level fence: stopped at its spend limit (its open tasks end with budget), paused on infra errors, the pause lifted', async () => {
+    await expect(
+      sqlSnapshot(
+        haltForBudgetStatement('run-1', 'the run spend limit of $1 is reached').compile(db),
+      ),
+    ).toMatchFileSnapshot('./__snapshots__/halt-for-budget.sql');
+    await expect(sqlSnapshot(haltOnInfraErrorsStatement('run-1').compile(db))).toMatchFileSnapshot(
+      './__snapshots__/halt-on-infra-errors.sql',
+    );
+    await expect(sqlSnapshot(liftInfraHaltStatement(db, 'run-1').compile())).toMatchFileSnapshot(
+      './__snapshots__/lift-infra-halt.sql',
     );
   });
 });

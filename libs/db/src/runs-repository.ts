@@ -4,16 +4,12 @@ import {
   cancelOpenTasksStatement,
   cancelRunStatement,
   finishRunStatement,
+  haltForBudgetStatement,
+  haltOnInfraErrorsStatement,
+  liftInfraHaltStatement,
   markQueuedStatement,
 } from './run-outcome-statements.js';
 import type { NewRun, NewTask, Run, RunHalt, RunSummaryRow } from './schema.js';
-
-const TASK_INSERT_PAGE = 5_000;
-
-export interface NewRunWithTasks {
-  run: NewRun;
-  tasks: Omit<NewTask, 'run_id'>[];
-}
 
 /** What the infra-error check found when it paused a run. */
 export interface InfraHaltReport {
@@ -22,6 +18,13 @@ export interface InfraHaltReport {
   readonly window: number;
   readonly maxRate: number;
   readonly reason: string;
+}
+
+const TASK_INSERT_PAGE = 5_000;
+
+export interface NewRunWithTasks {
+  run: NewRun;
+  tasks: Omit<NewTask, 'run_id'>[];
 }
 
 export type RunCancelOutcome = 'cancelled' | 'already_cancelled' | 'finished' | 'not_found';
@@ -110,6 +113,11 @@ export class RunsRepository {
     });
   }
 
+  /** Stores the summary; a run with nothing pending (`finishedAt` given) is finished unless cancelled. */
+  async saveSummary(runId: string, summary: unknown, finishedAt: Date | null): Promise<void> {
+    await finishRunStatement(this.db, runId, summary, finishedAt).execute();
+  }
+
   /** Why workers take no new task of the run, if they do not. */
   async haltOf(runId: string): Promise<{ halt: RunHalt; reason: string | null } | undefined> {
     const row = await this.db
@@ -121,108 +129,31 @@ export class RunsRepository {
   }
 
   /**
-   * Fences a run at its spend limit and ends its open tasks that no attempt runs now with the
-   * `budget` outcome, in one statement: the tasks still queued, and those between two attempts.
-   * A task whose attempt runs is left to it (its next LLM call is refused). Safe against an
-   * attempt opening at the same moment: the task row is locked and re-checked on its new version
-   * (still queued; still on the attempt that ended), and an attempt opens only while the run has
-   * no fence. Idempotent: a second call (another worker, a refused job) ends only what is left.
-   * Returns whether this call set the fence, and how many tasks it ended.
+   * The run-level fence at a spend limit (see `haltForBudgetStatement`): whether this call set it,
+   * and how many open tasks it ended with `budget`.
    */
   async haltForBudget(
     runId: string,
     reason: string,
   ): Promise<{ fenced: boolean; tasksEnded: number }> {
-    const result = await sql<{ fenced: number; ended: number }>`
-      with fence as (
-        update runs set halt = 'budget', halt_reason = ${reason}, halted_at = now()
-        where id = ${runId} and halt is distinct from 'budget' and status in ('queued', 'running')
-        returning id
-      ),
-      between_attempts as (
-        select a.task_id, a.attempt from attempts a
-        join tasks t on t.run_id = a.run_id and t.task_id = a.task_id and t.attempts = a.attempt
-        where a.run_id = ${runId} and t.status = 'running' and a.status <> 'running'
-      ),
-      ended as (
-        update tasks t
-        set status = 'error', error_class = 'budget', success = false, finished_at = now(),
-            error = 'budget: ' || ${reason} || case when t.status = 'queued' then ' (the task never ran)' else ' (stopped between attempts)' end
-        where t.run_id = ${runId}
-          and (t.status = 'queued'
-            or (t.status = 'running' and exists (
-              select 1 from between_attempts b where b.task_id = t.task_id and b.attempt = t.attempts)))
-        returning t.task_id
-      )
-      select (select count(*) from fence)::int as fenced, (select count(*) from ended)::int as ended
-    `.execute(this.db);
+    const result = await haltForBudgetStatement(runId, reason).execute(this.db);
     const row = result.rows[0];
     return { fenced: (row?.fenced ?? 0) > 0, tasksEnded: row?.ended ?? 0 };
   }
 
-  /**
-   * Pauses a run whose infra-error budget is spent, in one conditional statement: among the
-   * last `infra_window` tasks (of `runs.limits`, default 20) whose latest attempt has ended, more
-   * than `max_infra_error_rate` × window ended on an infrastructure fault (a task waiting to be
-   * retried counts as its failed attempt). Attempts handed back at a worker's shutdown are not
-   * faults and are left out. Does nothing for a run without that limit, or already fenced.
-   * Returns what it found when it paused the run (to the one caller that did).
-   */
+  /** Pauses the run if its infra-error budget is spent (see `haltOnInfraErrorsStatement`); what it found, to the one caller that paused it. */
   async haltOnInfraErrors(runId: string): Promise<InfraHaltReport | undefined> {
-    const result = await sql<{
-      infra: number;
-      window_size: number;
-      rate: number;
-      reason: string;
-    }>`
-      with run as (
-        select id, (limits->>'max_infra_error_rate')::float8 as rate,
-               coalesce((limits->>'infra_window')::int, 20) as window_size
-        from runs
-        where id = ${runId} and halt is null and status in ('queued', 'running')
-          and limits ? 'max_infra_error_rate'
-      ),
-      recent as (
-        select a.status, a.error_class from tasks t
-        join attempts a on a.run_id = t.run_id and a.task_id = t.task_id and a.attempt = t.attempts
-        where t.run_id = (select id from run) and a.status <> 'running'
-          and a.error is distinct from 'handed back at worker shutdown'
-        order by a.finished_at desc
-        limit (select window_size from run)
-      ),
-      counted as (
-        select count(*) filter (where status = 'error' and error_class = 'infra')::int as infra,
-               count(*)::int as seen
-        from recent
-      )
-      update runs r
-      set halt = 'infra', halted_at = now(),
-          halt_reason = format('paused: %s of the last %s settled tasks failed on infrastructure (more than %s%% of a window of %s); \`scheduler resume %s\` takes it up again',
-                               c.infra, c.seen, round((run.rate * 100)::numeric, 1), run.window_size, r.id)
-      from run, counted c
-      where r.id = run.id and r.halt is null and c.infra > run.rate * run.window_size
-      returning c.infra, run.window_size, run.rate, r.halt_reason as reason
-    `.execute(this.db);
+    const result = await haltOnInfraErrorsStatement(runId).execute(this.db);
     const row = result.rows[0];
     return row
       ? { infraFailed: row.infra, window: row.window_size, maxRate: row.rate, reason: row.reason }
       : undefined;
   }
 
-  /** Lifts a pause on infra errors (`scheduler resume`); a spend-limit fence stays. Returns whether one was lifted. */
+  /** Lifts a pause on infra errors (`scheduler resume`); a spend-limit fence stays. Whether one was lifted. */
   async liftInfraHalt(runId: string): Promise<boolean> {
-    const lifted = await this.db
-      .updateTable('runs')
-      .set({ halt: null, halt_reason: null, halted_at: null })
-      .where('id', '=', runId)
-      .where('halt', '=', 'infra')
-      .executeTakeFirst();
+    const lifted = await liftInfraHaltStatement(this.db, runId).executeTakeFirst();
     return Number(lifted.numUpdatedRows) > 0;
-  }
-
-  /** Stores the summary; a run with nothing pending (`finishedAt` given) is finished unless cancelled. */
-  async saveSummary(runId: string, summary: unknown, finishedAt: Date | null): Promise<void> {
-    await finishRunStatement(this.db, runId, summary, finishedAt).execute();
   }
 }
 

@@ -151,18 +151,6 @@ interface GovernorCommands {
 
 type GovernorRedis = Redis & GovernorCommands;
 
-/** The admission a lane's script gave. */
-export type Admission =
-  | { readonly kind: 'held-off'; readonly waitMs: number }
-  | { readonly kind: 'full'; readonly inFlight: number }
-  | {
-      readonly kind: 'admitted';
-      readonly inFlight: number;
-      readonly wave: number;
-      readonly learnedRpm: number;
-      readonly learnedTpm: number;
-    };
-
 export type Consumed =
   { readonly ok: true; readonly ttlMs: number } | { readonly ok: false; readonly waitMs: number };
 

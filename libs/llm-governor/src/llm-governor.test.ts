@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { TransientError } from '@benchfleet/core';
+import { SpendLimitReachedError, TransientError } from '@benchfleet/core';
 import { freePort, LocalRedis } from '@benchfleet/local-services';
 import { deleteKeysWithPrefix, uniqueQueuePrefix, waitFor } from '@benchfleet/testing';
 import {
@@ -284,11 +284,12 @@ describe('LlmGovernor', () => {
 
   describe('spend limits', () => {
     // $1000 per million tokens: a token costs $0.001; a call of 100 + 100 tokens $0.2.
-    const priced = () =>
+    const priced = (options: Partial<LlmGovernorOptions> = {}) =>
       governor({
         limits: new LlmLimitsTable({
           prices: { priced: { inputUsdPerMillion: 1000, outputUsdPerMillion: 1000 } },
         }),
+        ...options,
       });
     const attribution = (runId: string, taskId: string, attempt = 1) => ({
       runId,
@@ -340,6 +341,57 @@ describe('LlmGovernor', () => {
       expect(refused).toBeInstanceOf(BudgetExceededError);
       expect(refused).toMatchObject({ scope: 'run', limitUsd: 0.5 });
       expect((await b.runSpend('run-r')).usd).toBeCloseTo(0.4, 9);
+    });
+
+    it("holds every attributed call to its run's limits through budgetOf, and once the run is refused every later call of it is, however cheap (the fence), while other runs go on", async () => {
+      const asked: string[] = [];
+      const budgetOf = (who: { runId: string }) => {
+        asked.push(who.runId);
+        return who.runId === 'run-f' ? { runUsd: 0.5, taskUsd: 0.45 } : undefined;
+      };
+      const [a, b] = [priced({ budgetOf }), priced({ budgetOf })];
+      await (
+        await a.acquire(request('priced', { attribution: attribution('run-f', 'a') }))
+      ).settle(ok(100, 100));
+      await (
+        await b.acquire(request('priced', { attribution: attribution('run-f', 'b') }))
+      ).settle(ok(100, 100));
+      // $0.4 spent: a call estimated at $0.2 would pass $0.5; refused, and it fences the run.
+      const refused = await a
+        .acquire(request('priced', { attribution: attribution('run-f', 'c') }))
+        .catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(BudgetExceededError);
+      expect(refused).toBeInstanceOf(SpendLimitReachedError);
+      expect(refused).toMatchObject({ scope: 'run', limitUsd: 0.5, attemptSpentUsd: 0 });
+      expect((await b.runSpend('run-f')).fencedAt).toEqual(expect.any(Number));
+      // A call that would fit ($0.02 of $0.1 left) is refused too: the run is stopped.
+      const small = await b
+        .acquire(
+          request('priced', {
+            attribution: attribution('run-f', 'd'),
+            estimate: { promptTokens: 10, maxTokens: 10 },
+          }),
+        )
+        .catch((error: unknown) => error);
+      expect(small).toBeInstanceOf(BudgetExceededError);
+      expect((small as Error).message).toMatch(/the run is stopped at its limit/);
+      // Another run has no limits: its calls go on.
+      await (
+        await b.acquire(request('priced', { attribution: attribution('run-g', 'a') }))
+      ).settle(ok(100, 100));
+      expect(new Set(asked)).toEqual(new Set(['run-f', 'run-g']));
+    });
+
+    it("tells what the stopped attempt had spent, for its task's cost", async () => {
+      const sut = priced({ budgetOf: () => ({ taskUsd: 0.3 }) });
+      await (
+        await sut.acquire(request('priced', { attribution: attribution('run-s', 't', 2) }))
+      ).settle(ok(100, 100));
+      const refused = await sut
+        .acquire(request('priced', { attribution: attribution('run-s', 't', 2) }))
+        .catch((error: unknown) => error);
+      expect(refused).toMatchObject({ scope: 'task', limitUsd: 0.3 });
+      expect((refused as SpendLimitReachedError).attemptSpentUsd).toBeCloseTo(0.2, 9);
     });
 
     it('bounds the overshoot of N tasks racing a run limit by N calls', async () => {

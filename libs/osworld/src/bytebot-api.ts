@@ -55,7 +55,7 @@ export const bytebotTaskPageSchema = z.looseObject({
 export type BytebotTaskPage = z.infer<typeof bytebotTaskPageSchema>;
 
 /** A content block: `{type, ...}`; only the fields the benchmark reads are checked, where it reads them. */
-export const bytebotContentBlockSchema = z.looseObject({ type: z.string() });
+const bytebotContentBlockSchema = z.looseObject({ type: z.string() });
 export type BytebotContentBlock = z.infer<typeof bytebotContentBlockSchema>;
 
 export const bytebotMessageSchema = z.looseObject({

@@ -139,7 +139,7 @@ export async function writeOsworldDataset(file: string, dataset: OsworldDataset)
 }
 
 /** Accepts an OSWorld checkout or its `evaluation_examples` directory. */
-export async function findEvaluationExamplesDir(osworldDir: string): Promise<string> {
+async function findEvaluationExamplesDir(osworldDir: string): Promise<string> {
   const nested = path.resolve(osworldDir, 'evaluation_examples');
   if (await isDirectory(path.join(nested, 'examples'))) return nested;
   const direct = path.resolve(osworldDir);

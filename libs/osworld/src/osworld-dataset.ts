@@ -15,7 +15,7 @@ export const OSWORLD_DOMAINS = [
 ] as const;
 
 /** One step of a task's `config` (or `evaluator.postconfig`): `{type, parameters}`; never run by this benchmark. */
-export const osworldSetupStepSchema = z.looseObject({ type: z.string() });
+const osworldSetupStepSchema = z.looseObject({ type: z.string() });
 
 /** A task in the consolidated dataset, with the fields and key order of the original `extract_data.py`. */
 export const osworldTaskSchema = z.object({

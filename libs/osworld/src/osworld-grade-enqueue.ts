@@ -11,7 +11,7 @@ import { FINAL_SIGNAL_MAPPING_ID } from './osworld-grade.js';
 // `scheduler enqueue --benchmark osworld --grade`: what is checked before a graded run is written.
 
 /** What a worker given a desktop server (`worker-osworld --desktop-server-url`) tells in its heartbeat. */
-export const OSWORLD_GRADE_CAPABILITY = 'osworld-grade';
+const OSWORLD_GRADE_CAPABILITY = 'osworld-grade';
 
 /** What a graded run records in its config: which port grades it and how Bytebot's word is read. */
 export function gradingConfig(): { version: string; final_signal_mapping: string } {

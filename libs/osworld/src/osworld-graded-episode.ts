@@ -41,7 +41,7 @@ export interface GradingSettings {
  * While the worker resets its own stack, bytebotd (and the VM server) are down on purpose: the
  * worker's health check must not take that for a lost stack, pause and hand the task back.
  */
-export class StackResetWindow {
+class StackResetWindow {
   #resetting = false;
 
   get resetting(): boolean {

@@ -15,7 +15,7 @@ import {
 // Graded OSWorld in the fleet's shared outputs: the summary's `graded` block, each task's grade
 // for compare and the osworld-logs export, each attempt's grade for ATIF. All from the grade views.
 
-export const OSWORLD_GRADE_LABEL =
+const OSWORLD_GRADE_LABEL =
   "graded score: OSWorld's evaluate() of the desktop's end state (0–1), beside the agent's word";
 
 /** A run is graded when it was enqueued with --grade, or has grades (written by hand or a regrade). */
@@ -102,7 +102,7 @@ type GradeFields = Pick<
 >;
 
 /** A grade as the exports write it: the score and its type, fidelity, why there is no score, the end state kept. */
-export function gradeRecordOf(row: GradeFields): Record<string, unknown> {
+function gradeRecordOf(row: GradeFields): Record<string, unknown> {
   return {
     score: row.score,
     python_type: row.python_type,

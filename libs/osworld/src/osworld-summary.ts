@@ -7,8 +7,8 @@ import {
 } from '@benchfleet/benchmark-kit';
 
 /** The original final.json's numbers: our `succeeded` under its name, `completed`, in its key order. */
-export type OriginalRunNumbers = Omit<RunNumbers, 'succeeded'> & { completed: number };
-export type OriginalDomainNumbers = Omit<DomainNumbers, 'succeeded'> & { completed: number };
+type OriginalRunNumbers = Omit<RunNumbers, 'succeeded'> & { completed: number };
+type OriginalDomainNumbers = Omit<DomainNumbers, 'succeeded'> & { completed: number };
 
 function originalRunNumbers({ total_tasks, succeeded, ...rest }: RunNumbers): OriginalRunNumbers {
   return { total_tasks, completed: succeeded, ...rest };

@@ -23,7 +23,7 @@ import {
 } from '@benchfleet/llm-governor';
 
 /** `name` or `name=upstream`, comma-separated: what the relay offers the agent, and as what it asks the provider. */
-export function parseRelayModels(text: string): RelayModel[] {
+function parseRelayModels(text: string): RelayModel[] {
   const models = text
     .split(',')
     .map((part) => part.trim())

@@ -215,6 +215,7 @@ export async function readRunStatus(
     },
     spend: runSpendOf(run, limits, governed?.[0]),
     lanes: governed?.[1].lanes ?? [],
+    ...(graded ? { graded } : {}),
   };
 }
 
@@ -310,6 +311,9 @@ export function describeSpend(spend: RunSpend): string {
   if (spend.unpriced)
     return `  spend: unpriced (the run's model has no price: its cost is unknown, not $0${spend.unpricedCalls > 0 ? `; ${spend.unpricedCalls} unpriced call(s)` : ''})\n`;
   if (spend.spentUsd === null) return '';
+  // A run that called no LLM and has no limit: nothing to say.
+  if (spend.limitUsd === null && spend.taskLimitUsd === null && !spend.calls && !spend.spentUsd)
+    return '';
   const parts = [
     `spend: ${dollars(spend.spentUsd)} (${spend.source === 'governor' ? `${spend.calls ?? 0} calls, live` : 'settled tasks'})`,
   ];

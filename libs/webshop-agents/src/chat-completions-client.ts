@@ -34,7 +34,7 @@ export interface RetryPolicy {
   readonly random: () => number;
 }
 
-export function sleepUnlessAborted(ms: number, signal: AbortSignal): Promise<void> {
+function sleepUnlessAborted(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) {
       reject(signal.reason);

@@ -1,7 +1,7 @@
 import type { ChatMessage } from './chat-completions-client.js';
 import type { AvailableActions } from './webshop-agent.js';
 
-export const REACT_SYSTEM_PROMPT = `You are shopping on the WebShop website for a customer. Buy the one product that best matches the customer's instruction: the kind of product, its attributes, the options it asks for (size, colour, flavour, ...) and the price limit.
+const REACT_SYSTEM_PROMPT = `You are shopping on the WebShop website for a customer. Buy the one product that best matches the customer's instruction: the kind of product, its attributes, the options it asks for (size, colour, flavour, ...) and the price limit.
 
 Each turn shows the current page as text and the actions it allows. Reply with a short thought and exactly one action, in this form:
 Thought: <one or two sentences>
@@ -33,7 +33,7 @@ function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max)} …(cut)`;
 }
 
-export function renderAvailableActions(available: AvailableActions): string {
+function renderAvailableActions(available: AvailableActions): string {
   const lines = available.has_search_bar ? ['search[<query>]'] : [];
   for (const clickable of available.clickables) {
     if (clickable !== 'search') lines.push(`click[${clickable}]`);

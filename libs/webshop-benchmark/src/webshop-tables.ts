@@ -3,7 +3,7 @@ import type { DB, Json, Timestamp } from '@benchfleet/db';
 
 // The WebShop benchmark's own tables (its migrations: ../migrations), beside the shared ones.
 
-export interface WebshopCatalogsTable {
+interface WebshopCatalogsTable {
   id: string;
   source: Json;
   goal_seed: number;
@@ -14,7 +14,7 @@ export interface WebshopCatalogsTable {
   version: Generated<string>;
 }
 
-export interface WebshopSearchSnapshotsTable {
+interface WebshopSearchSnapshotsTable {
   catalog_id: string;
   version: string;
   format: number;
@@ -24,13 +24,13 @@ export interface WebshopSearchSnapshotsTable {
   built_at: Generated<Timestamp>;
 }
 
-export interface WebshopSearchSnapshotChunksTable {
+interface WebshopSearchSnapshotChunksTable {
   catalog_id: string;
   chunk: number;
   data: Buffer;
 }
 
-export interface WebshopProductsTable {
+interface WebshopProductsTable {
   catalog_id: string;
   seq: number;
   asin: string;
@@ -38,7 +38,7 @@ export interface WebshopProductsTable {
   product: Json;
 }
 
-export interface WebshopGoalsTable {
+interface WebshopGoalsTable {
   catalog_id: string;
   goal_index: number;
   split: 'test' | 'eval' | 'train';

@@ -8,14 +8,14 @@ import type {
 
 const FIXTURES_DIR = new URL('../../../../shared/webshop/fixtures/', import.meta.url);
 
-export interface Bm25FixtureHit {
+interface Bm25FixtureHit {
   docid: number;
   id: string;
   score: number;
   score_f32: number;
 }
 
-export interface Bm25FixtureQuery {
+interface Bm25FixtureQuery {
   id: string;
   kind: 'instruction' | 'keywords' | 'unusual' | 'absent';
   query: string;

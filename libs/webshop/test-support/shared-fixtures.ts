@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 
 /** ../shared/webshop, where the parity fixtures made by the original code live. */
-export const sharedWebshop = new URL('../../../../shared/webshop/', import.meta.url);
+const sharedWebshop = new URL('../../../../shared/webshop/', import.meta.url);
 
 export const pathInSharedWebshop = (relative: string): string =>
   fileURLToPath(new URL(relative, sharedWebshop));

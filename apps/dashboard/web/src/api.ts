@@ -26,7 +26,6 @@ export type FleetResponse = rows.Wire<rows.FleetResponse>;
 export type CompareResponse = rows.Wire<rows.CompareResponse>;
 export type HealthResponse = rows.Wire<rows.HealthResponse>;
 export type RunFeedEvent = rows.Wire<rows.RunFeedEvent>;
-export type GradeNumbers = rows.GradeNumbers;
 export type RunAboutResponse = rows.Wire<rows.RunAboutResponse>;
 export type SearchResponse = rows.Wire<rows.SearchResponse>;
 export type LlmUsageResponse = rows.Wire<rows.LlmUsageResponse>;

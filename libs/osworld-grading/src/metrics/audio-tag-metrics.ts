@@ -6,7 +6,7 @@ import { PyDict, pyFloat } from '../python/values.js';
 import { portedMetric, scoreOf, type PortedMetric } from './metric-function.js';
 import { matchValueToRule } from './rule-matching.js';
 
-export const checkMp3Meta = portedMetric(
+const checkMp3Meta = portedMetric(
   { name: 'check_mp3_meta', parameters: ['result', 'meta'] },
   async ([result, meta]) => {
     if (result === null) return pyFloat(0);

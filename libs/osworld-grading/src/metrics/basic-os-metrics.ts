@@ -4,7 +4,7 @@ import { portedMetric, type PortedMetric } from './metric-function.js';
 import { pyContains, pyGetItem, pyIter, pyLen, pySetEquals } from '../python/builtins.js';
 import { pyInt } from '../python/values.js';
 
-export const checkMovedJpgs = portedMetric(
+const checkMovedJpgs = portedMetric(
   { name: 'check_moved_jpgs', parameters: ['directory_list', 'rule'] },
   ([directoryList, rule]) => {
     const expected = pyGetItem(rule, 'expected');
@@ -17,7 +17,7 @@ export const checkMovedJpgs = portedMetric(
   },
 );
 
-export const isInVmClickboard = portedMetric(
+const isInVmClickboard = portedMetric(
   { name: 'is_in_vm_clickboard', parameters: ['config', 'terminal_output'] },
   ([config, terminalOutput]) => {
     const expected = pyGetItem(config, 'expected');

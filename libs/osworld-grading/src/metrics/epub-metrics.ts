@@ -45,7 +45,7 @@ async function writeText(path: string, produce: () => string): Promise<void> {
  * `process_epub(filename)`: writes the normalised members into `<filename>.dir` and returns their
  * paths, sorted. A file that is not a ZIP gives []; a missing file raises FileNotFoundError.
  */
-export async function processEpub(filename: PyValue): Promise<string[]> {
+async function processEpub(filename: PyValue): Promise<string[]> {
   if (typeof filename !== 'string') {
     throw new PythonException(
       'TypeError',
@@ -88,7 +88,7 @@ export async function processEpub(filename: PyValue): Promise<string[]> {
   return pySorted(fileList) as string[];
 }
 
-export async function compareEpub(result: PyValue, expected: PyValue): Promise<PythonValue> {
+async function compareEpub(result: PyValue, expected: PyValue): Promise<PythonValue> {
   if (result === null) return pyFloat(0.0);
   const resultFiles = await processEpub(result);
   const expectedFiles = await processEpub(expected);

@@ -22,7 +22,7 @@ import { pyYamlSafeLoad } from '../python/yaml.js';
 import { portedMetric, scoreOf, type PortedMetric } from './metric-function.js';
 import { matchRecord, matchValueToRule } from './rule-matching.js';
 
-export const checkIncludeExclude = portedMetric(
+const checkIncludeExclude = portedMetric(
   { name: 'check_include_exclude', parameters: ['result', 'rules'] },
   ([result, rules]) => {
     if (result === null) return pyFloat(0);
@@ -35,14 +35,14 @@ export const checkIncludeExclude = portedMetric(
   },
 );
 
-export const exactMatch = portedMetric(
+const exactMatch = portedMetric(
   { name: 'exact_match', parameters: ['result', 'rules'] },
   ([result, rules]) => {
     return scoreOf(pyEquals(result, pyGetItem(rules, 'expected')));
   },
 );
 
-export const checkCsv = portedMetric(
+const checkCsv = portedMetric(
   { name: 'check_csv', parameters: ['result', 'rules'] },
   async ([result, rules]) => {
     if (result === null) return pyFloat(0);
@@ -63,7 +63,7 @@ export const checkCsv = portedMetric(
   },
 );
 
-export const checkList = portedMetric(
+const checkList = portedMetric(
   { name: 'check_list', parameters: ['result', 'rules'] },
   async ([result, rules]) => {
     if (result === null) return pyFloat(0);
@@ -87,7 +87,7 @@ export const checkList = portedMetric(
   },
 );
 
-export const runSqlite3 = portedMetric(
+const runSqlite3 = portedMetric(
   { name: 'run_sqlite3', parameters: ['result', 'rules'] },
   async ([result, rules]) => {
     return pyFloat(await runSqliteScalar(result, () => pyGetItem(rules, 'sql')));
@@ -108,7 +108,7 @@ function lookupKeyPath(data: PyValue, rule: PyValue): PyValue | 'missing' {
   return value;
 }
 
-export const checkJson = portedMetric(
+const checkJson = portedMetric(
   { name: 'check_json', parameters: ['result', 'rules', 'is_yaml'], defaults: { is_yaml: false } },
   async ([result, rules, isYaml]) => {
     if (result === null) return pyFloat(0);
@@ -158,7 +158,7 @@ export const checkJson = portedMetric(
   },
 );
 
-export const checkDirectJsonObject = portedMetric(
+const checkDirectJsonObject = portedMetric(
   { name: 'check_direct_json_object', parameters: ['result', 'rules'] },
   ([given, rules]) => {
     let result = given;
@@ -237,7 +237,7 @@ function compareDirectJson(result: PyValue, rules: PyValue): PythonValue {
   return pyFloat(1);
 }
 
-export const fileContains = portedMetric(
+const fileContains = portedMetric(
   { name: 'file_contains', parameters: ['file_path', 'config'] },
   async ([filePath, config]) => {
     if (!pyTruthy(filePath)) return pyFloat(0);

@@ -9,7 +9,7 @@ import { pyZip } from '../python/builtins.js';
 import { pyFloat, pyTruthy, type PythonValue, type PyValue } from '../python/values.js';
 import { portedMetric } from './metric-function.js';
 
-export async function compareImageList(pred: PyValue, gold: PyValue): Promise<PythonValue> {
+async function compareImageList(pred: PyValue, gold: PyValue): Promise<PythonValue> {
   // Only a non-list prediction wraps both sides (a str gold beside a list is zipped by character).
   const [predictions, golds]: [PyValue, PyValue] = Array.isArray(pred)
     ? [pred, gold]

@@ -4,6 +4,7 @@ import { expect, it } from 'vitest';
 import { metricFixtureFileSchema } from '../fixtures/metric-fixture-file.js';
 import { runMetricFixtureCase } from '../fixtures/metric-fixture-case.js';
 import { LocalPythonRunner } from '../python-runners/local-python-runner.js';
+import { ARCHIVE_SUB_METRICS } from './archive-metrics.js';
 import { portedMetrics } from './metric-registry.js';
 
 const fixturesDir = fileURLToPath(
@@ -45,4 +46,13 @@ it('ports every metric of the phase-1 tasks, and only those, under their upstrea
   expect([...portedMetrics.keys()].filter((name) => !fixtured.has(name))).toEqual([]);
   expect([...fixtured].filter((name) => !portedMetrics.has(name))).toEqual([]);
   expect(fixtured.size).toBe(24);
+});
+
+it('compare_archive hands each file type to our port of its sub-metric whenever there is one', () => {
+  for (const [fileType, { upstream, ported }] of Object.entries(ARCHIVE_SUB_METRICS)) {
+    expect({ fileType, sub: ported?.name }).toEqual({
+      fileType,
+      sub: portedMetrics.has(upstream) ? upstream : undefined,
+    });
+  }
 });

@@ -13,7 +13,7 @@ async function pdfText(path: PyValue): Promise<string> {
   return pyStrip(await extractPdfText(new Uint8Array(await pyReadBytes(path))));
 }
 
-export async function comparePdfs(pdf1: PyValue, pdf2: PyValue): Promise<PythonValue> {
+async function comparePdfs(pdf1: PyValue, pdf2: PyValue): Promise<PythonValue> {
   // Only a non-list gold wraps both sides; a list gold with a str result zips over its characters.
   const [results, golds]: [PyValue, PyValue] = Array.isArray(pdf2)
     ? [pdf1, pdf2]

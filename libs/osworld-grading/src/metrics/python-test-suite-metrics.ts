@@ -80,7 +80,7 @@ function parseVerdict(stdout: string, nonce: string): Verdict | undefined {
   return parsed;
 }
 
-export async function checkPythonFileByTestSuite(
+async function checkPythonFileByTestSuite(
   testFile: PyValue,
   functionName: unknown,
   context: MetricContext,

@@ -65,7 +65,7 @@ function reFlagsOf(names: readonly string[]): number {
 }
 
 /** Python's `re.search(pattern, value, flags) is not None`, with its TypeErrors. */
-export function pyReSearch(pattern: PyValue, value: PyValue, flags: number): boolean {
+function pyReSearch(pattern: PyValue, value: PyValue, flags: number): boolean {
   const compiled = pyReCompileValue(pattern, flags);
   if (typeof value !== 'string') {
     throw new PythonException(

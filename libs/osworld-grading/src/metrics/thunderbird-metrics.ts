@@ -12,7 +12,7 @@ import { PythonException } from '../python/exceptions.js';
 /** Upstream's `_pref_pattern` (Python syntax): exactly one space after the comma, value to `);`. */
 const prefPattern = pyReCompile('^user_pref\\("(?P<key>(?:[^"]|\\\\")+)\\", (?P<val>.+)\\);$');
 
-export const checkThunderbirdPrefs = portedMetric(
+const checkThunderbirdPrefs = portedMetric(
   { name: 'check_thunderbird_prefs', parameters: ['result', 'rule'] },
   async ([result, rule]) => {
     if (result === null) return pyFloat(0);
@@ -58,7 +58,7 @@ const filterFields: ReadonlyArray<readonly [string, string]> = [
   ['actionValue=', 'actionValue'],
 ];
 
-export const checkThunderbirdFilter = portedMetric(
+const checkThunderbirdFilter = portedMetric(
   { name: 'check_thunderbird_filter', parameters: ['result', 'rules'] },
   async ([result, rules]) => {
     if (result === null) return pyFloat(0);

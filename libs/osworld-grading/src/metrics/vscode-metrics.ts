@@ -8,7 +8,7 @@ import { pyReadText } from '../python/text-files.js';
 import { PyDict, pyFloat, pyTruthy, pyTypeName, type PyValue } from '../python/values.js';
 import { portedMetric, scoreOf, type PortedMetric } from './metric-function.js';
 
-export const checkJsonKeybindings = portedMetric(
+const checkJsonKeybindings = portedMetric(
   { name: 'check_json_keybindings', parameters: ['actual', 'expected'], varKeywords: true },
   async ([actual, expected]) => {
     // Two loaders, each swallowing every error (bare except): the whole file, then all but line 1.
@@ -47,7 +47,7 @@ function jsonLoadsValue(value: PyValue): PyValue {
   return pyJsonLoads(value);
 }
 
-export const checkJsonSettings = portedMetric(
+const checkJsonSettings = portedMetric(
   { name: 'check_json_settings', parameters: ['actual', 'expected'], varKeywords: true },
   async ([actual, expected]) => {
     if (!pyTruthy(actual)) return pyFloat(0);
@@ -80,7 +80,7 @@ function isSubset(expected: PyValue, actual: PyValue): boolean {
   return pyEquals(expected, actual);
 }
 
-export const compareConfig = portedMetric(
+const compareConfig = portedMetric(
   { name: 'compare_config', parameters: ['actual', 'rules'], varKeywords: true },
   async ([actual, rules], options) => {
     if (!pyTruthy(actual)) return pyFloat(0);
@@ -112,7 +112,7 @@ export const compareConfig = portedMetric(
   },
 );
 
-export const isExtensionInstalled = portedMetric(
+const isExtensionInstalled = portedMetric(
   { name: 'is_extension_installed', parameters: ['actual', 'rules'], varKeywords: true },
   ([actual, rules]) => {
     const type = pyGetItem(rules, 'type');

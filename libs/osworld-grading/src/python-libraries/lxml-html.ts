@@ -63,7 +63,7 @@ const BLANK = /^[ \t\n\r]*$/;
 const NOT_XML_CHAR = /[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]/g;
 
 /** The text libxml2's HTML parser reads from `bytes` (see the header for the rules). */
-export function libxml2HtmlDecode(bytes: Uint8Array): string {
+function libxml2HtmlDecode(bytes: Uint8Array): string {
   const latin1 = (part: Uint8Array): string => new TextDecoder('latin1').decode(part);
   const decoder = (label: string, part: Uint8Array): string => {
     try {

@@ -23,7 +23,7 @@ export type PilImage = {
 };
 
 /** The input is an image Pillow would open but this port does not handle: the task is ungraded. */
-export class UnsupportedImageError extends Error {}
+class UnsupportedImageError extends Error {}
 
 const bandsOf: Record<PilMode, number> = { '1': 1, L: 1, LA: 2, P: 3, RGB: 3, RGBA: 4 };
 

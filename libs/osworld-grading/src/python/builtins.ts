@@ -106,7 +106,7 @@ export function pyDictGet(container: PyValue, key: PyValue, fallback: PyValue = 
 }
 
 /** The characters `str.isspace()` accepts, which `str.strip()` removes by default. */
-export const pythonWhitespace =
+const pythonWhitespace =
   '\t\n\v\f\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006' +
   '\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000';
 

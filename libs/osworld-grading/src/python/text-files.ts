@@ -6,7 +6,7 @@ import { PythonException, UnsupportedPythonFeature } from './exceptions.js';
 import { pyOsError, pyOsPath } from './os.js';
 
 /** The path `open()` accepts, or the TypeError/ValueError it raises (an int would be a descriptor). */
-export function pyOpenPath(path: PyValue): string {
+function pyOpenPath(path: PyValue): string {
   if (typeof path === 'bigint' || typeof path === 'boolean' || Number.isInteger(path)) {
     throw new UnsupportedPythonFeature('open() of a file descriptor number');
   }
@@ -68,7 +68,7 @@ export function pyDecodeUtf8(bytes: Uint8Array): string {
 }
 
 /** Universal newlines: what Python's text mode makes of \r\n and \r. */
-export const pyUniversalNewlines = (text: string): string => text.replace(/\r\n?/g, '\n');
+const pyUniversalNewlines = (text: string): string => text.replace(/\r\n?/g, '\n');
 
 /** `open(path).read()` (also `open(path, encoding='utf-8')`: the environment's locale is UTF-8). */
 export async function pyReadText(path: PyValue): Promise<string> {

@@ -154,8 +154,6 @@ export function pyRepr(value: PyValue): string {
   return value.key;
 }
 
-export type PythonType = 'float' | 'int' | 'bool' | 'NoneType' | 'str';
-
 export type PythonValue =
   | { readonly type: 'float'; readonly value: number }
   | { readonly type: 'int'; readonly value: number }

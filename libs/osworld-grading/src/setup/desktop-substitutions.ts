@@ -107,7 +107,7 @@ export function substituteForStockDesktop(rawSteps: readonly unknown[]): Substit
   return { steps, substitutions: [...used] };
 }
 
-export function stepTypeOf(step: unknown): string {
+function stepTypeOf(step: unknown): string {
   return isRecord(step) && typeof step['type'] === 'string' ? step['type'] : '';
 }
 

@@ -266,7 +266,7 @@ async function firefoxOpenTabs(
 }
 
 /** `{CLIENT_PASSWORD}`, `{SCREEN_WIDTH_HALF}`… replaced in a string command or in each element of a list. */
-export function replacePlaceholders(
+function replacePlaceholders(
   command: unknown,
   environment: Pick<SetupEnvironment, 'screen' | 'clientPassword'>,
 ): unknown {

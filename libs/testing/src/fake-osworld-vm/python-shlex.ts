@@ -3,7 +3,7 @@
 
 const WHITESPACE = new Set([' ', '\t', '\r', '\n']);
 
-export class ShlexError extends Error {
+class ShlexError extends Error {
   override readonly name = 'ValueError';
 }
 

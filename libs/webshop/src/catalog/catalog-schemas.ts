@@ -2,12 +2,12 @@ import { z } from 'zod';
 
 // Raw inputs: only the fields `load_products` reads are checked; other keys pass through untouched.
 
-export const rawOptionEntrySchema = z.looseObject({
+const rawOptionEntrySchema = z.looseObject({
   value: z.string(),
   image: z.string().nullable().optional(),
 });
 
-export const rawCustomizationOptionsSchema = z.union([
+const rawCustomizationOptionsSchema = z.union([
   z.literal(''),
   z.null(),
   z.record(z.string(), z.array(rawOptionEntrySchema).nullable()),

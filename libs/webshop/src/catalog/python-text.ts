@@ -7,10 +7,6 @@ const PYTHON_WHITESPACE = new Set<number>([
   0x205f, 0x3000,
 ]);
 
-export function isPythonWhitespace(codePoint: number): boolean {
-  return PYTHON_WHITESPACE.has(codePoint);
-}
-
 /** Python `s.strip()` (no argument) or `s.strip(chars)`. */
 export function pythonStrip(s: string, chars?: string): string {
   // Most text has nothing to strip: every whitespace character is one UTF-16 unit, so the ends tell.

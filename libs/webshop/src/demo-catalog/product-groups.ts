@@ -5,14 +5,14 @@
 export type DemoCategory = 'beauty' | 'fashion' | 'garden' | 'grocery' | 'electronics';
 
 /** How an attribute reads in an instruction: before the noun, or after "with" / "for". */
-export type AttributePlacement = 'before' | 'with' | 'for';
+type AttributePlacement = 'before' | 'with' | 'for';
 
 export interface DemoAttribute {
   text: string;
   placement: AttributePlacement;
 }
 
-export interface DemoOptionSpec {
+interface DemoOptionSpec {
   /** Option name as the raw data spells it ("Color", "Size", "Flavor Name"). */
   name: string;
   values: readonly string[];

@@ -22,7 +22,7 @@ const LATIN1_HIGH_HALF = /[\u0080-\u00ff]/g;
 const NOT_WORD_CHARACTER = /[^\p{L}\p{N}_]/gu;
 
 /** Python `str(x)`: tuples become their repr, e.g. `('size', 'XL')`. */
-export function fuzzyInputText(input: FuzzyInput): string {
+function fuzzyInputText(input: FuzzyInput): string {
   return typeof input === 'string' ? input : pythonTupleRepr(input);
 }
 

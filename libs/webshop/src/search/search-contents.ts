@@ -57,7 +57,7 @@ export function buildSearchContents(product: SearchContentsSource): string {
 }
 
 /** Option name → values as load_products processes customization_options. */
-export function processedOptions(
+function processedOptions(
   customizationOptions: RawProductSearchFields['customization_options'],
 ): Map<string, string[]> {
   const options = new Map<string, string[]>();

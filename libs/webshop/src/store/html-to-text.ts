@@ -120,7 +120,7 @@ function numericReference(codePoint: number): string {
 
 const REFERENCE = /&(?:#(\d+)|#[xX]([0-9a-fA-F]+)|([a-zA-Z][a-zA-Z0-9]*));?/g;
 
-export function decodeHtmlReferences(text: string): string {
+function decodeHtmlReferences(text: string): string {
   if (!text.includes('&')) return text;
   return text.replace(
     REFERENCE,
