@@ -422,6 +422,33 @@ const cases: Case[] = [
     says: /--bytebot-url \(or BYTEBOT_URL\): /,
   },
   {
+    name: 'worker-webshop with OTEL_EXPORTER_OTLP_ENDPOINT not a URL',
+    cli: 'worker-webshop',
+    args: () => [],
+    env: () => ({ ...services.env, OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' }),
+    says: /OTEL_EXPORTER_OTLP_ENDPOINT: must be an http:\/\/ or https:\/\/ URL \(e\.g\. http:\/\/127\.0\.0\.1:4318\)/,
+  },
+  {
+    name: 'worker (the keeper) with OTEL_BSP_SCHEDULE_DELAY=-5',
+    args: () => ['worker'],
+    env: () => ({
+      ...services.env,
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318',
+      OTEL_BSP_SCHEDULE_DELAY: '-5',
+    }),
+    says: /OTEL_BSP_SCHEDULE_DELAY: must be a whole number above 0/,
+  },
+  {
+    name: 'enqueue with OTEL_EXPORTER_OTLP_PROTOCOL=grpc',
+    args: () => ['enqueue', '--benchmark', 'webshop', '--split', 'test', '--max-tasks', '1'],
+    env: () => ({
+      ...services.env,
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318',
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc',
+    }),
+    says: /OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' is not supported; use http\/protobuf \(the default\) or http\/json/,
+  },
+  {
     name: 'worker-osworld --bytebot-url ftp',
     cli: 'worker-osworld',
     args: () => ['--bytebot-url', 'ftp://x'],

@@ -20,6 +20,7 @@ import {
 } from '@benchfleet/db';
 import type { Migration } from 'kysely';
 import { checkRedis, JobProducer, refuseEvictingRedis } from '@benchfleet/queue';
+import { startTelemetry, telemetryConfigFromEnv } from '@benchfleet/telemetry';
 
 const baseSchema = z.object({
   logLevel: logLevelSchema,
@@ -82,14 +83,23 @@ export async function withSchedulerServices<T>(
     schema: Readonly<Record<string, Migration>> | false;
     longStatements?: boolean;
     evictingRedis?: boolean;
+    /**
+     * The command enqueues task jobs: with OTEL_EXPORTER_OTLP_ENDPOINT set, its enqueue is a span
+     * (service `benchfleet-scheduler`) whose context the jobs carry to their attempts.
+     */
+    traced?: boolean;
   },
   body: (services: SchedulerServices) => Promise<T>,
 ): Promise<T> {
+  const telemetryConfig = needs.traced ? telemetryConfigFromEnv(process.env) : undefined;
   const config = await loadSchedulerConfig({
     database: true,
     redis: needs.redis,
     evictingRedis: needs.evictingRedis === true,
   });
+  const telemetry = telemetryConfig
+    ? await startTelemetry(telemetryConfig, { serviceName: 'benchfleet-scheduler' })
+    : undefined;
   // A migration may rewrite a large table in one statement: it gets half an hour, not a minute.
   const long = needs.longStatements
     ? { statementTimeoutMs: 30 * 60_000, idleInTransactionTimeoutMs: 30 * 60_000 }
@@ -102,6 +112,7 @@ export async function withSchedulerServices<T>(
   } finally {
     await producer?.close();
     await db.destroy();
+    await telemetry?.shutdown();
   }
 }
 

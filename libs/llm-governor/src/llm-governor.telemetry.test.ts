@@ -148,7 +148,7 @@ describe('the governor traced', () => {
       for (const call of [limited, passed, inStep, refused])
         expect(call.attributes['gen_ai.request.max_tokens']).toBe(32);
 
-      // Through the relay, from an HTTP handler: its `traceParent` makes it the attempt's child.
+      // Through the relay, from an HTTP handler: the attempt running for its attribution is its parent.
       expect(relayed.parentSpanId).toBe(attempt.spanId);
       expect(relayed.attributes).toMatchObject({
         'benchfleet.llm.outcome': 'ok',

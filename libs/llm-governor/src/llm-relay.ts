@@ -142,6 +142,7 @@ export interface LlmRelayOptions {
   /**
    * The span each relayed call's GenAI span is a child of: the attempt's (`AttemptSpan.parent`).
    * The agent's requests arrive outside the attempt's async context, so only this links them.
+   * Default: the attempt span running in this process for the call's attribution, if any.
    */
   readonly traceParent?: (attribution: LlmAttribution) => SpanParent | undefined;
   /** Where the GenAI spans go; default: the process's telemetry. */
@@ -382,7 +383,8 @@ class RelayServer {
     const withTools = Array.isArray(call.body['tools']) && call.body['tools'].length > 0;
     const parameters = requestParameters(call.body);
     const telemetry = this.#options.telemetry ?? processTelemetry();
-    const parent = this.#options.traceParent?.(attribution);
+    const parent =
+      this.#options.traceParent?.(attribution) ?? telemetry.attemptParentOf(attribution);
     let tries = 0;
     let waitedMs = 0;
     let lastWhy = 'no answer';

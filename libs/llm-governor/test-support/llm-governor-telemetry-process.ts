@@ -5,7 +5,7 @@
 // its requests arrive outside the attempt's async context). Reports one JSON line per event on
 // stdout; logs go to stderr.
 import { createLogger } from '@benchfleet/core';
-import { startTelemetry, telemetryConfigFromEnv, type SpanParent } from '@benchfleet/telemetry';
+import { startTelemetry, telemetryConfigFromEnv } from '@benchfleet/telemetry';
 import {
   estimateCall,
   LlmGovernor,
@@ -96,15 +96,14 @@ async function chat(content: string, budget?: LlmBudget): Promise<Answer> {
   return value;
 }
 
-// The worker's relay for its stack's agent: the attempt running now, and its span.
+// The worker's relay for its stack's agent: the attempt running now. No `traceParent` is given:
+// the relay finds the attempt span running in this process for the call's attribution.
 let running: LlmAttribution | null = null;
-let attemptParent: SpanParent | undefined;
 const relay = await startLlmRelay({
   governor,
   upstream: { baseUrl, apiKey: lane.apiKey },
   models: [{ name: model }],
   currentAttempt: () => running,
-  traceParent: () => attemptParent,
   logger: createLogger({ level: 'warn', name: 'relay' }),
 });
 
@@ -129,7 +128,6 @@ await telemetry.attemptSpan(
   { ...attribution, benchmark: 'webshop', domain: 'fashion', workerId: 'worker-t' },
   async (attempt) => {
     running = attribution;
-    attemptParent = attempt.parent;
     // The first answer is a 429 (the fake's fault plan); the governor holds off, then it passes.
     while ((await chat('search for a red shirt')).status !== 200);
     attempt.recordStep({ step: 1, actionKind: 'search', latencyMs: 40 });

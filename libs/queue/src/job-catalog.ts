@@ -22,8 +22,16 @@ export interface JobDefinition<P = unknown> {
   readonly deadlineMs: number;
 }
 
+/**
+ * A W3C trace context `traceparent` (version 00): the span that enqueued the job, when tracing is
+ * on; the attempt span links to it. Not a secret: trace and span ids only.
+ */
+const traceparent = z.string().regex(/^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/);
+
 /** Every task job, whatever its benchmark: the worker reads the rest from Postgres. */
-export const taskPayloadSchema = z.object({ runId: id, taskId: id }).strict();
+export const taskPayloadSchema = z
+  .object({ runId: id, taskId: id, traceparent: traceparent.optional() })
+  .strict();
 export type TaskPayload = z.output<typeof taskPayloadSchema>;
 export type TaskJobDefinition = JobDefinition<TaskPayload>;
 

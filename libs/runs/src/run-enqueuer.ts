@@ -8,6 +8,7 @@ import {
   type ReopenSelection,
 } from '@benchfleet/db';
 import { taskJobId, type JobProducer } from '@benchfleet/queue';
+import { processTelemetry } from '@benchfleet/telemetry';
 import type { PlannedRun } from './run-planning.js';
 
 export interface EnqueueDeps {
@@ -32,8 +33,13 @@ export function codeVersion(configured?: string): string {
   }
 }
 
+/** Each task's job; with tracing on, each carries the enqueue span's context for its attempts to link to. */
 function jobItems(runId: string, taskIds: readonly string[]) {
-  return taskIds.map((taskId) => ({ jobId: taskJobId(runId, taskId), payload: { runId, taskId } }));
+  const traceparent = processTelemetry().traceparent();
+  return taskIds.map((taskId) => ({
+    jobId: taskJobId(runId, taskId),
+    payload: { runId, taskId, ...(traceparent !== undefined && { traceparent }) },
+  }));
 }
 
 /**
@@ -69,13 +75,23 @@ export async function enqueueRun(
       spec: JSON.stringify(task.spec),
     })),
   });
-  const items = jobItems(
-    runId,
-    planned.tasks.map((task) => task.taskId),
-  );
+  const taskIds = planned.tasks.map((task) => task.taskId);
+  let items: ReturnType<typeof jobItems> = [];
   try {
-    await deps.producer.enqueueBulk(benchmark.job, items, (done) =>
-      deps.onProgress?.(done, items.length),
+    await processTelemetry().enqueueSpan(
+      {
+        runId,
+        benchmark: benchmark.name,
+        queue: benchmark.job.queue,
+        tasks: taskIds.length,
+        operation: 'enqueue',
+      },
+      async () => {
+        items = jobItems(runId, taskIds);
+        await deps.producer.enqueueBulk(benchmark.job, items, (done) =>
+          deps.onProgress?.(done, items.length),
+        );
+      },
     );
   } catch (error) {
     await deps.producer
@@ -147,7 +163,17 @@ export async function ensureJobs(
         toAdd.push(taskId);
       }
     }
-    await producer.enqueueBulk(benchmark.job, jobItems(runId, toAdd));
+    if (toAdd.length > 0)
+      await processTelemetry().enqueueSpan(
+        {
+          runId,
+          benchmark: benchmark.name,
+          queue: benchmark.job.queue,
+          tasks: toAdd.length,
+          operation: 'requeue',
+        },
+        () => producer.enqueueBulk(benchmark.job, jobItems(runId, toAdd)),
+      );
     report.requeued.push(...toAdd);
   }
   return report;

@@ -1,8 +1,10 @@
 export { noopTelemetry, processTelemetry, startTelemetry } from './process-telemetry.js';
 export type {
+  AttemptKey,
   AttemptOutcome,
   AttemptSpan,
   AttemptStart,
+  EnqueueStart,
   LlmCallEnd,
   LlmCallSpan,
   LlmCallStart,
@@ -15,6 +17,7 @@ export type {
 } from './telemetry.js';
 export {
   telemetryConfigFromEnv,
+  type BatchSettings,
   type OtlpProtocol,
   type TelemetryConfig,
   type TelemetryOff,

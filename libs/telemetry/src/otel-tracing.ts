@@ -1,18 +1,27 @@
 // The only module that imports the OpenTelemetry SDK: `startTelemetry` loads it when tracing is on.
 import {
   context,
+  defaultTextMapGetter,
+  defaultTextMapSetter,
   diag,
   DiagLogLevel,
+  ROOT_CONTEXT,
   SpanKind,
   SpanStatusCode,
   trace,
   type Attributes,
   type Context,
+  type Link,
   type Span,
   type Tracer,
 } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { ExportResultCode, setGlobalErrorHandler, type ExportResult } from '@opentelemetry/core';
+import {
+  ExportResultCode,
+  setGlobalErrorHandler,
+  W3CTraceContextPropagator,
+  type ExportResult,
+} from '@opentelemetry/core';
 import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
 import {
   BatchSpanProcessor,
@@ -37,12 +46,15 @@ import {
   ERROR_TYPE_OTHER,
   GENAI,
   GENERAL,
+  MESSAGING,
 } from './span-attributes.js';
 import { displayEndpoint, type TelemetryOn } from './telemetry-config.js';
 import type {
+  AttemptKey,
   AttemptOutcome,
   AttemptSpan,
   AttemptStart,
+  EnqueueStart,
   LlmCallEnd,
   LlmCallSpan,
   LlmCallStart,
@@ -60,6 +72,10 @@ const DEFAULT_LOG_INTERVAL_MS = 60_000;
 /** Error text on a span is for a person reading a trace: short, and without secrets. */
 const MAX_MESSAGE = 300;
 const MAX_ENDPOINTS = 64;
+
+/** A step's action on a span: a summary for a person scanning a trace, not the whole action. */
+const MAX_ACTION = 120;
+const w3c = new W3CTraceContextPropagator();
 
 /** One context manager per process: the API takes only the first one registered. */
 let contextManager: AsyncLocalStorageContextManager | undefined;
@@ -80,6 +96,11 @@ function stepAttributes(step: Partial<StepAttributes>): Attributes {
   const attributes: Attributes = {};
   put(attributes, BENCHFLEET.stepNumber, step.step);
   put(attributes, BENCHFLEET.stepActionKind, step.actionKind);
+  if (step.action !== undefined && step.action !== null) {
+    const action = redactSecrets(step.action).replace(/\s+/g, ' ').trim();
+    attributes[BENCHFLEET.stepAction] =
+      action.length > MAX_ACTION ? `${action.slice(0, MAX_ACTION)}…` : action;
+  }
   put(attributes, BENCHFLEET.stepLatencyMs, step.latencyMs);
   put(attributes, BENCHFLEET.inputTokens, step.tokensIn);
   put(attributes, BENCHFLEET.outputTokens, step.tokensOut);
@@ -89,16 +110,29 @@ function stepAttributes(step: Partial<StepAttributes>): Attributes {
 
 /** Tells export failures once per interval, with a count; never throws. */
 class ReportedExporter implements SpanExporter {
+  /** Exports not yet answered: the batching processor stops waiting for one at its own timeout. */
+  readonly #inFlight = new Set<Promise<void>>();
+
   constructor(
     private readonly inner: SpanExporter,
     private readonly report: (error: unknown, spans: number) => void,
   ) {}
 
   export(spans: ReadableSpan[], done: (result: ExportResult) => void): void {
+    let answered!: () => void;
+    const exported = new Promise<void>((resolve) => (answered = resolve));
+    this.#inFlight.add(exported);
     this.inner.export(spans, (result) => {
       if (result.code !== ExportResultCode.SUCCESS) this.report(result.error, spans.length);
+      this.#inFlight.delete(exported);
+      answered();
       done(result);
     });
+  }
+
+  /** Resolves once every export begun so far is answered (or has failed and been told). */
+  async settled(): Promise<void> {
+    while (this.#inFlight.size > 0) await Promise.all([...this.#inFlight]);
   }
 
   shutdown(): Promise<void> {
@@ -126,6 +160,7 @@ class OtelAttemptSpan implements AttemptSpan {
     put(attributes, BENCHFLEET.outcomeSuccess, outcome.success);
     put(attributes, BENCHFLEET.outcomeReward, outcome.reward);
     put(attributes, BENCHFLEET.outcomeSteps, outcome.totalSteps);
+    put(attributes, BENCHFLEET.outcomeStopReason, outcome.stopReason);
     put(attributes, BENCHFLEET.inputTokens, outcome.tokensIn);
     put(attributes, BENCHFLEET.outputTokens, outcome.tokensOut);
     put(attributes, BENCHFLEET.costUsd, outcome.costUsd);
@@ -196,10 +231,13 @@ class OtelTracing implements Telemetry {
   readonly #tracer: Tracer;
   /** A fleet calls a handful of endpoints: each base URL is parsed once. */
   readonly #endpoints = new Map<string, LlmEndpoint>();
+  /** The attempts running in this process, for `attemptParentOf`. */
+  readonly #attempts = new Map<string, SpanParent>();
   #shutdown: Promise<TelemetryShutdown> | undefined;
 
   constructor(
     private readonly provider: TracerProvider,
+    private readonly exporter: ReportedExporter,
     private readonly logger: Logger,
     private readonly repeated: RepeatedLog,
     private readonly endpoint: string,
@@ -217,12 +255,16 @@ class OtelTracing implements Telemetry {
     put(attributes, BENCHFLEET.benchmark, attempt.benchmark);
     put(attributes, BENCHFLEET.domain, attempt.domain);
     put(attributes, BENCHFLEET.workerId, attempt.workerId);
+    const links = linkTo(attempt.enqueuedBy);
     const span = this.#tracer.startSpan(BENCHFLEET_SPANS.attempt, {
       kind: SpanKind.INTERNAL,
       attributes,
+      ...(links && { links }),
     });
     const active = trace.setSpan(context.active(), span);
     const handle = new OtelAttemptSpan(this, span, active as unknown as SpanParent);
+    const key = attemptKey(attempt);
+    this.#attempts.set(key, handle.parent);
     return context.with(active, async () => {
       try {
         return await run(handle);
@@ -230,9 +272,47 @@ class OtelTracing implements Telemetry {
         handle.threw(error);
         throw error;
       } finally {
+        if (this.#attempts.get(key) === handle.parent) this.#attempts.delete(key);
         span.end();
       }
     });
+  }
+
+  attemptParentOf(key: AttemptKey): SpanParent | undefined {
+    return this.#attempts.get(attemptKey(key));
+  }
+
+  async enqueueSpan<T>(enqueue: EnqueueStart, run: () => Promise<T>): Promise<T> {
+    const span = this.#tracer.startSpan(BENCHFLEET_SPANS.enqueue, {
+      kind: SpanKind.PRODUCER,
+      attributes: {
+        [BENCHFLEET.runId]: enqueue.runId,
+        [BENCHFLEET.benchmark]: enqueue.benchmark,
+        [BENCHFLEET.enqueueOperation]: enqueue.operation,
+        [MESSAGING.system]: 'bullmq',
+        [MESSAGING.operationType]: 'send',
+        [MESSAGING.destinationName]: enqueue.queue,
+        [MESSAGING.batchMessageCount]: enqueue.tasks,
+      },
+    });
+    return context.with(trace.setSpan(context.active(), span), async () => {
+      try {
+        return await run();
+      } catch (error) {
+        span.setAttribute(GENERAL.errorType, errorTypeOf(error));
+        span.setStatus({ code: SpanStatusCode.ERROR, message: shortMessage(error) });
+        throw error;
+      } finally {
+        span.end();
+      }
+    });
+  }
+
+  traceparent(): string | undefined {
+    if (trace.getSpan(context.active()) === undefined) return undefined;
+    const carrier: Record<string, string> = {};
+    w3c.inject(context.active(), carrier, defaultTextMapSetter);
+    return carrier['traceparent'];
   }
 
   async stepSpan<T>(
@@ -315,7 +395,10 @@ class OtelTracing implements Telemetry {
 
   shutdown(): Promise<TelemetryShutdown> {
     this.#shutdown ??= (async () => {
-      const completed = await this.#withinDeadline(this.provider.shutdown());
+      // The failures of exports still retrying are told before the count of repeats is flushed.
+      const completed = await this.#withinDeadline(
+        this.provider.shutdown().then(() => this.exporter.settled()),
+      );
       if (!completed)
         this.logger.warn(
           { endpoint: this.endpoint, deadlineMs: this.deadlineMs },
@@ -351,6 +434,20 @@ class OtelTracing implements Telemetry {
   #contextOf(parent: SpanParent | undefined): Context {
     return parent === undefined ? context.active() : (parent as unknown as Context);
   }
+}
+
+function attemptKey(key: AttemptKey): string {
+  return `${key.runId}\u0000${key.taskId}\u0000${key.attempt}`;
+}
+
+/** A link to the span a W3C `traceparent` names; undefined when there is none or it is malformed. */
+function linkTo(traceparent: string | undefined): Link[] | undefined {
+  if (traceparent === undefined) return undefined;
+  const extracted = w3c.extract(ROOT_CONTEXT, { traceparent }, defaultTextMapGetter);
+  const spanContext = trace.getSpanContext(extracted);
+  return spanContext && trace.isSpanContextValid(spanContext)
+    ? [{ context: spanContext }]
+    : undefined;
 }
 
 /** Builds the SDK pipeline: resource, batching processor, OTLP exporter of the configured encoding. */
@@ -421,12 +518,20 @@ export async function startOtelTracing(
       ...(config.serviceName !== undefined && { [GENERAL.serviceName]: config.serviceName }),
     }),
   );
+  const reported = new ReportedExporter(exporter, report);
   const provider = new TracerProvider({
     resource,
     spanProcessors: [
       new BatchSpanProcessor({
-        exporter: new ReportedExporter(exporter, report),
+        exporter: reported,
         exportTimeoutMillis: exportTimeoutMs,
+        ...(config.batch.scheduledDelayMs !== undefined && {
+          scheduledDelayMillis: config.batch.scheduledDelayMs,
+        }),
+        ...(config.batch.maxExportBatchSize !== undefined && {
+          maxExportBatchSize: config.batch.maxExportBatchSize,
+        }),
+        ...(config.batch.maxQueueSize !== undefined && { maxQueueSize: config.batch.maxQueueSize }),
       }),
     ],
   });
@@ -435,5 +540,5 @@ export async function startOtelTracing(
     { endpoint, protocol: config.protocol, service: resource.attributes[GENERAL.serviceName] },
     'tracing: exporting spans over OTLP',
   );
-  return new OtelTracing(provider, logger, repeated, endpoint, deadlineMs, onShutdown);
+  return new OtelTracing(provider, reported, logger, repeated, endpoint, deadlineMs, onShutdown);
 }

@@ -5,6 +5,7 @@ import type { TelemetryConfig } from './telemetry-config.js';
 import type {
   AttemptSpan,
   AttemptStart,
+  EnqueueStart,
   LlmCallSpan,
   SpanParent,
   StartTelemetryOptions,
@@ -36,6 +37,9 @@ export const noopTelemetry: Telemetry = Object.freeze({
   ) => run(NOOP_STEP),
   recordStep: () => undefined,
   within: <T>(_parent: SpanParent | undefined, run: () => T) => run(),
+  attemptParentOf: () => undefined,
+  enqueueSpan: <T>(_enqueue: EnqueueStart, run: () => Promise<T>) => run(),
+  traceparent: () => undefined,
   startLlmCall: () => NOOP_LLM_CALL,
   flush: () => Promise.resolve(),
   shutdown: () => Promise.resolve(COMPLETED),

@@ -48,6 +48,15 @@ export const ERROR_TYPE_OTHER = '_OTHER';
 export const BENCHFLEET_SPANS = {
   attempt: 'benchfleet.task.attempt',
   step: 'benchfleet.step',
+  enqueue: 'benchfleet.run.enqueue',
+} as const;
+
+/** Messaging attributes of the enqueue span (semantic conventions v1.45.0, development). */
+export const MESSAGING = {
+  system: 'messaging.system',
+  operationType: 'messaging.operation.type',
+  destinationName: 'messaging.destination.name',
+  batchMessageCount: 'messaging.batch.message_count',
 } as const;
 
 export const BENCHFLEET = {
@@ -62,11 +71,14 @@ export const BENCHFLEET = {
   outcomeSuccess: 'benchfleet.outcome.success',
   outcomeReward: 'benchfleet.outcome.reward',
   outcomeSteps: 'benchfleet.outcome.steps',
+  outcomeStopReason: 'benchfleet.outcome.stop_reason',
+  enqueueOperation: 'benchfleet.enqueue.operation',
   inputTokens: 'benchfleet.usage.input_tokens',
   outputTokens: 'benchfleet.usage.output_tokens',
   costUsd: 'benchfleet.cost.usd',
   stepNumber: 'benchfleet.step.number',
   stepActionKind: 'benchfleet.step.action_kind',
+  stepAction: 'benchfleet.step.action',
   stepLatencyMs: 'benchfleet.step.latency_ms',
   stepReward: 'benchfleet.step.reward',
   llmOutcome: 'benchfleet.llm.outcome',

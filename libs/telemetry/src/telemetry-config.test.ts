@@ -66,6 +66,7 @@ describe('telemetryConfigFromEnv', () => {
       headers: {},
       exportTimeoutMs: 10_000,
       compression: 'none',
+      batch: {},
     });
     expect(
       telemetryConfigFromEnv({
@@ -76,8 +77,12 @@ describe('telemetryConfigFromEnv', () => {
         OTEL_EXPORTER_OTLP_COMPRESSION: 'gzip',
         OTEL_EXPORTER_OTLP_HEADERS: 'authorization=Bearer%20abc,x-team=evals',
         OTEL_EXPORTER_OTLP_TRACES_HEADERS: 'x-team=traces',
+        OTEL_BSP_SCHEDULE_DELAY: '200',
+        OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '16',
+        OTEL_BSP_MAX_QUEUE_SIZE: '4096',
       }),
     ).toMatchObject({
+      batch: { scheduledDelayMs: 200, maxExportBatchSize: 16, maxQueueSize: 4096 },
       protocol: 'http/json',
       exportTimeoutMs: 2500,
       compression: 'gzip',
@@ -110,12 +115,14 @@ describe('telemetryConfigFromEnv', () => {
       OTEL_EXPORTER_OTLP_HEADERS: 'api-key=%E0%A4%A-secret-value',
       OTEL_RESOURCE_ATTRIBUTES: 'team',
       OTEL_TRACES_EXPORTER: 'console',
+      OTEL_BSP_SCHEDULE_DELAY: '-5',
     });
     expect(problems).toEqual([
       "OTEL_TRACES_EXPORTER: 'console' is not supported; use otlp (the default) or none",
       'OTEL_EXPORTER_OTLP_ENDPOINT: must be an http:// or https:// URL (e.g. http://127.0.0.1:4318)',
       "OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' is not supported; use http/protobuf (the default) or http/json",
       'OTEL_EXPORTER_OTLP_TIMEOUT: must be a whole number of milliseconds above 0',
+      'OTEL_BSP_SCHEDULE_DELAY: must be a whole number above 0',
       "OTEL_EXPORTER_OTLP_HEADERS: the value of 'api-key' is not valid percent-encoding",
       'OTEL_RESOURCE_ATTRIBUTES: entry 1 is not key=value (e.g. key1=value1,key2=value2)',
     ]);

@@ -24,6 +24,17 @@ export interface TelemetryOn {
   /** The deadline of one export, retries included (`OTEL_EXPORTER_OTLP_TIMEOUT`, default 10 000 ms). */
   readonly exportTimeoutMs: number;
   readonly compression: 'gzip' | 'none';
+  /** The batching span processor's settings (`OTEL_BSP_*`); unset: the SDK's defaults. */
+  readonly batch: BatchSettings;
+}
+
+export interface BatchSettings {
+  /** `OTEL_BSP_SCHEDULE_DELAY`: the most a span waits before it is exported (SDK default 5000 ms). */
+  readonly scheduledDelayMs?: number;
+  /** `OTEL_BSP_MAX_EXPORT_BATCH_SIZE`: spans per export at most (SDK default 512). */
+  readonly maxExportBatchSize?: number;
+  /** `OTEL_BSP_MAX_QUEUE_SIZE`: spans waiting at most; more are dropped (SDK default 2048). */
+  readonly maxQueueSize?: number;
 }
 
 const DEFAULT_EXPORT_TIMEOUT_MS = 10_000;
@@ -136,6 +147,19 @@ export function telemetryConfigFromEnv(env: NodeJS.ProcessEnv): TelemetryConfig 
   if (compression !== 'gzip' && compression !== 'none')
     problems.push(`${compressionSetting?.name}: must be gzip or none`);
 
+  const batch: { -readonly [K in keyof BatchSettings]: BatchSettings[K] } = {};
+  for (const [name, key] of [
+    ['OTEL_BSP_SCHEDULE_DELAY', 'scheduledDelayMs'],
+    ['OTEL_BSP_MAX_EXPORT_BATCH_SIZE', 'maxExportBatchSize'],
+    ['OTEL_BSP_MAX_QUEUE_SIZE', 'maxQueueSize'],
+  ] as const) {
+    const text = env[name]?.trim();
+    if (!text) continue;
+    const value = Number(text);
+    if (Number.isInteger(value) && value > 0) batch[key] = value;
+    else problems.push(`${name}: must be a whole number above 0`);
+  }
+
   const headers = {
     ...parseKeyValues('OTEL_EXPORTER_OTLP_HEADERS', env.OTEL_EXPORTER_OTLP_HEADERS, problems),
     ...parseKeyValues(
@@ -161,6 +185,7 @@ export function telemetryConfigFromEnv(env: NodeJS.ProcessEnv): TelemetryConfig 
     headers,
     exportTimeoutMs,
     compression: compression as 'gzip' | 'none',
+    batch,
   };
 }
 

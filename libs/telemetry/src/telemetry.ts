@@ -18,6 +18,32 @@ export interface AttemptStart {
   readonly benchmark: string;
   readonly domain?: string | null;
   readonly workerId?: string;
+  /**
+   * The W3C `traceparent` of the span that enqueued the task's job (`Telemetry.traceparent()` at
+   * enqueue). The attempt span links to it rather than becoming its child: each attempt is the root
+   * of its own trace, and a run of thousands of tasks (and their retries, hours later) does not
+   * become one trace too big for a viewer.
+   */
+  readonly enqueuedBy?: string;
+}
+
+/** The enqueue of a run's task jobs, as its `benchfleet.run.enqueue` span describes it. */
+export interface EnqueueStart {
+  readonly runId: string;
+  readonly benchmark: string;
+  /** The queue the jobs go to (`messaging.destination.name`). */
+  readonly queue: string;
+  /** How many task jobs are added. */
+  readonly tasks: number;
+  /** What enqueues: a new run, or the keeper, resume or retry giving open tasks a job again. */
+  readonly operation: 'enqueue' | 'requeue';
+}
+
+/** Which attempt a call is for: how the relay finds the attempt span of a call made over HTTP. */
+export interface AttemptKey {
+  readonly runId: string;
+  readonly taskId: string;
+  readonly attempt: number;
 }
 
 /** What an attempt came to, as it is written to Postgres. */
@@ -32,6 +58,8 @@ export interface AttemptOutcome {
   readonly tokensIn?: number | null;
   readonly tokensOut?: number | null;
   readonly costUsd?: number | null;
+  /** Why the attempt stopped, in the benchmark's words (`BOUGHT`, `STEP_LIMIT`, `completed`, …). */
+  readonly stopReason?: string | null;
   /** The span's status description when the status is `error` (secrets are removed again here). */
   readonly error?: string | null;
 }
@@ -40,6 +68,8 @@ export interface StepAttributes {
   readonly step: number;
   /** What the agent did, as a low-cardinality word: `search`, `click`, `computer_click_mouse`, … */
   readonly actionKind?: string | null;
+  /** What the agent did, short (`search[red shoes]`, `computer_click_mouse`): never secrets. */
+  readonly action?: string | null;
   readonly latencyMs?: number | null;
   readonly tokensIn?: number | null;
   readonly tokensOut?: number | null;
@@ -131,6 +161,18 @@ export interface Telemetry {
   recordStep(parent: SpanParent | undefined, step: StepAttributes): void;
   /** Runs `run` with `parent` as the active span: what the relay does around a governed call. */
   within<T>(parent: SpanParent | undefined, run: () => T): T;
+  /**
+   * The running attempt span of this process for `key`, if there is one: the parent of GenAI
+   * spans of calls that arrive over HTTP for that attempt (the OSWorld relay).
+   */
+  attemptParentOf(key: AttemptKey): SpanParent | undefined;
+  /**
+   * Runs `run` inside a `benchfleet.run.enqueue` producer span, made active, so `traceparent()`
+   * inside it names it; a throw marks the span as failed and is rethrown.
+   */
+  enqueueSpan<T>(enqueue: EnqueueStart, run: () => Promise<T>): Promise<T>;
+  /** The active span as a W3C `traceparent`, for a job to carry; undefined without one (or off). */
+  traceparent(): string | undefined;
   /** Starts a GenAI client span (`chat {model}`), child of the active span. */
   startLlmCall(call: LlmCallStart): LlmCallSpan;
   /** Exports what has ended so far (tests, and before a long pause); bounded by the shutdown deadline. */

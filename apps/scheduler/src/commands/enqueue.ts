@@ -134,7 +134,7 @@ export function configureEnqueue(command: Command, registry: BenchmarkRegistry):
       limits: limitFlags(flags, process.env),
     };
     await withSchedulerServices(
-      { redis: true, schema: registry.migrations },
+      { redis: true, schema: registry.migrations, traced: true },
       async ({ config, db, producer }) => {
         const planned = await planRun(registry, input, {
           db,

@@ -11,7 +11,7 @@ function requeue(
   verb: string,
 ): Promise<void> {
   return withSchedulerServices(
-    { redis: true, schema: registry.migrations },
+    { redis: true, schema: registry.migrations, traced: true },
     async ({ db, producer }) => {
       const run = await requireRun(db, runId);
       const lifted = await liftRunPause(db, runId);

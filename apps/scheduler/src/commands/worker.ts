@@ -2,7 +2,15 @@ import type { Command } from 'commander';
 import { hostname } from 'node:os';
 import type { BenchmarkRegistry } from '@benchfleet/benchmark-kit';
 import { TasksRepository } from '@benchfleet/db';
-import { flag, flagInput, flagLabels, flagOptions, parseConfig } from '@benchfleet/core';
+import {
+  ConfigError,
+  flag,
+  flagInput,
+  flagLabels,
+  flagOptions,
+  parseConfig,
+} from '@benchfleet/core';
+import { telemetryConfigFromEnv } from '@benchfleet/telemetry';
 import {
   AGGREGATE_QUEUE,
   aggregateRunJob,
@@ -44,6 +52,31 @@ const keeperFlags = z.object({
   ),
 });
 
+/** The keeper's flags and its tracing variables, every bad value of both in one message. */
+function keeperConfig<S extends z.ZodObject>(
+  settings: S,
+  given: Record<string, unknown>,
+  env: NodeJS.ProcessEnv,
+) {
+  const problems: string[] = [];
+  const collect = <T>(read: () => T): T | undefined => {
+    try {
+      return read();
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      problems.push(...error.problems);
+      return undefined;
+    }
+  };
+  const config = collect(() =>
+    parseConfig(settings, flagInput(settings, given, env), flagLabels(settings)),
+  );
+  const telemetry = collect(() => telemetryConfigFromEnv(env));
+  if (problems.length > 0 || config === undefined || telemetry === undefined)
+    throw new ConfigError(problems);
+  return { config, telemetry };
+}
+
 export function configureWorker(command: Command, registry: BenchmarkRegistry): void {
   const env = process.env;
   const common = workerSettings(
@@ -59,10 +92,11 @@ export function configureWorker(command: Command, registry: BenchmarkRegistry): 
   const settings = z.object({ ...common.shape, ...keeperFlags.shape });
   for (const option of flagOptions(settings)) command.addOption(option);
   command.action(async (given: Record<string, unknown>) => {
-    const config = parseConfig(settings, flagInput(settings, given, env), flagLabels(settings));
+    const { config, telemetry } = keeperConfig(settings, given, env);
     const running = await startWorkerProcess(
       {
         app: 'scheduler-worker',
+        telemetry,
         migrations: registry.migrations,
         queue: AGGREGATE_QUEUE,
         ...workerProcessSettings(config),

@@ -43,14 +43,18 @@ export function createBenchmarkTaskHandler<Config, ConfigInput, Spec, Result>(
     }
     return loading;
   };
-  return createTaskJobHandler(deps, async (context) => {
-    const { run, config } = await runOf(context.job.payload.runId);
-    const spec = parseOwned(
-      benchmark.taskSpec,
-      context.task.spec,
-      `the spec of task ${context.task.task_id}`,
-    );
-    const outcome = await episode({ ...context, run, config, spec });
-    return outcome;
-  });
+  return createTaskJobHandler(
+    deps,
+    async (context) => {
+      const { run, config } = await runOf(context.job.payload.runId);
+      const spec = parseOwned(
+        benchmark.taskSpec,
+        context.task.spec,
+        `the spec of task ${context.task.task_id}`,
+      );
+      const outcome = await episode({ ...context, run, config, spec });
+      return outcome;
+    },
+    benchmark.name,
+  );
 }

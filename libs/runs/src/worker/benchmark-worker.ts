@@ -11,6 +11,7 @@ import {
 } from '@benchfleet/core';
 import { createBenchmarkRegistry, type BenchmarkDescriptor } from '@benchfleet/benchmark-kit';
 import { serve } from '@benchfleet/queue';
+import { telemetryConfigFromEnv, type TelemetryConfig } from '@benchfleet/telemetry';
 import { aggregateRun } from '../run-aggregate.js';
 import { runBudgets } from '../run-limits.js';
 import { createBenchmarkTaskHandler } from './benchmark-task-handler.js';
@@ -60,8 +61,15 @@ export async function runBenchmarkWorker<
     };
     const settings = parse(common, flagInput(common, given, env), flagLabels(common));
     const own = parse(part.flags, flagInput(part.flags, given, env), flagLabels(part.flags));
-    if (problems.length > 0 || !settings || !own) throw new ConfigError(problems);
-    const running = await startBenchmarkWorker(benchmark, settings, own, env);
+    let telemetry: TelemetryConfig | undefined;
+    try {
+      telemetry = telemetryConfigFromEnv(env);
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      problems.push(...error.problems);
+    }
+    if (problems.length > 0 || !settings || !own || !telemetry) throw new ConfigError(problems);
+    const running = await startBenchmarkWorker(benchmark, settings, own, env, telemetry);
     await running.finished;
   });
   await runCliProgram(program, argv);
@@ -82,6 +90,8 @@ export async function startBenchmarkWorker<
   common: z.output<ReturnType<typeof workerSettings>>,
   flags: z.output<WorkerFlags>,
   env: NodeJS.ProcessEnv,
+  /** Tracing (OTEL_* variables, read at the edge); default off. */
+  telemetry?: TelemetryConfig,
 ): Promise<RunningWorker> {
   const part = benchmark.worker;
   const registry = createBenchmarkRegistry([benchmark]);
@@ -97,6 +107,7 @@ export async function startBenchmarkWorker<
       queue: benchmark.job.queue,
       ...workerProcessSettings(common),
       concurrency: part.concurrency(flags),
+      ...(telemetry ? { telemetry } : {}),
       ...(artifacts ? { artifactStore: artifacts } : {}),
       summarizeRun: async (db, runId) => {
         await aggregateRun(db, registry, runId);

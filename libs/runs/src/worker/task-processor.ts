@@ -27,7 +27,9 @@ import {
   type TaskPayload,
 } from '@benchfleet/queue';
 import type { TaskContext, TaskHandler, TaskOutcome } from '@benchfleet/benchmark-kit';
+import { processTelemetry, type AttemptOutcome } from '@benchfleet/telemetry';
 import { PendingAttemptRecords } from './attempt-records.js';
+import { stepSpanAttributes } from './step-span-attributes.js';
 
 /** Microseconds since the epoch, finer than `Date` (steps of a fast episode fall in one millisecond). */
 function nowMicros(): number {
@@ -56,14 +58,34 @@ export interface TaskProcessorDeps {
   logger?: Logger;
 }
 
+/** An outcome as the attempt's span says it: what is written to Postgres, and why it stopped. */
+function spanOutcome(outcome: TaskOutcomeRecord): AttemptOutcome {
+  return {
+    status: outcome.status,
+    errorClass: outcome.errorClass ?? null,
+    success: outcome.success ?? null,
+    reward: outcome.reward ?? null,
+    totalSteps: outcome.totalSteps,
+    tokensIn: outcome.tokensIn ?? null,
+    tokensOut: outcome.tokensOut ?? null,
+    costUsd: outcome.costUsd ?? null,
+    stopReason: outcome.finalApiStatus ?? null,
+    error: outcome.error ?? null,
+  };
+}
+
 /**
  * Wraps an episode handler with the attempt bookkeeping every task job shares: an `attempts` row
  * per attempt, the outcome of task and attempt in one statement, and the fault taxonomy of
- * `@benchfleet/core` deciding between retrying (transient) and recording once (permanent).
+ * `@benchfleet/core` deciding between retrying (transient) and recording once (permanent). With
+ * tracing on, each attempt is a `benchfleet.task.attempt` span (the episode's LLM calls its
+ * children) and each recorded step a `benchfleet.step` span under it.
  */
 export function createTaskJobHandler(
   deps: TaskProcessorDeps,
   handler: TaskHandler,
+  /** The benchmark's name, on the attempt's span; default: the job's queue. */
+  benchmark?: string,
 ): JobHandler<TaskPayload> {
   const tasks = new TasksRepository(deps.db);
   const runs = new RunsRepository(deps.db);
@@ -128,194 +150,232 @@ export function createTaskJobHandler(
       return { skipped: true };
     }
     const { attempt } = opened;
-    const logger = job.logger.child({ task: taskId, attempt });
-    const started = Date.now();
-    const settle = async (outcome: TaskOutcomeRecord, final: boolean) => {
-      // The outcome and the steps still pending go in one statement, with other episodes' outcomes.
-      const result = await settler.settle({ runId, taskId, attempt, outcome, taskFinal: final });
-      if (result.recorded) {
-        deps.onOutcome?.({
-          status: outcome.status,
-          totalSteps: outcome.totalSteps,
-          tokensIn: outcome.tokensIn ?? 0,
-          tokensOut: outcome.tokensOut ?? 0,
-        });
-      }
-      if (result.runSettled) await deps.onRunSettled(runId);
-      return result;
-    };
-    /**
-     * Settles, or when Postgres does not take it keeps it to be written when it does (`cause` is
-     * what the attempt says if by then its outcome no longer can be). Resolves to the settle's
-     * error, or undefined once written.
-     */
-    const settleOrKeep = async (
-      outcome: TaskOutcomeRecord,
-      final: boolean,
-      cause = outcome.error ?? `${outcome.status}`,
-    ): Promise<unknown> => {
-      const at = new Date();
-      try {
-        await settle(outcome, final);
-        // A later attempt may have taken the task meanwhile and presumed this worker lost.
-        if (outcome.status === 'error' && outcome.errorClass === 'infra')
-          await tasks.recordAttemptCause(runId, taskId, attempt, cause, at);
-        return undefined;
-      } catch (error) {
-        records.keep({ runId, taskId, attempt, outcome, taskFinal: final }, cause, error);
-        return error;
-      }
-    };
-    let stepsSeen = 0;
-    let lastStepAt = 0;
-    // What the attempt's steps used, for an outcome the episode could not return (a spend limit).
-    let stepTokensIn = 0;
-    let stepTokensOut = 0;
-    const context: TaskContext = {
-      job,
-      task: opened.task,
-      attempt,
-      previousExternalId: opened.previousExternalId,
-      signal: job.signal,
-      logger,
-      recordStep(step) {
-        stepsSeen = Math.max(stepsSeen, step.step);
-        stepTokensIn += Number(step.tokens_in ?? 0);
-        stepTokensOut += Number(step.tokens_out ?? 0);
-        // Stamped now, not when a batch of steps reaches Postgres, to the microsecond and rising.
-        lastStepAt = Math.max(nowMicros(), lastStepAt + 1);
-        deps.steps.add({
-          at: microsToIso(lastStepAt),
-          ...step,
-          run_id: runId,
-          task_id: taskId,
+    const telemetry = processTelemetry();
+    return telemetry.attemptSpan(
+      {
+        runId,
+        taskId,
+        attempt,
+        benchmark: benchmark ?? job.job.queueName,
+        domain: opened.task.domain,
+        workerId: job.workerId,
+        ...(job.payload.traceparent !== undefined && { enqueuedBy: job.payload.traceparent }),
+      },
+      async (span) => {
+        const logger = job.logger.child({ task: taskId, attempt });
+        const started = Date.now();
+        const settle = async (outcome: TaskOutcomeRecord, final: boolean) => {
+          // The outcome and the steps still pending go in one statement, with other episodes' outcomes.
+          const result = await settler.settle({
+            runId,
+            taskId,
+            attempt,
+            outcome,
+            taskFinal: final,
+          });
+          if (result.recorded) {
+            deps.onOutcome?.({
+              status: outcome.status,
+              totalSteps: outcome.totalSteps,
+              tokensIn: outcome.tokensIn ?? 0,
+              tokensOut: outcome.tokensOut ?? 0,
+            });
+          }
+          if (result.runSettled) await deps.onRunSettled(runId);
+          return result;
+        };
+        /**
+         * Settles, or when Postgres does not take it keeps it to be written when it does (`cause` is
+         * what the attempt says if by then its outcome no longer can be). Resolves to the settle's
+         * error, or undefined once written.
+         */
+        const settleOrKeep = async (
+          outcome: TaskOutcomeRecord,
+          final: boolean,
+          cause = outcome.error ?? `${outcome.status}`,
+        ): Promise<unknown> => {
+          const at = new Date();
+          span.setOutcome(spanOutcome(outcome));
+          try {
+            await settle(outcome, final);
+            // A later attempt may have taken the task meanwhile and presumed this worker lost.
+            if (outcome.status === 'error' && outcome.errorClass === 'infra')
+              await tasks.recordAttemptCause(runId, taskId, attempt, cause, at);
+            return undefined;
+          } catch (error) {
+            records.keep({ runId, taskId, attempt, outcome, taskFinal: final }, cause, error);
+            return error;
+          }
+        };
+        let stepsSeen = 0;
+        let lastStepAt = 0;
+        let lastStepEnded = started;
+        // What the attempt's steps used, for an outcome the episode could not return (a spend limit).
+        let stepTokensIn = 0;
+        let stepTokensOut = 0;
+        const context: TaskContext = {
+          job,
+          task: opened.task,
           attempt,
-        });
-      },
-      async setExternalId(externalId) {
-        await tasks.setExternalId(runId, taskId, attempt, externalId);
-      },
-    };
+          previousExternalId: opened.previousExternalId,
+          signal: job.signal,
+          logger,
+          recordStep(step) {
+            stepsSeen = Math.max(stepsSeen, step.step);
+            stepTokensIn += Number(step.tokens_in ?? 0);
+            stepTokensOut += Number(step.tokens_out ?? 0);
+            // Stamped now, not when a batch of steps reaches Postgres, to the microsecond and rising.
+            lastStepAt = Math.max(nowMicros(), lastStepAt + 1);
+            deps.steps.add({
+              at: microsToIso(lastStepAt),
+              ...step,
+              run_id: runId,
+              task_id: taskId,
+              attempt,
+            });
+            // Reading the action costs a parse per step: only when tracing is on.
+            if (telemetry.enabled) {
+              // A step that reports no latency (OSWorld's) spans the time since the one before it.
+              const ended = Date.now();
+              span.recordStep(stepSpanAttributes(step, ended - lastStepEnded));
+              lastStepEnded = ended;
+            }
+          },
+          async setExternalId(externalId) {
+            await tasks.setExternalId(runId, taskId, attempt, externalId);
+          },
+        };
 
-    let outcome: TaskOutcome;
-    try {
-      outcome = await handler(context);
-    } catch (error) {
-      const reason = abortReasonOf(job.signal);
-      const message = redactSecrets(errorMessage(error));
-      const durationMs = Date.now() - started;
-      const infra = (detail: string): TaskOutcomeRecord => ({
-        status: 'error',
-        errorClass: 'infra',
-        totalSteps: stepsSeen,
-        durationMs,
-        error: detail,
-      });
-      if (reason === ABORT_REASONS.cancelled) {
-        await settleOrKeep(
-          { status: 'cancelled', totalSteps: stepsSeen, durationMs, error: 'run cancelled' },
-          true,
-        );
-        return { cancelled: true };
-      }
-      if (reason === ABORT_REASONS.shutdown) {
-        await settleOrKeep(infra('handed back at worker shutdown'), false);
-        throw error;
-      }
-      // The worker handed its jobs back: a service it needs has been down for too long.
-      if (reason === ABORT_REASONS.outage) {
-        await settleOrKeep(infra(`handed back: ${outageOf(job.signal)}`), false);
-        throw error;
-      }
-      // A spend limit stopped the task: its own outcome, neither the agent's nor a fault.
-      if (error instanceof SpendLimitReachedError) {
-        await settleOrKeep(
-          {
+        let outcome: TaskOutcome;
+        try {
+          outcome = await handler(context);
+        } catch (error) {
+          const reason = abortReasonOf(job.signal);
+          const message = redactSecrets(errorMessage(error));
+          const durationMs = Date.now() - started;
+          const infra = (detail: string): TaskOutcomeRecord => ({
             status: 'error',
-            errorClass: 'budget',
-            finalApiStatus: 'BUDGET',
+            errorClass: 'infra',
             totalSteps: stepsSeen,
             durationMs,
-            tokensIn: stepTokensIn,
-            tokensOut: stepTokensOut,
-            costUsd: error.attemptSpentUsd,
-            error: `budget: ${message}`,
-            result: {
-              stop_reason: 'budget',
-              budget_scope: error.scope,
-              limit_usd: error.limitUsd,
-            },
-          },
-          true,
+            error: detail,
+          });
+          if (reason === ABORT_REASONS.cancelled) {
+            await settleOrKeep(
+              { status: 'cancelled', totalSteps: stepsSeen, durationMs, error: 'run cancelled' },
+              true,
+            );
+            return { cancelled: true };
+          }
+          if (reason === ABORT_REASONS.shutdown) {
+            await settleOrKeep(infra('handed back at worker shutdown'), false);
+            throw error;
+          }
+          // The worker handed its jobs back: a service it needs has been down for too long.
+          if (reason === ABORT_REASONS.outage) {
+            await settleOrKeep(infra(`handed back: ${outageOf(job.signal)}`), false);
+            throw error;
+          }
+          // A spend limit stopped the task: its own outcome, neither the agent's nor a fault.
+          if (error instanceof SpendLimitReachedError) {
+            await settleOrKeep(
+              {
+                status: 'error',
+                errorClass: 'budget',
+                finalApiStatus: 'BUDGET',
+                totalSteps: stepsSeen,
+                durationMs,
+                tokensIn: stepTokensIn,
+                tokensOut: stepTokensOut,
+                costUsd: error.attemptSpentUsd,
+                error: `budget: ${message}`,
+                result: {
+                  stop_reason: 'budget',
+                  budget_scope: error.scope,
+                  limit_usd: error.limitUsd,
+                },
+              },
+              true,
+            );
+            if (error.scope === 'run') await fenceRunAtBudget(runId, message, logger);
+            return { budget: error.scope };
+          }
+          if (error instanceof UnrecoverableError || faultKindOf(error) === 'permanent') {
+            await settleOrKeep(
+              {
+                status: 'error',
+                errorClass: 'permanent',
+                totalSteps: stepsSeen,
+                durationMs,
+                error: message,
+              },
+              true,
+            );
+            throw error instanceof UnrecoverableError ? error : new UnrecoverableError(message);
+          }
+          // A failure while a service the worker needs is down is the outage's, not the task's: the
+          // job goes back to the queue without using up an attempt, and the attempt says why.
+          const outage = await job.outage(error);
+          if (outage) {
+            // The attempt's own message too, unless it only repeats the outage: it may say more (a
+            // desktop found dead after step 4, from the agent's failed actions and a probe).
+            const failedWith =
+              message === outage || message === `handed back: ${outage}`
+                ? ''
+                : ` (the attempt failed with: ${message})`;
+            await settleOrKeep(infra(`handed back: ${outage}${failedWith}`), false);
+            throw new ServiceOutageError(outage);
+          }
+          const lastAttempt = job.job.attemptsMade + 1 >= (job.job.opts.attempts ?? 1);
+          const detail =
+            reason === ABORT_REASONS.deadline ? `deadline exceeded: ${message}` : message;
+          await settleOrKeep(infra(detail), lastAttempt);
+          await checkInfraBudget(runId, logger);
+          throw error;
+        }
+        const errorClass = outcome.status === 'error' ? (outcome.errorClass ?? 'agent') : null;
+        const record: TaskOutcomeRecord = {
+          ...outcome,
+          errorClass,
+          durationMs: outcome.durationMs ?? Date.now() - started,
+        };
+        span.setOutcome(spanOutcome(record));
+        let recorded: boolean;
+        try {
+          ({ recorded } = await settle(record, true));
+        } catch (settleError) {
+          // The outcome is kept and written when Postgres takes it; if the task has run again by then,
+          // the attempt says its outcome could not be written, and why.
+          const why = redactSecrets(errorMessage(settleError));
+          records.keep(
+            { runId, taskId, attempt, outcome: record, taskFinal: true },
+            `its outcome (${record.status}) could not be written before the task ran again: ${why}`,
+            settleError,
+          );
+          const outage = await job.outage(settleError);
+          throw outage ? new ServiceOutageError(outage) : settleError;
+        }
+        if (!recorded) {
+          // The task was taken again before this outcome came (its lock lapsed while the worker could
+          // not reach Redis, or the worker handed it back): the attempt says so instead of "worker lost".
+          const outage = outageOf(job.signal) ?? (await job.outage().catch(() => null));
+          const cause = `its outcome (${record.status}) came after the task was taken again${outage ? ` (handed back: ${outage})` : ''}`;
+          await tasks
+            .recordAttemptCause(runId, taskId, attempt, cause, new Date())
+            .catch((error: unknown) =>
+              records.keep(
+                { runId, taskId, attempt, outcome: record, taskFinal: true },
+                cause,
+                error,
+              ),
+            );
+        }
+        logger.debug(
+          { status: outcome.status, steps: outcome.totalSteps, recorded },
+          'task settled',
         );
-        if (error.scope === 'run') await fenceRunAtBudget(runId, message, logger);
-        return { budget: error.scope };
-      }
-      if (error instanceof UnrecoverableError || faultKindOf(error) === 'permanent') {
-        await settleOrKeep(
-          {
-            status: 'error',
-            errorClass: 'permanent',
-            totalSteps: stepsSeen,
-            durationMs,
-            error: message,
-          },
-          true,
-        );
-        throw error instanceof UnrecoverableError ? error : new UnrecoverableError(message);
-      }
-      // A failure while a service the worker needs is down is the outage's, not the task's: the
-      // job goes back to the queue without using up an attempt, and the attempt says why.
-      const outage = await job.outage(error);
-      if (outage) {
-        // The attempt's own message too, unless it only repeats the outage: it may say more (a
-        // desktop found dead after step 4, from the agent's failed actions and a probe).
-        const failedWith =
-          message === outage || message === `handed back: ${outage}`
-            ? ''
-            : ` (the attempt failed with: ${message})`;
-        await settleOrKeep(infra(`handed back: ${outage}${failedWith}`), false);
-        throw new ServiceOutageError(outage);
-      }
-      const lastAttempt = job.job.attemptsMade + 1 >= (job.job.opts.attempts ?? 1);
-      const detail = reason === ABORT_REASONS.deadline ? `deadline exceeded: ${message}` : message;
-      await settleOrKeep(infra(detail), lastAttempt);
-      await checkInfraBudget(runId, logger);
-      throw error;
-    }
-    const errorClass = outcome.status === 'error' ? (outcome.errorClass ?? 'agent') : null;
-    const record: TaskOutcomeRecord = {
-      ...outcome,
-      errorClass,
-      durationMs: outcome.durationMs ?? Date.now() - started,
-    };
-    let recorded: boolean;
-    try {
-      ({ recorded } = await settle(record, true));
-    } catch (settleError) {
-      // The outcome is kept and written when Postgres takes it; if the task has run again by then,
-      // the attempt says its outcome could not be written, and why.
-      const why = redactSecrets(errorMessage(settleError));
-      records.keep(
-        { runId, taskId, attempt, outcome: record, taskFinal: true },
-        `its outcome (${record.status}) could not be written before the task ran again: ${why}`,
-        settleError,
-      );
-      const outage = await job.outage(settleError);
-      throw outage ? new ServiceOutageError(outage) : settleError;
-    }
-    if (!recorded) {
-      // The task was taken again before this outcome came (its lock lapsed while the worker could
-      // not reach Redis, or the worker handed it back): the attempt says so instead of "worker lost".
-      const outage = outageOf(job.signal) ?? (await job.outage().catch(() => null));
-      const cause = `its outcome (${record.status}) came after the task was taken again${outage ? ` (handed back: ${outage})` : ''}`;
-      await tasks
-        .recordAttemptCause(runId, taskId, attempt, cause, new Date())
-        .catch((error: unknown) =>
-          records.keep({ runId, taskId, attempt, outcome: record, taskFinal: true }, cause, error),
-        );
-    }
-    logger.debug({ status: outcome.status, steps: outcome.totalSteps, recorded }, 'task settled');
-    return { status: outcome.status, recorded };
+        return { status: outcome.status, recorded };
+      },
+    );
   };
 }

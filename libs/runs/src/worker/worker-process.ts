@@ -1,5 +1,12 @@
 import type { Migration } from 'kysely';
-import { causeOf, createLogger, errorMessage, RepeatedLog, type Logger } from '@benchfleet/core';
+import {
+  BENCHFLEET_VERSION,
+  causeOf,
+  createLogger,
+  errorMessage,
+  RepeatedLog,
+  type Logger,
+} from '@benchfleet/core';
 import {
   checkDatabase,
   checkSchema,
@@ -24,6 +31,7 @@ import {
   type ServedJob,
   type WorkerRuntime,
 } from '@benchfleet/queue';
+import { startTelemetry, type Telemetry, type TelemetryConfig } from '@benchfleet/telemetry';
 import { requestRunAggregate } from '../run-aggregate.js';
 import { PendingAttemptRecords } from './attempt-records.js';
 import type { TaskProcessorDeps } from './task-processor.js';
@@ -56,6 +64,12 @@ export interface WorkerProcessSettings {
    * aggregate worker running; when it fails (or is not given) the aggregate job does it.
    */
   summarizeRun?: (db: Database, runId: string) => Promise<void>;
+  /**
+   * Tracing, as `telemetryConfigFromEnv` read it at the edge (default off). On, spans are exported
+   * as service `benchfleet-<app>` (unless OTEL_SERVICE_NAME says otherwise) and the last ones are
+   * flushed at shutdown; off, no OpenTelemetry module is loaded.
+   */
+  telemetry?: TelemetryConfig;
 }
 
 export interface WorkerServices {
@@ -84,6 +98,21 @@ export interface RunningWorker {
   stop(): Promise<void>;
   /** Resolves once the worker has stopped and released everything. */
   finished: Promise<void>;
+}
+
+/** The process's tracing, named after its app and worker: `benchfleet-worker-webshop`, … */
+function startProcessTelemetry(
+  settings: WorkerProcessSettings,
+  logger: Logger,
+): Promise<Telemetry> {
+  return startTelemetry(settings.telemetry ?? { enabled: false, reason: 'no endpoint' }, {
+    logger,
+    serviceName: `benchfleet-${settings.app}`,
+    resourceAttributes: {
+      'service.instance.id': settings.workerId,
+      'service.version': BENCHFLEET_VERSION,
+    },
+  });
 }
 
 /**
@@ -115,6 +144,7 @@ export async function startWorkerProcess(
     await db.destroy();
     throw error;
   });
+  const telemetry = await startProcessTelemetry(settings, logger);
   const steps = new StepWriter(new StepsRepository(db));
   // Long-lived: it reconnects for as long as the worker lives, or a Redis blip would lose the aggregate of a run.
   const producer = new JobProducer(settings.redisUrl, settings.prefix, 'worker');
@@ -227,6 +257,8 @@ export async function startWorkerProcess(
       await producer.close();
       await metricsServer?.close();
       await db.destroy();
+      // Last: the attempts handed back above end their spans as they go.
+      await telemetry.shutdown();
       markFinished();
     })());
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {

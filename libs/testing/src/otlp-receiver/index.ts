@@ -7,3 +7,8 @@ export {
   type OtlpValue,
   type ReceivedSpan,
 } from './otlp-receiver.js';
+export {
+  OTEL_LOAD_PROBE_NODE_OPTIONS,
+  otelLoadReportOf,
+  type OtelLoadReport,
+} from './otel-load-probe.js';

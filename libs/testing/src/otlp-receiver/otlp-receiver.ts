@@ -25,6 +25,8 @@ export interface ReceivedSpan {
     readonly name: string;
     readonly attributes: Readonly<Record<string, OtlpValue>>;
   }[];
+  /** Spans this one is linked to (not its parent): e.g. the enqueue span of an attempt's job. */
+  readonly links: readonly { readonly traceId: string; readonly spanId: string }[];
   readonly resource: Readonly<Record<string, OtlpValue>>;
   readonly scope: { readonly name: string; readonly version?: string };
   readonly encoding: OtlpEncoding;
@@ -91,6 +93,7 @@ interface RawSpan {
   endTimeUnixNano?: string | number;
   attributes?: RawKeyValue[];
   events?: { name?: string; attributes?: RawKeyValue[] }[];
+  links?: { traceId?: string; spanId?: string }[];
   status?: { code?: number; message?: string };
 }
 interface RawRequest {
@@ -153,6 +156,10 @@ function spansOf(request: RawRequest, encoding: OtlpEncoding): ReceivedSpan[] {
           events: (span.events ?? []).map((event) => ({
             name: event.name ?? '',
             attributes: attributesOf(event.attributes),
+          })),
+          links: (span.links ?? []).map((link) => ({
+            traceId: idOf(link.traceId, encoding) ?? '',
+            spanId: idOf(link.spanId, encoding) ?? '',
           })),
           resource,
           scope,
