@@ -262,43 +262,49 @@ async function measureWorkerPath(): Promise<void> {
       count: number,
     ): Promise<WorkerMeasured> => {
       const worker = await startWorker(traced);
-      const pid = worker.child.pid ?? 0;
-      const cpuBefore = cpuMs(pid);
-      const spansBefore = await collector.spans();
-      const runId = await enqueueWithBuild(resolve('.'), envOf(traced), {
-        catalog: 'bench',
-        // The same goals in every run, off and on: the same work, each time by a fresh worker.
-        goals: `0-${count - 1}`,
-        ...flags,
-      });
-      await waitFor(
-        `run ${runId}`,
-        async () => {
-          const row = await bench.db
-            .selectFrom('tasks')
-            .select((eb) => eb.fn.countAll<number>().as('open'))
-            .where('run_id', '=', runId)
-            .where('status', 'in', ['queued', 'running'])
-            .executeTakeFirstOrThrow();
-          return Number(row.open) === 0;
-        },
-        30 * 60_000,
-        25,
-      );
-      const cpu = cpuMs(pid) - cpuBefore;
-      const span = await sql<{ seconds: number }>`
-        select extract(epoch from max(finished_at) - min(started_at))::float8 as seconds
-        from tasks where run_id = ${runId}
-      `.execute(bench.db);
-      // The worker's last spans are exported at its shutdown.
-      worker.child.kill('SIGTERM');
-      await worker.exited;
-      const spans = (await collector.spans()) - spansBefore;
-      return {
-        rate: count / Number(span.rows[0]?.seconds),
-        cpuMsPerEpisode: cpu / count,
-        spansPerEpisode: spans / count,
-      };
+      try {
+        const pid = worker.child.pid ?? 0;
+        const cpuBefore = cpuMs(pid);
+        const spansBefore = await collector.spans();
+        const runId = await enqueueWithBuild(resolve('.'), envOf(traced), {
+          catalog: 'bench',
+          // The same goals in every run, off and on: the same work, each time by a fresh worker.
+          goals: `0-${count - 1}`,
+          ...flags,
+        });
+        await waitFor(
+          `run ${runId}`,
+          async () => {
+            const row = await bench.db
+              .selectFrom('tasks')
+              .select((eb) => eb.fn.countAll<number>().as('open'))
+              .where('run_id', '=', runId)
+              .where('status', 'in', ['queued', 'running'])
+              .executeTakeFirstOrThrow();
+            return Number(row.open) === 0;
+          },
+          30 * 60_000,
+          25,
+        );
+        const cpu = cpuMs(pid) - cpuBefore;
+        const span = await sql<{ seconds: number }>`
+          select extract(epoch from max(finished_at) - min(started_at))::float8 as seconds
+          from tasks where run_id = ${runId}
+        `.execute(bench.db);
+        // The worker's last spans are exported at its shutdown.
+        worker.child.kill('SIGTERM');
+        await worker.exited;
+        const spans = (await collector.spans()) - spansBefore;
+        return {
+          rate: count / Number(span.rows[0]?.seconds),
+          cpuMsPerEpisode: cpu / count,
+          spansPerEpisode: spans / count,
+        };
+      } finally {
+        // A run that fails to enqueue or to finish leaves no worker behind.
+        if (worker.child.exitCode === null && worker.child.signalCode === null)
+          worker.child.kill('SIGKILL');
+      }
     };
     const setups: { name: string; flags: Record<string, string>; count: number }[] = [
       { name: 'rule agent', flags: { agent: 'rule' }, count: episodes },
