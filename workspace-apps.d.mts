@@ -1,6 +1,5 @@
 // Types of workspace-apps.mjs, for the TypeScript that imports it (tests, the test kit).
 
-
 export interface WorkspacePackage {
   name: string;
   dir: string;
