@@ -1,7 +1,5 @@
 // Types of workspace-apps.mjs, for the TypeScript that imports it (tests, the test kit).
 
-export declare const ROOT: string;
-
 export interface WorkspacePackage {
   name: string;
   dir: string;

@@ -11,7 +11,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const ROOT = dirname(fileURLToPath(import.meta.url));
+const ROOT = dirname(fileURLToPath(import.meta.url));
 
 /** The folders a workspace pattern names: `apps/*`, `examples/*\/*`, `migrations`. */
 function expand(root, pattern) {

@@ -1,12 +1,9 @@
 // Types of worker-manifests.mjs, for the tests that import it.
 import type { WorkspaceApp } from '../workspace-apps.mjs';
 
-export declare const COMPOSE_FILE: string;
-export declare const K8S_WORKERS_FILE: string;
 export declare const COMPOSE_BEGIN: string;
 export declare const COMPOSE_END: string;
 export declare function renderedWorkers(root?: string): WorkspaceApp[];
 export declare function composeWorkers(apps?: WorkspaceApp[]): string[];
-export declare function withComposeWorkers(text: string, lines?: string[]): string;
 export declare function k8sWorkers(apps?: WorkspaceApp[]): string;
 export declare function staleWorkerManifests(): string[];

@@ -13,8 +13,8 @@ import { workspaceApps } from '../workspace-apps.mjs';
 
 const DEPLOY_DIR = dirname(fileURLToPath(import.meta.url));
 const REPO_DIR = join(DEPLOY_DIR, '..');
-export const COMPOSE_FILE = join(DEPLOY_DIR, 'compose.yaml');
-export const K8S_WORKERS_FILE = join(DEPLOY_DIR, 'k8s', 'benchmark-workers.yaml');
+const COMPOSE_FILE = join(DEPLOY_DIR, 'compose.yaml');
+const K8S_WORKERS_FILE = join(DEPLOY_DIR, 'k8s', 'benchmark-workers.yaml');
 export const COMPOSE_BEGIN =
   "  # --- benchmark workers: written by `npm run build` from each worker app's package.json (benchfleet.deploy); edit those ---";
 export const COMPOSE_END = '  # --- end of benchmark workers ---';
@@ -47,7 +47,7 @@ export function composeWorkers(apps = renderedWorkers()) {
 }
 
 /** compose.yaml with its rendered part replaced by `lines`. */
-export function withComposeWorkers(text, lines = composeWorkers()) {
+function withComposeWorkers(text, lines = composeWorkers()) {
   const begin = text.indexOf(`${COMPOSE_BEGIN}\n`);
   const end = text.indexOf(`${COMPOSE_END}\n`);
   if (begin === -1 || end < begin)

@@ -19,7 +19,7 @@ export interface ArtifactStore {
 }
 
 /** Every request to an S3 service has this long, at most (a screenshot is a few hundred KiB). */
-export const ARTIFACT_REQUEST_TIMEOUT_MS = 30_000;
+const ARTIFACT_REQUEST_TIMEOUT_MS = 30_000;
 
 const PROBE_BYTES = Buffer.alloc(64 * 1024);
 
@@ -129,7 +129,7 @@ function parseS3Uri(uri: string): { bucket: string; key: string } {
   return { bucket: match[1], key: match[2] ?? '' };
 }
 
-export class S3ArtifactStore implements ArtifactStore {
+class S3ArtifactStore implements ArtifactStore {
   private readonly client: AwsClient;
   private readonly bucket: string;
   private readonly prefix: string;

@@ -11,7 +11,7 @@ import type { BenchmarkWorkerPart } from './benchmark-worker-part.js';
 import type { RunSummary } from './run-summary.js';
 
 /** What `scheduler enqueue` hands a benchmark to plan a run from. */
-export interface PlanInput<Flags> {
+interface PlanInput<Flags> {
   /** `--domain`, split at commas. */
   readonly domains: readonly string[];
   readonly maxTasks?: number;
@@ -49,7 +49,7 @@ export interface PlannedTask<Spec> {
   readonly spec: Spec;
 }
 
-export interface RunPlan<ConfigInput, Spec> {
+interface RunPlan<ConfigInput, Spec> {
   readonly name: string;
   /** Parsed by the benchmark's run-config schema before it is stored: defaults are added there. */
   readonly config: ConfigInput;

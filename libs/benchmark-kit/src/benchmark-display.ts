@@ -2,7 +2,7 @@ import type { NamedQuery } from '@benchfleet/db';
 import type { TaskPanel, TrajectoryPanel } from './task-panel.js';
 
 /** One task as a benchmark's task detail receives it: the row as stored, spec and result as JSON. */
-export interface TaskDetailTask {
+interface TaskDetailTask {
   readonly run_id: string;
   readonly task_id: string;
   readonly status: string;
@@ -24,7 +24,7 @@ export interface TaskDetailContext {
 }
 
 /** One run as a benchmark's run detail receives it: the row as stored. */
-export interface RunDetailRun {
+interface RunDetailRun {
   readonly run_id: string;
   readonly status: string;
   /** As stored (`runs.config`), not parsed. */
@@ -61,7 +61,7 @@ export interface TaskGrade {
 }
 
 /** Why a task fell short, as a SQL expression over the task row `t` (text; null when it says nothing). */
-export interface FailureReason {
+interface FailureReason {
   /** The heading of the reason's column in the dashboard's Failures panel. */
   readonly label: string;
   readonly sql: string;

@@ -7,7 +7,7 @@ import type { AnyBenchmark } from './benchmark-descriptor.js';
 import type { BenchmarkEntry } from './benchmark-entry.js';
 
 /** Names a run's benchmark that this build of the fleet does not know. */
-export class UnknownBenchmarkError extends Error {
+class UnknownBenchmarkError extends Error {
   override readonly name = 'UnknownBenchmarkError';
 }
 

@@ -7,7 +7,7 @@ import type { HealthCheck } from '@benchfleet/queue';
 import type { BenchmarkOutcome, BenchmarkTaskContext } from './episode-context.js';
 
 /** What a worker's setup gets: its own flags parsed, and the services the worker process opened. */
-export interface WorkerSetupContext<Flags> {
+interface WorkerSetupContext<Flags> {
   /** The benchmark's worker flags, parsed once at start-up by their zod object. */
   readonly flags: Flags;
   readonly db: Database;
@@ -33,7 +33,7 @@ export interface LlmLanesSource {
 }
 
 /** What setup hands the worker process: the episode it runs for each task, and what it checks. */
-export interface WorkerEpisodes<Config, Spec, Result> {
+interface WorkerEpisodes<Config, Spec, Result> {
   /** One task: typed config and spec in, the outcome out; a throw is a fault (see TaskOutcome). */
   episode(context: BenchmarkTaskContext<Config, Spec>): Promise<BenchmarkOutcome<Result>>;
   /**

@@ -5,7 +5,7 @@ import type { Database, Run } from '@benchfleet/db';
 // OSWorld) scores them again with the metrics of now. The scheduler prints the report; the
 // benchmark does the scoring.
 
-export interface RegradeContext {
+interface RegradeContext {
   readonly db: Database;
   readonly run: Run;
   /** How to read the saved end-state files (their URIs are recorded with each grade). */

@@ -34,7 +34,7 @@ const runNumbersObject = z.object({
   min_steps_task: taskSteps.nullable(),
   longest_task: z.object({ task_id: z.string(), duration_seconds: z.number() }).nullable(),
 });
-export const runNumbersSchema = z.preprocess(renameCompleted, runNumbersObject);
+const runNumbersSchema = z.preprocess(renameCompleted, runNumbersObject);
 export type RunNumbers = z.output<typeof runNumbersObject>;
 
 const domainNumbersObject = z.object({
@@ -43,10 +43,10 @@ const domainNumbersObject = z.object({
   success_rate: z.number(),
   avg_steps: z.number(),
 });
-export const domainNumbersSchema = z.preprocess(renameCompleted, domainNumbersObject);
+const domainNumbersSchema = z.preprocess(renameCompleted, domainNumbersObject);
 export type DomainNumbers = z.output<typeof domainNumbersObject>;
 
-export const runSummarySchema = z.object({
+const runSummarySchema = z.object({
   run_id: z.string(),
   benchmark: z.string(),
   /** What a success is for this benchmark, in words a reader cannot mistake. */

@@ -28,7 +28,7 @@ export type TaskPanelText =
 /** A cell: text as given; a number with three decimals; null for a value nobody recorded (`–`); runs of text (links). */
 export type TaskPanelCell = string | number | null | { readonly text: readonly TaskPanelText[] };
 
-export interface TaskPanelColumn {
+interface TaskPanelColumn {
   readonly key: string;
   readonly label: string;
   readonly numeric?: boolean;
@@ -53,7 +53,7 @@ export interface TaskPanelTable {
   readonly rows: readonly TaskPanelRow[];
 }
 
-export interface TaskPanelParagraph {
+interface TaskPanelParagraph {
   /** The paragraph's `data-field`. */
   readonly field?: string;
   readonly text: readonly TaskPanelText[];

@@ -21,7 +21,7 @@ export type Database = Kysely<DB>;
  * idle connection; client side, a query that gets no answer at all (a network that drops packets:
  * nothing is refused, nothing arrives) fails, and its connection is dropped rather than reused.
  */
-export interface PostgresDeadlines {
+interface PostgresDeadlines {
   /** Connecting, with authentication, or waiting for a free connection of the pool. */
   connectTimeoutMs: number;
   /** Server side (`statement_timeout`): a statement running longer is cancelled. */
@@ -42,7 +42,7 @@ export interface PostgresDeadlines {
  * was cut off. Work that is long by nature (a catalog import, a migration) says so where it runs
  * (`longStatements`).
  */
-export const POSTGRES_DEADLINES: PostgresDeadlines = {
+const POSTGRES_DEADLINES: PostgresDeadlines = {
   connectTimeoutMs: 5_000,
   statementTimeoutMs: 60_000,
   queryTimeoutMs: 65_000,
@@ -216,7 +216,7 @@ export async function checkDatabase(
 }
 
 /** What went wrong talking to Postgres, in words a user can act on (the server's message kept). */
-export function describePostgresError(error: unknown): string {
+function describePostgresError(error: unknown): string {
   const message = errorMessage(error) || 'connection failed';
   if (error instanceof PostgresTimeoutError) return message;
   if (message === 'Query read timeout' || message === 'timeout expired')

@@ -20,7 +20,7 @@ export interface GroupCommitOptions<Item> {
  * deadlock), not because it cannot be reached, is shutting down or out of resources: those fail
  * every item alike, and writing them one by one would only wait out the fault once per item.
  */
-export function refusedByPostgres(error: unknown): boolean {
+function refusedByPostgres(error: unknown): boolean {
   if (!(error instanceof pg.DatabaseError) || typeof error.code !== 'string') return false;
   return !['08', '53', '57', '58'].includes(error.code.slice(0, 2));
 }

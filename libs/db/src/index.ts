@@ -8,5 +8,5 @@ export * from './attempts-repository.js';
 export * from './settle-batcher.js';
 export * from './group-commit.js';
 export * from './named-query.js';
-export { prepared, PostgresTimeoutError } from './prepared-statements.js';
+export { prepared } from './prepared-statements.js';
 export * from './postgres-health.js';

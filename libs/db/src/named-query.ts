@@ -12,7 +12,7 @@ export interface NamedQuery<P extends string = string> {
   params: readonly P[];
 }
 
-export type QueryValue = string | number | boolean | null;
+type QueryValue = string | number | boolean | null;
 export type QueryValues<P extends string> = Record<P, QueryValue>;
 
 // `:name` but not the `::type` of a cast.
@@ -32,7 +32,7 @@ export function defineQuery<const P extends string>(query: NamedQuery<P>): Named
 }
 
 /** The text with `$1…$n` placeholders and their values, as sent to Postgres. */
-export function compileNamedQuery<P extends string>(
+function compileNamedQuery<P extends string>(
   query: NamedQuery<P>,
   values: QueryValues<P>,
 ): { text: string; values: QueryValue[] } {
@@ -46,7 +46,7 @@ export function compileNamedQuery<P extends string>(
 }
 
 /** A Postgres literal (standard_conforming_strings, the default since 9.1). */
-export function sqlLiteral(value: QueryValue): string {
+function sqlLiteral(value: QueryValue): string {
   if (value === null) return 'null';
   if (typeof value === 'number') {
     if (!Number.isFinite(value)) throw new Error(`${value} has no SQL literal`);

@@ -1,11 +1,4 @@
-import type {
-  ColumnType,
-  Generated,
-  Insertable,
-  JSONColumnType,
-  Selectable,
-  Updateable,
-} from 'kysely';
+import type { ColumnType, Generated, Insertable, JSONColumnType, Selectable } from 'kysely';
 import type { AttemptStatus, ErrorClass, RunStatus, TaskStatus } from '@benchfleet/core';
 
 export type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -27,7 +20,7 @@ type NullableJson = ColumnType<
 type OwnedJson = ColumnType<unknown, string, string>;
 type NullableOwnedJson = ColumnType<unknown, string | null | undefined, string | null>;
 
-export interface RunsTable {
+interface RunsTable {
   id: string;
   name: string;
   /** A benchmark's registered name. */
@@ -52,7 +45,7 @@ export interface RunsTable {
 
 export type RunHalt = 'budget' | 'infra';
 
-export interface TasksTable {
+interface TasksTable {
   run_id: string;
   task_id: string;
   seq: number;
@@ -81,7 +74,7 @@ export interface TasksTable {
   finished_at: NullableTimestamp;
 }
 
-export interface AttemptsTable {
+interface AttemptsTable {
   run_id: string;
   task_id: string;
   attempt: number;
@@ -96,12 +89,12 @@ export interface AttemptsTable {
 }
 
 /** Written by each worker's health check: a Postgres that refuses writes fails it. */
-export interface WorkerHealthTable {
+interface WorkerHealthTable {
   worker_id: string;
   checked_at: Generated<Timestamp>;
 }
 
-export interface StepsTable {
+interface StepsTable {
   run_id: string;
   task_id: string;
   attempt: number;
@@ -120,7 +113,7 @@ export interface StepsTable {
   cost_usd: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
-export interface RunSummaryView {
+interface RunSummaryView {
   run_id: string;
   name: string;
   benchmark: string;
@@ -155,7 +148,7 @@ export interface RunSummaryView {
   halt_reason: string | null;
 }
 
-export interface DomainSummaryView {
+interface DomainSummaryView {
   run_id: string;
   domain: string;
   total: number;
@@ -185,9 +178,7 @@ export type Run = Selectable<RunsTable>;
 export type NewRun = Insertable<RunsTable>;
 export type Task = Selectable<TasksTable>;
 export type NewTask = Insertable<TasksTable>;
-export type TaskUpdate = Updateable<TasksTable>;
 export type Attempt = Selectable<AttemptsTable>;
 export type Step = Selectable<StepsTable>;
 export type NewStep = Insertable<StepsTable>;
 export type RunSummaryRow = Selectable<RunSummaryView>;
-export type DomainSummaryRow = Selectable<DomainSummaryView>;

@@ -34,7 +34,7 @@ const PRICE_PAIR = 'give inputUsdPerMillion and outputUsdPerMillion together';
  * or its host name; `model` the model name. A missing one matches every provider or model; the
  * most specific entry wins field by field (provider+model, then model, then provider, then none).
  */
-export const limitEntrySchema = z
+const limitEntrySchema = z
   .strictObject({
     provider: z.string().min(1).optional(),
     model: z.string().min(1).optional(),
@@ -48,7 +48,7 @@ export type LimitEntry = z.output<typeof limitEntrySchema>;
 export const limitsFileSchema = z.strictObject({ limits: z.array(limitEntrySchema) });
 
 /** Limits given inline (`--llm-rpm` …): they apply to every provider and model and win over the file. */
-export const inlineLimitsSchema = z.strictObject({
+const inlineLimitsSchema = z.strictObject({
   requestsPerMinute: positiveWhole.optional(),
   tokensPerMinute: positiveWhole.optional(),
   maxConcurrency: positiveWhole.max(100_000).optional(),

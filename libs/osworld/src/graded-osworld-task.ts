@@ -41,7 +41,7 @@ import {
 import type { StackProbe } from './stack-watch.js';
 
 /** Deadlines of the reset: the command, then bytebotd and the VM server answering. */
-export interface GradedTaskDeadlines {
+interface GradedTaskDeadlines {
   readonly resetCommandMs: number;
   readonly readyMs: number;
   readonly readyIntervalMs: number;

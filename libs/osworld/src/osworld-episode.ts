@@ -50,10 +50,10 @@ export interface OsworldEpisodeSink {
   onStep(step: OsworldEpisodeStep): void | Promise<void>;
 }
 
-export type OsworldEpisodeStatus = 'success' | 'failed' | 'cancelled' | 'error';
+type OsworldEpisodeStatus = 'success' | 'failed' | 'cancelled' | 'error';
 
 /** Why the episode stopped; the original only tells them apart through `final_api_status`. */
-export type OsworldEpisodeStopReason = 'end_status' | 'step_limit' | 'stalled' | 'create_failed';
+type OsworldEpisodeStopReason = 'end_status' | 'step_limit' | 'stalled' | 'create_failed';
 
 export interface OsworldEpisodeOutcome {
   status: OsworldEpisodeStatus;
@@ -75,7 +75,7 @@ export interface OsworldEpisodeOutcome {
   stop_reason: OsworldEpisodeStopReason;
 }
 
-export interface OsworldEpisodeClock {
+interface OsworldEpisodeClock {
   now(): number;
 }
 

@@ -15,7 +15,7 @@ import {
  * Why a task has no score. The grading library's causes, plus one of the flow's own: the agent
  * never started (Bytebot refused to create its task), so there is no end state of its to grade.
  */
-export type OsworldNoScoreCause = NoScoreCause | 'agent_not_started';
+type OsworldNoScoreCause = NoScoreCause | 'agent_not_started';
 
 /** An end-state file the getters fetched, as kept in the artifact store. */
 export interface OsworldEndStateArtifact extends EndStateFile {
@@ -129,7 +129,7 @@ function mappingIdOf(signal: FinalSignal): string {
 }
 
 /** How long each phase of a graded task took, in ms. */
-export interface GradedTaskTimings {
+interface GradedTaskTimings {
   readonly resetMs: number;
   readonly readyMs: number;
   /** Cache dir and `config` steps (downloads included). */

@@ -34,7 +34,7 @@ import {
 // rebuilt from the Postgres rows and the artifact store rather than from in-memory results.
 
 /** Written beside final.json when something could not be exported (a screenshot missing from the store). */
-export const EXPORT_PROBLEMS_FILE = 'export_problems.json';
+const EXPORT_PROBLEMS_FILE = 'export_problems.json';
 
 export const osworldLogsExporter: RunExporter<OsworldRunConfig> = {
   description:

@@ -8,7 +8,7 @@ import { formatPythonJson, pythonFloat } from './python-compatible-format.js';
 // Writes the directory layout of the original benchmark (`osworld-logs/`) from plain data:
 //   <task_id>/step_NNN.json, <task_id>/screenshots/step_NNN.png, <task_id>/result.json, final.json
 
-export type OsworldScreenshotSource = Uint8Array | null | (() => Promise<Uint8Array | null>);
+type OsworldScreenshotSource = Uint8Array | null | (() => Promise<Uint8Array | null>);
 
 export interface OsworldLogStep {
   step_number: number;

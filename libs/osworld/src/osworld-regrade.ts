@@ -42,7 +42,7 @@ export interface RegradeOsworldOptions {
   readonly logger?: Logger;
 }
 
-export type RegradeTaskReport =
+type RegradeTaskReport =
   | {
       readonly taskId: string;
       readonly attempt: number;

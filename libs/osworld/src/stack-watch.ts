@@ -42,7 +42,7 @@ export interface StackWatchOptions {
  * agent's own tool results are the other evidence (see the episode): two computer actions in a row
  * that came back without a screenshot, then one failed probe, and the desktop is gone at once.
  */
-export const STACK_WATCH_DEFAULTS = { intervalMs: 5_000, windowMs: 20_000, failures: 3 } as const;
+const STACK_WATCH_DEFAULTS = { intervalMs: 5_000, windowMs: 20_000, failures: 3 } as const;
 
 interface Streak {
   failures: number;

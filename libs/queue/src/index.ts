@@ -2,7 +2,6 @@ export * from './job-catalog.js';
 export * from './redis-connection.js';
 export * from './job-producer.js';
 export * from './worker-runtime.js';
-export { UnrecoverableError } from 'bullmq';
 export * from './lost-job-watcher.js';
 export * from './health-gate.js';
 export * from './worker-heartbeat.js';

@@ -4,7 +4,7 @@ import type { Redis } from 'ioredis';
 
 const BEAT_MS = 10_000;
 /** A worker not heard from for this long is gone. */
-export const WORKER_SILENCE_MS = 3 * BEAT_MS;
+const WORKER_SILENCE_MS = 3 * BEAT_MS;
 
 /** What a worker says of itself, for `scheduler status` and the dashboard. */
 export interface WorkerBeat {
@@ -24,7 +24,7 @@ export interface WorkerBeat {
   capabilities?: string[];
 }
 
-export function workersKey(prefix: string): string {
+function workersKey(prefix: string): string {
   return `${prefix}:benchfleet:workers`;
 }
 

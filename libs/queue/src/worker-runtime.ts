@@ -31,9 +31,9 @@ export type AbortReason = (typeof ABORT_REASONS)[keyof typeof ABORT_REASONS];
  * job then runs twice (the first attempt's outcome is refused, never counted; it is work thrown
  * away) and the stall counts towards `maxStalledCount`. BullMQ's default is 30 s.
  */
-export const DEFAULT_LOCK_DURATION_MS = 15_000;
+const DEFAULT_LOCK_DURATION_MS = 15_000;
 /** How often each worker looks for jobs whose lock lapsed (a Lua script over the active list; cheap). */
-export const DEFAULT_STALLED_INTERVAL_MS = 5_000;
+const DEFAULT_STALLED_INTERVAL_MS = 5_000;
 /**
  * The most time from a worker's death to its jobs being back in the queue: its locks lapse within
  * the lock duration, and the next stalled check of any live worker of the queue hands them back.

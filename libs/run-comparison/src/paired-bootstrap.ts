@@ -17,7 +17,7 @@ export interface Interval {
 export const DEFAULT_BOOTSTRAP = { resamples: 10_000, seed: 1, level: 0.95 } as const;
 
 /** Type-7 quantile (linear interpolation between order statistics) of sorted values. */
-export function quantileOfSorted(sorted: ArrayLike<number>, p: number): number {
+function quantileOfSorted(sorted: ArrayLike<number>, p: number): number {
   if (sorted.length === 0) return Number.NaN;
   const position = (sorted.length - 1) * p;
   const below = Math.floor(position);

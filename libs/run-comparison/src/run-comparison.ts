@@ -33,9 +33,9 @@ export interface PairedDifference {
   ci95: Interval;
 }
 
-export type FlipDirection = 'only_a' | 'only_b';
+type FlipDirection = 'only_a' | 'only_b';
 
-export interface FlippedTask {
+interface FlippedTask {
   task_id: string;
   domain: string;
   passed: FlipDirection;

@@ -20,7 +20,7 @@ export interface EnqueueDeps {
 }
 
 /** What this code is, recorded on every run: the configured version, else the git commit. */
-export function codeVersion(configured?: string): string {
+function codeVersion(configured?: string): string {
   if (configured) return configured;
   try {
     return execFileSync('git', ['rev-parse', '--short', 'HEAD'], {

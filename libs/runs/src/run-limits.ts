@@ -14,10 +14,10 @@ import {
 } from '@benchfleet/llm-governor';
 
 /** The window of the infra-error budget when `--infra-window` is not given. */
-export const DEFAULT_INFRA_WINDOW = 20;
+const DEFAULT_INFRA_WINDOW = 20;
 
 /** `runs.limits`. */
-export const runLimitsSchema = z.strictObject({
+const runLimitsSchema = z.strictObject({
   /** USD the run may spend on LLM calls (`--max-cost-usd`). */
   max_cost_usd: z.number().positive().optional(),
   /** USD one task may spend (`--max-task-cost-usd`). */
@@ -53,7 +53,7 @@ export function readRunLimits(stored: unknown): RunLimits {
 }
 
 /** The spend limits a governed call of the run is held to; undefined when the run has none. */
-export function budgetOfRun(limits: RunLimits): LlmBudget | undefined {
+function budgetOfRun(limits: RunLimits): LlmBudget | undefined {
   if (limits.max_cost_usd === undefined && limits.max_task_cost_usd === undefined) return undefined;
   return {
     ...(limits.max_cost_usd !== undefined && { runUsd: limits.max_cost_usd }),
@@ -91,7 +91,7 @@ function windowSize(text: string | undefined): number | undefined {
 }
 
 /** The model a planned run calls, as its rows name it (`model.name`, else `agent.model`) and where. */
-export function runModelOf(run: {
+function runModelOf(run: {
   model: Record<string, unknown> | null;
   agent: Record<string, unknown> | null;
 }): { name: string; provider: string } | undefined {

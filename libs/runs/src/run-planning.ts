@@ -57,7 +57,7 @@ function ownerOf(
  * The benchmark a run is for: `--benchmark`, else the one whose flags were given, else the one
  * whose domains hold every `--domain`; an unknown domain lists every benchmark's domains.
  */
-export async function chooseBenchmark(
+async function chooseBenchmark(
   registry: BenchmarkRegistry,
   input: EnqueueInput,
   context: PlanContext,

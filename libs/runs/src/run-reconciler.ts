@@ -57,7 +57,7 @@ export async function joblessTasks(
   return jobless;
 }
 
-export interface ReconcileReport {
+interface ReconcileReport {
   /** Runs whose open tasks were compared with their queue. */
   runsChecked: number;
   /** Tasks given a new job (their job was missing, completed or failed out). */
@@ -76,7 +76,7 @@ export interface ReconcileReport {
  * once: jobs have deterministic ids, outcomes are conditional writes, summaries are recomputed.
  * Runs younger than `graceMs` are left to their enqueue (its jobs may still be on their way).
  */
-export async function reconcileRuns(
+async function reconcileRuns(
   deps: { db: Database; producer: JobProducer; registry: BenchmarkRegistry; logger: Logger },
   options: { graceMs?: number } = {},
 ): Promise<ReconcileReport> {

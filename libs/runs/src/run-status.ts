@@ -25,7 +25,7 @@ export interface GovernorReader {
 }
 
 /** The run's spend against its limits. */
-export interface RunSpend {
+interface RunSpend {
   /** Spent so far: the governor's live count (running tasks' calls too), else the settled tasks' costs in Postgres. */
   readonly spentUsd: number | null;
   readonly source: 'governor' | 'settled tasks';
@@ -45,7 +45,7 @@ export interface RunSpend {
 }
 
 /** The run's two scores: infra failures (and spend-limit stops) counted as failures, and excluded. */
-export interface RunScores {
+interface RunScores {
   readonly successRate: number | null;
   readonly successRateExcludingInfra: number | null;
   readonly infraFailed: number;
@@ -53,7 +53,7 @@ export interface RunScores {
 }
 
 /** A task between two attempts: its last one failed, and BullMQ runs the next after a back-off. */
-export interface RetryingTask {
+interface RetryingTask {
   taskId: string;
   failedAttempt: number;
   /** The failed attempt's error, as recorded. */
@@ -307,7 +307,7 @@ function describeScores(scores: RunScores): string {
 }
 
 /** Spent against the limits, the overshoot, the projection; "unpriced" when a model has no price. */
-export function describeSpend(spend: RunSpend): string {
+function describeSpend(spend: RunSpend): string {
   if (spend.unpriced)
     return `  spend: unpriced (the run's model has no price: its cost is unknown, not $0${spend.unpricedCalls > 0 ? `; ${spend.unpricedCalls} unpriced call(s)` : ''})\n`;
   if (spend.spentUsd === null) return '';
@@ -330,7 +330,7 @@ export function describeSpend(spend: RunSpend): string {
 }
 
 /** One LLM lane: rates against limits, 429s, the concurrency target, spend (the key's fingerprint, never the key). */
-export function describeLane(lane: LaneSnapshot): string {
+function describeLane(lane: LaneSnapshot): string {
   const limit = (value: { configured?: number; learned?: number }) =>
     value.configured !== undefined
       ? `/${value.configured}`

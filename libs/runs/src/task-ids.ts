@@ -6,7 +6,7 @@ import { UsageError } from '@benchfleet/core';
  * letter or digit, at most 200 characters. Two ids may not differ only in case (a case-insensitive
  * file system would write both to one directory).
  */
-export const TASK_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
+const TASK_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
 
 export function checkTaskIds(taskIds: readonly string[], source: string): void {
   const seen = new Map<string, string>();

@@ -26,7 +26,7 @@ const NOOP_LLM_CALL: LlmCallSpan = Object.freeze({ end: () => undefined });
 const COMPLETED: TelemetryShutdown = Object.freeze({ completed: true });
 
 /** Tracing off: every method hands straight through, and no OpenTelemetry module is ever loaded. */
-export const noopTelemetry: Telemetry = Object.freeze({
+const noopTelemetry: Telemetry = Object.freeze({
   enabled: false,
   attemptSpan: <T>(_attempt: AttemptStart, run: (span: AttemptSpan) => Promise<T>) =>
     run(NOOP_ATTEMPT),

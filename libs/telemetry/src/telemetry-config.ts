@@ -1,11 +1,11 @@
 import { ConfigError } from '@benchfleet/core';
 
 /** The OTLP encodings over HTTP this fleet exports in; gRPC is not supported (no gRPC exporter is loaded). */
-export type OtlpProtocol = 'http/protobuf' | 'http/json';
+type OtlpProtocol = 'http/protobuf' | 'http/json';
 
 export type TelemetryConfig = TelemetryOff | TelemetryOn;
 
-export interface TelemetryOff {
+interface TelemetryOff {
   readonly enabled: false;
   /** Why: no endpoint set (the default), `OTEL_SDK_DISABLED=true`, or `OTEL_TRACES_EXPORTER=none`. */
   readonly reason: 'no endpoint' | 'OTEL_SDK_DISABLED' | 'OTEL_TRACES_EXPORTER=none';
@@ -28,7 +28,7 @@ export interface TelemetryOn {
   readonly batch: BatchSettings;
 }
 
-export interface BatchSettings {
+interface BatchSettings {
   /** `OTEL_BSP_SCHEDULE_DELAY`: the most a span waits before it is exported (SDK default 5000 ms). */
   readonly scheduledDelayMs?: number;
   /** `OTEL_BSP_MAX_EXPORT_BATCH_SIZE`: spans per export at most (SDK default 512). */

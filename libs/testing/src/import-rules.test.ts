@@ -22,7 +22,7 @@ function sourceFiles(dir: string): string[] {
 }
 
 /** The modules a file imports: `import … from`, `export … from`, `import '…'`, `import('…')`. */
-export function importsOf(source: string): string[] {
+function importsOf(source: string): string[] {
   return [
     ...source.matchAll(/^\s*(?:import|export)\b[^'"]*?\bfrom\s+['"]([^'"]+)['"]/gm),
     ...source.matchAll(/^\s*import\s+['"]([^'"]+)['"]/gm),

@@ -5,7 +5,7 @@ import { finishFault, withFaultFleet, type FaultResult } from './fault-scenarios
 import { waitFor } from './process-harness.js';
 
 /** Tasks of a run with an attempt opened by `workerId`, whatever became of it. */
-export async function tasksAttemptedBy(
+async function tasksAttemptedBy(
   fleet: FaultFleet,
   runId: string,
   workerId: string,

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 const REPO_DIR = fileURLToPath(new URL('../../..', import.meta.url));
 
 /** Each file the README shows, with the text of the block that follows its marker. */
-export function shownFiles(readme: string): Array<{ path: string; shown: string | undefined }> {
+function shownFiles(readme: string): Array<{ path: string; shown: string | undefined }> {
   return [...readme.matchAll(/^<!-- file: (\S+) -->\n```[a-z]*\n([\s\S]*?)^```$/gm)].map(
     (match) => ({ path: match[1]!, shown: match[2] }),
   );

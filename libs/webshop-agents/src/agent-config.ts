@@ -6,10 +6,10 @@ import { LlmAgent, type PriceTable } from './llm-agent.js';
 import { RuleAgent } from './rule-agent.js';
 import type { WebshopAgent } from './webshop-agent.js';
 
-export const ruleAgentConfigSchema = z.strictObject({ kind: z.literal('rule') });
+const ruleAgentConfigSchema = z.strictObject({ kind: z.literal('rule') });
 
 /** Goes into job payloads and `runs.agent`: strict, so an `apiKey` (or any stray field) is refused. */
-export const llmAgentConfigSchema = z.strictObject({
+const llmAgentConfigSchema = z.strictObject({
   kind: z.literal('llm'),
   baseUrl: z.url({ protocol: /^https?$/ }).refine((url) => {
     const parsed = new URL(url);
@@ -37,8 +37,6 @@ export const agentConfigSchema = z.discriminatedUnion('kind', [
 ]);
 
 export type AgentConfig = z.output<typeof agentConfigSchema>;
-export type AgentConfigInput = z.input<typeof agentConfigSchema>;
-export type LlmAgentConfig = z.output<typeof llmAgentConfigSchema>;
 
 export { priceTableSchema };
 

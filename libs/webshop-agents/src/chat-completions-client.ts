@@ -35,7 +35,7 @@ export interface RetryPolicy {
   readonly random: () => number;
 }
 
-export const defaultRetryPolicy: RetryPolicy = {
+const defaultRetryPolicy: RetryPolicy = {
   maxRetries: 5,
   baseDelayMs: 500,
   maxDelayMs: 30_000,

@@ -11,7 +11,7 @@ import type {
   WebshopObservation,
 } from './webshop-agent.js';
 
-export { costUsd, type PriceTable };
+export { type PriceTable };
 
 export interface LlmAgentOptions {
   readonly baseUrl: string;

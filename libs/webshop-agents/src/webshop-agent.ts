@@ -29,7 +29,7 @@ export interface EpisodeContext {
  * `think` is a valid no-op (ReAct's `think[...]`): the page does not change, so the runner may skip the store.
  * `invalid` decisions carry `invalidReason`; the runner records the step and the episode goes on.
  */
-export type AgentDecisionKind = 'search' | 'click' | 'think' | 'invalid';
+type AgentDecisionKind = 'search' | 'click' | 'think' | 'invalid';
 
 export interface AgentDecision {
   /** Canonical store action (`search[...]`, `click[...]`, `think[...]`); for an invalid decision, what the agent attempted (may be ''). */

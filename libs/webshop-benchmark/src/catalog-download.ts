@@ -24,7 +24,7 @@ export const WEBSHOP_SMALL_FILES = [
 
 export const DEFAULT_DOWNLOAD_BASE = 'https://raw.githubusercontent.com';
 
-export class ChecksumMismatchError extends Error {
+class ChecksumMismatchError extends Error {
   override readonly name = 'ChecksumMismatchError';
 }
 

@@ -25,7 +25,7 @@ import {
 } from '@benchfleet/webshop';
 
 /** Bumped when the file layout changes; a stored snapshot of another format is rebuilt. */
-export const SEARCH_SNAPSHOT_FORMAT = 1;
+const SEARCH_SNAPSHOT_FORMAT = 1;
 const CHUNK_BYTES = 8 << 20;
 const REBUILD_PAGE = 5_000;
 const STALE_COPY_AGE_MS = 60 * 60_000;

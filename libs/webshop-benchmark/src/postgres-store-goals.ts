@@ -9,7 +9,7 @@ import {
 } from '@benchfleet/webshop';
 
 /** Goals kept per worker by default: far more than the episodes it runs at once. */
-export const DEFAULT_GOAL_CACHE_ENTRIES = 2_000;
+const DEFAULT_GOAL_CACHE_ENTRIES = 2_000;
 
 /**
  * A catalog's goals fetched from Postgres when an episode starts (the episodes starting together

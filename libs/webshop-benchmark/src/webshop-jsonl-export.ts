@@ -10,7 +10,7 @@ import {
   type WebshopRunConfig,
 } from './webshop-run-config.js';
 
-export const TRAJECTORIES_FILE = 'trajectories.jsonl';
+const TRAJECTORIES_FILE = 'trajectories.jsonl';
 const PAGE = 200;
 
 function trajectoryStep(step: Step) {

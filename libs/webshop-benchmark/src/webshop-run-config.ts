@@ -5,7 +5,6 @@ export const WEBSHOP_SPLITS = {
   eval: [500, 1499],
   train: [1500, Number.MAX_SAFE_INTEGER],
 } as const;
-export type WebshopSplit = keyof typeof WEBSHOP_SPLITS;
 
 /** Owns a WebShop run's `runs.config`; the defaults are the paper's. */
 export const webshopRunConfigSchema = z.object({
@@ -17,7 +16,6 @@ export const webshopRunConfigSchema = z.object({
   observation_mode: z.enum(['text', 'text_rich']).default('text'),
 });
 export type WebshopRunConfig = z.output<typeof webshopRunConfigSchema>;
-export type WebshopRunConfigInput = z.input<typeof webshopRunConfigSchema>;
 
 /** Owns a WebShop task's `tasks.spec`: the goal the episode plays. */
 export const webshopTaskSpecSchema = z.object({

@@ -1,1 +1,1 @@
-export { echoBenchmark, runEchoEpisode } from './echo-benchmark.js';
+export { echoBenchmark } from './echo-benchmark.js';

@@ -18,7 +18,7 @@ export const FINAL_SIGNAL_MAPPING = {
   version: 1,
 } as const;
 
-export type OsworldFinalAction = 'FAIL' | 'DONE';
+type OsworldFinalAction = 'FAIL' | 'DONE';
 
 export interface FinalSignal {
   /** The last action evaluate() sees; null = no special action (the history ends with an ordinary one). */

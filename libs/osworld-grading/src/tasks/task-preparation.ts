@@ -2,7 +2,6 @@ import { isSupportedGetter, SUPPORTED_GETTERS } from '../getters/osworld-getters
 import type { PortedMetric } from '../metrics/metric-function.js';
 import { portedMetrics } from '../metrics/metric-registry.js';
 import {
-  DESKTOP_SUBSTITUTIONS,
   substituteForStockDesktop,
   type DesktopSubstitution,
   type EffectiveStep,
@@ -168,18 +167,6 @@ export function checkTaskForGrading(
       .filter((name) => name !== 'infeasible' && !metrics.has(name)),
     ungradedReason: fidelity.level === 'ungraded' ? fidelity.reason : null,
   };
-}
-
-/** The text of a fidelity for people: the level and its substitutions or reason. */
-export function describeFidelity(fidelity: TaskFidelity): string {
-  switch (fidelity.level) {
-    case 'graded':
-      return 'graded';
-    case 'degraded':
-      return `degraded (${fidelity.substitutions.map((name) => `${name}: ${DESKTOP_SUBSTITUTIONS[name]}`).join(' ')})`;
-    case 'ungraded':
-      return `ungraded: ${fidelity.reason}`;
-  }
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -62,7 +62,7 @@ export interface VmServerRetryRules {
   readonly controllerDelayMs: number;
 }
 
-export const VM_SERVER_RETRY_RULES: VmServerRetryRules = {
+const VM_SERVER_RETRY_RULES: VmServerRetryRules = {
   probeAttempts: 20,
   probeDelayMs: 5_000,
   controllerAttempts: 3,

@@ -27,9 +27,9 @@ import {
 //   export_problems.json                     only when something could not be exported
 // Task directories sit under tasks/ so that no task id can collide with the index.
 
-export const ATIF_INDEX_FILE = 'index.json';
-export const ATIF_PROBLEMS_FILE = 'export_problems.json';
-export const ATIF_TASKS_DIR = 'tasks';
+const ATIF_INDEX_FILE = 'index.json';
+const ATIF_PROBLEMS_FILE = 'export_problems.json';
+const ATIF_TASKS_DIR = 'tasks';
 /** Tasks whose attempts and steps are read by one statement each. */
 export const ATIF_EXPORT_PAGE = 20;
 
@@ -41,7 +41,7 @@ const IMAGE_EXTENSIONS: Record<AtifImageMediaType, string> = {
 };
 
 /** The ATIF media type of an image, from its first bytes; undefined for any other format. */
-export function imageMediaType(bytes: Buffer): AtifImageMediaType | undefined {
+function imageMediaType(bytes: Buffer): AtifImageMediaType | undefined {
   if (bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])))
     return 'image/png';
   if (bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'image/jpeg';
@@ -51,7 +51,7 @@ export function imageMediaType(bytes: Buffer): AtifImageMediaType | undefined {
   return undefined;
 }
 
-export interface AtifIndexAttempt {
+interface AtifIndexAttempt {
   attempt: number;
   status: Attempt['status'];
   final: boolean;

@@ -13,7 +13,7 @@ import { z } from 'zod';
 export const ATIF_SCHEMA_VERSION = 'ATIF-v1.7';
 
 /** Every version a v1.7 reader accepts: later minor versions only added optional fields. */
-export const ATIF_SCHEMA_VERSIONS = [
+const ATIF_SCHEMA_VERSIONS = [
   'ATIF-v1.0',
   'ATIF-v1.1',
   'ATIF-v1.2',
@@ -25,12 +25,7 @@ export const ATIF_SCHEMA_VERSIONS = [
 ] as const;
 
 /** ImageSourceSchema (v1.6+): the only media types the RFC allows. */
-export const ATIF_IMAGE_MEDIA_TYPES = [
-  'image/jpeg',
-  'image/png',
-  'image/gif',
-  'image/webp',
-] as const;
+const ATIF_IMAGE_MEDIA_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp'] as const;
 
 const jsonObject = z.record(z.string(), z.unknown());
 const optionalObject = jsonObject.nullish();
@@ -59,14 +54,14 @@ export function isIso8601Timestamp(text: string): boolean {
   );
 }
 
-export const atifImageSourceSchema = z.strictObject({
+const atifImageSourceSchema = z.strictObject({
   media_type: z.enum(ATIF_IMAGE_MEDIA_TYPES),
   /** Relative or absolute file path, or a URL; relative paths are from the trajectory file's directory. */
   path: z.string(),
 });
 
 /** ContentPartSchema (v1.6+): text, or an image by reference; the other field must be omitted. */
-export const atifContentPartSchema = z.discriminatedUnion('type', [
+const atifContentPartSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('text'), text: z.string(), source: z.null().optional() }),
   z.strictObject({
     type: z.literal('image'),
@@ -78,7 +73,7 @@ export const atifContentPartSchema = z.discriminatedUnion('type', [
 /** A `message` or observation `content`: a string, or (v1.6+) an array of content parts. */
 const atifContentSchema = z.union([z.string(), z.array(atifContentPartSchema)]);
 
-export const atifToolCallSchema = z.strictObject({
+const atifToolCallSchema = z.strictObject({
   tool_call_id: z.string(),
   function_name: z.string(),
   /** A JSON object, possibly empty. */
@@ -86,7 +81,7 @@ export const atifToolCallSchema = z.strictObject({
   extra: optionalObject,
 });
 
-export const atifMetricsSchema = z.strictObject({
+const atifMetricsSchema = z.strictObject({
   /** All input tokens of the turn, cached ones included. */
   prompt_tokens: optionalInt,
   completion_tokens: optionalInt,
@@ -99,7 +94,7 @@ export const atifMetricsSchema = z.strictObject({
   extra: optionalObject,
 });
 
-export const atifSubagentTrajectoryRefSchema = z
+const atifSubagentTrajectoryRefSchema = z
   .strictObject({
     /** Resolves against `trajectory_id` of an entry in the root's `subagent_trajectories`. */
     trajectory_id: optionalString,
@@ -118,7 +113,7 @@ export const atifSubagentTrajectoryRefSchema = z
       });
   });
 
-export const atifObservationResultSchema = z.strictObject({
+const atifObservationResultSchema = z.strictObject({
   /** The `tool_call_id` of a tool call of the same step; absent for results of other actions. */
   source_call_id: optionalString,
   content: atifContentSchema.nullish(),
@@ -126,7 +121,7 @@ export const atifObservationResultSchema = z.strictObject({
   extra: optionalObject,
 });
 
-export const atifObservationSchema = z.strictObject({
+const atifObservationSchema = z.strictObject({
   results: z.array(atifObservationResultSchema),
 });
 
@@ -139,7 +134,7 @@ const AGENT_ONLY_FIELDS = [
   'metrics',
 ] as const;
 
-export const atifStepSchema = z
+const atifStepSchema = z
   .strictObject({
     /** Ordinal from 1, sequential in the trajectory. */
     step_id: z.int().min(1),
@@ -201,7 +196,7 @@ export const atifStepSchema = z
     }
   });
 
-export const atifFinalMetricsSchema = z.strictObject({
+const atifFinalMetricsSchema = z.strictObject({
   total_prompt_tokens: optionalInt,
   total_completion_tokens: optionalInt,
   total_cached_tokens: optionalInt,
@@ -211,7 +206,7 @@ export const atifFinalMetricsSchema = z.strictObject({
   extra: optionalObject,
 });
 
-export const atifAgentSchema = z.strictObject({
+const atifAgentSchema = z.strictObject({
   name: z.string(),
   version: z.string(),
   /** The default model; a step's `model_name` overrides it. */
@@ -243,12 +238,8 @@ export type AtifTrajectory = AtifTrajectoryFields & {
 };
 export type AtifStep = z.output<typeof atifStepSchema>;
 export type AtifToolCall = z.output<typeof atifToolCallSchema>;
-export type AtifObservation = z.output<typeof atifObservationSchema>;
 export type AtifObservationResult = z.output<typeof atifObservationResultSchema>;
 export type AtifContentPart = z.output<typeof atifContentPartSchema>;
-export type AtifMetrics = z.output<typeof atifMetricsSchema>;
-export type AtifFinalMetrics = z.output<typeof atifFinalMetricsSchema>;
-export type AtifAgent = z.output<typeof atifAgentSchema>;
 export type AtifImageMediaType = (typeof ATIF_IMAGE_MEDIA_TYPES)[number];
 
 export const atifTrajectorySchema: z.ZodType<AtifTrajectory> = z

@@ -23,7 +23,7 @@ import {
 //   `extra.benchfleet` at each level.
 
 /** The key of benchfleet's own data in ATIF `extra` objects. */
-export const ATIF_EXTENSION_KEY = 'benchfleet';
+const ATIF_EXTENSION_KEY = 'benchfleet';
 
 /** A step's screenshot as the export holds it: an image file beside the trajectory, or why there is none. */
 export type AtifScreenshot =
@@ -56,7 +56,7 @@ export function isFinalAttempt(task: Task, attempt: Attempt): boolean {
 }
 
 /** The id of an attempt's trajectory: the job id of its task, and the attempt number. */
-export function atifTrajectoryId(runId: string, taskId: string, attempt: number): string {
+function atifTrajectoryId(runId: string, taskId: string, attempt: number): string {
   return `${runId}__${taskId}__attempt-${attempt}`;
 }
 

@@ -79,7 +79,7 @@ export async function runBenchmarkWorker<
  * The process of a benchmark's worker: its queue served with its episode, and the runs whose last
  * task it settles summarised on the spot (the aggregate job is the fallback).
  */
-export async function startBenchmarkWorker<
+async function startBenchmarkWorker<
   Config,
   ConfigInput,
   Spec,

@@ -27,7 +27,7 @@ const ACTIONS = new Set([
   'read_file',
 ]);
 
-export interface FakeBytebotDesktopStats {
+interface FakeBytebotDesktopStats {
   /** Requests answered, per action (`screenshot`, `cursor_position`, …). */
   actions: Record<string, number>;
   /** Requests that reached the server while it was frozen (never answered). */

@@ -7,7 +7,7 @@
 export const BYTEBOT_PROXY_API_KEY = 'dummy-key-for-proxy';
 
 /** The context window the agent gives every proxy model (tasks.controller.ts). */
-export const BYTEBOT_PROXY_CONTEXT_WINDOW = 128_000;
+const BYTEBOT_PROXY_CONTEXT_WINDOW = 128_000;
 
 /** A stand-in for AGENT_SYSTEM_PROMPT: the real one is long; only its place (first, as `system`) matters here. */
 export const FAKE_BYTEBOT_SYSTEM_PROMPT =

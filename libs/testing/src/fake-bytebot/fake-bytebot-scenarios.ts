@@ -1,5 +1,5 @@
 /** How the fake agent's task ends once its computer-action steps are done. */
-export type FakeBytebotEnding =
+type FakeBytebotEnding =
   /** `set_task_status` completed with `answer`, then COMPLETED. */
   | { kind: 'completed'; answer: string }
   /** `set_task_status` needs_help with `answer`, then NEEDS_HELP (control passes to the user). */
@@ -58,8 +58,6 @@ export const FAKE_BYTEBOT_SCENARIOS = {
   dies: { steps: 2, ending: { kind: 'die' } },
   'desktop-dies': { steps: Infinity, ending: { kind: 'silent' }, desktopDiesAfterStep: 2 },
 } as const satisfies Record<string, FakeBytebotScenario>;
-
-export type FakeBytebotScenarioName = keyof typeof FAKE_BYTEBOT_SCENARIOS;
 
 const MARKER = /\[fake:([A-Za-z0-9_-]+)\]/;
 

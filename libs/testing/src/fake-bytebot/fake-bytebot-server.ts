@@ -29,14 +29,14 @@ type TaskStatus =
   'PENDING' | 'RUNNING' | 'NEEDS_HELP' | 'NEEDS_REVIEW' | 'COMPLETED' | 'CANCELLED' | 'FAILED';
 type Role = 'USER' | 'ASSISTANT';
 
-export interface FakeBytebotModel {
+interface FakeBytebotModel {
   provider: string;
   name: string;
   title: string;
   contextWindow?: number;
 }
 
-export interface FakeBytebotTaskRow {
+interface FakeBytebotTaskRow {
   id: string;
   description: string;
   type: string;
@@ -55,7 +55,7 @@ export interface FakeBytebotTaskRow {
   model: unknown;
 }
 
-export interface FakeBytebotMessageRow {
+interface FakeBytebotMessageRow {
   id: string;
   content: Record<string, unknown>[];
   role: Role;
@@ -65,7 +65,7 @@ export interface FakeBytebotMessageRow {
   summaryId: string | null;
 }
 
-export interface FakeBytebotStats {
+interface FakeBytebotStats {
   /** REST requests received (Socket.IO traffic is not counted). */
   requests: number;
   /** Per route, e.g. `GET /tasks/:id/messages`. */

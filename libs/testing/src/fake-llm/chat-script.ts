@@ -38,7 +38,7 @@ export type FakeLlmReply =
       readonly omitUsage?: boolean;
     };
 
-export type FakeLlmScriptFn = (request: FakeChatRequest) => FakeLlmReply | Promise<FakeLlmReply>;
+type FakeLlmScriptFn = (request: FakeChatRequest) => FakeLlmReply | Promise<FakeLlmReply>;
 
 /** A list is replied in order and its last entry repeats; a function answers each request. */
 export type FakeLlmScript = readonly FakeLlmReply[] | FakeLlmScriptFn;

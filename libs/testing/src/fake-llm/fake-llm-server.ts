@@ -10,7 +10,7 @@ import type {
 import { webshopRulePolicy } from './webshop-rule-policy.js';
 
 /** Counters are used up one per chat request, in this order: stall, drop, 429, 500, 400, malformed. */
-export interface FakeLlmFaults {
+interface FakeLlmFaults {
   /** Requests that are never answered (until close), to exercise client timeouts. */
   readonly stallTimes?: number;
   /** Requests whose connection is destroyed without a response. */
@@ -37,7 +37,7 @@ export interface FakeLlmFaults {
  * Requests are counted when they arrive, tokens when the answer is sent; a request is refused
  * when its prompt does not fit the tokens left.
  */
-export interface FakeLlmRateLimit {
+interface FakeLlmRateLimit {
   readonly requestsPerMinute?: number;
   readonly tokensPerMinute?: number;
   /** Default 60 000. */
@@ -45,7 +45,7 @@ export interface FakeLlmRateLimit {
 }
 
 /** One chat request as the fake saw it: arrival time (ms since the epoch) and the status it got (0: none). */
-export interface FakeLlmArrival {
+interface FakeLlmArrival {
   readonly index: number;
   readonly at: number;
   status: number;
@@ -84,7 +84,7 @@ export interface FakeLlmOptions {
   readonly price?: FakeLlmPrice;
 }
 
-export interface FakeLlmStats {
+interface FakeLlmStats {
   /** Chat completion requests received, faulted ones included. */
   requests: number;
   completions: number;

@@ -14,7 +14,7 @@ import { shlexSplit } from './python-shlex.js';
 // files are real files, `launch` starts real processes. Window actions are recorded, not done.
 // Test controls: scripted answers, server faults, hangs, a death mid-call, request counts.
 
-export type FakeVmEndpoint =
+type FakeVmEndpoint =
   | 'terminal'
   | 'execute'
   | 'launch'
@@ -40,7 +40,7 @@ const ROUTES: Readonly<Record<string, FakeVmEndpoint>> = {
   'GET /platform': 'platform',
 };
 
-export interface FakeVmRequest {
+interface FakeVmRequest {
   readonly endpoint: FakeVmEndpoint;
   readonly method: string;
   readonly path: string;
@@ -48,7 +48,7 @@ export interface FakeVmRequest {
   readonly body: unknown;
 }
 
-export interface FakeVmLaunch {
+interface FakeVmLaunch {
   readonly command: unknown;
   readonly shell: boolean;
   /** What was started: the argv (rewritten into the sandbox), or the shell string. */
@@ -56,14 +56,14 @@ export interface FakeVmLaunch {
   readonly pid: number | undefined;
 }
 
-export interface FakeVmWindowAction {
+interface FakeVmWindowAction {
   readonly action: 'activate' | 'close';
   readonly window_name: string;
   readonly strict: unknown;
   readonly by_class: unknown;
 }
 
-export interface FakeVmAnswer {
+interface FakeVmAnswer {
   readonly status: number;
   readonly json?: unknown;
   readonly text?: string;

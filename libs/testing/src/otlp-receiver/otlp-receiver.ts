@@ -2,10 +2,10 @@ import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'nod
 import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 
-export type OtlpValue =
+type OtlpValue =
   string | number | boolean | null | readonly OtlpValue[] | { readonly [key: string]: OtlpValue };
 
-export type OtlpEncoding = 'protobuf' | 'json';
+type OtlpEncoding = 'protobuf' | 'json';
 
 /** One span as the receiver decoded it, with its resource and scope; ids in lowercase hex. */
 export interface ReceivedSpan {
@@ -33,7 +33,7 @@ export interface ReceivedSpan {
 }
 
 /** One export request as it arrived. */
-export interface OtlpExportRequest {
+interface OtlpExportRequest {
   readonly encoding: OtlpEncoding | 'unsupported';
   readonly contentType: string;
   /** Request headers, lowercase names: what a test checks `OTEL_EXPORTER_OTLP_HEADERS` against. */

@@ -27,7 +27,6 @@ export const rawProductSchema = z.looseObject({
   category: z.string(),
   product_category: z.string(),
 });
-export type RawWebshopProduct = z.infer<typeof rawProductSchema>;
 
 /** One entry of items_ins_v2*.json (keyed by asin). */
 export const attributeEntrySchema = z.looseObject({
@@ -81,10 +80,7 @@ export const webshopProductSchema = z.object({
 export type WebshopProduct = z.infer<typeof webshopProductSchema>;
 
 /** Human goals carry a list of option values; synthetic goals a `{option name: value}` dict. */
-export const webshopGoalOptionsSchema = z.union([
-  z.array(z.string()),
-  z.record(z.string(), z.string()),
-]);
+const webshopGoalOptionsSchema = z.union([z.array(z.string()), z.record(z.string(), z.string())]);
 export type WebshopGoalOptions = z.infer<typeof webshopGoalOptionsSchema>;
 
 export const webshopGoalSchema = z.object({

@@ -7,7 +7,7 @@ export const PRICE_RANGE: readonly number[] = Array.from({ length: 99 }, (_, i) 
 /** `price_upper` when fewer than two candidates lie above the product's price (an int upstream). */
 export const NO_PRICE_LIMIT = 1000000;
 /** WebShop orders its goals with `random.seed(233); random.shuffle(goals)`. */
-export const GOAL_ORDER_SEED = 233;
+const GOAL_ORDER_SEED = 233;
 
 export type PriceLimit = { priceUpper: number; priceText: string };
 
@@ -147,7 +147,7 @@ export function orderGoalsLikeWebshop<T>(goals: readonly T[]): T[] {
 export type WebshopGoalSplit = 'test' | 'eval' | 'train';
 
 /** Goal index ranges with the full catalogue and human goals: test 0–499, eval 500–1499, train 1500+. */
-export const WEBSHOP_GOAL_SPLITS: Readonly<
+const WEBSHOP_GOAL_SPLITS: Readonly<
   Record<WebshopGoalSplit, { start: number; end: number | null }>
 > = {
   test: { start: 0, end: 500 },

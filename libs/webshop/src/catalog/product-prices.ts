@@ -1,7 +1,7 @@
 import type { PythonRandom } from './python-random.js';
 import { pythonFloatRepr } from './python-text.js';
 
-export const DEFAULT_PRODUCT_PRICE = 100.0;
+const DEFAULT_PRODUCT_PRICE = 100.0;
 
 export type ParsedPricing = { pricing: number[]; Price: string };
 

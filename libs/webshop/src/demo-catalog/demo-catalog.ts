@@ -20,13 +20,13 @@ export interface DemoCatalogOptions {
   seed: number;
 }
 
-export interface DemoRawOptionValue {
+interface DemoRawOptionValue {
   value: string;
   image: string | null;
 }
 
 /** One record of items_shuffle*.json, keys in the original's order. */
-export interface DemoRawProduct {
+interface DemoRawProduct {
   name: string;
   product_information: Record<string, string>;
   brand: string;
@@ -56,7 +56,7 @@ export interface DemoRawProduct {
 }
 
 /** One value of items_ins_v2*.json. `instruction_options` is an addition of the demo catalogue. */
-export interface DemoAttributeEntry {
+interface DemoAttributeEntry {
   attributes: string[];
   instruction?: string;
   instruction_attributes?: string[];
@@ -64,7 +64,7 @@ export interface DemoAttributeEntry {
 }
 
 /** One record of items_human_ins.json. */
-export interface DemoHumanInstruction {
+interface DemoHumanInstruction {
   asin: string;
   instruction: string;
   attributes: string[];

@@ -1,14 +1,1 @@
-export {
-  DEMO_CATALOG_SIZE,
-  generateDemoCatalog,
-  generateDemoProduct,
-  generateDemoProducts,
-  type DemoAttributeEntry,
-  type DemoCatalog,
-  type DemoCatalogOptions,
-  type DemoCatalogRecord,
-  type DemoHumanInstruction,
-  type DemoRawOptionValue,
-  type DemoRawProduct,
-} from './demo-catalog.js';
-export { DEMO_PRODUCT_GROUPS, type DemoCategory } from './product-groups.js';
+export { DEMO_CATALOG_SIZE, generateDemoCatalog, generateDemoProducts } from './demo-catalog.js';

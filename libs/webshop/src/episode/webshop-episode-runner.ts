@@ -1,7 +1,7 @@
 import type { AgentDecision, EpisodeContext, WebshopAgent } from '@benchfleet/webshop-agents';
 import { Episode, type ObservationMode, type Store } from '../store/index.js';
 
-export interface EpisodeStepRecord {
+interface EpisodeStepRecord {
   step: number;
   action: {
     action: string;

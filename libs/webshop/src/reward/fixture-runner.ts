@@ -32,7 +32,7 @@ export type FixtureRunSummary = {
 };
 
 /** Runs every runner that recognises `json`; a file nobody recognises is one failed case. */
-export async function runFixtureJson(
+async function runFixtureJson(
   json: unknown,
   context: FixtureRunContext,
   runners: readonly FixtureRunner[],

@@ -13,7 +13,7 @@ import { levenshteinRatio } from './levenshtein-ratio.js';
 export type FuzzyInput = string | readonly string[];
 
 /** `difflib` is what thefuzz uses without python-Levenshtein (the upstream setup); `levenshtein` with it. */
-export type FuzzyBackend = 'difflib' | 'levenshtein';
+type FuzzyBackend = 'difflib' | 'levenshtein';
 
 export type FuzzyOptions = { backend?: FuzzyBackend };
 

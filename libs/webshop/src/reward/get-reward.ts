@@ -140,7 +140,7 @@ export function getOptionReward(
 }
 
 /** A synthetic goal's option dict reaches get_option_reward as `(name, value)` tuples. */
-export function goalOptionsForReward(goalOptions: WebshopGoalOptions): FuzzyInput[] {
+function goalOptionsForReward(goalOptions: WebshopGoalOptions): FuzzyInput[] {
   if (Array.isArray(goalOptions)) return [...goalOptions];
   return Object.entries(goalOptions).map(([name, value]) => [name, value] as const);
 }
@@ -150,7 +150,7 @@ function goalOptionCount(goalOptions: WebshopGoalOptions): number {
 }
 
 /** get_reward's verbose info, with upstream's key order; option and price keys only when computed. */
-export type RewardInfo = {
+type RewardInfo = {
   r_type: number;
   r_att: number;
   w_att: number;

@@ -107,7 +107,7 @@ export const COLOR_SET: readonly string[] = [
   'yellow',
 ];
 
-export const SIZE_SET: readonly string[] = [
+const SIZE_SET: readonly string[] = [
   'xx-large',
   '3x-large',
   '4x-large',

@@ -275,7 +275,7 @@ function runRewardUnits(json: unknown): FixtureCaseResult[] {
 }
 
 /** reward_units.json: thefuzz pairs, normalize_color(_size), attribute/option/total reward cases. */
-export const rewardUnitsFixtureRunner: FixtureRunner = {
+const rewardUnitsFixtureRunner: FixtureRunner = {
   name: 'webshop reward units',
   matches: (json) =>
     isObject(json) && REWARD_UNIT_SECTIONS.some((section) => json[section] !== undefined),
@@ -290,7 +290,7 @@ const backendDiffPairSchema = z.object({
 });
 
 /** token_set_ratio_backend_diffs.json: both backends' scores, and that neither crosses the threshold. */
-export const tokenSetRatioBackendDiffsFixtureRunner: FixtureRunner = {
+const tokenSetRatioBackendDiffsFixtureRunner: FixtureRunner = {
   name: 'webshop token_set_ratio backend diffs',
   matches: (json) =>
     isObject(json) &&
@@ -326,7 +326,7 @@ const pythonRandomFixtureSchema = z.looseObject({
 });
 
 /** python_random_seed233.json: shuffle permutations and first raw outputs after `random.seed(seed)`. */
-export const pythonRandomFixtureRunner: FixtureRunner = {
+const pythonRandomFixtureRunner: FixtureRunner = {
   name: 'CPython random',
   matches: (json) => pythonRandomFixtureSchema.safeParse(json).success,
   run: (json) => {
@@ -488,7 +488,7 @@ function runEpisodeGoalsAndRewards(json: unknown): FixtureCaseResult[] {
  * the processed products with the recorded seed, each episode's goal, and the final reward and info
  * with the fixture's stand-in noun table. The page-by-page steps are for the store's runner.
  */
-export const envEpisodeGoalsAndRewardsFixtureRunner: FixtureRunner = {
+const envEpisodeGoalsAndRewardsFixtureRunner: FixtureRunner = {
   name: 'webshop episode goals and rewards',
   matches: (json) => {
     const parsed = envEpisodesSchema.safeParse(json);

@@ -13,7 +13,7 @@ export interface SearchContentsSource {
   options: ReadonlyMap<string, readonly string[]> | Readonly<Record<string, readonly string[]>>;
 }
 
-export interface RawOptionValue {
+interface RawOptionValue {
   value: string;
   image?: string | null;
 }

@@ -15,23 +15,23 @@ import { StandardTokenizer } from './standard-tokenizer.js';
 import { TokenTermCache, UNCACHED } from './token-term-cache.js';
 import { TopHitsHeap } from './top-hits-heap.js';
 
-export const BM25_K1 = 0.9;
-export const BM25_B = 0.4;
+const BM25_K1 = 0.9;
+const BM25_B = 0.4;
 /** WebShop asks the search engine for 50 hits (SEARCH_RETURN_N). */
-export const SEARCH_TOP_K = 50;
+const SEARCH_TOP_K = 50;
 
 export interface SearchDocument {
   asin: string;
   contents: string;
 }
 
-export interface SearchHit {
+interface SearchHit {
   asin: string;
   /** Lucene's float32 score. */
   score: number;
 }
 
-export interface SearchResult {
+interface SearchResult {
   hits: SearchHit[];
   /** Documents matching at least one query term. */
   totalMatches: number;

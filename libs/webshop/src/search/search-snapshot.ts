@@ -24,7 +24,7 @@ const FORMAT = 1;
 const PREAMBLE_BYTES = MAGIC.length + 8;
 const WRITE_CHUNK_BYTES = 8 << 20;
 /** Posting lists kept in memory for reuse by default; the file itself stays in the OS page cache. */
-export const DEFAULT_POSTINGS_CACHE_BYTES = 256 << 20;
+const DEFAULT_POSTINGS_CACHE_BYTES = 256 << 20;
 
 const SECTION_NAMES = [
   'norms',

@@ -47,12 +47,12 @@ export function catalogEntryOf(record: CatalogStoreProduct, price: number): Cata
 }
 
 /** Goals held in memory, for the store. */
-export function storeGoalsOf(goals: readonly WebshopGoal[]): StoreGoals {
+function storeGoalsOf(goals: readonly WebshopGoal[]): StoreGoals {
   return new InMemoryStoreGoals(goals.map(storeGoalFromWebshopGoal));
 }
 
 /** The original's `get_reward` for a purchase, against the goal of the episode (loaded by the store). */
-export function rewardScorer(goals: StoreGoals, nounExtractor?: NounExtractor): ScorePurchase {
+function rewardScorer(goals: StoreGoals, nounExtractor?: NounExtractor): ScorePurchase {
   return ({ goalIndex, entry, options }) => {
     const goal = goals.at(goalIndex).record as WebshopGoal | undefined;
     if (goal === undefined)

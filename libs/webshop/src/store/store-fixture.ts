@@ -243,7 +243,7 @@ export async function replayEnvEpisodes(
 }
 
 /** env_episodes.json: every step's observation, URL, available actions, reward, done flag and search call. */
-export const envEpisodeStepsFixtureRunner: FixtureRunner = {
+const envEpisodeStepsFixtureRunner: FixtureRunner = {
   name: 'webshop store episodes',
   matches: (json) => {
     const parsed = envEpisodesSchema.safeParse(json);
@@ -276,7 +276,7 @@ function readMockPage(context: FixtureRunContext, fileName: string): string {
 }
 
 /** html_mock_text_observations.json: the 'text' observation of each real page in html_mocks/. */
-export const htmlMockTextObservationsFixtureRunner: FixtureRunner = {
+const htmlMockTextObservationsFixtureRunner: FixtureRunner = {
   name: 'webshop store html text observations',
   matches: (json) => htmlMockObservationsSchema.safeParse(json).success,
   run: (json, context) =>

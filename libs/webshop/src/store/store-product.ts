@@ -1,6 +1,6 @@
 import type { RewardProduct } from '../reward/index.js';
 
-export interface StoreProductOption {
+interface StoreProductOption {
   /** Lowercased option name, e.g. `size`. */
   readonly name: string;
   /** Values in listing order, as the agent must click them (`38  |  40  |  41 mm`). */

@@ -4,7 +4,7 @@ import { pythonStrip } from '../catalog/index.js';
 import type { CatalogStoreProduct, StoreProduct } from './store-product.js';
 
 /** Results the original asks its search engine for (`SEARCH_RETURN_N`). */
-export const SEARCH_RETURN_N = 50;
+const SEARCH_RETURN_N = 50;
 
 export interface StoreGoal {
   /** The goal's `instruction_text`, shown on every page after `Instruction:`. */
@@ -88,7 +88,7 @@ export interface StoreProducts {
   matching(filter: ProductFilter): Promise<readonly string[]>;
 }
 
-export interface PurchaseToScore {
+interface PurchaseToScore {
   readonly goalIndex: number;
   readonly entry: CatalogEntry;
   /** The session's selected options in selection order; may be empty. */
