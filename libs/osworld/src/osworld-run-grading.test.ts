@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { RunsRepository } from '@benchfleet/db';
@@ -206,5 +207,15 @@ describe('the graded example queries', () => {
     expect(psql.error).toBeUndefined();
     expect(psql.stderr).toBe('');
     expect(psql.stdout.trim()).toBe(`os-liar|${OSWORLD_GRADING_VERSION}|0|osworld-grading/9|0.5`);
+  });
+});
+
+describe('the graded example queries in README.md', () => {
+  it('are in README.md word for word', () => {
+    const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+    for (const query of GRADED_EXAMPLE_QUERIES) {
+      expect(readme).toContain(`**${query.title}**`);
+      expect(readme).toContain(query.sql.trim());
+    }
   });
 });
