@@ -44,6 +44,7 @@ let scratchDir: string;
 let llm: FakeLlm;
 let bytebot: FakeBytebot;
 let relayPort: number;
+let metricsPort: number;
 let worker: StartedProcess;
 
 async function freePort(): Promise<number> {
@@ -86,6 +87,7 @@ beforeAll(async () => {
   scratchDir = await mkdtemp(path.join(tmpdir(), 'worker-osworld-relay-'));
   llm = await startFakeLlm({ models: [MODEL], script: reply });
   relayPort = await freePort();
+  metricsPort = await freePort();
   bytebot = await startFakeBytebot({
     pendingDelayMs: 10,
     stepIntervalMs: 10,
@@ -104,6 +106,7 @@ beforeAll(async () => {
       LLM_API_KEY: API_KEY,
       BENCHFLEET_LLM_RELAY_MODELS: MODEL,
       BENCHFLEET_LLM_RELAY_PORT: String(relayPort),
+      BENCHFLEET_METRICS_PORT: String(metricsPort),
       LLM_PRICE_TABLE: JSON.stringify({ [MODEL]: FAKE_LLM_PRICE }),
     },
   );
@@ -269,6 +272,9 @@ describe("worker-osworld's LLM relay for its stack's agent", () => {
       /"refusedWithoutAttempt":1.*no attempt runs on this stack/,
       'the refusal to be counted',
     );
+    // and counted where a fleet's monitoring looks.
+    const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+    expect(metrics).toMatch(/^benchfleet_llm_relay_refused_without_attempt\{[^}]*\} 1$/m);
   });
 
   it('the key is in no log line, job and row', async () => {

@@ -30,6 +30,11 @@ interface WorkerSetupContext<Flags> {
 /** Where a worker's governed LLM calls stand, for its `/metrics` (the governor's `snapshot()`). */
 export interface LlmLanesSource {
   snapshot(): Promise<GovernorSnapshot>;
+  /**
+   * A relay's calls refused because no attempt ran on its stack (an orphaned or cancelled agent
+   * task), since the worker started.
+   */
+  refusedWithoutAttempt?(): number;
 }
 
 /** What setup hands the worker process: the episode it runs for each task, and what it checks. */

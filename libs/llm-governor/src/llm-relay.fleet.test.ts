@@ -1,6 +1,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, inject, it } from 'vitest';
+import { LlmGovernor } from './llm-governor.js';
 import {
   BYTEBOT_PROXY_TOOLS,
   deleteKeysWithPrefix,
@@ -119,7 +120,19 @@ describe('LLM relays across worker processes', () => {
     const firstAnswer = bytebotCall(firstUrl!);
     await fake.until(() => fake.arrivals[0]?.status === 429);
     const refusedAt = fake.arrivals[0]!.at;
-    // Only now, with the hold-off published, does the other stack's agent call.
+    // Once the first relay has published the hold-off in Redis (what the fleet shares; on a busy
+    // machine that can come well after the provider's 429 left), the other stack's agent calls.
+    const observer = new LlmGovernor({ redisUrl, prefix });
+    try {
+      await waitFor(
+        'the first relay to publish the Retry-After in Redis',
+        async () => (await observer.snapshot()).lanes.some((lane) => lane.heldOffForMs > 0),
+        30_000,
+        10,
+      );
+    } finally {
+      await observer.close();
+    }
     const secondAnswer = await bytebotCall(secondUrl!);
     expect(secondAnswer.status).toBe(200);
     expect((await firstAnswer).status).toBe(200);

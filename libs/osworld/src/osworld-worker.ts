@@ -190,7 +190,14 @@ export const osworldWorker: BenchmarkWorkerPart<
         const desktopProblem = await desktop?.healthProblem();
         return desktopProblem ? { ok: false, reason: desktopProblem } : { ok: true };
       },
-      ...(relay ? { llmLanes: relay.governor } : {}),
+      ...(relay
+        ? {
+            llmLanes: {
+              snapshot: () => relay.governor.snapshot(),
+              refusedWithoutAttempt: () => relay.refusedWithoutAttempt,
+            },
+          }
+        : {}),
       close: async () => {
         await relay?.close();
       },

@@ -123,6 +123,17 @@ export class WorkerMetrics {
         registers: [this.registry],
         collect: refresh,
       });
+    if (source.refusedWithoutAttempt) {
+      const refused = source.refusedWithoutAttempt.bind(source);
+      new Gauge({
+        name: 'benchfleet_llm_relay_refused_without_attempt',
+        help: "Relayed LLM calls refused since the worker started: no attempt ran on the worker's stack (an orphaned or cancelled agent task)",
+        registers: [this.registry],
+        collect() {
+          this.set(refused());
+        },
+      });
+    }
     const lanesSeen = new Gauge({
       name: 'benchfleet_llm_lanes',
       help: 'LLM lanes the fleet has used (read from the governor in Redis at scrape time)',
