@@ -53,25 +53,7 @@ export function comparisonText(c: RunComparison): string {
   const lines = [
     `A = ${c.run_a}, B = ${c.run_b}: ${c.paired} tasks settled in both runs`,
     '',
-    formatTable(
-      ['', 'B passes', 'B fails'],
-      [
-        ['A passes', String(c.table.both_pass), String(c.table.only_a)],
-        ['A fails', String(c.table.only_b), String(c.table.neither)],
-      ],
-    ),
-    formatTable(
-      ['', 'A', 'B', 'B − A', '95% CI (paired bootstrap)'],
-      [
-        differenceLine('success rate', c.success_rate, percent, signedPoints),
-        differenceLine(
-          'mean reward',
-          c.mean_reward,
-          (v) => (Number.isNaN(v) ? 'n/a' : v.toFixed(4)),
-          signed,
-        ),
-      ],
-    ),
+    ...pairedTables(c.table, ['success rate', c.success_rate], ['mean reward', c.mean_reward]),
     `McNemar exact p (two-sided, ${c.table.only_a} only A vs ${c.table.only_b} only B): ${c.mcnemar_p.toPrecision(4)}`,
     `bootstrap: ${c.bootstrap.resamples} resamples, seed ${c.bootstrap.seed}`,
     '',
@@ -100,24 +82,10 @@ function gradedText(g: GradedComparison): string[] {
   return [
     `graded (${g.label}): ${g.paired} tasks scored in both runs${g.without_score > 0 ? ` (${g.without_score} settled in both left out: no score in one)` : ''}`,
     '',
-    formatTable(
-      ['', 'B passes', 'B fails'],
-      [
-        ['A passes', String(g.table.both_pass), String(g.table.only_a)],
-        ['A fails', String(g.table.only_b), String(g.table.neither)],
-      ],
-    ),
-    formatTable(
-      ['', 'A', 'B', 'B − A', '95% CI (paired bootstrap)'],
-      [
-        differenceLine('graded success rate', g.graded_success_rate, percent, signedPoints),
-        differenceLine(
-          'graded mean score',
-          g.mean_score,
-          (v) => (Number.isNaN(v) ? 'n/a' : v.toFixed(4)),
-          signed,
-        ),
-      ],
+    ...pairedTables(
+      g.table,
+      ['graded success rate', g.graded_success_rate],
+      ['graded mean score', g.mean_score],
     ),
     `McNemar exact p on graded success (${g.table.only_a} only A vs ${g.table.only_b} only B): ${g.mcnemar_p.toPrecision(4)}`,
     '',
@@ -205,4 +173,28 @@ export function configureCompare(command: Command, registry: BenchmarkRegistry):
         );
       });
     });
+}
+
+/** The 2×2 table of who passes, then the rate and the mean of A and B with their difference. */
+function pairedTables(
+  table: RunComparison['table'],
+  [rateLabel, rate]: [string, RunComparison['success_rate']],
+  [meanLabel, mean]: [string, RunComparison['mean_reward']],
+): string[] {
+  return [
+    formatTable(
+      ['', 'B passes', 'B fails'],
+      [
+        ['A passes', String(table.both_pass), String(table.only_a)],
+        ['A fails', String(table.only_b), String(table.neither)],
+      ],
+    ),
+    formatTable(
+      ['', 'A', 'B', 'B − A', '95% CI (paired bootstrap)'],
+      [
+        differenceLine(rateLabel, rate, percent, signedPoints),
+        differenceLine(meanLabel, mean, (v) => (Number.isNaN(v) ? 'n/a' : v.toFixed(4)), signed),
+      ],
+    ),
+  ];
 }
