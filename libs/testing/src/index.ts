@@ -16,3 +16,4 @@ export * from './test-network.js';
 export * from './host-faults.js';
 export * from './tcp-relay.js';
 export * from './service-fault-scenarios.js';
+export * from './docker-engine.js';
