@@ -42,6 +42,35 @@ async function ip(args: string[]): Promise<string> {
   }
 }
 
+/**
+ * Docker sets the FORWARD policy to DROP and makes bridged frames pass iptables (br_netfilter): on a
+ * machine with a Docker engine, hosts on our bridge would not reach each other. An ACCEPT for
+ * frames within our own bridge, first in FORWARD, removed with the bridge; no iptables, no rule.
+ */
+async function forwardWithinBridge(bridge: string, action: '-I' | '-D'): Promise<void> {
+  try {
+    await run('iptables', [
+      '-w',
+      '5',
+      action,
+      'FORWARD',
+      '-i',
+      bridge,
+      '-o',
+      bridge,
+      '-j',
+      'ACCEPT',
+    ]);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    const stderr = (error as { stderr?: string }).stderr?.trim();
+    if (action === '-D' && /does a matching rule exist|bad rule/i.test(stderr ?? '')) return;
+    throw new TestNetworkError(
+      `iptables ${action} FORWARD for ${bridge}: ${stderr || (error as Error).message}`,
+    );
+  }
+}
+
 async function tc(namespace: string, args: string[]): Promise<void> {
   try {
     await run('ip', ['netns', 'exec', namespace, 'tc', ...args], { encoding: 'utf8' });
@@ -71,6 +100,7 @@ async function removeLeftovers(): Promise<void> {
     if (!pid || !id || processAlive(Number(pid))) continue;
     await ip(['netns', 'del', name]).catch(() => undefined);
     await ip(['link', 'del', `${id}br`]).catch(() => undefined);
+    await forwardWithinBridge(`${id}br`, '-D').catch(() => undefined);
   }
 }
 
@@ -130,6 +160,7 @@ export class TestNetwork {
       try {
         await ip(['addr', 'add', `${network.gateway}/24`, 'dev', network.bridge]);
         await ip(['link', 'set', network.bridge, 'up']);
+        await forwardWithinBridge(network.bridge, '-I');
       } catch (error) {
         await network.destroy();
         throw error;
@@ -206,6 +237,9 @@ export class TestNetwork {
         problems.push(String(error)),
       );
     await ip(['link', 'del', this.bridge]).catch((error: unknown) => problems.push(String(error)));
+    await forwardWithinBridge(this.bridge, '-D').catch((error: unknown) =>
+      problems.push(String(error)),
+    );
     if (problems.length) throw new TestNetworkError(problems.join('; '));
   }
 
@@ -224,6 +258,15 @@ export class TestNetwork {
       execFileSync('ip', ['link', 'del', this.bridge], { stdio: 'ignore' });
     } catch {
       // Already gone.
+    }
+    try {
+      execFileSync(
+        'iptables',
+        ['-w', '5', '-D', 'FORWARD', '-i', this.bridge, '-o', this.bridge, '-j', 'ACCEPT'],
+        { stdio: 'ignore' },
+      );
+    } catch {
+      // No iptables, or no rule.
     }
   }
 }
