@@ -7,6 +7,7 @@ import { freePort } from '@benchfleet/local-services';
 import { JobProducer } from '@benchfleet/queue';
 import {
   buildProjectImage,
+  ensureDockerEngine,
   docker,
   enqueueTestRun,
   inspect,
@@ -25,6 +26,11 @@ import {
 // entrypoint, its user, its HEALTHCHECK (run every second here instead of every 30 s) and what each
 // app does, not the Dockerfile's text.
 
+// Where no Docker engine can be had (not root, none answering) these tests skip, saying why.
+const engine = await ensureDockerEngine();
+if (!engine.available)
+  console.warn(`${import.meta.url.replace(/^.*\/deploy\//, 'deploy/')}: skipped: ${engine.reason}`);
+
 const services = useTestServices();
 const containers = new TestContainers();
 let image: string;
@@ -33,6 +39,7 @@ let scratchDir: string;
 let bytebot: FakeBytebot | undefined;
 
 beforeAll(async () => {
+  if (!engine.available) return;
   image = await buildProjectImage((line) => console.info(line));
   producer = new JobProducer(services.redisUrl, services.prefix);
   scratchDir = await mkdtemp(path.join(tmpdir(), 'benchfleet-image-run-'));
@@ -98,7 +105,7 @@ async function settled(runId: string): Promise<boolean> {
   return open === undefined;
 }
 
-describe('the project image', () => {
+describe.skipIf(!engine.available)('the project image', () => {
   it('scheduler migrate makes the schema in an empty database, then is a no-op', async () => {
     const admin = new pg.Client({ connectionString: inject('adminDatabaseUrl') });
     await admin.connect();
