@@ -2,8 +2,8 @@ import { request } from 'node:http';
 import { errorMessage } from '@benchfleet/core';
 
 /** The images the services come from when testcontainers starts them. */
-export const POSTGRES_CONTAINER_IMAGE = 'postgres:16-alpine';
-export const REDIS_CONTAINER_IMAGE = 'redis:7-alpine';
+const POSTGRES_CONTAINER_IMAGE = 'postgres:16-alpine';
+const REDIS_CONTAINER_IMAGE = 'redis:7-alpine';
 /** What testcontainers 11 starts beside them to remove them should this process die (ryuk). */
 export const REAPER_CONTAINER_IMAGE = 'testcontainers/ryuk:0.14.0';
 

@@ -55,7 +55,7 @@ export async function dockerOk(
 }
 
 /** The project image's tag for this checkout: checkouts side by side never retag each other's. */
-export const PROJECT_IMAGE = `benchfleet-test:${createHash('sha256').update(REPO_DIR).digest('hex').slice(0, 12)}`;
+const PROJECT_IMAGE = `benchfleet-test:${createHash('sha256').update(REPO_DIR).digest('hex').slice(0, 12)}`;
 
 let built: Promise<string> | undefined;
 
