@@ -20,6 +20,8 @@ import {
   writeOsworldTestDataset,
   type FakeBytebot,
 } from '@benchfleet/testing';
+import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
+import { k8sObject, readK8sManifests } from './k8s-manifests.js';
 
 // deploy/Dockerfile built for real (classic builder, cached) and every app run from the one image,
 // each container on the host's network against this file's Postgres and Redis: the image's
@@ -66,9 +68,24 @@ function runOnce(args: string[], databaseUrl?: string) {
   });
 }
 
-/** A long-running app of the image, its HEALTHCHECK every second. */
-function startApp(suffix: string, env: string[], args: string[]): Promise<string> {
+/** What deploy/k8s gives every container beyond its services: the ConfigMap's cache paths. */
+function k8sCaches(): string[] {
+  const config = k8sObject(readK8sManifests(), ConfigMap, 'benchfleet-config').data ?? {};
+  return Object.entries(config)
+    .filter(([name]) => name.endsWith('_CACHE'))
+    .map(([name, value]) => `${name}=${value}`);
+}
+
+/**
+ * A long-running app of the image, its HEALTHCHECK every second; `podLike`: as Kubernetes runs it
+ * (a read-only root filesystem, /tmp a volume of its own, the ConfigMap's cache paths).
+ */
+function startApp(suffix: string, env: string[], args: string[], podLike = false): Promise<string> {
+  const pod = podLike
+    ? ['--read-only', '--tmpfs', '/tmp', ...k8sCaches().flatMap((pair) => ['-e', pair])]
+    : [];
   return containers.run(suffix, [
+    ...pod,
     ...['--network', 'host', '--health-interval', '1s', '--health-start-period', '0s'],
     ...serviceEnv(),
     ...env.flatMap((pair) => ['-e', pair]),
@@ -126,7 +143,7 @@ describe.skipIf(!engine.available)('the project image', () => {
     }
   }, 300_000);
 
-  it('worker-webshop and the keeper from the image run a WebShop run to its summary, healthy, and stop cleanly on SIGTERM', async () => {
+  it('worker-webshop and the keeper from the image, as Kubernetes runs them (read-only root), run a WebShop run to its summary, healthy, and stop cleanly on SIGTERM', async () => {
     const imported = await runOnce(['scheduler', 'webshop', 'import', '--demo']);
     expect(imported.code, imported.stderr).toBe(0);
     const enqueued = await runOnce([
@@ -140,11 +157,13 @@ describe.skipIf(!engine.available)('the project image', () => {
       'webshop',
       [`BENCHFLEET_METRICS_PORT=${await freePort()}`, 'BENCHFLEET_WORKER_ID=image-webshop'],
       ['worker-webshop', '--concurrency', '8'],
+      true,
     );
     const keeper = await startApp(
       'keeper',
       [`BENCHFLEET_METRICS_PORT=${await freePort()}`],
       ['scheduler', 'worker'],
+      true,
     );
     await waitFor(`run ${runId} to settle`, () => settled(runId), 300_000, 250);
     await waitHealthy(worker);
