@@ -6,7 +6,8 @@
 //
 //   node workspace-apps.mjs                 the apps' names, one a line
 //   node workspace-apps.mjs --kind worker   the worker apps' names
-//   node workspace-apps.mjs --bin NAME      the path of app NAME's bin (exit 1 when there is none)
+//   node workspace-apps.mjs --bin NAME      the path of app NAME's bin, else of another workspace
+//                                           package's bin NAME (the dashboard's); exit 1: none
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -84,9 +85,13 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const bin = option('--bin');
   const kind = option('--kind');
   if (bin !== undefined) {
-    const found = workspaceApps().find((app) => app.name === bin);
+    const app = workspaceApps().find((candidate) => candidate.name === bin)?.bin;
+    const other = workspacePackages()
+      .filter(({ manifest }) => typeof manifest.bin?.[bin] === 'string')
+      .map(({ dir, manifest }) => join(dir, manifest.bin[bin]))[0];
+    const found = app ?? other;
     if (!found) process.exit(1);
-    process.stdout.write(`${found.bin}\n`);
+    process.stdout.write(`${found}\n`);
   } else {
     for (const app of workspaceApps())
       if (kind === undefined || app.kind === kind) process.stdout.write(`${app.name}\n`);

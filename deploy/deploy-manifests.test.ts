@@ -590,8 +590,16 @@ interface ComposeFile {
   networks: Record<string, unknown>;
 }
 
+/** The compose file as compose reads it with no variable set: `${NAME:-default}` is its default. */
+function composeText(): string {
+  return readFileSync(join(DEPLOY_DIR, 'compose.yaml'), 'utf8').replace(
+    /\$\{(\w+)(?::-([^}]*))?\}/g,
+    (_, _name: string, fallback: string | undefined) => fallback ?? '',
+  );
+}
+
 describe('deploy/compose.yaml', () => {
-  const text = readFileSync(join(DEPLOY_DIR, 'compose.yaml'), 'utf8');
+  const text = composeText();
   const raw: unknown = parse(text, { merge: true });
   const compose = raw as ComposeFile;
   const services = Object.entries(compose.services);
@@ -621,7 +629,7 @@ describe('deploy/compose.yaml', () => {
     expect(compose.services.migrate?.depends_on?.postgres?.condition).toBe('service_healthy');
     for (const [name, service] of benchfleet.filter(([name]) => name !== 'migrate')) {
       expect(service.depends_on?.migrate?.condition, name).toBe('service_completed_successfully');
-      expect(BENCHFLEET_APPS, name).toContain(service.command?.[0]);
+      expect([...BENCHFLEET_APPS, 'dashboard'], name).toContain(service.command?.[0]);
     }
     expect(compose.services.scheduler?.command).toEqual(['scheduler', 'worker']);
   });
@@ -743,7 +751,7 @@ describe('deploy/compose.yaml', () => {
       );
       expect(worker.volumes, name).toContain('/var/run/docker.sock:/var/run/docker.sock');
       expect(worker.volumes, name).toContain('artifacts:/data/artifacts');
-      expect(worker.group_add, name).toEqual(['${DOCKER_GID:-999}']);
+      expect(worker.group_add, name).toEqual(['999']); // ${DOCKER_GID:-999}
       expect(worker.environment?.OSWORLD_SCREEN_SIZE, name).toBe(SCREEN_SIZE);
       // Healthy once both bytebotd and the VM server answer.
       const health = desktop.healthcheck?.test.join(' ') ?? '';
@@ -794,13 +802,43 @@ describe('deploy/compose.yaml', () => {
     for (const [name, service] of benchfleet)
       expect(service.environment?.BENCHFLEET_QUEUE_PREFIX, name).toBe(DEFAULT_PREFIX);
   });
+
+  it('brings the fleet up without the OSWorld images: every service of a stack is in the profile osworld', () => {
+    const osworldImages = new Set([
+      'benchfleet-desktop:local',
+      'ghcr.io/bytebot-ai/bytebot-agent:edge',
+    ]);
+    const stackNetworks = Object.keys(compose.networks);
+    for (const [name, service] of services) {
+      const ofAStack =
+        osworldImages.has(service.image ?? '') ||
+        service.command?.[0] === 'worker-osworld' ||
+        (service.networks ?? []).some((network) => stackNetworks.includes(network));
+      expect(service.profiles, name).toEqual(
+        ofAStack ? ['osworld'] : name === 'cli' ? ['cli'] : undefined,
+      );
+    }
+    // Images the local scripts make when no registry serves them (deploy/base-images).
+    expect(compose.services.postgres?.image).toBe('postgres:15-bookworm');
+    expect(compose.services.redis?.image).toBe('redis:7-bookworm');
+  });
+
+  it('publishes the dashboard on loopback only, with its token from a secret', () => {
+    const dashboard = compose.services.dashboard as ComposeService & { ports?: string[] };
+    expect(dashboard.command).toEqual(['dashboard']);
+    expect(dashboard.ports).toEqual(['127.0.0.1:8080:8080']);
+    expect(dashboard.environment).toMatchObject({
+      DASHBOARD_HOST: '0.0.0.0',
+      DASHBOARD_PORT: '8080',
+      DASHBOARD_TOKEN_FILE: '/run/secrets/dashboard_token',
+    });
+    expect(dashboard.secrets).toContain('dashboard_token');
+  });
 });
 
 describe('the place of every worker app of the workspace', () => {
   const documents = readK8sManifests();
-  const compose = parse(readFileSync(join(DEPLOY_DIR, 'compose.yaml'), 'utf8'), {
-    merge: true,
-  }) as ComposeFile;
+  const compose = parse(composeText(), { merge: true }) as ComposeFile;
 
   it('every worker app runs in a k8s workload and a compose service: hand-written, or rendered from its package.json', () => {
     const k8sArgs = documents

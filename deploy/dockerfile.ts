@@ -1,4 +1,4 @@
-// The Dockerfiles of deploy/ as the tests read them: there is no Docker engine to build them here.
+// The Dockerfiles of deploy/ as the tests read them as text (image-run.test.ts builds and runs one).
 import { readFileSync } from 'node:fs';
 
 export interface DockerfileInstruction {

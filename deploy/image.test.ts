@@ -9,8 +9,8 @@ import { workspaceApps, workspacePackages } from '../workspace-apps.mjs';
 import { readDockerfile, stagesOf } from './dockerfile.js';
 import { DEPLOY_DIR, REPO_DIR } from './k8s-manifests.js';
 
-// There is no Docker engine here to build deploy/Dockerfile: these tests read it, and run for real
-// what the image runs (its entrypoint and healthcheck scripts, the apps through the entrypoint).
+// deploy/Dockerfile as text, and what the image runs (its entrypoint and healthcheck scripts, the apps
+// through the entrypoint) on this machine; image-run.test.ts builds the image and runs its apps.
 
 const packageJson = JSON.parse(readFileSync(join(REPO_DIR, 'package.json'), 'utf8')) as {
   dependencies: Record<string, string>;
@@ -47,6 +47,16 @@ describe('deploy/Dockerfile', () => {
     expect(packageJson.dependencies.tsx).toBeDefined();
     expect(packageJson.devDependencies.tsx).toBeUndefined();
     expect(last('USER')).toBe('1000:1000');
+  });
+
+  it('uses nothing the classic builder lacks (DOCKER_BUILDKIT=0, as Debian docker.io 20.10 builds)', () => {
+    const text = readFileSync(join(DEPLOY_DIR, 'Dockerfile'), 'utf8');
+    expect(text).not.toMatch(/^#\s*syntax=/m);
+    expect(text).not.toMatch(/<<-?\s*['"]?[A-Z]+/);
+    for (const instruction of instructions)
+      expect(instruction.args, instruction.keyword).not.toMatch(
+        /--(mount|checksum|chmod|link|parents|exclude)\b/,
+      );
   });
 
   it('copies every workspace into the runtime stage, and the scripts the image runs', () => {
@@ -156,7 +166,7 @@ describe('the production import graph', () => {
           queue.push(workspaceFile(specifier));
         } else {
           external.set(packageNameOf(specifier), relative(REPO_DIR, file));
-          if (dynamic.includes(specifier) && file.includes('service-provisioning'))
+          if (dynamic.includes(specifier) && file.includes('container-services'))
             optional.add(packageNameOf(specifier));
         }
       }

@@ -1,7 +1,12 @@
-import { existsSync } from 'node:fs';
 import { errorMessage } from '@benchfleet/core';
 import { checkDatabase } from '@benchfleet/db';
 import { checkRedis } from '@benchfleet/queue';
+import {
+  containerServicesVerdict,
+  postgresFromContainer,
+  redisFromContainer,
+  type ContainerService as Service,
+} from './container-services.js';
 import { LocalPostgres } from './local-postgres.js';
 import { findOnPath, LocalRedis } from './local-redis.js';
 
@@ -30,48 +35,11 @@ export class ServicesUnavailableError extends Error {
   override readonly name = 'ServicesUnavailableError';
 }
 
-async function dockerAnswers(env: NodeJS.ProcessEnv): Promise<boolean> {
-  if (!env.DOCKER_HOST && !existsSync('/var/run/docker.sock')) return false;
-  try {
-    const { getContainerRuntimeClient } = await import('testcontainers');
-    await Promise.race([
-      getContainerRuntimeClient(),
-      new Promise((_, reject) => setTimeout(() => reject(new Error('docker timeout')), 5_000)),
-    ]);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-type Service = { url: string; source: string; stop(): Promise<void> };
-
-async function postgresFromContainer(): Promise<Service> {
-  const { PostgreSqlContainer } = await import('@testcontainers/postgresql');
-  const container = await new PostgreSqlContainer('postgres:16-alpine')
-    .withDatabase('postgres')
-    .start();
-  return {
-    url: container.getConnectionUri(),
-    source: 'testcontainers',
-    stop: async () => void (await container.stop()),
-  };
-}
-
-async function redisFromContainer(): Promise<Service> {
-  const { RedisContainer } = await import('@testcontainers/redis');
-  const container = await new RedisContainer('redis:7-alpine').start();
-  return {
-    url: container.getConnectionUrl(),
-    source: 'testcontainers',
-    stop: async () => void (await container.stop()),
-  };
-}
-
 /**
  * Finds Postgres and Redis in this order: TEST_DATABASE_URL / TEST_REDIS_URL (tests) or
- * DATABASE_URL / REDIS_URL; testcontainers where a Docker engine answers; embedded Postgres from
- * npm and `redis-server` on PATH; otherwise one error that says how to provide them.
+ * DATABASE_URL / REDIS_URL; testcontainers where a Docker engine answers and has (or can pull)
+ * the images; embedded Postgres from npm and `redis-server` on PATH; otherwise one error that says
+ * how to provide them.
  */
 export async function provisionServices(
   options: ProvisionOptions = {},
@@ -89,7 +57,12 @@ export async function provisionServices(
 
   try {
     let docker: boolean | undefined;
-    const viaDocker = async () => (docker ??= await dockerAnswers(env));
+    const viaDocker = async () => {
+      if (docker !== undefined) return docker;
+      const verdict = await containerServicesVerdict(env);
+      if (!verdict.usable) log(`no containers for Postgres and Redis: ${verdict.reason}`);
+      return (docker = verdict.usable);
+    };
 
     let postgres: Service;
     const pgUrl = pick('DATABASE_URL');
@@ -112,7 +85,7 @@ export async function provisionServices(
         };
       } catch (error) {
         throw new ServicesUnavailableError(
-          `no Postgres: set DATABASE_URL (or TEST_DATABASE_URL) to a server, or start a Docker engine (embedded Postgres failed: ${errorMessage(error)})`,
+          `no Postgres: set DATABASE_URL (or TEST_DATABASE_URL) to a server, or start a Docker engine that has or can pull the images (embedded Postgres failed: ${errorMessage(error)})`,
         );
       }
     }
@@ -141,7 +114,7 @@ export async function provisionServices(
       };
     } else {
       throw new ServicesUnavailableError(
-        'no Redis: set REDIS_URL (or TEST_REDIS_URL) to a server, start a Docker engine, or install redis-server (apt-get install redis-server)',
+        'no Redis: set REDIS_URL (or TEST_REDIS_URL) to a server, start a Docker engine that has or can pull the images, or install redis-server (apt-get install redis-server)',
       );
     }
     stops.push(redis.stop);

@@ -71,3 +71,17 @@ export function ensureDockerEngine(
   })();
   return engine;
 }
+
+/**
+ * Images deploy/compose.yaml names beyond the bases (`postgres`, `redis`): pulled, or made from
+ * Debian's packages by build-local-bases.sh where no registry answers. Needs `ensureDockerEngine()`.
+ */
+export async function ensureLocalImages(
+  names: Array<'postgres' | 'redis'>,
+  options: { log?: (line: string) => void } = {},
+): Promise<void> {
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const made = await runScript('build-local-bases.sh', names, log, 20 * 60_000);
+  if (made.code !== 0)
+    throw new Error(`${names.join(' and ')} could not be had: ${lastLine(made.stderr)}`);
+}

@@ -17,3 +17,5 @@ export * from './host-faults.js';
 export * from './tcp-relay.js';
 export * from './service-fault-scenarios.js';
 export * from './docker-engine.js';
+export * from './project-image.js';
+export * from './compose-project.js';
