@@ -411,10 +411,42 @@ describe("a killed worker's orphaned agent task", () => {
         orphanAnsweredAtKill,
       );
       expect(llm.stats.requests - sentAtKill).toBe(4);
+      // Every attempt's spend counts: the killed one's calls, each written before the agent had its
+      // answer, are on its attempt row though its worker never settled it; the task has the sum.
+      expect(orphanAnsweredAtKill).toBeGreaterThanOrEqual(2);
+      const attempts = await services.db
+        .selectFrom('attempts')
+        .select(['attempt', 'status', 'tokens_in', 'tokens_out', 'cost_usd'])
+        .where('run_id', '=', runId)
+        .orderBy('attempt')
+        .execute();
+      expect(attempts.map(({ cost_usd: _, ...rest }) => rest)).toEqual([
+        {
+          attempt: 1,
+          status: 'error',
+          tokens_in: orphanAnsweredAtKill * PROMPT_TOKENS,
+          tokens_out: orphanAnsweredAtKill * COMPLETION_TOKENS,
+        },
+        {
+          attempt: 2,
+          status: 'success',
+          tokens_in: 4 * PROMPT_TOKENS,
+          tokens_out: 4 * COMPLETION_TOKENS,
+        },
+      ]);
+      expect(attempts[0]!.cost_usd).toBeCloseTo(orphanAnsweredAtKill * CALL_USD, 12);
+      expect(attempts[1]!.cost_usd).toBeCloseTo(4 * CALL_USD, 12);
+      const calls = orphanAnsweredAtKill + 4;
       expect(task).toMatchObject({
-        tokens_in: 4 * PROMPT_TOKENS,
-        tokens_out: 4 * COMPLETION_TOKENS,
+        tokens_in: calls * PROMPT_TOKENS,
+        tokens_out: calls * COMPLETION_TOKENS,
       });
+      expect(task.cost_usd).toBeCloseTo(calls * CALL_USD, 12);
+      const aggregate = await runCli('scheduler', ['aggregate', runId], services.env);
+      expect((JSON.parse(aggregate.stdout) as { cost_usd: number }).cost_usd).toBeCloseTo(
+        calls * CALL_USD,
+        6,
+      );
     } finally {
       for (const worker of [doomed, rescuer])
         if (worker && worker.child.exitCode === null && worker.child.signalCode === null) {
