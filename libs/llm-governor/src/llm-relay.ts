@@ -78,6 +78,15 @@ export interface RelayedCall {
   readonly budgetReached?: BudgetScope;
 }
 
+/** What an answered call cost, told before the agent has the answer (`LlmRelayOptions.onSpend`). */
+export interface RelayedSpend {
+  readonly attribution: LlmAttribution;
+  readonly tokensIn: number;
+  readonly tokensOut: number;
+  /** null when the model has no price. */
+  readonly costUsd: number | null;
+}
+
 /** A spend limit stopped the attempt: refused a call, or was reached by one that was answered. */
 export interface RelayBudgetEvent {
   readonly attribution: LlmAttribution;
@@ -117,6 +126,13 @@ export interface LlmRelayOptions {
   readonly budget?: (attribution: LlmAttribution) => LlmBudget | undefined;
   /** Each call that went to the provider, once it is over (usage, cost, latency, reply). */
   readonly onCall?: (call: RelayedCall) => void;
+  /**
+   * An answered call's spend, awaited before the agent gets the answer (at most `spendDeadlineMs`):
+   * once the agent can act on a call, its spend is recorded, even if the worker dies next.
+   */
+  readonly onSpend?: (spend: RelayedSpend) => Promise<void>;
+  /** How long the agent's answer waits for `onSpend` (default 5 s); after it, the answer goes. */
+  readonly spendDeadlineMs?: number;
   readonly onBudgetExceeded?: (event: RelayBudgetEvent) => void;
   readonly onRefused?: (refusal: RelayRefusal) => void;
   /** Default 127.0.0.1: the stack's agent must reach it (in compose and k8s, the worker's address). */
@@ -522,6 +538,7 @@ class RelayServer {
           tokensOut: settlement?.tokensOut ?? 0,
           costUsd: settlement === undefined ? null : settlement.costUsd,
         };
+        await this.#recordSpend({ attribution, ...tokens });
         const answered = this.#sendRaw(res, 200, result.body);
         report(answered ? 'ok' : 'aborted', answered ? 200 : 0, {
           ...tokens,
@@ -589,6 +606,30 @@ class RelayServer {
         ? `the provider gave no answer within the relay's ${this.#deadlineMs} ms (${tries} requests; last: ${lastWhy})`
         : `the provider gave no answer in ${tries} requests (last: ${lastWhy})`,
     });
+  }
+
+  /** `onSpend`, bounded: a store that does not answer delays the agent's answer, never holds it. */
+  async #recordSpend(spend: RelayedSpend): Promise<void> {
+    const onSpend = this.#options.onSpend;
+    if (onSpend === undefined) return;
+    const deadlineMs = this.#options.spendDeadlineMs ?? 5_000;
+    let timer: NodeJS.Timeout | undefined;
+    const recorded = await Promise.race([
+      onSpend(spend).then(
+        () => true,
+        (error: unknown) => {
+          this.#options.logger?.warn({ err: error }, "could not record a relayed call's spend");
+          return true;
+        },
+      ),
+      new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), deadlineMs))),
+    ]);
+    clearTimeout(timer);
+    if (!recorded)
+      this.#options.logger?.warn(
+        { deadlineMs },
+        "a relayed call's spend was not recorded in time: the agent gets its answer anyway",
+      );
   }
 
   #nextBackoff(previous: number): number {

@@ -18,6 +18,7 @@ import {
   type LlmGovernorFlags,
   type LlmRelay,
   type RelayedCall,
+  type RelayedSpend,
   type RelayModel,
   type StepLlmUsage,
 } from '@benchfleet/llm-governor';
@@ -128,8 +129,7 @@ export interface RelayedAttempt {
  * refused at once and counted.
  */
 export class StackLlmRelay {
-  #current: { attribution: LlmAttribution; ledger: RelayedCallLedger; state: AttemptState } | null =
-    null;
+  #current: RunningAttempt | null = null;
   #refusedWithoutAttempt = 0;
 
   private constructor(
@@ -177,6 +177,9 @@ export class StackLlmRelay {
         onCall: (call) => {
           if (self) self.#record(call);
         },
+        onSpend: async (spend) => {
+          if (self) await self.#spend(spend);
+        },
         onBudgetExceeded: (event) => {
           const current = self ? self.#current : null;
           if (!current || !sameAttempt(current.attribution, event.attribution)) return;
@@ -212,8 +215,14 @@ export class StackLlmRelay {
     return this.#refusedWithoutAttempt;
   }
 
-  /** From now until `end()`, the agent's calls are this attempt's. */
-  begin(attribution: LlmAttribution): RelayedAttempt {
+  /**
+   * From now until `end()`, the agent's calls are this attempt's. `persist` is told the attempt's
+   * running totals after each answered call, before the agent has the answer.
+   */
+  begin(
+    attribution: LlmAttribution,
+    persist?: (totals: AttemptSpend) => Promise<void>,
+  ): RelayedAttempt {
     const ledger = new RelayedCallLedger(attribution);
     const state: AttemptState = {
       tokensIn: 0,
@@ -223,7 +232,7 @@ export class StackLlmRelay {
       providerFault: null,
       budget: null,
     };
-    const current = { attribution, ledger, state };
+    const current: RunningAttempt = { attribution, ledger, state, ...(persist && { persist }) };
     this.#current = current;
     return {
       stepUsage: (content) => ledger.claimStep(content),
@@ -253,15 +262,24 @@ export class StackLlmRelay {
     };
   }
 
+  /** An answered call's spend, counted (and persisted) before the agent has the answer. */
+  async #spend(spend: RelayedSpend): Promise<void> {
+    const current = this.#current;
+    if (!current || !sameAttempt(current.attribution, spend.attribution)) return;
+    const { state } = current;
+    state.tokensIn += spend.tokensIn;
+    state.tokensOut += spend.tokensOut;
+    state.costUsd =
+      state.costUsd === null || spend.costUsd === null ? null : state.costUsd + spend.costUsd;
+    const totals = { tokensIn: state.tokensIn, tokensOut: state.tokensOut, costUsd: state.costUsd };
+    await current.persist?.(totals);
+  }
+
   #record(call: RelayedCall): void {
     const current = this.#current;
     if (!current || !current.ledger.record(call)) return;
     const { state } = current;
     state.calls += 1;
-    state.tokensIn += call.tokensIn;
-    state.tokensOut += call.tokensOut;
-    state.costUsd =
-      state.costUsd === null || call.costUsd === null ? null : state.costUsd + call.costUsd;
     if (call.infraFault && state.providerFault === null)
       state.providerFault = `the LLM provider did not answer the agent's call (${call.outcome}, HTTP ${call.status} after ${call.tries} tries)`;
   }
@@ -270,6 +288,20 @@ export class StackLlmRelay {
     await this.relay.close();
     await this.governor.close();
   }
+}
+
+/** An attempt's spend so far: its answered calls' tokens and cost (null: a call had no price). */
+interface AttemptSpend {
+  readonly tokensIn: number;
+  readonly tokensOut: number;
+  readonly costUsd: number | null;
+}
+
+interface RunningAttempt {
+  readonly attribution: LlmAttribution;
+  readonly ledger: RelayedCallLedger;
+  readonly state: AttemptState;
+  readonly persist?: (totals: AttemptSpend) => Promise<void>;
 }
 
 interface AttemptState {
