@@ -197,14 +197,22 @@ export function createTaskJobHandler(
         ): Promise<unknown> => {
           const at = new Date();
           span.setOutcome(spanOutcome(outcome));
+          // An attempt ended by a fault may be handed back: the runtime's log says what was recorded.
+          const tellRecorded = (verb: string) =>
+            job.tellRecorded(
+              `its attempt ${attempt} ${verb} as an infra error${outcome.error?.startsWith('handed back') === true ? ' (handed back)' : ''}${final ? ", the task's outcome" : ''}`,
+            );
           try {
             await settle(outcome, final);
+            if (outcome.errorClass === 'infra') tellRecorded('is recorded');
             // A later attempt may have taken the task meanwhile and presumed this worker lost.
             if (outcome.status === 'error' && outcome.errorClass === 'infra')
               await tasks.recordAttemptCause(runId, taskId, attempt, cause, at);
             return undefined;
           } catch (error) {
             records.keep({ runId, taskId, attempt, outcome, taskFinal: final }, cause, error);
+            if (outcome.errorClass === 'infra')
+              tellRecorded('is kept, for Postgres to take later,');
             return error;
           }
         };
