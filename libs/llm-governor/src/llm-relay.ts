@@ -99,6 +99,8 @@ export interface RelayBudgetEvent {
 type RelayRefusalReason =
   /** No attempt runs on this stack (an orphaned or cancelled agent task), or it is no longer the running one. */
   | 'no-running-attempt'
+  /** An attempt runs, but the call is not its own (`callOwner`): another task of the agent's. */
+  | 'not-the-attempts-task'
   /** The model is not one the relay offers. */
   | 'unknown-model'
   /** A spend limit is set and the model has no price, so it cannot be enforced. */
@@ -122,6 +124,15 @@ export interface LlmRelayOptions {
   readonly models: readonly RelayModel[];
   /** The attempt running on this stack now; null: none (every call is refused at once). */
   readonly currentAttempt: () => LlmAttribution | null | Promise<LlmAttribution | null>;
+  /**
+   * Whether a call (its request body) is the running attempt's own: null when it is, else why not.
+   * An agent may run work the attempt did not start (a task created beside the fleet); such a
+   * call is refused as one with no running attempt is (403, not retried). Default: every call is.
+   */
+  readonly callOwner?: (
+    attribution: LlmAttribution,
+    body: Readonly<Record<string, unknown>>,
+  ) => Promise<string | null>;
   /** The spend limits of an attempt's task and run; undefined: none. */
   readonly budget?: (attribution: LlmAttribution) => LlmBudget | undefined;
   /** Each call that went to the provider, once it is over (usage, cost, latency, reply). */
@@ -326,6 +337,19 @@ class RelayServer {
           raw === undefined
             ? `the request body is larger than ${this.#maxBodyBytes} bytes`
             : 'the request body is not a JSON object',
+      });
+      return;
+    }
+    const notOurs =
+      (await this.#options
+        .callOwner?.(attribution, body)
+        .catch((error: unknown) => `its owner could not be told (${String(error)})`)) ?? null;
+    if (notOurs !== null) {
+      this.#refuse(res, 'not-the-attempts-task', attribution, {
+        status: 403,
+        type: 'permission_error',
+        code: 'not_the_attempts_task',
+        message: `the LLM call is refused: it is not attempt ${attribution.attempt} of task ${attribution.taskId}'s (${notOurs})`,
       });
       return;
     }

@@ -123,6 +123,8 @@ function episodeOptions(
       ...(desktop ? { desktop: (signal: AbortSignal) => desktop.healthProblem({ signal }) } : {}),
     },
     sink: {
+      // From here the agent's calls for this task are the attempt's (none before: reset, setup).
+      onCreatingTask: (description, created) => relayed?.creatingTask(description, created),
       onTaskCreated: (bytebotTaskId) => context.setExternalId(bytebotTaskId),
       onStep: async (step) => {
         const screenshotUri = step.screenshot

@@ -195,6 +195,7 @@ export const osworldWorker: BenchmarkWorkerPart<
             llmLanes: {
               snapshot: () => relay.governor.snapshot(),
               refusedWithoutAttempt: () => relay.refusedWithoutAttempt,
+              refusedForeignCalls: () => relay.refusedForeignCalls,
             },
           }
         : {}),

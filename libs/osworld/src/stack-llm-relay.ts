@@ -22,6 +22,7 @@ import {
   type RelayModel,
   type StepLlmUsage,
 } from '@benchfleet/llm-governor';
+import { RelayedTaskOwnership } from './relayed-task-ownership.js';
 
 /** `name` or `name=upstream`, comma-separated: what the relay offers the agent, and as what it asks the provider. */
 function parseRelayModels(text: string): RelayModel[] {
@@ -118,6 +119,11 @@ export interface RelayedAttempt {
    * `budget` (the agent's failure that followed is not its own). null: no limit was hit.
    */
   budgetStop(): Promise<SpendLimitReachedError | null>;
+  /**
+   * The attempt asks the agent for its Bytebot task: from now on the task's calls are forwarded
+   * (`created` settles once the create has answered). Before it, no call is the attempt's.
+   */
+  creatingTask(description: string, created: Promise<unknown>): void;
   /** The attempt no longer runs on the stack: its later calls are refused. */
   end(): void;
 }
@@ -131,6 +137,7 @@ export interface RelayedAttempt {
 export class StackLlmRelay {
   #current: RunningAttempt | null = null;
   #refusedWithoutAttempt = 0;
+  #refusedForeignCalls = 0;
 
   private constructor(
     private readonly relay: LlmRelay,
@@ -174,6 +181,13 @@ export class StackLlmRelay {
         portSetting: '--llm-relay-port (or BENCHFLEET_LLM_RELAY_PORT)',
         logger,
         currentAttempt: () => (self ? (self.#current?.attribution ?? null) : null),
+        // The agent may run a task the attempt did not create: only the attempt's own is forwarded.
+        callOwner: async (attribution, body) => {
+          const current = self ? self.#current : null;
+          if (!current || !sameAttempt(current.attribution, attribution))
+            return 'the attempt no longer runs';
+          return current.ownership.judge(body);
+        },
         onCall: (call) => {
           if (self) self.#record(call);
         },
@@ -186,12 +200,20 @@ export class StackLlmRelay {
           current.state.budget ??= { scope: event.scope, message: event.message };
         },
         onRefused: (refusal) => {
-          if (refusal.reason !== 'no-running-attempt' || !self) return;
-          self.#refusedWithoutAttempt += 1;
-          logger.warn(
-            { refusedWithoutAttempt: self.#refusedWithoutAttempt },
-            "refused an LLM call from the stack's agent: no attempt runs on this stack",
-          );
+          if (!self) return;
+          if (refusal.reason === 'no-running-attempt') {
+            self.#refusedWithoutAttempt += 1;
+            logger.warn(
+              { refusedWithoutAttempt: self.#refusedWithoutAttempt },
+              "refused an LLM call from the stack's agent: no attempt runs on this stack",
+            );
+          } else if (refusal.reason === 'not-the-attempts-task') {
+            self.#refusedForeignCalls += 1;
+            logger.warn(
+              { refusedForeignCalls: self.#refusedForeignCalls, why: refusal.message },
+              "refused an LLM call from the stack's agent: not the running attempt's Bytebot task",
+            );
+          }
         },
       });
       self = new StackLlmRelay(relay, governor, services.spendLimitsOf);
@@ -215,6 +237,11 @@ export class StackLlmRelay {
     return this.#refusedWithoutAttempt;
   }
 
+  /** Calls refused because they were not the running attempt's Bytebot task's, since the worker started. */
+  get refusedForeignCalls(): number {
+    return this.#refusedForeignCalls;
+  }
+
   /**
    * From now until `end()`, the agent's calls are this attempt's. `persist` is told the attempt's
    * running totals after each answered call, before the agent has the answer.
@@ -232,7 +259,14 @@ export class StackLlmRelay {
       providerFault: null,
       budget: null,
     };
-    const current: RunningAttempt = { attribution, ledger, state, ...(persist && { persist }) };
+    const ownership = new RelayedTaskOwnership();
+    const current: RunningAttempt = {
+      attribution,
+      ledger,
+      state,
+      ownership,
+      ...(persist && { persist }),
+    };
     this.#current = current;
     return {
       stepUsage: (content) => ledger.claimStep(content),
@@ -256,6 +290,7 @@ export class StackLlmRelay {
           state.budget.message,
         );
       },
+      creatingTask: (description, created) => ownership.creatingTask(description, created),
       end: () => {
         if (this.#current === current) this.#current = null;
       },
@@ -278,6 +313,7 @@ export class StackLlmRelay {
   #record(call: RelayedCall): void {
     const current = this.#current;
     if (!current || !current.ledger.record(call)) return;
+    if (call.reply) current.ownership.replied(call.reply);
     const { state } = current;
     state.calls += 1;
     if (call.infraFault && state.providerFault === null)
@@ -301,6 +337,7 @@ interface RunningAttempt {
   readonly attribution: LlmAttribution;
   readonly ledger: RelayedCallLedger;
   readonly state: AttemptState;
+  readonly ownership: RelayedTaskOwnership;
   readonly persist?: (totals: AttemptSpend) => Promise<void>;
 }
 
