@@ -18,6 +18,7 @@ import {
   writeOsworldTestDataset,
   type FakeBytebot,
   type FakeBytebotDesktop,
+  type FakeBytebotOptions,
   type StartedProcess,
 } from '@benchfleet/testing';
 
@@ -58,7 +59,7 @@ interface Stack {
   readonly bytebot: FakeBytebot;
 }
 
-async function startStack(): Promise<Stack> {
+async function startStack(chooseScenario?: FakeBytebotOptions['chooseScenario']): Promise<Stack> {
   const desktop = await startFakeBytebotDesktop();
   const bytebot = await startFakeBytebot({
     pendingDelayMs: 10,
@@ -66,6 +67,7 @@ async function startStack(): Promise<Stack> {
     toolDelayMs: 5,
     desktop,
     defaultScenario: { steps: 3, ending: { kind: 'completed', answer: 'Done.' } },
+    ...(chooseScenario ? { chooseScenario } : {}),
   });
   closers.push(async () => {
     await bytebot.close();
@@ -191,6 +193,34 @@ describe("a dead desktop is recreated by its stack's worker", () => {
     });
   }, 180_000);
 
+  it("dead mid-task: the attempt is the stack's fault (handed back, not scored), the desktop is recreated, and the task runs again on it", async () => {
+    let creates = 0;
+    // The first run of the task kills the desktop after two steps; the next completes.
+    const stack = await startStack(() => (creates++ === 0 ? 'desktop-dies' : undefined));
+    const reset = await revivingResetCommand(stack.desktop);
+    const worker = startWorker(stack, 'stack-dies-mid-task', ['--reset-command', reset.command]);
+    await waitForOutput(worker, 'worker ready', 'the worker to be ready');
+    const { runId, taskId } = await runOneTask('os-desktop-dies');
+    const task = await settledTask(runId, taskId);
+    expect(task).toMatchObject({
+      status: 'success',
+      attempts: 2,
+      worker_id: 'stack-dies-mid-task',
+    });
+    const attempts = await services.db
+      .selectFrom('attempts')
+      .select(['attempt', 'status', 'error_class', 'error'])
+      .where('run_id', '=', runId)
+      .orderBy('attempt')
+      .execute();
+    expect(attempts.map((a) => [a.attempt, a.status, a.error_class])).toEqual([
+      [1, 'error', 'infra'],
+      [2, 'success', null],
+    ]);
+    expect(attempts[0]!.error).toMatch(/desktop/);
+    expect(reset.runs()).toBe(1);
+  }, 180_000);
+
   it('a reset that never brings it back: after 3 tries the stack says it is broken, takes no task, and its tasks run on another stack', async () => {
     const broken = await startStack();
     await broken.desktop.kill();
@@ -203,16 +233,26 @@ describe("a dead desktop is recreated by its stack's worker", () => {
       'the stack to say it is broken',
       120_000,
     );
-    expect(worker.output().match(/recreating it with --reset-command \(try \d of 3\)/g)).toEqual([
-      'recreating it with --reset-command (try 1 of 3)',
-      'recreating it with --reset-command (try 2 of 3)',
-      'recreating it with --reset-command (try 3 of 3)',
-    ]);
+    const tries = [
+      ...worker
+        .output()
+        .matchAll(/the stack's desktop is down: .*?with --reset-command \(try (\d) of 3\)/g),
+    ].map((match) => match[1]);
+    expect(tries).toEqual(['1', '2', '3']);
     // Said on /healthz and in `scheduler status`, with the reason.
-    const health = await fetch(`http://127.0.0.1:${metricsPort}/healthz`);
+    const health = await waitFor(
+      '/healthz to say the stack is broken',
+      async () => {
+        const answer = await fetch(`http://127.0.0.1:${metricsPort}/healthz`);
+        const text = await answer.text();
+        return text.includes('stack broken') ? { status: answer.status, text } : undefined;
+      },
+      30_000,
+      100,
+    );
     expect(health.status).toBe(503);
-    expect(await health.text()).toMatch(
-      /^stack broken: its desktop did not come back after 3 tries of --reset-command \(the last: the stack's reset command exited with code 1: Error response from daemon: container is restarting\)/,
+    expect(health.text).toMatch(
+      /^paused: stack broken: its desktop did not come back after 3 tries of --reset-command \(the last: the stack's reset command exited with code 1: Error response from daemon: container is restarting\)/,
     );
     const { runId, taskId } = await runOneTask('os-not-on-a-broken-stack');
     const status = await runCli('scheduler', ['status', runId, '--json'], services.env);
