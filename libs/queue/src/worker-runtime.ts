@@ -296,6 +296,8 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
         runId: typeof runId === 'string' ? runId : '',
         handedBack: false,
         recorded: undefined as string | undefined,
+        /** The hand-back was logged before the handler said what it recorded. */
+        loggedWithoutRecord: false,
         handBack,
       };
       active.set(jobKey, jobEntry);
@@ -313,6 +315,8 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
           outage: outageNow,
           tellRecorded: (note) => {
             jobEntry.recorded = note;
+            // A job handed back while its handler still ran: what it recorded comes after.
+            if (jobEntry.loggedWithoutRecord) jobLogger.warn(`the job handed back: ${note}`);
           },
         });
         handled.catch(() => undefined);
@@ -336,6 +340,7 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
           // The move to delayed skips BullMQ's count; what the handler wrote is its own to say.
           const tries = job.opts.attempts ?? 1;
           const recorded = jobEntry.recorded === undefined ? '' : `; ${jobEntry.recorded}`;
+          jobEntry.loggedWithoutRecord = jobEntry.recorded === undefined;
           repeated.warn(
             `hand-back:${causeOf(outage)}`,
             { job: job.id, run: runId },
