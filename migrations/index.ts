@@ -6,6 +6,7 @@ import * as workerHealth from './20261126220000_worker_health.js';
 import * as taskTextSearch from './20261126240000_task_text_search.js';
 import * as runLimits from './20261127003000_run_limits.js';
 import * as stepCost from './20261127004500_step_cost.js';
+import * as attemptSpend from './20261207100000_attempt_spend.js';
 
 // The shared tables' migrations (runs, tasks, attempts, steps, views). Each benchmark's own tables
 // come with its descriptor (`migrations`); the registry merges them with these, in name order.
@@ -18,4 +19,5 @@ export const coreMigrations: Record<string, Migration> = {
   '20261126240000_task_text_search': taskTextSearch,
   '20261127003000_run_limits': runLimits,
   '20261127004500_step_cost': stepCost,
+  '20261207100000_attempt_spend': attemptSpend,
 };

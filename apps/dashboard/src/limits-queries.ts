@@ -8,15 +8,16 @@ const RUN_LIMIT = `(r.limits->>'max_cost_usd')::float8`;
 const TASK_LIMIT = `(r.limits->>'max_task_cost_usd')::float8`;
 
 /**
- * `unpriced`: a task that ran has no cost, or the enqueue found no price for the run's model
- * (`limits.model_price` null) — its spend is unknown, never $0. The overshoot is null when the
+ * `unpriced`: a task that ran has no cost, or nothing was used yet and the enqueue found no price
+ * for the run's model (`limits.model_price` null): what was priced decides, since the workers may
+ * hold a price the enqueue had not. Its spend is unknown, never $0. The overshoot is null when the
  * spend is unknown or there is no limit, else what was spent past the limit (0 within it).
  */
 export const LIMITS_COLUMNS = `s.success_rate_excluding_infra, s.infra_failed, s.budget_stopped, s.projected_cost_usd,
        r.halt, r.halt_reason, r.halted_at,
        ${RUN_LIMIT} as max_cost_usd, ${TASK_LIMIT} as max_task_cost_usd,
        (r.limits->>'max_infra_error_rate')::float8 as max_infra_error_rate, (r.limits->>'infra_window')::int as infra_window,
-       (s.cost_usd is null or coalesce(r.limits->'model_price' = 'null'::jsonb, false)) as unpriced,
+       (s.cost_usd is null or (s.tokens_in + s.tokens_out = 0 and coalesce(r.limits->'model_price' = 'null'::jsonb, false))) as unpriced,
        case when s.cost_usd is not null and ${RUN_LIMIT} is not null
             then greatest(s.cost_usd - ${RUN_LIMIT}, 0)::float8 end as over_limit_usd,
        tl.tasks_over_limit, tl.max_task_over_usd`;

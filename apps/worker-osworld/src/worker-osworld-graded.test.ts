@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,9 +17,11 @@ import { JobProducer, taskJobId } from '@benchfleet/queue';
 import { benchmarks } from '@benchfleet/benchmarks';
 import { enqueueRun, planRun } from '@benchfleet/runs';
 import {
+  FAKE_LLM_PRICE,
   runCli,
   startCli,
   startFakeGradedStack,
+  startFakeLlm,
   useTestServices,
   waitFor,
   waitForOutput,
@@ -380,6 +383,104 @@ describe("worker-osworld's health check while it resets its own stack", () => {
     expect(await grades().gradesOfTask(runId, POSTER_TASK)).toMatchObject([{ score: 1 }]);
     expect(await stopWorker(worker)).toBe(0);
   });
+});
+
+describe("a graded worker's LLM relay while its attempt resets and sets up", () => {
+  it("forwards only the attempt's own Bytebot task: one created beside the fleet is refused, never sent or billed, and counted", async () => {
+    const model = 'fake-relay-model';
+    const freePort = async () => {
+      const server = createServer();
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const { port } = server.address() as { port: number };
+      await new Promise((resolve) => server.close(resolve));
+      return port;
+    };
+    const [relayPort, metricsPort] = [await freePort(), await freePort()];
+    const llm = await startFakeLlm({
+      models: [model],
+      script: (request) => ({
+        content: `Looking at the screen, turn ${request.messages.filter((m) => m.role === 'assistant').length + 1}.`,
+        promptTokens: 1000,
+        completionTokens: 100,
+      }),
+    });
+    const stack = await startFakeGradedStack({
+      scenario: completes({ 2: RESTORE_POSTER }),
+      vm: { apps: ['code', 'firefox', 'thunar'] },
+      web: fakes.web,
+      bytebot: { llmProxyUrl: `http://127.0.0.1:${relayPort}` },
+    });
+    try {
+      const marker = path.join(scratchDir, 'relay-resetting');
+      const release = path.join(scratchDir, 'relay-reset-may-finish');
+      const resetCommand = `touch '${marker}'; while [ ! -e '${release}' ]; do sleep 0.05; done; rm -f '${marker}' '${release}'; ${stack.resetCommand}`;
+      const args = gradedWorkerArgs(stack, 'stack-relayed');
+      args[args.indexOf('--reset-command') + 1] = resetCommand;
+      const worker = startWorker(args, {
+        LLM_BASE_URL: llm.baseUrl,
+        LLM_API_KEY: 'sk-graded-relay-test',
+        BENCHFLEET_LLM_RELAY_MODELS: model,
+        BENCHFLEET_LLM_RELAY_PORT: String(relayPort),
+        BENCHFLEET_METRICS_PORT: String(metricsPort),
+        LLM_PRICE_TABLE: JSON.stringify({ [model]: FAKE_LLM_PRICE }),
+      });
+      await waitForOutput(worker, 'worker ready', 'the worker to be ready');
+      const posterTask = await datasetTask('os', POSTER_TASK);
+      const runId = await enqueueTasks([posterTask]);
+      await waitFor('the reset to start', async () => existsSync(marker), 30_000, 20);
+
+      // While the attempt's reset runs, someone creates a Bytebot task on the stack beside the fleet.
+      const created = await fetch(`${stack.bytebot.url}/tasks`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          description: 'Order a pizza for the office',
+          model: { provider: 'proxy', name: model, title: model },
+        }),
+      });
+      const foreignId = ((await created.json()) as { id: string }).id;
+      const foreign = await waitFor(
+        'the foreign task to end',
+        async () => {
+          const row = stack.bytebot.tasks().find((task) => task.id === foreignId);
+          return row && ['COMPLETED', 'FAILED'].includes(row.status) ? row : undefined;
+        },
+        30_000,
+        20,
+      );
+      expect(foreign.status).toBe('FAILED');
+      // Its call was refused (the agent's client told not to retry it) and never reached the provider.
+      expect(stack.bytebot.llmCalls(foreignId).map((call) => [call.status, call.requests])).toEqual(
+        [[403, 1]],
+      );
+      expect(stack.bytebot.llmCalls(foreignId)[0]!.answer).toMatchObject({
+        error: { type: 'permission_error' },
+      });
+      expect(llm.stats.requests).toBe(0);
+
+      await writeFile(release, '');
+      const task = await settledTask(runId, POSTER_TASK);
+      expect(task).toMatchObject({ status: 'success', attempts: 1, tokens_in: 4 * 1000 });
+      expect(await grades().gradesOfTask(runId, POSTER_TASK)).toMatchObject([{ score: 1 }]);
+      // Every call the provider got is the attempt's own task's: its description opens each.
+      expect(llm.received).toHaveLength(4);
+      for (const request of llm.received)
+        expect(String(request.messages.find((m) => m.role === 'user')?.content).trim()).toBe(
+          posterTask.instruction.trim(),
+        );
+      await waitForOutput(
+        worker,
+        /"refusedForeignCalls":1.*refused an LLM call from the stack's agent: not the running attempt's Bytebot task/,
+        'the refusal to be counted',
+      );
+      const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+      expect(metrics).toMatch(/^benchfleet_llm_relay_refused_foreign_task\{[^}]*\} 1$/m);
+      expect(await stopWorker(worker)).toBe(0);
+    } finally {
+      await stack.close();
+      await llm.close();
+    }
+  }, 120_000);
 });
 
 describe('worker-osworld without --desktop-server-url', () => {

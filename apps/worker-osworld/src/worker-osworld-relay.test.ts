@@ -10,6 +10,7 @@ import {
   enqueueTestRun,
   FAKE_LLM_PRICE,
   osworldTestTask,
+  runCli,
   startCli,
   startFakeBytebot,
   startFakeLlm,
@@ -167,6 +168,42 @@ describe("worker-osworld's LLM relay for its stack's agent", () => {
       Array(4).fill(`Bearer ${API_KEY}`),
     );
     expect(bytebot.llmCalls().every((call) => !call.authorization.includes(API_KEY))).toBe(true);
+  });
+
+  it('a run enqueued with no price for its model, whose worker priced every relayed call: status gives the spend aggregate gives, not "unpriced"', async () => {
+    const dataset = await writeOsworldTestDataset(scratchDir, 'priced-by-worker', [
+      osworldTestTask('os-priced-by-worker', 'Open the terminal'),
+    ]);
+    const model = JSON.stringify({ provider: 'proxy', name: MODEL, title: 'Fake relay model' });
+    // The enqueue has no price table: it records that it found no price for the model.
+    const runId = await enqueueTestRun(
+      { db: services.db, producer },
+      { benchmark: 'osworld', flags: { dataset, model } },
+    );
+    const run = await services.db
+      .selectFrom('runs')
+      .select('limits')
+      .where('id', '=', runId)
+      .executeTakeFirstOrThrow();
+    expect(run.limits).toEqual({ model_price: null });
+    const task = await settledTask(runId, 'os-priced-by-worker');
+    expect(task).toMatchObject({ status: 'success', tokens_in: 4 * PROMPT_TOKENS });
+    expect(task.cost_usd).toBeCloseTo(4 * CALL_USD, 12);
+
+    const aggregate = await runCli('scheduler', ['aggregate', runId], services.env);
+    expect(aggregate.code).toBe(0);
+    const summary = JSON.parse(aggregate.stdout) as { cost_usd: number | null; unpriced: boolean };
+    expect(summary.unpriced).toBe(false);
+    expect(summary.cost_usd).toBeCloseTo(4 * CALL_USD, 6);
+
+    const status = await runCli('scheduler', ['status', runId, '--json'], services.env);
+    expect(status.code).toBe(0);
+    const spend = (JSON.parse(status.stdout) as { spend: Record<string, unknown> }).spend;
+    expect(spend).toMatchObject({ unpriced: false, unpricedCalls: 0, calls: 4 });
+    expect(spend['spentUsd']).toBeCloseTo(4 * CALL_USD, 9);
+    const text = await runCli('scheduler', ['status', runId], services.env);
+    expect(text.stdout).not.toContain('unpriced');
+    expect(text.stdout).toMatch(/^ {2}spend: \$0\.\d+ \(4 calls, live\)/m);
   });
 
   it("a provider that does not answer is the provider's fault: the agent's failure is an infra error, retried, not scored", async () => {
@@ -374,10 +411,42 @@ describe("a killed worker's orphaned agent task", () => {
         orphanAnsweredAtKill,
       );
       expect(llm.stats.requests - sentAtKill).toBe(4);
+      // Every attempt's spend counts: the killed one's calls, each written before the agent had its
+      // answer, are on its attempt row though its worker never settled it; the task has the sum.
+      expect(orphanAnsweredAtKill).toBeGreaterThanOrEqual(2);
+      const attempts = await services.db
+        .selectFrom('attempts')
+        .select(['attempt', 'status', 'tokens_in', 'tokens_out', 'cost_usd'])
+        .where('run_id', '=', runId)
+        .orderBy('attempt')
+        .execute();
+      expect(attempts.map(({ cost_usd: _, ...rest }) => rest)).toEqual([
+        {
+          attempt: 1,
+          status: 'error',
+          tokens_in: orphanAnsweredAtKill * PROMPT_TOKENS,
+          tokens_out: orphanAnsweredAtKill * COMPLETION_TOKENS,
+        },
+        {
+          attempt: 2,
+          status: 'success',
+          tokens_in: 4 * PROMPT_TOKENS,
+          tokens_out: 4 * COMPLETION_TOKENS,
+        },
+      ]);
+      expect(attempts[0]!.cost_usd).toBeCloseTo(orphanAnsweredAtKill * CALL_USD, 12);
+      expect(attempts[1]!.cost_usd).toBeCloseTo(4 * CALL_USD, 12);
+      const calls = orphanAnsweredAtKill + 4;
       expect(task).toMatchObject({
-        tokens_in: 4 * PROMPT_TOKENS,
-        tokens_out: 4 * COMPLETION_TOKENS,
+        tokens_in: calls * PROMPT_TOKENS,
+        tokens_out: calls * COMPLETION_TOKENS,
       });
+      expect(task.cost_usd).toBeCloseTo(calls * CALL_USD, 12);
+      const aggregate = await runCli('scheduler', ['aggregate', runId], services.env);
+      expect((JSON.parse(aggregate.stdout) as { cost_usd: number }).cost_usd).toBeCloseTo(
+        calls * CALL_USD,
+        6,
+      );
     } finally {
       for (const worker of [doomed, rescuer])
         if (worker && worker.child.exitCode === null && worker.child.signalCode === null) {

@@ -487,6 +487,23 @@ describe('worker-osworld when the stack or the worker goes away', () => {
       worker_id: 'stack-dies',
     });
     expect(firstAttempt!.error).toMatch(/Bytebot unreachable/);
+    // The log says what the hand-back did: the job's tries untouched, the attempt recorded (in
+    // one line, or in a second one when the worker handed the job back while the attempt still ran).
+    await waitForOutput(
+      worker,
+      new RegExp(
+        `job handed back to the queue without using one of its 4 tries(; its attempt 1 is recorded as an infra error \\(handed back\\))?: the Bytebot agent at ${doomed.url} does not answer`,
+      ),
+      'the hand-back to be logged',
+      20_000,
+    );
+    await waitForOutput(
+      worker,
+      /its attempt 1 is recorded as an infra error \(handed back\)/,
+      "the attempt's record to be logged",
+      20_000,
+    );
+    expect(worker.output()).not.toContain('no attempt used');
     // The steps seen before the stack died stay with the attempt that saw them.
     expect(await stepsOf(runId, 'os-dies', 1)).toHaveLength(2);
     const pending = await services.db

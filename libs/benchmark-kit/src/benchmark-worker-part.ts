@@ -35,6 +35,8 @@ export interface LlmLanesSource {
    * task), since the worker started.
    */
   refusedWithoutAttempt?(): number;
+  /** A relay's calls refused because they were not the running attempt's own (another agent task's). */
+  refusedForeignCalls?(): number;
 }
 
 /** What setup hands the worker process: the episode it runs for each task, and what it checks. */

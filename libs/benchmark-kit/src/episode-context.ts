@@ -1,5 +1,5 @@
 import type { Logger } from '@benchfleet/core';
-import type { NewStep, Run, Task, TaskOutcomeRecord } from '@benchfleet/db';
+import type { AttemptUsage, NewStep, Run, Task, TaskOutcomeRecord } from '@benchfleet/db';
 import type { JobContext, TaskPayload } from '@benchfleet/queue';
 
 // What an episode gets and returns. The run-domain lib (`@benchfleet/runs`) builds the context
@@ -18,6 +18,13 @@ export interface TaskContext {
   logger: Logger;
   recordStep(step: StepRecord): void;
   setExternalId(externalId: string): Promise<void>;
+  /**
+   * What the attempt has spent on LLM calls so far (running totals), told as its calls are made:
+   * written to its `attempts` row at once, so that a worker that dies leaves its spend behind, and
+   * the attempt's spend when it ends without an outcome of its own (a fault, a hand-back). Never
+   * rejects: a write Postgres does not take is logged, and the outcome carries the totals.
+   */
+  recordUsage(usage: AttemptUsage): Promise<void>;
 }
 
 /**

@@ -86,6 +86,11 @@ interface AttemptsTable {
   error: string | null;
   started_at: Timestamp;
   finished_at: NullableTimestamp;
+  /** This attempt's LLM spend; its task's are the sums over its attempts. */
+  tokens_in: Generated<number>;
+  tokens_out: Generated<number>;
+  /** null: not known (tokens were used but no price was given). */
+  cost_usd: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 /** Written by each worker's health check: a Postgres that refuses writes fails it. */

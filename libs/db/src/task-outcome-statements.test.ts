@@ -6,6 +6,7 @@ import {
   openAttemptsStatement,
   openTaskOfRunStatement,
   recordAttemptCauseStatement,
+  recordAttemptUsageStatement,
   reopenStatement,
   settleStatement,
   type SettleRequest,
@@ -123,6 +124,17 @@ describe("the SQL of the statements that decide an attempt's and a task's outcom
     );
     await expect(sqlSnapshot(statement.compile())).toMatchFileSnapshot(
       './__snapshots__/record-attempt-cause.sql',
+    );
+  });
+
+  it("a running attempt's spend so far, never lowered by a late write", async () => {
+    const statement = recordAttemptUsageStatement(
+      db,
+      { runId: 'run-1', taskId: 'a', attempt: 1 },
+      { tokensIn: 1000, tokensOut: 100, costUsd: 0.0035 },
+    );
+    await expect(sqlSnapshot(statement.compile())).toMatchFileSnapshot(
+      './__snapshots__/record-attempt-usage.sql',
     );
   });
 

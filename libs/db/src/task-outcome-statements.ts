@@ -140,12 +140,16 @@ function resultJson(outcome: TaskOutcomeRecord): string | null {
     : JSON.stringify(outcome.result);
 }
 
+/** In the settle: the outcome's spend is at least what the attempt's calls wrote while it ran. */
+const outcomeSpendCovers = sql`i.tokens_in + i.tokens_out >= a.tokens_in + a.tokens_out`;
+
 /**
  * Records the outcomes of attempts and, for those that are final, of their tasks, in one statement
  * (at most one settle per task and attempt). An attempt is closed only while it is running. A task
  * row changes only while it has no outcome and the settle is for its current attempt, so a
  * duplicate delivery cannot record a second outcome. A task's `started_at` becomes its
- * `finished_at` less the outcome's duration. `steps` (the attempts' last ones, and any other steps
+ * `finished_at` less the outcome's duration. The attempt keeps its own spend; the task's tokens
+ * and cost become the sums over its attempts (unknown when one attempt's cost is). `steps` (the attempts' last ones, and any other steps
  * a StepWriter had pending) are written by the same statement. One row per settle, in order:
  * whether its outcome was recorded on its task.
  */
@@ -167,12 +171,36 @@ export function settleStatement(settles: readonly SettleRequest[], steps: readon
                                total_steps, reward, success, duration_ms, tokens_in, tokens_out, cost_usd, answer, result, n)
       ),
       new_steps as (${insertStepsStatement(steps)} returning 1),
+      -- The attempt's spend: the outcome's, unless the attempt's calls already recorded more.
       attempt_rows as (
         update attempts a
-        set status = i.status, error_class = i.error_class, error = i.error, finished_at = now(), external_id = coalesce(i.external_id, a.external_id)
+        set status = i.status, error_class = i.error_class, error = i.error, finished_at = now(), external_id = coalesce(i.external_id, a.external_id),
+            tokens_in = case when ${outcomeSpendCovers} then i.tokens_in else a.tokens_in end,
+            tokens_out = case when ${outcomeSpendCovers} then i.tokens_out else a.tokens_out end,
+            cost_usd = case when ${outcomeSpendCovers} then i.cost_usd else a.cost_usd end
         from input i
         where a.run_id = i.run_id and a.task_id = i.task_id and a.attempt = i.attempt and a.status = 'running'
-        returning a.attempt
+        returning a.run_id, a.task_id, a.attempt, a.tokens_in, a.tokens_out, a.cost_usd
+      ),
+      -- A task's spend is the sum over its attempts: the ones before this settle's, as recorded.
+      earlier as (
+        select i.n, sum(o.tokens_in) as tokens_in, sum(o.tokens_out) as tokens_out,
+               sum(o.cost_usd) as cost_usd, bool_or(o.cost_usd is null) as cost_unknown
+        from input i
+        join attempts o on o.run_id = i.run_id and o.task_id = i.task_id and o.attempt <> i.attempt
+        where i.task_final
+        group by i.n
+      ),
+      spend as (
+        select i.n,
+               coalesce(ar.tokens_in, i.tokens_in) + coalesce(e.tokens_in, 0) as tokens_in,
+               coalesce(ar.tokens_out, i.tokens_out) + coalesce(e.tokens_out, 0) as tokens_out,
+               case when coalesce(e.cost_unknown, false) then null
+                    else coalesce(ar.cost_usd, case when ar.attempt is null then i.cost_usd end) + coalesce(e.cost_usd, 0) end as cost_usd
+        from input i
+        left join attempt_rows ar on ar.run_id = i.run_id and ar.task_id = i.task_id and ar.attempt = i.attempt
+        left join earlier e on e.n = i.n
+        where i.task_final
       ),
       task_rows as (
         update tasks t
@@ -184,9 +212,9 @@ export function settleStatement(settles: readonly SettleRequest[], steps: readon
             duration_ms = i.duration_ms,
             -- started_at + duration_ms = finished_at, by construction: the three never disagree.
             started_at = now() - make_interval(secs => i.duration_ms::float8 / 1000),
-            tokens_in = i.tokens_in,
-            tokens_out = i.tokens_out,
-            cost_usd = i.cost_usd,
+            tokens_in = spend.tokens_in,
+            tokens_out = spend.tokens_out,
+            cost_usd = spend.cost_usd,
             error_class = i.error_class,
             answer = i.answer,
             result = i.result,
@@ -194,11 +222,11 @@ export function settleStatement(settles: readonly SettleRequest[], steps: readon
             finished_at = now(),
             external_id = coalesce(i.external_id, t.external_id)
         from input i
+        join spend on spend.n = i.n
         where i.task_final and t.run_id = i.run_id and t.task_id = i.task_id
           and t.status in ('queued', 'running') and t.attempts = i.attempt
         returning t.run_id, t.task_id
       )
-      -- attempt_rows is read by nothing: Postgres runs every data-modifying CTE to completion anyway.
       select i.n, exists (select 1 from task_rows r where r.run_id = i.run_id and r.task_id = i.task_id) as recorded
       from input i order by i.n
     `;
@@ -225,8 +253,16 @@ export function failLostStatement(runId: string, taskId: string, reason: string)
           where run_id = ${runId} and task_id = ${taskId} and status = 'running'
           returning attempt
         ),
+        -- The task's spend is what its attempts recorded (a lost attempt's calls wrote theirs as they were made).
+        spend as (
+          select sum(tokens_in) as tokens_in, sum(tokens_out) as tokens_out,
+                 case when bool_or(cost_usd is null) then null else sum(cost_usd) end as cost_usd
+          from attempts where run_id = ${runId} and task_id = ${taskId}
+        ),
         task_row as (
-          update tasks set status = 'error', error_class = 'infra', error = ${reason}, finished_at = now()
+          update tasks set status = 'error', error_class = 'infra', error = ${reason}, finished_at = now(),
+                 tokens_in = coalesce(spend.tokens_in, 0), tokens_out = coalesce(spend.tokens_out, 0), cost_usd = spend.cost_usd
+          from spend
           where run_id = ${runId} and task_id = ${taskId} and status in ('queued', 'running')
           returning task_id
         )
@@ -239,6 +275,34 @@ export interface AttemptKey {
   runId: string;
   taskId: string;
   attempt: number;
+}
+
+/** What an attempt has spent so far on LLM calls (cost null: a call had no price). */
+export interface AttemptUsage {
+  tokensIn: number;
+  tokensOut: number;
+  costUsd: number | null;
+}
+
+/**
+ * Writes what a running attempt has spent so far, as its calls are made, so that a worker that
+ * dies leaves its attempt's spend behind. A write that comes late with less than the row already
+ * holds (an earlier total) changes nothing.
+ */
+export function recordAttemptUsageStatement(
+  db: Database,
+  { runId, taskId, attempt }: AttemptKey,
+  usage: AttemptUsage,
+) {
+  return db
+    .updateTable('attempts')
+    .set({ tokens_in: usage.tokensIn, tokens_out: usage.tokensOut, cost_usd: usage.costUsd })
+    .where('run_id', '=', runId)
+    .where('task_id', '=', taskId)
+    .where('attempt', '=', attempt)
+    .where((eb) =>
+      eb(eb('tokens_in', '+', eb.ref('tokens_out')), '<=', usage.tokensIn + usage.tokensOut),
+    );
 }
 
 /**

@@ -297,3 +297,111 @@ describe('TasksRepository.recordAttemptCause', () => {
     expect(await tasks.recordAttemptCause('run-cause', 'running', 1, 'other', at)).toBe(false);
   });
 });
+
+describe("a task's spend over its attempts", () => {
+  const spendOf = (runId: string) =>
+    services.db
+      .selectFrom('attempts')
+      .select(['task_id', 'attempt', 'tokens_in', 'tokens_out', 'cost_usd'])
+      .where('run_id', '=', runId)
+      .orderBy('task_id')
+      .orderBy('attempt')
+      .execute();
+  const taskSpend = async (runId: string, taskId: string) => {
+    const task = await new TasksRepository(services.db).get(runId, taskId);
+    return { tokens_in: task?.tokens_in, tokens_out: task?.tokens_out, cost_usd: task?.cost_usd };
+  };
+
+  it('each attempt keeps its own tokens and cost, and the task holds their sum: every attempt counts', async () => {
+    await createRun('run-spend', ['retried', 'unknown-cost']);
+    const tasks = new TasksRepository(services.db);
+    const infra = { status: 'error', errorClass: 'infra', totalSteps: 2, durationMs: 1 } as const;
+    const first = await tasks.openAttempt('run-spend', 'retried', 'w', 1);
+    await tasks.settle(
+      'run-spend',
+      'retried',
+      first!.attempt,
+      { ...infra, tokensIn: 100, tokensOut: 10, costUsd: 0.001 },
+      false,
+    );
+    const second = await tasks.openAttempt('run-spend', 'retried', 'w', 2);
+    await tasks.settle('run-spend', 'retried', second!.attempt, {
+      status: 'success',
+      totalSteps: 3,
+      durationMs: 1,
+      tokensIn: 300,
+      tokensOut: 30,
+      costUsd: 0.003,
+    });
+    // An earlier attempt whose cost is unknown (a model without a price) makes the task's unknown.
+    const unpriced = await tasks.openAttempt('run-spend', 'unknown-cost', 'w', 1);
+    await tasks.settle(
+      'run-spend',
+      'unknown-cost',
+      unpriced!.attempt,
+      { ...infra, tokensIn: 50, tokensOut: 5, costUsd: null },
+      false,
+    );
+    const priced = await tasks.openAttempt('run-spend', 'unknown-cost', 'w', 2);
+    await tasks.settle('run-spend', 'unknown-cost', priced!.attempt, {
+      status: 'failed',
+      totalSteps: 1,
+      durationMs: 1,
+      tokensIn: 70,
+      tokensOut: 7,
+      costUsd: 0.0007,
+    });
+
+    expect(await spendOf('run-spend')).toEqual([
+      { task_id: 'retried', attempt: 1, tokens_in: 100, tokens_out: 10, cost_usd: 0.001 },
+      { task_id: 'retried', attempt: 2, tokens_in: 300, tokens_out: 30, cost_usd: 0.003 },
+      { task_id: 'unknown-cost', attempt: 1, tokens_in: 50, tokens_out: 5, cost_usd: null },
+      { task_id: 'unknown-cost', attempt: 2, tokens_in: 70, tokens_out: 7, cost_usd: 0.0007 },
+    ]);
+    const retried = await taskSpend('run-spend', 'retried');
+    expect(retried).toMatchObject({ tokens_in: 400, tokens_out: 40 });
+    expect(retried.cost_usd).toBeCloseTo(0.004, 12);
+    expect(await taskSpend('run-spend', 'unknown-cost')).toEqual({
+      tokens_in: 120,
+      tokens_out: 12,
+      cost_usd: null,
+    });
+    const summary = await new RunsRepository(services.db).summary('run-spend');
+    expect(summary).toMatchObject({ tokens_in: 520, tokens_out: 52, cost_usd: null });
+  });
+
+  it("a lost attempt's spend, written as its calls were made, counts though its worker never settled it", async () => {
+    await createRun('run-lost-spend', ['lost', 'given-up']);
+    const tasks = new TasksRepository(services.db);
+    const lost = await tasks.openAttempt('run-lost-spend', 'lost', 'dead-worker', 1);
+    const key = { runId: 'run-lost-spend', taskId: 'lost', attempt: lost!.attempt };
+    await tasks.recordAttemptUsage(key, { tokensIn: 10, tokensOut: 1, costUsd: 0.0001 });
+    await tasks.recordAttemptUsage(key, { tokensIn: 30, tokensOut: 3, costUsd: 0.0003 });
+    // A write that arrives late, with less than the row already holds, changes nothing.
+    await tasks.recordAttemptUsage(key, { tokensIn: 20, tokensOut: 2, costUsd: 0.0002 });
+    // The worker dies; the next attempt closes it as lost and succeeds.
+    const next = await tasks.openAttempt('run-lost-spend', 'lost', 'w', 1);
+    await tasks.settle('run-lost-spend', 'lost', next!.attempt, {
+      status: 'success',
+      totalSteps: 1,
+      durationMs: 1,
+      tokensIn: 40,
+      tokensOut: 4,
+      costUsd: 0.0004,
+    });
+    const task = await taskSpend('run-lost-spend', 'lost');
+    expect(task).toMatchObject({ tokens_in: 70, tokens_out: 7 });
+    expect(task.cost_usd).toBeCloseTo(0.0007, 12);
+
+    // A job BullMQ gave up on: its task's spend is what its attempts recorded.
+    const givenUp = await tasks.openAttempt('run-lost-spend', 'given-up', 'dead-worker', 1);
+    await tasks.recordAttemptUsage(
+      { runId: 'run-lost-spend', taskId: 'given-up', attempt: givenUp!.attempt },
+      { tokensIn: 25, tokensOut: 5, costUsd: 0.00025 },
+    );
+    await tasks.failLost('run-lost-spend', 'given-up', 'job failed');
+    const gaveUp = await taskSpend('run-lost-spend', 'given-up');
+    expect(gaveUp).toMatchObject({ tokens_in: 25, tokens_out: 5 });
+    expect(gaveUp.cost_usd).toBeCloseTo(0.00025, 12);
+  });
+});

@@ -6,8 +6,11 @@ import {
   openAttemptsStatement,
   openTaskOfRunStatement,
   recordAttemptCauseStatement,
+  recordAttemptUsageStatement,
   reopenStatement,
   settleStatement,
+  type AttemptKey,
+  type AttemptUsage,
   type OpenAttemptRequest,
   type ReopenSelection,
   type SettleRequest,
@@ -16,6 +19,7 @@ import {
 
 export {
   WORKER_LOST_ERROR,
+  type AttemptUsage,
   type OpenAttemptRequest,
   type ReopenSelection,
   type SettleRequest,
@@ -230,6 +234,11 @@ export class TasksRepository {
       at,
     ).executeTakeFirst();
     return Number(written.numUpdatedRows) > 0;
+  }
+
+  /** Writes a running attempt's spend so far (`recordAttemptUsageStatement`). */
+  async recordAttemptUsage(key: AttemptKey, usage: AttemptUsage): Promise<void> {
+    await recordAttemptUsageStatement(this.db, key, usage).execute();
   }
 
   /**

@@ -33,6 +33,7 @@ export {
   type LlmRelayOptions,
   type RelayBudgetEvent,
   type RelayedCall,
+  type RelayedSpend,
   type RelayRefusal,
 } from './llm-relay.js';
 export { type RelayModel } from './llm-relay-models.js';

@@ -78,6 +78,15 @@ export interface RelayedCall {
   readonly budgetReached?: BudgetScope;
 }
 
+/** What an answered call cost, told before the agent has the answer (`LlmRelayOptions.onSpend`). */
+export interface RelayedSpend {
+  readonly attribution: LlmAttribution;
+  readonly tokensIn: number;
+  readonly tokensOut: number;
+  /** null when the model has no price. */
+  readonly costUsd: number | null;
+}
+
 /** A spend limit stopped the attempt: refused a call, or was reached by one that was answered. */
 export interface RelayBudgetEvent {
   readonly attribution: LlmAttribution;
@@ -90,6 +99,8 @@ export interface RelayBudgetEvent {
 type RelayRefusalReason =
   /** No attempt runs on this stack (an orphaned or cancelled agent task), or it is no longer the running one. */
   | 'no-running-attempt'
+  /** An attempt runs, but the call is not its own (`callOwner`): another task of the agent's. */
+  | 'not-the-attempts-task'
   /** The model is not one the relay offers. */
   | 'unknown-model'
   /** A spend limit is set and the model has no price, so it cannot be enforced. */
@@ -113,10 +124,26 @@ export interface LlmRelayOptions {
   readonly models: readonly RelayModel[];
   /** The attempt running on this stack now; null: none (every call is refused at once). */
   readonly currentAttempt: () => LlmAttribution | null | Promise<LlmAttribution | null>;
+  /**
+   * Whether a call (its request body) is the running attempt's own: null when it is, else why not.
+   * An agent may run work the attempt did not start (a task created beside the fleet); such a
+   * call is refused as one with no running attempt is (403, not retried). Default: every call is.
+   */
+  readonly callOwner?: (
+    attribution: LlmAttribution,
+    body: Readonly<Record<string, unknown>>,
+  ) => Promise<string | null>;
   /** The spend limits of an attempt's task and run; undefined: none. */
   readonly budget?: (attribution: LlmAttribution) => LlmBudget | undefined;
   /** Each call that went to the provider, once it is over (usage, cost, latency, reply). */
   readonly onCall?: (call: RelayedCall) => void;
+  /**
+   * An answered call's spend, awaited before the agent gets the answer (at most `spendDeadlineMs`):
+   * once the agent can act on a call, its spend is recorded, even if the worker dies next.
+   */
+  readonly onSpend?: (spend: RelayedSpend) => Promise<void>;
+  /** How long the agent's answer waits for `onSpend` (default 5 s); after it, the answer goes. */
+  readonly spendDeadlineMs?: number;
   readonly onBudgetExceeded?: (event: RelayBudgetEvent) => void;
   readonly onRefused?: (refusal: RelayRefusal) => void;
   /** Default 127.0.0.1: the stack's agent must reach it (in compose and k8s, the worker's address). */
@@ -310,6 +337,19 @@ class RelayServer {
           raw === undefined
             ? `the request body is larger than ${this.#maxBodyBytes} bytes`
             : 'the request body is not a JSON object',
+      });
+      return;
+    }
+    const notOurs =
+      (await this.#options
+        .callOwner?.(attribution, body)
+        .catch((error: unknown) => `its owner could not be told (${String(error)})`)) ?? null;
+    if (notOurs !== null) {
+      this.#refuse(res, 'not-the-attempts-task', attribution, {
+        status: 403,
+        type: 'permission_error',
+        code: 'not_the_attempts_task',
+        message: `the LLM call is refused: it is not attempt ${attribution.attempt} of task ${attribution.taskId}'s (${notOurs})`,
       });
       return;
     }
@@ -522,6 +562,7 @@ class RelayServer {
           tokensOut: settlement?.tokensOut ?? 0,
           costUsd: settlement === undefined ? null : settlement.costUsd,
         };
+        await this.#recordSpend({ attribution, ...tokens });
         const answered = this.#sendRaw(res, 200, result.body);
         report(answered ? 'ok' : 'aborted', answered ? 200 : 0, {
           ...tokens,
@@ -589,6 +630,30 @@ class RelayServer {
         ? `the provider gave no answer within the relay's ${this.#deadlineMs} ms (${tries} requests; last: ${lastWhy})`
         : `the provider gave no answer in ${tries} requests (last: ${lastWhy})`,
     });
+  }
+
+  /** `onSpend`, bounded: a store that does not answer delays the agent's answer, never holds it. */
+  async #recordSpend(spend: RelayedSpend): Promise<void> {
+    const onSpend = this.#options.onSpend;
+    if (onSpend === undefined) return;
+    const deadlineMs = this.#options.spendDeadlineMs ?? 5_000;
+    let timer: NodeJS.Timeout | undefined;
+    const recorded = await Promise.race([
+      onSpend(spend).then(
+        () => true,
+        (error: unknown) => {
+          this.#options.logger?.warn({ err: error }, "could not record a relayed call's spend");
+          return true;
+        },
+      ),
+      new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), deadlineMs))),
+    ]);
+    clearTimeout(timer);
+    if (!recorded)
+      this.#options.logger?.warn(
+        { deadlineMs },
+        "a relayed call's spend was not recorded in time: the agent gets its answer anyway",
+      );
   }
 
   #nextBackoff(previous: number): number {

@@ -44,6 +44,11 @@ export interface OsworldEpisodeStep {
 
 /** Where an episode reports as it goes; each call is awaited before the episode goes on. */
 export interface OsworldEpisodeSink {
+  /**
+   * Once, just before the Bytebot task is asked for with `description`; `created` settles with its
+   * id (or rejects when it is not made). The agent may call its LLM before the id is known.
+   */
+  onCreatingTask?(description: string, created: Promise<string>): void;
   /** Once, as soon as the Bytebot task exists: record the id so that a retry can cancel it. */
   onTaskCreated(bytebotTaskId: string): void | Promise<void>;
   /** Each step once, in order, when its tool results (and so its screenshot) are known. */
@@ -181,9 +186,11 @@ export async function runOsworldEpisode(
     const startMs = clock.now();
     let bytebotTaskId: string;
     try {
-      bytebotTaskId = (
-        await client.createTask({ description: task.instruction, model }, requestOptions)
-      ).id;
+      const created = client
+        .createTask({ description: task.instruction, model }, requestOptions)
+        .then((row) => row.id);
+      options.sink.onCreatingTask?.(task.instruction, created);
+      bytebotTaskId = await created;
     } catch (error) {
       if (!(error instanceof BytebotHttpError || error instanceof BytebotResponseError))
         throw error;

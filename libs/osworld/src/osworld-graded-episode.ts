@@ -24,6 +24,8 @@ import {
 } from './osworld-episode.js';
 import { workerCannotGradeGrade, type OsworldGrade } from './osworld-grade.js';
 import { OsworldGradesRepository, type GradedAttemptKey } from './osworld-grades-repository.js';
+import { vmServerProbe } from './stack-reset.js';
+import type { StackProbe } from './stack-watch.js';
 
 /** What a worker needs to grade: `--desktop-server-url` and the rest of its grading flags. */
 export interface GradingSettings {
@@ -109,6 +111,11 @@ export class OsworldGradedEpisodes {
             // Bytebot's user has passwordless sudo: any value works for `{CLIENT_PASSWORD}`.
             clientPassword: 'password',
           };
+  }
+
+  /** What must answer once the desktop is recreated besides bytebotd: the VM server, when grading. */
+  readinessProbes(): Record<string, StackProbe> {
+    return this.#stack ? { 'VM server': vmServerProbe(this.#stack.vm) } : {};
   }
 
   /** Whether this worker can grade (it has the desktop's VM server and bytebotd). */

@@ -61,7 +61,7 @@ export function osworldTaskEpisode(
     const taskId = context.task.task_id;
     const attribution = { runId: run.id, taskId, attempt: context.attempt };
     // Calls the stack's agent makes from now on are this attempt's; after it, they are refused.
-    const relayed = deps.relay?.begin(attribution);
+    const relayed = deps.relay?.begin(attribution, (totals) => context.recordUsage(totals));
     try {
       const model = await modelOf(run.id, run.model, context.signal);
       if (run.model === null) await new RunsRepository(deps.db).recordModelIfUnset(run.id, model);
@@ -123,6 +123,8 @@ function episodeOptions(
       ...(desktop ? { desktop: (signal: AbortSignal) => desktop.healthProblem({ signal }) } : {}),
     },
     sink: {
+      // From here the agent's calls for this task are the attempt's (none before: reset, setup).
+      onCreatingTask: (description, created) => relayed?.creatingTask(description, created),
       onTaskCreated: (bytebotTaskId) => context.setExternalId(bytebotTaskId),
       onStep: async (step) => {
         const screenshotUri = step.screenshot

@@ -13,6 +13,7 @@ import type { OsworldRunConfig, OsworldTaskResult } from './osworld-run-config.j
 import { BYTEBOT_SCREEN, parseScreenSize } from './osworld-screen.js';
 import { osworldTaskEpisode } from './osworld-task-episode.js';
 import { StackLlmRelay, stackLlmRelayFlagShape } from './stack-llm-relay.js';
+import { STACK_REVIVAL_DEFAULTS, StackRevival } from './stack-revival.js';
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
 
@@ -34,6 +35,7 @@ function parseDownloadMirrors(text: string): { from: string; to: string }[] {
 }
 
 const MS = 'expected a whole number of milliseconds, 0 or more';
+const TRIES = 'expected a whole number of tries from 1 to 20';
 
 /** `worker-osworld`'s own flags (besides those every worker has). */
 export const osworldWorkerFlags = z
@@ -64,8 +66,36 @@ export const osworldWorkerFlags = z
       flag: '--reset-command <cmd>',
       env: 'OSWORLD_RESET_COMMAND',
       description:
-        'shell command run before each graded task to give it a fresh desktop (e.g. recreate the desktop container); the worker then waits for bytebotd and the VM server',
+        'shell command that gives the stack a fresh desktop (e.g. recreate the desktop container), run before each graded task and to bring back a desktop found dead; the worker then waits for bytebotd and the VM server',
     }),
+    resetTries: flag(
+      z.coerce
+        .number({ error: TRIES })
+        .int(TRIES)
+        .min(1, TRIES)
+        .max(20, TRIES)
+        .default(STACK_REVIVAL_DEFAULTS.tries),
+      {
+        flag: '--reset-tries <n>',
+        env: 'OSWORLD_RESET_TRIES',
+        description:
+          'times --reset-command is tried on a dead desktop before the stack says it is broken (default 3)',
+      },
+    ),
+    resetBackoffMs: flag(
+      z.coerce
+        .number({ error: MS })
+        .int(MS)
+        .min(0, MS)
+        .max(600_000, MS)
+        .default(STACK_REVIVAL_DEFAULTS.backoffMs),
+      {
+        flag: null,
+        env: 'OSWORLD_RESET_BACKOFF_MS',
+        description:
+          'wait before the second try of --reset-command on a dead desktop, doubled before each later one (default 5000)',
+      },
+    ),
     screenSize: flag(parsedText(parseScreenSize).default(BYTEBOT_SCREEN), {
       flag: '--screen-size <WxH>',
       env: 'OSWORLD_SCREEN_SIZE',
@@ -168,37 +198,66 @@ export const osworldWorker: BenchmarkWorkerPart<
     if (!graded.canGrade)
       logger.info('no --desktop-server-url: tasks of graded runs will be recorded ungraded');
     const relay = await StackLlmRelay.start(flags, { redisUrl, prefix, logger, spendLimitsOf });
+    // A dead desktop is recreated with --reset-command (without one, the stack waits for it).
+    const revival =
+      desktop && flags.resetCommand !== undefined
+        ? new StackRevival({
+            resetCommand: flags.resetCommand,
+            probes: {
+              bytebotd: (signal) => desktop.healthProblem({ signal }),
+              ...graded.readinessProbes(),
+            },
+            tries: flags.resetTries,
+            backoffMs: flags.resetBackoffMs,
+            logger,
+          })
+        : undefined;
+    const episode = osworldTaskEpisode({
+      db,
+      client,
+      artifacts,
+      events: flags.events,
+      graded,
+      ...(desktop ? { desktop } : {}),
+      ...(relay ? { relay } : {}),
+      ...(flags.desktopImage !== undefined ? { desktopImage: flags.desktopImage } : {}),
+    });
+    // Tasks on the stack now: a desktop is never recreated under one.
+    let running = 0;
     return {
-      episode: osworldTaskEpisode({
-        db,
-        client,
-        artifacts,
-        events: flags.events,
-        graded,
-        ...(desktop ? { desktop } : {}),
-        ...(relay ? { relay } : {}),
-        ...(flags.desktopImage !== undefined ? { desktopImage: flags.desktopImage } : {}),
-      }),
+      episode: async (context) => {
+        running += 1;
+        try {
+          return await episode(context);
+        } finally {
+          running -= 1;
+        }
+      },
       // Told in the heartbeat: `enqueue --grade` looks for a worker that can grade.
       capabilities: osworldWorkerCapabilities(flags),
       // A dead stack pauses this worker instead of failing the tasks it would take; a stack this
       // worker is resetting is down on purpose, and the graded task waits for it itself.
       healthCheck: async () => {
         if (graded.resetWindow.resetting) return { ok: true };
+        const recreating = revival?.reviving;
+        if (recreating) return { ok: false, reason: recreating };
         const agentProblem = await client.healthProblem();
         if (agentProblem) return { ok: false, reason: agentProblem };
-        const desktopProblem = await desktop?.healthProblem();
-        return desktopProblem ? { ok: false, reason: desktopProblem } : { ok: true };
+        const desktopProblem = (await desktop?.healthProblem()) ?? null;
+        const reason = revival ? revival.observe(desktopProblem, running > 0) : desktopProblem;
+        return reason ? { ok: false, reason } : { ok: true };
       },
       ...(relay
         ? {
             llmLanes: {
               snapshot: () => relay.governor.snapshot(),
               refusedWithoutAttempt: () => relay.refusedWithoutAttempt,
+              refusedForeignCalls: () => relay.refusedForeignCalls,
             },
           }
         : {}),
       close: async () => {
+        revival?.stop();
         await relay?.close();
       },
     };

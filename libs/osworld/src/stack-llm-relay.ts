@@ -18,9 +18,11 @@ import {
   type LlmGovernorFlags,
   type LlmRelay,
   type RelayedCall,
+  type RelayedSpend,
   type RelayModel,
   type StepLlmUsage,
 } from '@benchfleet/llm-governor';
+import { RelayedTaskOwnership } from './relayed-task-ownership.js';
 
 /** `name` or `name=upstream`, comma-separated: what the relay offers the agent, and as what it asks the provider. */
 function parseRelayModels(text: string): RelayModel[] {
@@ -117,6 +119,11 @@ export interface RelayedAttempt {
    * `budget` (the agent's failure that followed is not its own). null: no limit was hit.
    */
   budgetStop(): Promise<SpendLimitReachedError | null>;
+  /**
+   * The attempt asks the agent for its Bytebot task: from now on the task's calls are forwarded
+   * (`created` settles once the create has answered). Before it, no call is the attempt's.
+   */
+  creatingTask(description: string, created: Promise<unknown>): void;
   /** The attempt no longer runs on the stack: its later calls are refused. */
   end(): void;
 }
@@ -128,9 +135,9 @@ export interface RelayedAttempt {
  * refused at once and counted.
  */
 export class StackLlmRelay {
-  #current: { attribution: LlmAttribution; ledger: RelayedCallLedger; state: AttemptState } | null =
-    null;
+  #current: RunningAttempt | null = null;
   #refusedWithoutAttempt = 0;
+  #refusedForeignCalls = 0;
 
   private constructor(
     private readonly relay: LlmRelay,
@@ -174,8 +181,18 @@ export class StackLlmRelay {
         portSetting: '--llm-relay-port (or BENCHFLEET_LLM_RELAY_PORT)',
         logger,
         currentAttempt: () => (self ? (self.#current?.attribution ?? null) : null),
+        // The agent may run a task the attempt did not create: only the attempt's own is forwarded.
+        callOwner: async (attribution, body) => {
+          const current = self ? self.#current : null;
+          if (!current || !sameAttempt(current.attribution, attribution))
+            return 'the attempt no longer runs';
+          return current.ownership.judge(body);
+        },
         onCall: (call) => {
           if (self) self.#record(call);
+        },
+        onSpend: async (spend) => {
+          if (self) await self.#spend(spend);
         },
         onBudgetExceeded: (event) => {
           const current = self ? self.#current : null;
@@ -183,12 +200,20 @@ export class StackLlmRelay {
           current.state.budget ??= { scope: event.scope, message: event.message };
         },
         onRefused: (refusal) => {
-          if (refusal.reason !== 'no-running-attempt' || !self) return;
-          self.#refusedWithoutAttempt += 1;
-          logger.warn(
-            { refusedWithoutAttempt: self.#refusedWithoutAttempt },
-            "refused an LLM call from the stack's agent: no attempt runs on this stack",
-          );
+          if (!self) return;
+          if (refusal.reason === 'no-running-attempt') {
+            self.#refusedWithoutAttempt += 1;
+            logger.warn(
+              { refusedWithoutAttempt: self.#refusedWithoutAttempt },
+              "refused an LLM call from the stack's agent: no attempt runs on this stack",
+            );
+          } else if (refusal.reason === 'not-the-attempts-task') {
+            self.#refusedForeignCalls += 1;
+            logger.warn(
+              { refusedForeignCalls: self.#refusedForeignCalls, why: refusal.message },
+              "refused an LLM call from the stack's agent: not the running attempt's Bytebot task",
+            );
+          }
         },
       });
       self = new StackLlmRelay(relay, governor, services.spendLimitsOf);
@@ -212,8 +237,19 @@ export class StackLlmRelay {
     return this.#refusedWithoutAttempt;
   }
 
-  /** From now until `end()`, the agent's calls are this attempt's. */
-  begin(attribution: LlmAttribution): RelayedAttempt {
+  /** Calls refused because they were not the running attempt's Bytebot task's, since the worker started. */
+  get refusedForeignCalls(): number {
+    return this.#refusedForeignCalls;
+  }
+
+  /**
+   * From now until `end()`, the agent's calls are this attempt's. `persist` is told the attempt's
+   * running totals after each answered call, before the agent has the answer.
+   */
+  begin(
+    attribution: LlmAttribution,
+    persist?: (totals: AttemptSpend) => Promise<void>,
+  ): RelayedAttempt {
     const ledger = new RelayedCallLedger(attribution);
     const state: AttemptState = {
       tokensIn: 0,
@@ -223,7 +259,14 @@ export class StackLlmRelay {
       providerFault: null,
       budget: null,
     };
-    const current = { attribution, ledger, state };
+    const ownership = new RelayedTaskOwnership();
+    const current: RunningAttempt = {
+      attribution,
+      ledger,
+      state,
+      ownership,
+      ...(persist && { persist }),
+    };
     this.#current = current;
     return {
       stepUsage: (content) => ledger.claimStep(content),
@@ -247,21 +290,32 @@ export class StackLlmRelay {
           state.budget.message,
         );
       },
+      creatingTask: (description, created) => ownership.creatingTask(description, created),
       end: () => {
         if (this.#current === current) this.#current = null;
       },
     };
   }
 
+  /** An answered call's spend, counted (and persisted) before the agent has the answer. */
+  async #spend(spend: RelayedSpend): Promise<void> {
+    const current = this.#current;
+    if (!current || !sameAttempt(current.attribution, spend.attribution)) return;
+    const { state } = current;
+    state.tokensIn += spend.tokensIn;
+    state.tokensOut += spend.tokensOut;
+    state.costUsd =
+      state.costUsd === null || spend.costUsd === null ? null : state.costUsd + spend.costUsd;
+    const totals = { tokensIn: state.tokensIn, tokensOut: state.tokensOut, costUsd: state.costUsd };
+    await current.persist?.(totals);
+  }
+
   #record(call: RelayedCall): void {
     const current = this.#current;
     if (!current || !current.ledger.record(call)) return;
+    if (call.reply) current.ownership.replied(call.reply);
     const { state } = current;
     state.calls += 1;
-    state.tokensIn += call.tokensIn;
-    state.tokensOut += call.tokensOut;
-    state.costUsd =
-      state.costUsd === null || call.costUsd === null ? null : state.costUsd + call.costUsd;
     if (call.infraFault && state.providerFault === null)
       state.providerFault = `the LLM provider did not answer the agent's call (${call.outcome}, HTTP ${call.status} after ${call.tries} tries)`;
   }
@@ -270,6 +324,21 @@ export class StackLlmRelay {
     await this.relay.close();
     await this.governor.close();
   }
+}
+
+/** An attempt's spend so far: its answered calls' tokens and cost (null: a call had no price). */
+interface AttemptSpend {
+  readonly tokensIn: number;
+  readonly tokensOut: number;
+  readonly costUsd: number | null;
+}
+
+interface RunningAttempt {
+  readonly attribution: LlmAttribution;
+  readonly ledger: RelayedCallLedger;
+  readonly state: AttemptState;
+  readonly ownership: RelayedTaskOwnership;
+  readonly persist?: (totals: AttemptSpend) => Promise<void>;
 }
 
 interface AttemptState {

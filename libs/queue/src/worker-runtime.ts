@@ -43,7 +43,7 @@ export const LOST_WORKER_BOUND_MS = DEFAULT_LOCK_DURATION_MS + DEFAULT_STALLED_I
 
 /**
  * A service the worker needs is down (its address and the cause in `reason`): the job goes back
- * to the queue without using up an attempt and the worker pauses until the service answers.
+ * to the queue without using one of its tries and the worker pauses until the service answers.
  */
 export class ServiceOutageError extends TransientError {
   override readonly name = 'ServiceOutageError';
@@ -81,6 +81,11 @@ export interface JobContext<P> {
    * that may say so itself: the outage (address and cause), or null.
    */
   outage(error?: unknown): Promise<string | null>;
+  /**
+   * What the handler recorded of this run of the job (e.g. `its attempt 2 is recorded as an infra
+   * error`): said in the runtime's log when it hands the job back, which alone cannot know it.
+   */
+  tellRecorded(note: string): void;
 }
 
 export type JobHandler<P> = (context: JobContext<P>) => Promise<unknown>;
@@ -186,7 +191,7 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
   /** Each active job's run, and how to hand it back. */
   const active = new Map<
     string,
-    { runId: string; handedBack: boolean; handBack(reason: string): void }
+    { runId: string; handedBack: boolean; recorded?: string; handBack(reason: string): void }
   >();
   let shuttingDown = false;
   let pauseReason: string | null = null;
@@ -224,7 +229,7 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
   }
 
   /**
-   * Puts a job back in the queue for later, no attempt used, and pauses the worker. With Redis the
+   * Puts a job back in the queue for later, none of its tries used, and pauses the worker. With Redis the
    * thing that is down the move cannot be made: the job's lock lapses and BullMQ's stalled check
    * gives it to a worker once Redis answers.
    */
@@ -287,11 +292,15 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
       handedBackNow.catch(() => undefined);
       const runId = (parsed.data as { runId?: unknown }).runId;
       const jobKey = job.id ?? '';
-      active.set(jobKey, {
+      const jobEntry = {
         runId: typeof runId === 'string' ? runId : '',
         handedBack: false,
+        recorded: undefined as string | undefined,
+        /** The hand-back was logged before the handler said what it recorded. */
+        loggedWithoutRecord: false,
         handBack,
-      });
+      };
+      active.set(jobKey, jobEntry);
       const started = Date.now();
       const jobLogger = logger.child({ job: job.id, run: runId });
       const name = job.name;
@@ -304,6 +313,11 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
           logger: jobLogger,
           workerId: options.workerId,
           outage: outageNow,
+          tellRecorded: (note) => {
+            jobEntry.recorded = note;
+            // A job handed back while its handler still ran: what it recorded comes after.
+            if (jobEntry.loggedWithoutRecord) jobLogger.warn(`the job handed back: ${note}`);
+          },
         });
         handled.catch(() => undefined);
         const result = await Promise.race([handled, handedBackNow]);
@@ -323,10 +337,14 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
               (error instanceof UnrecoverableError ? null : await outageNow(error)));
         // A job that failed while a service it needs is down is not the job's fault: it waits.
         if (outage) {
+          // The move to delayed skips BullMQ's count; what the handler wrote is its own to say.
+          const tries = job.opts.attempts ?? 1;
+          const recorded = jobEntry.recorded === undefined ? '' : `; ${jobEntry.recorded}`;
+          jobEntry.loggedWithoutRecord = jobEntry.recorded === undefined;
           repeated.warn(
             `hand-back:${causeOf(outage)}`,
             { job: job.id, run: runId },
-            `job handed back to the queue, no attempt used: ${outage}`,
+            `job handed back to the queue without using one of its ${tries} tries${recorded}: ${outage}`,
           );
           await giveBack(job, token, outage);
         }

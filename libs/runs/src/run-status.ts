@@ -224,8 +224,13 @@ function runSpendOf(
   limits: RunLimits,
   governed: SpendTotals | undefined,
 ): RunSpend {
+  // What was priced decides, not the enqueue's forecast: workers may hold a price the enqueue had
+  // not (a relay's price table); only a run that has used nothing yet is judged by the forecast.
+  const used = (governed?.calls ?? 0) > 0 || run.tokens_in + run.tokens_out > 0;
   const unpriced =
-    limits.model_price === null || run.cost_usd === null || (governed?.unpricedCalls ?? 0) > 0;
+    run.cost_usd === null ||
+    (governed?.unpricedCalls ?? 0) > 0 ||
+    (!used && limits.model_price === null);
   const spentUsd = governed ? (unpriced ? null : governed.usd) : run.cost_usd;
   const limitUsd = limits.max_cost_usd ?? null;
   const overshootUsd =

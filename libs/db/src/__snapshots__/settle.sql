@@ -30,12 +30,36 @@
  )
  on conflict (run_id, task_id, attempt, step) do nothing
 returning 1),
+   -- The attempt's spend: the outcome's, unless the attempt's calls already recorded more.
    attempt_rows as (
      update attempts a
-     set status = i.status, error_class = i.error_class, error = i.error, finished_at = now(), external_id = coalesce(i.external_id, a.external_id)
+     set status = i.status, error_class = i.error_class, error = i.error, finished_at = now(), external_id = coalesce(i.external_id, a.external_id),
+         tokens_in = case when i.tokens_in + i.tokens_out >= a.tokens_in + a.tokens_out then i.tokens_in else a.tokens_in end,
+         tokens_out = case when i.tokens_in + i.tokens_out >= a.tokens_in + a.tokens_out then i.tokens_out else a.tokens_out end,
+         cost_usd = case when i.tokens_in + i.tokens_out >= a.tokens_in + a.tokens_out then i.cost_usd else a.cost_usd end
      from input i
      where a.run_id = i.run_id and a.task_id = i.task_id and a.attempt = i.attempt and a.status = 'running'
-     returning a.attempt
+     returning a.run_id, a.task_id, a.attempt, a.tokens_in, a.tokens_out, a.cost_usd
+   ),
+   -- A task's spend is the sum over its attempts: the ones before this settle's, as recorded.
+   earlier as (
+     select i.n, sum(o.tokens_in) as tokens_in, sum(o.tokens_out) as tokens_out,
+            sum(o.cost_usd) as cost_usd, bool_or(o.cost_usd is null) as cost_unknown
+     from input i
+     join attempts o on o.run_id = i.run_id and o.task_id = i.task_id and o.attempt <> i.attempt
+     where i.task_final
+     group by i.n
+   ),
+   spend as (
+     select i.n,
+            coalesce(ar.tokens_in, i.tokens_in) + coalesce(e.tokens_in, 0) as tokens_in,
+            coalesce(ar.tokens_out, i.tokens_out) + coalesce(e.tokens_out, 0) as tokens_out,
+            case when coalesce(e.cost_unknown, false) then null
+                 else coalesce(ar.cost_usd, case when ar.attempt is null then i.cost_usd end) + coalesce(e.cost_usd, 0) end as cost_usd
+     from input i
+     left join attempt_rows ar on ar.run_id = i.run_id and ar.task_id = i.task_id and ar.attempt = i.attempt
+     left join earlier e on e.n = i.n
+     where i.task_final
    ),
    task_rows as (
      update tasks t
@@ -47,9 +71,9 @@ returning 1),
          duration_ms = i.duration_ms,
          -- started_at + duration_ms = finished_at, by construction: the three never disagree.
          started_at = now() - make_interval(secs => i.duration_ms::float8 / 1000),
-         tokens_in = i.tokens_in,
-         tokens_out = i.tokens_out,
-         cost_usd = i.cost_usd,
+         tokens_in = spend.tokens_in,
+         tokens_out = spend.tokens_out,
+         cost_usd = spend.cost_usd,
          error_class = i.error_class,
          answer = i.answer,
          result = i.result,
@@ -57,11 +81,11 @@ returning 1),
          finished_at = now(),
          external_id = coalesce(i.external_id, t.external_id)
      from input i
+     join spend on spend.n = i.n
      where i.task_final and t.run_id = i.run_id and t.task_id = i.task_id
        and t.status in ('queued', 'running') and t.attempts = i.attempt
      returning t.run_id, t.task_id
    )
-   -- attempt_rows is read by nothing: Postgres runs every data-modifying CTE to completion anyway.
    select i.n, exists (select 1 from task_rows r where r.run_id = i.run_id and r.task_id = i.task_id) as recorded
    from input i order by i.n
 

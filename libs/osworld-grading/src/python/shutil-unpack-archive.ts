@@ -1,7 +1,6 @@
 // CPython 3.11's `shutil.unpack_archive` for ZIP files (format chosen by the file name, as shutil
 // does), as compare_archive uses it.
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
 import { unzipSync } from 'fflate';
 import { PythonException } from './exceptions.js';
 import { pyOsError, pyOsPath, pyPathJoin } from './os.js';
@@ -20,6 +19,15 @@ const UNPACK_FORMATS: ReadonlyArray<[string, readonly string[]]> = [
 ];
 
 const END_OF_CENTRAL_DIRECTORY = [0x50, 0x4b, 0x05, 0x06];
+
+/**
+ * `os.path.dirname(path)`: everything before the last '/', trailing slashes of the head dropped.
+ * Unlike Node's `dirname`, `a/b/` gives `a/b`: that is how shutil makes a ZIP's empty directories.
+ */
+function pyDirname(path: string): string {
+  const head = path.slice(0, path.lastIndexOf('/') + 1);
+  return /^\/+$/.test(head) ? head : head.replace(/\/+$/, '');
+}
 
 /** `zipfile.is_zipfile`: an end-of-central-directory record within the last 64 KiB + 22 bytes. */
 function hasEndOfCentralDirectory(bytes: Uint8Array): boolean {
@@ -47,8 +55,10 @@ async function unpackZip(filename: string, extractDir: string): Promise<void> {
     // shutil skips absolute names and any name containing '..'.
     if (name.startsWith('/') || name.includes('..')) continue;
     const target = pyPathJoin(extractDir, ...name.split('/'));
-    await mkdir(dirname(target), { recursive: true }).catch((error: unknown) => {
-      throw pyOsError(error, dirname(target));
+    // shutil's _ensure_directory: the dirname of `dir/` is `dir`, so an empty directory is made.
+    const parent = pyDirname(target);
+    await mkdir(parent, { recursive: true }).catch((error: unknown) => {
+      throw pyOsError(error, parent);
     });
     if (name.endsWith('/')) continue;
     await writeFile(target, data).catch((error: unknown) => {

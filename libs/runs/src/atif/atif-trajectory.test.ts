@@ -79,6 +79,9 @@ const attempt: Attempt = {
   error: null,
   started_at: new Date('2026-03-01T09:05:00Z'),
   finished_at: new Date('2026-03-01T09:05:04.200Z'),
+  tokens_in: 300,
+  tokens_out: 40,
+  cost_usd: 0.0031,
 };
 
 function step(n: number, fields: Partial<Step>): Step {
@@ -297,9 +300,13 @@ describe('atifTrajectoryOfAttempt', () => {
     });
   });
 
-  it('gives an earlier attempt its own record and no task outcome or cost', () => {
+  it('gives an earlier attempt its own record and spend, and no task outcome', () => {
     const first: Attempt = {
       ...attempt,
+      // A call no recorded step claimed: the attempt's spend, not its steps'.
+      tokens_in: 20,
+      tokens_out: 2,
+      cost_usd: 0.0002,
       attempt: 1,
       job_attempt: 1,
       worker_id: 'w-1',
@@ -321,6 +328,7 @@ describe('atifTrajectoryOfAttempt', () => {
     expect(trajectory.final_metrics).toEqual({
       total_prompt_tokens: 0,
       total_completion_tokens: 0,
+      total_cost_usd: 0.0002,
       total_steps: 1,
       extra: { benchfleet: { recorded_steps: 0 } },
     });
@@ -344,7 +352,7 @@ describe('atifTrajectoryOfAttempt', () => {
     const trajectory = atifTrajectoryOfAttempt({
       run: { ...run, agent: { name: 'my-agent', version: '3.0', kind: 'llm' }, model: null },
       task: { ...task, cost_usd: null },
-      attempt,
+      attempt: { ...attempt, cost_usd: null },
       steps,
       screenshots,
     });

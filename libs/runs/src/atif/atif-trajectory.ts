@@ -18,7 +18,8 @@ import {
 //   named `action` whose arguments are that object); its observation text and screenshot (an image
 //   file of the export) are one observation result, tied to the tool call when there is exactly
 //   one; its tokens are the step's metrics;
-// - final_metrics sums the steps' tokens; the cost is the task's, on its final attempt only;
+// - final_metrics sums the steps' tokens; the cost is the attempt's own (each attempt keeps its
+//   spend; the task's is the sum over its attempts), left out when it is not known;
 // - what ATIF has no field for (the outcome, rewards, ids, raw actions, timings) is under
 //   `extra.benchfleet` at each level.
 
@@ -205,7 +206,7 @@ export function atifTrajectoryOfAttempt(records: AttemptRecords): AtifTrajectory
   ];
   const promptTokens = steps.reduce((sum, step) => sum + step.tokens_in, 0);
   const completionTokens = steps.reduce((sum, step) => sum + step.tokens_out, 0);
-  const cost = final ? task.cost_usd : null;
+  const cost = attempt.cost_usd;
   return {
     schema_version: ATIF_SCHEMA_VERSION,
     session_id: id,

@@ -12,6 +12,7 @@ import {
   TasksRepository,
   GroupCommit,
   SettleBatcher,
+  type AttemptUsage,
   type Database,
   type OpenAttemptRequest,
   type OpenedAttempt,
@@ -196,23 +197,38 @@ export function createTaskJobHandler(
         ): Promise<unknown> => {
           const at = new Date();
           span.setOutcome(spanOutcome(outcome));
+          // An attempt ended by a fault may be handed back: the runtime's log says what was recorded.
+          const tellRecorded = (verb: string) =>
+            job.tellRecorded(
+              `its attempt ${attempt} ${verb} as an infra error${outcome.error?.startsWith('handed back') === true ? ' (handed back)' : ''}${final ? ", the task's outcome" : ''}`,
+            );
           try {
             await settle(outcome, final);
+            if (outcome.errorClass === 'infra') tellRecorded('is recorded');
             // A later attempt may have taken the task meanwhile and presumed this worker lost.
             if (outcome.status === 'error' && outcome.errorClass === 'infra')
               await tasks.recordAttemptCause(runId, taskId, attempt, cause, at);
             return undefined;
           } catch (error) {
             records.keep({ runId, taskId, attempt, outcome, taskFinal: final }, cause, error);
+            if (outcome.errorClass === 'infra')
+              tellRecorded('is kept, for Postgres to take later,');
             return error;
           }
         };
         let stepsSeen = 0;
         let lastStepAt = 0;
         let lastStepEnded = started;
-        // What the attempt's steps used, for an outcome the episode could not return (a spend limit).
-        let stepTokensIn = 0;
-        let stepTokensOut = 0;
+        // What the attempt spent, for an outcome the episode could not return (a fault, a spend
+        // limit): the running totals it told (`recordUsage`), else what its steps recorded.
+        let told: AttemptUsage | undefined;
+        const fromSteps = { tokensIn: 0, tokensOut: 0, costUsd: 0 as number | null };
+        const spentSoFar = (): AttemptUsage => {
+          if (told) return told;
+          // No step that used tokens: nothing says what the attempt spent (unknown, not $0).
+          const used = fromSteps.tokensIn + fromSteps.tokensOut > 0;
+          return { ...fromSteps, costUsd: used ? fromSteps.costUsd : null };
+        };
         const context: TaskContext = {
           job,
           task: opened.task,
@@ -222,8 +238,14 @@ export function createTaskJobHandler(
           logger,
           recordStep(step) {
             stepsSeen = Math.max(stepsSeen, step.step);
-            stepTokensIn += Number(step.tokens_in ?? 0);
-            stepTokensOut += Number(step.tokens_out ?? 0);
+            const stepTokens = Number(step.tokens_in ?? 0) + Number(step.tokens_out ?? 0);
+            fromSteps.tokensIn += Number(step.tokens_in ?? 0);
+            fromSteps.tokensOut += Number(step.tokens_out ?? 0);
+            if (stepTokens > 0)
+              fromSteps.costUsd =
+                fromSteps.costUsd === null || step.cost_usd == null
+                  ? null
+                  : fromSteps.costUsd + step.cost_usd;
             // Stamped now, not when a batch of steps reaches Postgres, to the microsecond and rising.
             lastStepAt = Math.max(nowMicros(), lastStepAt + 1);
             deps.steps.add({
@@ -244,6 +266,19 @@ export function createTaskJobHandler(
           async setExternalId(externalId) {
             await tasks.setExternalId(runId, taskId, attempt, externalId);
           },
+          async recordUsage(usage) {
+            // Running totals: a late report of an earlier total keeps the larger one.
+            if (told && told.tokensIn + told.tokensOut > usage.tokensIn + usage.tokensOut) return;
+            told = usage;
+            await tasks
+              .recordAttemptUsage({ runId, taskId, attempt }, usage)
+              .catch((error: unknown) =>
+                logger.warn(
+                  { err: error },
+                  "could not write the attempt's spend so far; its outcome will carry it",
+                ),
+              );
+          },
         };
 
         let outcome: TaskOutcome;
@@ -253,16 +288,24 @@ export function createTaskJobHandler(
           const reason = abortReasonOf(job.signal);
           const message = redactSecrets(errorMessage(error));
           const durationMs = Date.now() - started;
+          const spent = spentSoFar();
           const infra = (detail: string): TaskOutcomeRecord => ({
             status: 'error',
             errorClass: 'infra',
             totalSteps: stepsSeen,
             durationMs,
+            ...spent,
             error: detail,
           });
           if (reason === ABORT_REASONS.cancelled) {
             await settleOrKeep(
-              { status: 'cancelled', totalSteps: stepsSeen, durationMs, error: 'run cancelled' },
+              {
+                status: 'cancelled',
+                totalSteps: stepsSeen,
+                durationMs,
+                ...spent,
+                error: 'run cancelled',
+              },
               true,
             );
             return { cancelled: true };
@@ -285,8 +328,7 @@ export function createTaskJobHandler(
                 finalApiStatus: 'BUDGET',
                 totalSteps: stepsSeen,
                 durationMs,
-                tokensIn: stepTokensIn,
-                tokensOut: stepTokensOut,
+                ...spent,
                 costUsd: error.attemptSpentUsd,
                 error: `budget: ${message}`,
                 result: {
@@ -307,6 +349,7 @@ export function createTaskJobHandler(
                 errorClass: 'permanent',
                 totalSteps: stepsSeen,
                 durationMs,
+                ...spent,
                 error: message,
               },
               true,

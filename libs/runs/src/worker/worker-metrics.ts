@@ -134,6 +134,17 @@ export class WorkerMetrics {
         },
       });
     }
+    if (source.refusedForeignCalls) {
+      const refused = source.refusedForeignCalls.bind(source);
+      new Gauge({
+        name: 'benchfleet_llm_relay_refused_foreign_task',
+        help: "Relayed LLM calls refused since the worker started: an attempt ran, but the call was another agent task's (one created beside the fleet, or left by a gone attempt)",
+        registers: [this.registry],
+        collect() {
+          this.set(refused());
+        },
+      });
+    }
     const lanesSeen = new Gauge({
       name: 'benchfleet_llm_lanes',
       help: 'LLM lanes the fleet has used (read from the governor in Redis at scrape time)',

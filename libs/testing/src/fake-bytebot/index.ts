@@ -7,4 +7,4 @@ export { withFakeScenario, type FakeBytebotScenario } from './fake-bytebot-scena
 export { startFakeBytebotDesktop, type FakeBytebotDesktop } from './fake-bytebot-desktop.js';
 export { fakeScreenshotPng, solidColorPng } from './fake-screenshot-png.js';
 export { osworldTestTask, writeOsworldTestDataset } from './osworld-test-dataset.js';
-export { BYTEBOT_PROXY_TOOLS } from './fake-bytebot-proxy.js';
+export { BYTEBOT_PROXY_TOOLS, bytebotChatMessages } from './fake-bytebot-proxy.js';
