@@ -233,6 +233,12 @@ async function stageContext(options, name, ours, fill) {
   return dir;
 }
 
+/** The host's CA bundle (BENCHFLEET_HOST_CA_BUNDLE), for npm inside the build; empty when none. */
+async function hostCertificates() {
+  const bundle = process.env.BENCHFLEET_HOST_CA_BUNDLE ?? '/etc/ssl/certs/ca-certificates.crt';
+  return bundle ? readFile(bundle).catch(() => Buffer.alloc(0)) : Buffer.alloc(0);
+}
+
 // --- images --------------------------------------------------------------------------------------
 
 /** docker build with progress lines; the full log beside the contexts. */
@@ -290,6 +296,7 @@ async function bytebotDesktop(options, summary) {
       ['bytebot-desktop/adaptations.json', 'adaptations.json'],
     ],
     async (dir) => {
+      await writeFile(join(dir, 'host-ca-certificates.crt'), await hostCertificates());
       await stageTree('bytebot', SOURCES.bytebot, top, 'packages/shared', join(dir, 'shared'));
       await stageTree('bytebot', SOURCES.bytebot, top, 'packages/bytebotd', join(dir, 'bytebotd'));
     },

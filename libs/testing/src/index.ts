@@ -17,3 +17,4 @@ export * from './host-faults.js';
 export * from './tcp-relay.js';
 export * from './service-fault-scenarios.js';
 export * from './docker-engine.js';
+export * from './real-desktop/index.js';

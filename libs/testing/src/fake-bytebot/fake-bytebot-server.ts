@@ -9,6 +9,10 @@ import {
 } from './fake-bytebot-scenarios.js';
 import { fakeScreenshotPng } from './fake-screenshot-png.js';
 import type { FakeBytebotDesktop } from './fake-bytebot-desktop.js';
+
+/** The desktop the agent acts on: the fake bytebotd, or a real one (which a test cannot kill). */
+export type BytebotDesktopTarget = Pick<FakeBytebotDesktop, 'url'> &
+  Partial<Pick<FakeBytebotDesktop, 'kill'>>;
 import {
   BYTEBOT_PROXY_API_KEY,
   BYTEBOT_PROXY_TOOLS,
@@ -101,7 +105,7 @@ export interface FakeBytebotOptions {
    * The stack's desktop: computer actions and their screenshots go to it over HTTP, as the real
    * agent's do, and fail as theirs do when it is gone. Without one, screenshots are made here.
    */
-  desktop?: FakeBytebotDesktop;
+  desktop?: BytebotDesktopTarget;
   /** Socket.IO heartbeat; small values let clients notice a dead server quickly. */
   socketPingIntervalMs?: number;
   socketPingTimeoutMs?: number;
@@ -589,7 +593,7 @@ export async function startFakeBytebot(options: FakeBytebotOptions = {}): Promis
   async function takeStepOnDesktop(
     run: ProcessingRun,
     stepNumber: number,
-    desktop: FakeBytebotDesktop,
+    desktop: BytebotDesktopTarget,
     replyText?: string,
   ): Promise<void> {
     const { record } = run;
@@ -603,12 +607,12 @@ export async function startFakeBytebot(options: FakeBytebotOptions = {}): Promis
     const result = await desktopToolResult(desktop, callId, name, input, action.command);
     if (!isLive(run)) return;
     addMessage(record, 'USER', [result]);
-    if (record.scenario.desktopDiesAfterStep === stepNumber) await desktop.kill();
+    if (record.scenario.desktopDiesAfterStep === stepNumber) await desktop.kill?.();
   }
 
   /** One computer tool on the desktop, as the agent runs it (see takeStepOnDesktop). */
   async function desktopToolResult(
-    desktop: FakeBytebotDesktop,
+    desktop: BytebotDesktopTarget,
     callId: unknown,
     name: string,
     input: Record<string, unknown>,
@@ -966,6 +970,14 @@ interface StepAction {
 }
 
 function stepActionOf(scenario: FakeBytebotScenario, stepNumber: number): StepAction {
+  const scripted = scenario.actions?.[stepNumber - 1];
+  if (scripted !== undefined)
+    return {
+      text: scripted.text ?? `Step ${stepNumber}: ${scripted.name.replace(/^computer_/, '')}.`,
+      name: scripted.name,
+      input: { ...scripted.input },
+      desktopAction: scripted.name.replace(/^computer_/, ''),
+    };
   const command = scenario.desktopCommands?.[stepNumber];
   if (command !== undefined)
     return {
@@ -1001,7 +1013,7 @@ function toolError(callId: string, name: string, message: string): Record<string
 
 /** One request to the desktop; like the real agent's, it has no deadline of its own. */
 async function desktopAction(
-  desktop: FakeBytebotDesktop,
+  desktop: BytebotDesktopTarget,
   body: Record<string, unknown>,
 ): Promise<Response> {
   return fetch(`${desktop.url}/computer-use`, {

@@ -1,0 +1,175 @@
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type { ScriptedComputerAction } from '../fake-bytebot/fake-bytebot-scenarios.js';
+
+// What a scripted agent does on a real desktop for OSWorld tasks: per task, a right path (an end
+// state OSWorld's evaluator scores 1) and a wrong one (the agent still claims success, the end
+// state scores 0), as computer-use actions of Bytebot's agent (bytebotd carries them out: apps
+// opened, text typed into a terminal, keys pressed). Tests pick tasks from here; one per domain
+// is the aim. Files a task's setup downloads are made by `downloads`, never fetched.
+
+/** How a scripted agent's task ends: the agent's word (set_task_status) after its actions. */
+interface ScriptedEnding {
+  readonly kind: 'completed' | 'needs_help';
+  readonly answer: string;
+}
+
+export interface ScriptedTrajectory {
+  readonly actions: readonly ScriptedComputerAction[];
+  readonly ending: ScriptedEnding;
+}
+
+export interface OsworldTaskScript {
+  readonly taskId: string;
+  readonly domain: string;
+  /** What is being shown, for a test's name. */
+  readonly about: string;
+  /** Ends in a state the task's evaluator scores 1. */
+  readonly right: ScriptedTrajectory;
+  /** Ends in a state it scores 0, the agent saying it succeeded. */
+  readonly wrong: ScriptedTrajectory;
+  /** Files the task's setup downloads (URL → content), made here. */
+  readonly downloads?: () => Promise<Readonly<Record<string, Buffer>>>;
+}
+
+const wait = (ms: number): ScriptedComputerAction => ({
+  name: 'computer_wait',
+  input: { duration: ms },
+});
+
+/**
+ * A terminal in front (Bytebot's `application: terminal` opens xfce4-terminal, or raises the one
+ * open), then each line typed and run. The second call raises a window that was slow to map.
+ */
+function inTerminal(...lines: string[]): ScriptedComputerAction[] {
+  return [
+    {
+      name: 'computer_application',
+      input: { application: 'terminal' },
+      text: 'Opening a terminal.',
+    },
+    wait(3_000),
+    { name: 'computer_application', input: { application: 'terminal' } },
+    wait(1_000),
+    ...lines.flatMap((line): ScriptedComputerAction[] => [
+      { name: 'computer_type_text', input: { text: `${line}\n` }, text: `Typing: ${line}` },
+      wait(1_000),
+    ]),
+  ];
+}
+
+const completed = (answer: string): ScriptedEnding => ({ kind: 'completed', answer });
+
+const THUNDERBIRD_PROFILE_URL =
+  'https://huggingface.co/datasets/xlangai/ubuntu_osworld_file_cache/resolve/main/thunderbird/dd84e895-72fd-4023-a336-97689ded257c/thunderbird-profile.tar.gz';
+const THUNDERBIRD_PROFILE = 't5q2a5hp.default-release';
+
+/** A Thunderbird profile with one identity and no signature, as the task's tarball holds it. */
+async function thunderbirdProfile(): Promise<Buffer> {
+  const dir = await mkdtemp(join(tmpdir(), 'thunderbird-profile-'));
+  try {
+    const profile = join(dir, '.thunderbird', THUNDERBIRD_PROFILE);
+    await mkdir(profile, { recursive: true });
+    await writeFile(
+      join(dir, '.thunderbird', 'profiles.ini'),
+      [
+        '[Profile0]',
+        'Name=default-release',
+        'IsRelative=1',
+        `Path=${THUNDERBIRD_PROFILE}`,
+        'Default=1',
+        '',
+        '[General]',
+        'StartWithLastProfile=1',
+        'Version=2',
+        '',
+      ].join('\n'),
+    );
+    await writeFile(
+      join(profile, 'prefs.js'),
+      [
+        'user_pref("mail.account.account1.identities", "id1");',
+        'user_pref("mail.account.account1.server", "server1");',
+        'user_pref("mail.accountmanager.accounts", "account1");',
+        'user_pref("mail.identity.id1.fullName", "Anonym");',
+        'user_pref("mail.identity.id1.useremail", "anonym-x2024@outlook.com");',
+        'user_pref("mail.server.server1.type", "none");',
+        'user_pref("mail.server.server1.hostname", "Local Folders");',
+        '',
+      ].join('\n'),
+    );
+    const archive = join(dir, 'thunderbird-profile.tar.gz');
+    await promisify(execFile)('tar', ['-czf', archive, '-C', dir, '.thunderbird']);
+    return await readFile(archive);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+export const OSWORLD_TASK_SCRIPTS: readonly OsworldTaskScript[] = [
+  {
+    taskId: 'e0df059f-28a6-4169-924f-b9623e7184cc',
+    domain: 'os',
+    about: 'rename the directory set up by sudo',
+    right: {
+      actions: inTerminal('mv ~/Desktop/todo_list_Jan_1 ~/Desktop/todo_list_Jan_2'),
+      ending: completed('Renamed todo_list_Jan_1 to todo_list_Jan_2.'),
+    },
+    wrong: {
+      actions: inTerminal('mkdir ~/Desktop/todo_list_Jan_3'),
+      ending: completed('Renamed it.'),
+    },
+  },
+  {
+    taskId: '48d05431-6cd5-4e76-82eb-12b60d823f7d',
+    domain: 'multi_apps',
+    about: 'Chrome launched with DevTools, a terminal opened by Ctrl+Alt+T, ~/.bashrc edited',
+    right: {
+      actions: inTerminal("echo '# >>> conda initialize >>>' >> ~/.bashrc"),
+      ending: completed('conda is initialised in ~/.bashrc.'),
+    },
+    wrong: {
+      actions: inTerminal("echo 'export PATH=$HOME/miniconda3/bin:$PATH' >> ~/.bashrc"),
+      ending: completed('conda is on the PATH now.'),
+    },
+  },
+  {
+    taskId: '982d12a5-beab-424f-8d38-d2a48429e511',
+    domain: 'vs_code',
+    about: "VS Code's settings file written (this desktop has no VS Code: launch fails, logged)",
+    right: {
+      actions: inTerminal(
+        'mkdir -p ~/.config/Code/User',
+        `echo '{"workbench.colorTheme": "Visual Studio Dark"}' > ~/.config/Code/User/settings.json`,
+      ),
+      ending: completed('The theme is Visual Studio Dark.'),
+    },
+    wrong: {
+      actions: inTerminal(
+        'mkdir -p ~/.config/Code/User',
+        `echo '{"workbench.colorTheme": "Default Dark Modern"}' > ~/.config/Code/User/settings.json`,
+      ),
+      ending: completed('The theme is dark now.'),
+    },
+  },
+  {
+    taskId: '3f28fe4f-5d9d-4994-a456-efd78cfae1a3',
+    domain: 'thunderbird',
+    about: "Thunderbird's profile set up and launched, its window closed by class, prefs.js read",
+    right: {
+      actions: inTerminal(
+        'pkill thunderbird; while pgrep thunderbird >/dev/null; do sleep 0.2; done',
+        `echo 'user_pref("mail.identity.id1.htmlSigText", "Anonym\\nXYZ Lab");' >> ~/.thunderbird/${THUNDERBIRD_PROFILE}/prefs.js`,
+      ),
+      ending: completed('The signature is set.'),
+    },
+    wrong: {
+      actions: [wait(2_000)],
+      ending: completed('The signature is set.'),
+    },
+    downloads: async () => ({ [THUNDERBIRD_PROFILE_URL]: await thunderbirdProfile() }),
+  },
+];
