@@ -19,25 +19,39 @@ BYTEBOT_COMMIT = "99347e260b495e0900ac16cc7f11ce2ec5ae9a6c"
 LOCAL_RECIPE = "/usr/share/benchfleet/bytebot-desktop.json"
 SERVER_DIR = "/home/user/server"
 SUPERVISORD_CONF = "/etc/supervisor/conf.d/supervisord.conf"
-ABSENT_VS_CODE = (
-    "not installed: Debian packages no Visual Studio Code and this build reaches no Microsoft "
-    "repository (see deploy/desktop/README.md)"
-)
 
-# OSWorld's apps: the Debian/Ubuntu packages that hold them and the command tasks launch.
+# The apps OSWorld's tasks use, by the names coverage knows them by: the packages that hold each.
 APPS = {
-    "chrome": (["google-chrome-stable", "chromium"], "google-chrome"),
-    "firefox": (["firefox-esr", "firefox"], "firefox-esr"),
-    "thunderbird": (["thunderbird"], "thunderbird"),
-    "libreoffice_calc": (["libreoffice-calc"], "libreoffice"),
-    "libreoffice_impress": (["libreoffice-impress"], "libreoffice"),
-    "libreoffice_writer": (["libreoffice-writer"], "libreoffice"),
-    "gimp": (["gimp"], "gimp"),
-    "vlc": (["vlc"], "vlc"),
-    "vs_code": (["code"], "code"),
-    "nautilus": (["nautilus"], "nautilus"),
-    "gnome_terminal": (["gnome-terminal"], "gnome-terminal"),
-    "xfce4_terminal": (["xfce4-terminal"], "xfce4-terminal"),
+    "chrome": ["google-chrome-stable"],
+    "chromium": ["chromium"],
+    "firefox": ["firefox-esr", "firefox"],
+    "thunderbird": ["thunderbird"],
+    "libreoffice": ["libreoffice-core"],
+    "libreoffice-calc": ["libreoffice-calc"],
+    "libreoffice-impress": ["libreoffice-impress"],
+    "libreoffice-writer": ["libreoffice-writer"],
+    "gimp": ["gimp"],
+    "vlc": ["vlc"],
+    "vscode": ["code"],
+    "xfce4-terminal": ["xfce4-terminal"],
+    "thunar": ["thunar"],
+    "nautilus": ["nautilus"],
+    "gnome-terminal": ["gnome-terminal"],
+    "gnome": ["gnome-shell"],
+    "picard": ["picard"],
+    "snapd": ["snapd"],
+    "pulseaudio": ["pulseaudio"],
+}
+
+# Why an app is absent, where it is not simply "not installed".
+ABSENT_WHY = {
+    "chrome": "Google's repository is not reachable from this build: chromium stands in (see substitutions)",
+    "vscode": (
+        "Debian packages no Visual Studio Code and this build reaches no Microsoft repository; npm has "
+        "no faithful build (deploy/desktop/README.md)"
+    ),
+    "gnome": "the desktop is Bytebot's XFCE, not GNOME",
+    "systemd": "not the init: supervisord runs the desktop's processes (no user services, no timedatectl)",
 }
 
 # Commands OSWorld task configs and getters run on the desktop (found on PATH or not).
@@ -93,37 +107,32 @@ def chrome_is_chromium():
 
 def apps():
     found = {}
-    for app, (packages, command) in APPS.items():
-        package, version = next(
-            ((name, dpkg_version(name)) for name in packages if dpkg_version(name)), (None, None)
-        )
-        entry = {"version": version, "package": package, "command": command}
-        if version is None:
-            entry["why"] = ABSENT_VS_CODE if app == "vs_code" else "not installed"
-        found[app] = entry
-    found["python"] = {"version": sys.version.split()[0], "package": "python3", "command": "python"}
-    found["pyautogui"] = {"version": pip_version("pyautogui"), "package": "pyautogui", "command": None}
+    for app, packages in APPS.items():
+        found[app] = next((dpkg_version(name) for name in packages if dpkg_version(name)), None)
+    found["systemd"] = None
+    found["python"] = sys.version.split()[0]
+    found["pyautogui"] = pip_version("pyautogui")
     return found
 
 
-def substitutions(local_recipe):
+def substitutions():
     listed = [
         {
-            "for": "GNOME on Ubuntu 22.04 (OSWorld's VM)",
-            "by": "XFCE 4 on Xvfb (Bytebot's desktop), with a session bus at /run/user/1000/bus",
-            "why": "the desktop is Bytebot's; GNOME Shell settings (org.gnome.shell) have no effect",
+            "for": "gnome",
+            "by": "xfce4",
+            "why": "OSWorld's VM runs GNOME on Ubuntu 22.04; this is Bytebot's XFCE on Xvfb, with a session "
+            "bus at /run/user/1000/bus: GNOME Shell settings (org.gnome.shell) have no effect",
         }
     ]
     if chrome_is_chromium():
         listed.append(
             {
-                "for": "google-chrome (Google Chrome)",
-                "by": f"chromium {dpkg_version('chromium')} (Debian) as google-chrome, profile ~/.config/google-chrome",
-                "why": "Google's repository is not reachable; Chromium speaks the same DevTools protocol",
+                "for": "google-chrome",
+                "by": "chromium",
+                "why": f"Debian's Chromium {dpkg_version('chromium')} runs as `google-chrome`, with Chrome's "
+                "profile directory ~/.config/google-chrome; DevTools on 9222 once a task starts socat",
             }
         )
-    if local_recipe:
-        listed += [item for item in local_recipe["adaptations"] if item["by"] is not None]
     return listed
 
 
@@ -134,6 +143,7 @@ def main():
     if os.path.exists(LOCAL_RECIPE):
         with open(LOCAL_RECIPE, encoding="utf-8") as handle:
             local_recipe = json.load(handle)
+    found = apps()
     manifest = {
         "schema": SCHEMA,
         "base": {
@@ -144,16 +154,21 @@ def main():
         "bytebot": {
             "commit": BYTEBOT_COMMIT if local_recipe else None,
             "recipe": local_recipe["recipe"] if local_recipe else None,
-            "absent": [item for item in (local_recipe or {"adaptations": []})["adaptations"] if item["by"] is None],
+            "adaptations": local_recipe["adaptations"] if local_recipe else [],
         },
         "osworld": {
             "commit": OSWORLD_COMMIT,
             "server": {name: sha256(f"{SERVER_DIR}/{name}") for name in ("main.py", "pyxcursor.py")},
         },
         "screen": screen_size(),
-        "apps": apps(),
+        "apps": found,
+        "absent": [
+            {"app": app, "why": ABSENT_WHY.get(app, "not installed")}
+            for app, version in found.items()
+            if version is None
+        ],
         "commands": {name: shutil.which(name) for name in COMMANDS},
-        "substitutions": substitutions(local_recipe),
+        "substitutions": substitutions(),
     }
     json.dump(manifest, sys.stdout, sort_keys=True, separators=(",", ":"))
     sys.stdout.write("\n")

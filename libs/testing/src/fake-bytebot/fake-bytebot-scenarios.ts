@@ -21,6 +21,11 @@ export interface ScriptedComputerAction {
   readonly input: Readonly<Record<string, unknown>>;
   /** What the agent says with it. */
   readonly text?: string;
+  /**
+   * A shell test on the desktop that must hold before the action is taken (what a real agent
+   * would see on the screenshot first), checked through the server's `desktopCheck`.
+   */
+  readonly when?: string;
 }
 
 /** A scripted trajectory of the fake agent. */

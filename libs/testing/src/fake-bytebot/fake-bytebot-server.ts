@@ -123,7 +123,15 @@ export interface FakeBytebotOptions {
    * shell); a rejection becomes the step's tool error, as a failed action does for the real agent.
    */
   desktopShell?: (command: string) => Promise<unknown>;
+  /**
+   * Tells whether a scripted action's `when` holds on the desktop (a shell test): the script's
+   * eyes, where a real agent reads the screenshot before it acts.
+   */
+  desktopCheck?: (test: string) => Promise<boolean>;
 }
+
+/** How long a scripted action waits for its `when` before it acts anyway, as an agent would. */
+const WHEN_TIMEOUT_MS = 120_000;
 
 export interface FakeBytebot {
   url: string;
@@ -597,6 +605,9 @@ export async function startFakeBytebot(options: FakeBytebotOptions = {}): Promis
     replyText?: string,
   ): Promise<void> {
     const { record } = run;
+    const when = record.scenario.actions?.[stepNumber - 1]?.when;
+    if (when !== undefined && options.desktopCheck) await waitUntilDesktop(run, when);
+    if (!isLive(run)) return;
     const callId = `call_${++record.toolCalls}`;
     const action = stepActionOf(record.scenario, stepNumber);
     const { name, input } = action;
@@ -656,6 +667,15 @@ export async function startFakeBytebot(options: FakeBytebotOptions = {}): Promis
       );
     }
     return result;
+  }
+
+  /** Polls a scripted action's `when` on the desktop until it holds, the run ends or time is up. */
+  async function waitUntilDesktop(run: ProcessingRun, test: string): Promise<void> {
+    const end = Date.now() + WHEN_TIMEOUT_MS;
+    while (isLive(run) && Date.now() < end) {
+      if (await options.desktopCheck!(test).catch(() => false)) return;
+      await sleep(250);
+    }
   }
 
   /** Runs a scripted command on the desktop; the failure's text, or null. */

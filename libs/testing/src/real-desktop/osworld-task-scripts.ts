@@ -17,7 +17,7 @@ interface ScriptedEnding {
   readonly answer: string;
 }
 
-export interface ScriptedTrajectory {
+interface ScriptedTrajectory {
   readonly actions: readonly ScriptedComputerAction[];
   readonly ending: ScriptedEnding;
 }
@@ -40,24 +40,29 @@ const wait = (ms: number): ScriptedComputerAction => ({
   input: { duration: ms },
 });
 
+/** The focused window is a terminal (the first thing an agent checks on its screenshot). */
+const TERMINAL_FOCUSED = 'xprop -id "$(xdotool getactivewindow)" WM_CLASS | grep -qi terminal';
+
 /**
- * A terminal in front (Bytebot's `application: terminal` opens xfce4-terminal, or raises the one
- * open), then each line typed and run. The second call raises a window that was slow to map.
+ * A terminal opened (Bytebot's `application: terminal`), then each line typed into it and run,
+ * each once the one before has finished: a line ends by touching a marker in /tmp, which the next
+ * action waits for, as an agent waits to see the prompt again.
  */
 function inTerminal(...lines: string[]): ScriptedComputerAction[] {
+  const marker = (n: number) => `/tmp/.scripted-agent-line-${n}`;
   return [
     {
       name: 'computer_application',
       input: { application: 'terminal' },
       text: 'Opening a terminal.',
     },
-    wait(3_000),
-    { name: 'computer_application', input: { application: 'terminal' } },
-    wait(1_000),
-    ...lines.flatMap((line): ScriptedComputerAction[] => [
-      { name: 'computer_type_text', input: { text: `${line}\n` }, text: `Typing: ${line}` },
-      wait(1_000),
-    ]),
+    ...lines.map((line, index): ScriptedComputerAction => ({
+      name: 'computer_type_text',
+      input: { text: `${line}; touch ${marker(index + 1)}\n` },
+      text: `Typing: ${line}`,
+      when: index === 0 ? TERMINAL_FOCUSED : `[ -e ${marker(index)} ]`,
+    })),
+    { ...wait(500), when: `[ -e ${marker(lines.length)} ]` },
   ];
 }
 
@@ -167,7 +172,7 @@ export const OSWORLD_TASK_SCRIPTS: readonly OsworldTaskScript[] = [
       ending: completed('The signature is set.'),
     },
     wrong: {
-      actions: [wait(2_000)],
+      actions: [wait(1_000)],
       ending: completed('The signature is set.'),
     },
     downloads: async () => ({ [THUNDERBIRD_PROFILE_URL]: await thunderbirdProfile() }),

@@ -18,7 +18,7 @@ const READY_TIMEOUT_MS = 180_000;
 const COMMAND_TIMEOUT_MS = 120_000;
 
 /** What the image's org.benchfleet.desktop label says it has (deploy/desktop/README.md). */
-export interface DesktopLabel {
+interface DesktopLabel {
   readonly schema: number;
   readonly base: {
     readonly image: string;
@@ -26,9 +26,8 @@ export interface DesktopLabel {
     readonly os: string;
   };
   readonly screen: string | null;
-  readonly apps: Readonly<
-    Record<string, { readonly version: string | null; readonly command: string | null }>
-  >;
+  /** App → version, null when absent. */
+  readonly apps: Readonly<Record<string, string | null>>;
   readonly commands: Readonly<Record<string, string | null>>;
   readonly substitutions: readonly {
     readonly for: string;
@@ -51,7 +50,7 @@ export interface RealDesktop {
   readonly resetCommand: string;
   /** The `docker run` arguments that started it (a plain `docker run` to compare a reset with). */
   readonly runArgs: readonly string[];
-  /** Runs a shell command in the desktop as its user (`docker exec`). */
+  /** Runs a shell command in the desktop as its user, on its display (`docker exec`). */
   exec(command: string): Promise<{ code: number | null; stdout: string; stderr: string }>;
   /** Waits until bytebotd answers a screenshot and the VM server answers; the milliseconds it took. */
   waitUntilReady(): Promise<number>;
@@ -123,7 +122,7 @@ async function freePort(): Promise<number> {
 }
 
 /** The desktop images, built or reused (their inputs' digest): the desktop image's name. */
-export async function buildDesktopImages(log: (line: string) => void): Promise<string> {
+async function buildDesktopImages(log: (line: string) => void): Promise<string> {
   const built = await run(process.execPath, [BUILD_SCRIPT, '--json'], BUILD_TIMEOUT_MS, log);
   if (built.code !== 0)
     throw new Error(
@@ -185,8 +184,11 @@ export async function startRealDesktop(options: RealDesktopOptions): Promise<Rea
     '--detach',
     '--name',
     container,
-    // As upstream's compose file and deploy/compose.yaml run it (Chromium's sandbox needs it).
-    '--privileged',
+    // Chromium's sandbox needs user namespaces, which Docker's default seccomp profile refuses.
+    // Compose runs the desktop privileged as upstream does; this machine refuses privileged
+    // containers (their capabilities cannot be applied), and this is the part Chromium needs.
+    '--security-opt',
+    'seccomp=unconfined',
     '--hostname',
     'computer',
     '--shm-size',
@@ -216,7 +218,7 @@ export async function startRealDesktop(options: RealDesktopOptions): Promise<Rea
     exec: (command) =>
       run(
         'docker',
-        ['exec', '--user', 'user', container, 'bash', '-c', command],
+        ['exec', '--user', 'user', '--env', 'DISPLAY=:0', container, 'bash', '-c', command],
         COMMAND_TIMEOUT_MS,
       ),
     async waitUntilReady() {

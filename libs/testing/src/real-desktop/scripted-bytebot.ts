@@ -10,7 +10,7 @@ import type { OsworldTaskScript } from './osworld-task-scripts.js';
 // OsworldTaskScript, picked by the task's instruction; every computer action it takes goes to the
 // desktop's bytebotd, real or fake, as the real agent's do.
 
-export type ScriptedPath = 'right' | 'wrong';
+type ScriptedPath = 'right' | 'wrong';
 
 export interface ScriptedBytebot {
   readonly bytebot: FakeBytebot;
@@ -21,6 +21,8 @@ export interface ScriptedBytebot {
 
 export interface ScriptedBytebotOptions {
   readonly desktop: BytebotDesktopTarget;
+  /** Whether a shell test holds on the desktop (for the scripts' `when`). */
+  readonly check: (test: string) => Promise<boolean>;
   /** The tasks a run will create, with their scripts (by task id). */
   readonly tasks: readonly { readonly task_id: string; readonly instruction: string }[];
   readonly scripts: readonly OsworldTaskScript[];
@@ -47,6 +49,7 @@ export async function startScriptedBytebot(
     // From an action to the screenshot of its result, as the agent's own short pause.
     toolDelayMs: 500,
     desktop: options.desktop,
+    desktopCheck: options.check,
     chooseScenario: (description) => {
       const trajectory = scriptOf.get(description)?.[path];
       if (!trajectory) return UNSCRIPTED;
