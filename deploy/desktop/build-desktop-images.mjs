@@ -2,14 +2,17 @@
 // desktop under it when the published one cannot be pulled (deploy/desktop/bytebot-desktop/):
 //
 //   node deploy/desktop/build-desktop-images.mjs [--bytebot-desktop auto|registry|local]
-//        [--bytebot-image NAME] [--tag NAME] [--upstream DIR] [--work DIR] [--force] [--json]
+//        [--bytebot-image NAME] [--tag NAME] [--upstream DIR] [--work DIR] [--force] [--no-cache]
+//        [--json]
 //
 // Upstream sources (Bytebot, OSWorld's VM server, pyautogui and its dependencies) come from the
 // pinned tarballs in --upstream (BENCHFLEET_UPSTREAM_DIR; default ../shared/upstream beside the
 // checkout), each checked against its sha256, or else from GitHub at the same pinned commits;
 // either way every staged tree is checked against its pinned digest. Contexts are staged under
 // --work (default .benchfleet/desktop-build). An image whose org.benchfleet.inputs-digest label
-// matches its staged inputs is reused (--force builds anyway). The desktop image gets the label
+// matches its staged inputs is reused (--force builds anyway, --no-cache without Docker's layer
+// cache either). Built locally, Bytebot's desktop is benchfleet-bytebot-desktop:<the tag's tag>.
+// The desktop image gets the label
 // org.benchfleet.desktop (what it has, deploy/desktop/README.md). Progress on stderr; the image
 // name (or with --json a summary) on stdout. Exit 2 on bad arguments or a missing prerequisite,
 // 1 when a fetch or build fails, with one line on stderr.
@@ -23,7 +26,7 @@ import { fileURLToPath } from 'node:url';
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(HERE, '../..');
 const REGISTRY_BYTEBOT_IMAGE = 'ghcr.io/bytebot-ai/bytebot-desktop:edge';
-const LOCAL_BYTEBOT_IMAGE = 'benchfleet-bytebot-desktop:local';
+const LOCAL_BYTEBOT_REPOSITORY = 'benchfleet-bytebot-desktop';
 const DIGEST_LABEL = 'org.benchfleet.inputs-digest';
 const DESKTOP_LABEL = 'org.benchfleet.desktop';
 const PULL_TIMEOUT_MS = 60_000;
@@ -36,7 +39,7 @@ const { sources: SOURCES } = JSON.parse(
 
 const USAGE =
   'usage: build-desktop-images.mjs [--bytebot-desktop auto|registry|local] [--bytebot-image NAME] ' +
-  '[--tag NAME] [--upstream DIR] [--work DIR] [--force] [--json]';
+  '[--tag NAME] [--upstream DIR] [--work DIR] [--force] [--no-cache] [--json]';
 
 class BadInput extends Error {}
 class BuildFailure extends Error {}
@@ -51,6 +54,7 @@ function parseArgs(argv) {
     upstream: process.env.BENCHFLEET_UPSTREAM_DIR || resolve(ROOT, '../shared/upstream'),
     work: resolve(ROOT, '.benchfleet/desktop-build'),
     force: false,
+    noCache: false,
     json: false,
   };
   const valued = {
@@ -63,6 +67,7 @@ function parseArgs(argv) {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--force') options.force = true;
+    else if (arg === '--no-cache') options.force = options.noCache = true;
     else if (arg === '--json') options.json = true;
     else if (arg === '-h' || arg === '--help') {
       process.stdout.write(`${USAGE}\n`);
@@ -80,6 +85,9 @@ function parseArgs(argv) {
     );
   if (!/^[a-z0-9][a-z0-9._/-]*(:[\w.-]+)?$/.test(options.tag))
     throw new BadInput(`--tag ${options.tag}: not an image name (e.g. benchfleet-desktop:local)`);
+  // The local Bytebot desktop shares the desktop's tag: benchfleet-desktop:X is built on
+  // benchfleet-bytebot-desktop:X.
+  options.localBytebotImage = `${LOCAL_BYTEBOT_REPOSITORY}:${options.tag.split(':')[1] ?? 'latest'}`;
   options.upstream = resolve(options.upstream);
   options.work = resolve(options.work);
   return options;
@@ -243,7 +251,7 @@ async function hostCertificates() {
 
 /** docker build with progress lines; the full log beside the contexts. */
 async function build(options, tag, context, buildArgs, labels) {
-  const args = ['build', '-t', tag];
+  const args = ['build', '-t', tag, ...(options.noCache ? ['--no-cache'] : [])];
   for (const [key, value] of Object.entries(buildArgs)) args.push('--build-arg', `${key}=${value}`);
   for (const [key, value] of Object.entries(labels)) args.push('--label', `${key}=${value}`);
   args.push(context);
@@ -281,7 +289,7 @@ async function bytebotDesktop(options, summary) {
         `${options.bytebotImage} cannot be pulled (--bytebot-desktop registry)`,
       );
     say(
-      `${options.bytebotImage} cannot be pulled: building ${LOCAL_BYTEBOT_IMAGE} by upstream's recipe`,
+      `${options.bytebotImage} cannot be pulled: building ${options.localBytebotImage} by upstream's recipe`,
     );
   }
   await run('bash', [join(ROOT, 'deploy/base-images/build-local-bases.sh'), 'debian', 'node'], {
@@ -305,10 +313,10 @@ async function bytebotDesktop(options, summary) {
     ['debian:bookworm', 'node:20-bookworm-slim'].map(async (name) => (await imageInfo(name))?.id),
   );
   const digest = await treeDigest(context, bases.join('\n'));
-  await reuseOrBuild(options, summary, LOCAL_BYTEBOT_IMAGE, digest, () =>
-    build(options, LOCAL_BYTEBOT_IMAGE, context, {}, { [DIGEST_LABEL]: digest }),
+  await reuseOrBuild(options, summary, options.localBytebotImage, digest, () =>
+    build(options, options.localBytebotImage, context, {}, { [DIGEST_LABEL]: digest }),
   );
-  return LOCAL_BYTEBOT_IMAGE;
+  return options.localBytebotImage;
 }
 
 async function reuseOrBuild(options, summary, tag, digest, buildIt) {

@@ -46,15 +46,23 @@ const TERMINAL_FOCUSED = 'xprop -id "$(xdotool getactivewindow)" WM_CLASS | grep
 /**
  * A terminal opened (Bytebot's `application: terminal`), then each line typed into it and run,
  * each once the one before has finished: a line ends by touching a marker in /tmp, which the next
- * action waits for, as an agent waits to see the prompt again.
+ * action waits for, as an agent waits to see the prompt again. `afterWindow`: a window (WM_CLASS
+ * pattern) the task's setup opens, waited for before the terminal is opened.
  */
-function inTerminal(...lines: string[]): ScriptedComputerAction[] {
+function inTerminal(
+  lines: readonly string[],
+  options: { afterWindow?: string } = {},
+): ScriptedComputerAction[] {
   const marker = (n: number) => `/tmp/.scripted-agent-line-${n}`;
   return [
     {
       name: 'computer_application',
       input: { application: 'terminal' },
       text: 'Opening a terminal.',
+      // An app the setup started is on the screen first, so that its window cannot take the focus later.
+      ...(options.afterWindow
+        ? { when: `wmctrl -lx | grep -qiE ${JSON.stringify(options.afterWindow)}` }
+        : {}),
     },
     ...lines.map((line, index): ScriptedComputerAction => ({
       name: 'computer_type_text',
@@ -65,6 +73,9 @@ function inTerminal(...lines: string[]): ScriptedComputerAction[] {
     { ...wait(500), when: `[ -e ${marker(lines.length)} ]` },
   ];
 }
+
+/** A browser window: Chrome (Chromium here), or the port's Firefox stand-in for it. */
+const BROWSER = 'chrom|firefox';
 
 const completed = (answer: string): ScriptedEnding => ({ kind: 'completed', answer });
 
@@ -120,11 +131,11 @@ export const OSWORLD_TASK_SCRIPTS: readonly OsworldTaskScript[] = [
     domain: 'os',
     about: 'rename the directory set up by sudo',
     right: {
-      actions: inTerminal('mv ~/Desktop/todo_list_Jan_1 ~/Desktop/todo_list_Jan_2'),
+      actions: inTerminal(['mv ~/Desktop/todo_list_Jan_1 ~/Desktop/todo_list_Jan_2']),
       ending: completed('Renamed todo_list_Jan_1 to todo_list_Jan_2.'),
     },
     wrong: {
-      actions: inTerminal('mkdir ~/Desktop/todo_list_Jan_3'),
+      actions: inTerminal(['mkdir ~/Desktop/todo_list_Jan_3']),
       ending: completed('Renamed it.'),
     },
   },
@@ -133,11 +144,15 @@ export const OSWORLD_TASK_SCRIPTS: readonly OsworldTaskScript[] = [
     domain: 'multi_apps',
     about: 'Chrome launched with DevTools, a terminal opened by Ctrl+Alt+T, ~/.bashrc edited',
     right: {
-      actions: inTerminal("echo '# >>> conda initialize >>>' >> ~/.bashrc"),
+      actions: inTerminal(["echo '# >>> conda initialize >>>' >> ~/.bashrc"], {
+        afterWindow: BROWSER,
+      }),
       ending: completed('conda is initialised in ~/.bashrc.'),
     },
     wrong: {
-      actions: inTerminal("echo 'export PATH=$HOME/miniconda3/bin:$PATH' >> ~/.bashrc"),
+      actions: inTerminal(["echo 'export PATH=$HOME/miniconda3/bin:$PATH' >> ~/.bashrc"], {
+        afterWindow: BROWSER,
+      }),
       ending: completed('conda is on the PATH now.'),
     },
   },
@@ -146,17 +161,17 @@ export const OSWORLD_TASK_SCRIPTS: readonly OsworldTaskScript[] = [
     domain: 'vs_code',
     about: "VS Code's settings file written (this desktop has no VS Code: launch fails, logged)",
     right: {
-      actions: inTerminal(
+      actions: inTerminal([
         'mkdir -p ~/.config/Code/User',
         `echo '{"workbench.colorTheme": "Visual Studio Dark"}' > ~/.config/Code/User/settings.json`,
-      ),
+      ]),
       ending: completed('The theme is Visual Studio Dark.'),
     },
     wrong: {
-      actions: inTerminal(
+      actions: inTerminal([
         'mkdir -p ~/.config/Code/User',
         `echo '{"workbench.colorTheme": "Default Dark Modern"}' > ~/.config/Code/User/settings.json`,
-      ),
+      ]),
       ending: completed('The theme is dark now.'),
     },
   },
@@ -166,13 +181,17 @@ export const OSWORLD_TASK_SCRIPTS: readonly OsworldTaskScript[] = [
     about: "Thunderbird's profile set up and launched, its window closed by class, prefs.js read",
     right: {
       actions: inTerminal(
-        'pkill thunderbird; while pgrep thunderbird >/dev/null; do sleep 0.2; done',
-        `echo 'user_pref("mail.identity.id1.htmlSigText", "Anonym\\nXYZ Lab");' >> ~/.thunderbird/${THUNDERBIRD_PROFILE}/prefs.js`,
+        [
+          'pkill thunderbird; while pgrep thunderbird >/dev/null; do sleep 0.2; done',
+          `echo 'user_pref("mail.identity.id1.htmlSigText", "Anonym\\nXYZ Lab");' >> ~/.thunderbird/${THUNDERBIRD_PROFILE}/prefs.js`,
+        ],
+        { afterWindow: 'thunderbird' },
       ),
       ending: completed('The signature is set.'),
     },
     wrong: {
-      actions: [wait(1_000)],
+      // Thunderbird is up, then left as it is: closing it writes prefs.js without a signature.
+      actions: [{ ...wait(1_000), when: "wmctrl -lx | grep -qi 'thunderbird'" }],
       ending: completed('The signature is set.'),
     },
     downloads: async () => ({ [THUNDERBIRD_PROFILE_URL]: await thunderbirdProfile() }),
