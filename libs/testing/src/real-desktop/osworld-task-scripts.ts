@@ -82,8 +82,14 @@ const completed = (answer: string): ScriptedEnding => ({ kind: 'completed', answ
 const THUNDERBIRD_PROFILE_URL =
   'https://huggingface.co/datasets/xlangai/ubuntu_osworld_file_cache/resolve/main/thunderbird/dd84e895-72fd-4023-a336-97689ded257c/thunderbird-profile.tar.gz';
 const THUNDERBIRD_PROFILE = 't5q2a5hp.default-release';
+/**
+ * Thunderbird's hash of its install directory /usr/lib/thunderbird: a profile made by that
+ * Thunderbird names itself its install's default, else Thunderbird makes a new profile and
+ * ignores this one.
+ */
+const THUNDERBIRD_INSTALL_HASH = 'FDC34C9F024745EB';
 
-/** A Thunderbird profile with one identity and no signature, as the task's tarball holds it. */
+/** A Thunderbird profile with one identity and no signature, in the shape of the task's tarball. */
 async function thunderbirdProfile(): Promise<Buffer> {
   const dir = await mkdtemp(join(tmpdir(), 'thunderbird-profile-'));
   try {
@@ -102,7 +108,17 @@ async function thunderbirdProfile(): Promise<Buffer> {
         'StartWithLastProfile=1',
         'Version=2',
         '',
+        `[Install${THUNDERBIRD_INSTALL_HASH}]`,
+        `Default=${THUNDERBIRD_PROFILE}`,
+        'Locked=1',
+        '',
       ].join('\n'),
+    );
+    await writeFile(
+      join(dir, '.thunderbird', 'installs.ini'),
+      [`[${THUNDERBIRD_INSTALL_HASH}]`, `Default=${THUNDERBIRD_PROFILE}`, 'Locked=1', ''].join(
+        '\n',
+      ),
     );
     await writeFile(
       join(profile, 'prefs.js'),
