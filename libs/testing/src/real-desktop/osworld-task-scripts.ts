@@ -198,7 +198,8 @@ export const OSWORLD_TASK_SCRIPTS: readonly OsworldTaskScript[] = [
     right: {
       actions: inTerminal(
         [
-          'pkill thunderbird; while pgrep thunderbird >/dev/null; do sleep 0.2; done',
+          // pidof, not pgrep: Thunderbird stays a zombie of the VM server, which never reaps what it launches.
+          'pkill thunderbird; while pidof thunderbird >/dev/null; do sleep 0.2; done',
           `echo 'user_pref("mail.identity.id1.htmlSigText", "Anonym\\nXYZ Lab");' >> ~/.thunderbird/${THUNDERBIRD_PROFILE}/prefs.js`,
         ],
         { afterWindow: 'thunderbird' },
