@@ -1,18 +1,20 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { readDockerfile } from './dockerfile.js';
-import { DEPLOY_DIR, readK8sManifests } from './k8s-manifests.js';
+import { DEPLOY_DIR, readK8sManifests, REPO_DIR } from './k8s-manifests.js';
 
-// deploy/desktop: the derived desktop image of graded OSWorld stacks. There is no Docker engine
-// here to build it: these tests read what can be checked without one.
+// deploy/desktop: what can be checked without building (the build itself, the image and its label
+// are checked by apps/worker-osworld/src/worker-osworld-real-desktop.test.ts on a real engine).
 
 const DESKTOP_DIR = join(DEPLOY_DIR, 'desktop');
-const instructions = readDockerfile(join(DESKTOP_DIR, 'Dockerfile'));
-const of = (keyword: string) => instructions.filter((i) => i.keyword === keyword);
-const argDefault = (name: string) =>
-  of('ARG')
+const layer = readDockerfile(join(DESKTOP_DIR, 'Dockerfile'));
+const bytebot = readDockerfile(join(DESKTOP_DIR, 'bytebot-desktop', 'Dockerfile'));
+const argDefault = (instructions: typeof layer, name: string) =>
+  instructions
+    .filter((i) => i.keyword === 'ARG')
     .map((i) => /^(\w+)=(.*)$/.exec(i.args))
     .find((match) => match?.[1] === name)?.[2];
 
@@ -36,112 +38,141 @@ function readIni(path: string): Map<string, Map<string, string>> {
   return sections;
 }
 
-describe('deploy/desktop/Dockerfile', () => {
-  it("builds on Bytebot's desktop image", () => {
-    expect(of('FROM').map((i) => i.args)).toEqual(['${BYTEBOT_DESKTOP_IMAGE}']);
-    expect(argDefault('BYTEBOT_DESKTOP_IMAGE')).toMatch(/^ghcr\.io\/bytebot-ai\/bytebot-desktop:/);
-  });
+const environmentOf = (program: Map<string, string>) =>
+  Object.fromEntries(
+    (program.get('environment') ?? '')
+      .split(/,(?=\w+=)/)
+      .filter(Boolean)
+      .map((pair) => pair.split(/=(.*)/s) as [string, string])
+      .map(([key, value]) => [key, JSON.parse(value) as string]),
+  );
 
-  it("fetches OSWorld's VM server from a pinned commit, each file checked against its sha256", () => {
-    expect(argDefault('OSWORLD_COMMIT')).toMatch(/^[0-9a-f]{40}$/);
-    const fetched = of('ADD').map((i) => {
-      const match =
-        /^--chown=user:user --checksum=sha256:([0-9a-f]{64}) (https:\/\/\S+) (\/home\/user\/server\/\S+)$/.exec(
-          i.args,
-        );
-      if (!match)
-        throw new Error(`ADD without --chown, a sha256 checksum or an https URL: ${i.args}`);
-      return { sha256: match[1]!, url: match[2]!, to: match[3]! };
-    });
-    expect(fetched.map((file) => file.to)).toEqual([
-      '/home/user/server/main.py',
-      '/home/user/server/pyxcursor.py',
+describe('deploy/desktop', () => {
+  it("builds the OSWorld layer on Bytebot's desktop, the route a build argument: the published image by default, else the Debian build of upstream's recipe", () => {
+    expect(layer.filter((i) => i.keyword === 'FROM').map((i) => i.args)).toEqual([
+      '${BYTEBOT_DESKTOP_IMAGE}',
     ]);
-    for (const file of fetched) {
-      // The commit, never a branch: the checksum would break on the next push.
-      expect(file.url).toBe(
-        `https://raw.githubusercontent.com/\${OSWORLD_REPOSITORY}/\${OSWORLD_COMMIT}/desktop_env/server/${file.to.split('/').pop()}`,
-      );
-    }
-    expect(new Set(fetched.map((file) => file.sha256)).size).toBe(2);
-    // No upstream code in the repository: the build context is this directory and holds none.
-    expect(existsSync(join(DESKTOP_DIR, 'main.py'))).toBe(false);
-  });
-
-  it('installs what the server imports and what its setups call, pyautogui pinned', () => {
-    const run = of('RUN')
-      .map((i) => i.args)
-      .join(' ');
-    for (const pkg of [
-      'python-is-python3',
-      'python3-flask',
-      'python3-xlib',
-      'python3-pyatspi',
-      'python3-lxml',
-      'python3-pil',
-      'python3-requests',
-      'python3-numpy',
-      'wmctrl',
-      'unzip',
-      'libglib2.0-bin',
-    ])
-      expect(run.split(' ')).toContain(pkg);
-    expect(run).toMatch(/pip3 install --no-cache-dir pyautogui==\d+\.\d+\.\d+/);
-    // Checked at build time where no display is needed.
-    expect(run).toContain(
-      'python -c "import flask, lxml.etree, PIL.Image, requests, numpy, Xlib.display, pyatspi"',
+    expect(argDefault(layer, 'BYTEBOT_DESKTOP_IMAGE')).toBe(
+      'ghcr.io/bytebot-ai/bytebot-desktop:edge',
     );
+    expect(bytebot.filter((i) => i.keyword === 'FROM').map((i) => i.args)).toEqual([
+      '${NODE_IMAGE} AS node',
+      '${BASE_IMAGE}',
+    ]);
+    expect(argDefault(bytebot, 'BASE_IMAGE')).toBe('debian:bookworm');
   });
 
-  it("runs the server under the image's supervisord, in the config its CMD reads, as user in /home/user on :0, port 5000 exposed", () => {
-    const cmd = JSON.parse(of('CMD').at(-1)!.args) as string[];
+  it('builds with the classic builder, takes upstream code only from the staged context and keeps none in the repository', () => {
+    for (const file of ['Dockerfile', 'bytebot-desktop/Dockerfile']) {
+      const text = readFileSync(join(DESKTOP_DIR, file), 'utf8');
+      expect(text, file).not.toMatch(/^# syntax=|--mount|--checksum|<<\s*['"]?\w/m);
+      const instructions = readDockerfile(join(DESKTOP_DIR, file));
+      expect(
+        instructions.filter((i) => i.keyword === 'ADD'),
+        file,
+      ).toEqual([]);
+      expect(instructions.map((i) => i.args).join('\n'), file).not.toMatch(/git clone|github/i);
+    }
+    const upstreamCopies = layer
+      .filter((i) => i.keyword === 'COPY' && i.args.includes('upstream/'))
+      .map((i) => i.args.split(' ').at(-2));
+    expect(upstreamCopies).toEqual(['upstream/python/', 'upstream/osworld-server/']);
+    const kept = readdirSync(DESKTOP_DIR, { recursive: true }).map(String);
+    for (const name of ['main.py', 'pyxcursor.py', 'setup.py', 'package-lock.json'])
+      expect(kept.filter((file) => file.endsWith(name))).toEqual([]);
+  });
+
+  it('pins every upstream source at the sha256 shared/upstream/SOURCE.md gives', () => {
+    const { sources } = JSON.parse(
+      readFileSync(join(DESKTOP_DIR, 'upstream-sources.json'), 'utf8'),
+    ) as { sources: Record<string, { file: string; sha256: string; commit: string }> };
+    const sourceMd = join(REPO_DIR, '../shared/upstream/SOURCE.md');
+    expect(existsSync(sourceMd), `${sourceMd} (shared/ beside the checkout)`).toBe(true);
+    const listed = readFileSync(sourceMd, 'utf8');
+    for (const [name, source] of Object.entries(sources)) {
+      expect(listed, name).toContain(`sha256 ${source.sha256}  ${source.file}`);
+      expect(listed, name).toContain(source.commit);
+    }
+    expect(Object.keys(sources).sort()).toEqual([
+      'bytebot',
+      'mouseinfo',
+      'osworld',
+      'pyautogui',
+      'pyscreeze',
+      'pytweening',
+    ]);
+  });
+
+  it("runs OSWorld's VM server as upstream's service file does, on the session bus XFCE uses, once the desktop is up", () => {
+    const programs = readIni(join(DESKTOP_DIR, 'supervisord.conf'));
+    const server = programs.get('program:osworld-server')!;
+    expect(server.get('command')).toBe(
+      '/usr/local/bin/benchfleet-desktop-wait display bus window-manager -- /usr/bin/python /home/user/server/main.py',
+    );
+    expect(Object.fromEntries(server)).toMatchObject({
+      user: 'user',
+      directory: '/home/user',
+      autorestart: 'true',
+      stopasgroup: 'true',
+      killasgroup: 'true',
+    });
+    // osworld_server.service of OSWorld f6cee71: DISPLAY, DBUS_SESSION_BUS_ADDRESS, XDG_RUNTIME_DIR.
+    expect(environmentOf(server)).toMatchObject({
+      DISPLAY: ':0',
+      DBUS_SESSION_BUS_ADDRESS: 'unix:path=/run/user/1000/bus',
+      XDG_RUNTIME_DIR: '/run/user/1000',
+      HOME: '/home/user',
+    });
+    expect(programs.get('program:session-bus')!.get('command')).toContain(
+      '--address=unix:path=/run/user/1000/bus',
+    );
+    expect(environmentOf(programs.get('program:xfce4')!)).toMatchObject({
+      DBUS_SESSION_BUS_ADDRESS: 'unix:path=/run/user/1000/bus',
+    });
+    // Bytebot's programs keep their commands, behind a wait for what they need.
+    expect(programs.get('program:bytebotd')!.get('command')).toBe(
+      '/usr/local/bin/benchfleet-desktop-wait display -- node /bytebot/bytebotd/dist/main.js',
+    );
+    expect(programs.get('program:xvfb')!.get('command')).toBe(
+      'Xvfb :0 -screen 0 1280x960x24 -ac -nolisten tcp',
+    );
+    const cmd = JSON.parse(layer.filter((i) => i.keyword === 'CMD').at(-1)!.args) as string[];
     expect(cmd).toEqual([
       '/usr/bin/supervisord',
       '-c',
       '/etc/supervisor/conf.d/supervisord.conf',
       '-n',
     ]);
-    const [copied] = of('COPY').map((i) => i.args.split(' '));
-    expect(copied).toEqual(['osworld-server.conf', '/tmp/osworld-server.conf']);
-    expect(
-      of('RUN')
-        .map((i) => i.args)
-        .join(' '),
-    ).toContain(`cat /tmp/osworld-server.conf >> ${cmd[2]}`);
-    const program = readIni(join(DESKTOP_DIR, 'osworld-server.conf')).get('program:osworld-server');
-    expect(program).toBeDefined();
-    expect(Object.fromEntries(program!)).toMatchObject({
-      command: '/usr/bin/python /home/user/server/main.py',
-      user: 'user',
-      directory: '/home/user',
-      autostart: 'true',
-      autorestart: 'true',
-      stopasgroup: 'true',
-      killasgroup: 'true',
-    });
-    const environment = Object.fromEntries(
-      program!
-        .get('environment')!
-        .split(',')
-        .map((pair) => pair.split('=') as [string, string])
-        .map(([key, value]) => [key, JSON.parse(value) as string]),
+    expect(layer.filter((i) => i.keyword === 'COPY').map((i) => i.args)).toContain(
+      'supervisord.conf /etc/supervisor/conf.d/supervisord.conf',
     );
-    expect(environment).toMatchObject({ HOME: '/home/user', USER: 'user', DISPLAY: ':0' });
-    expect(of('EXPOSE').flatMap((i) => i.args.split(' '))).toContain('5000');
   });
 
-  it('is the image the compose file builds and the manifests run for every desktop', () => {
+  it('benchfleet-desktop-wait refuses an unknown condition or a missing command with exit 2', async () => {
+    const wait = (args: string[]) =>
+      new Promise<{ code: number | null; stderr: string }>((resolve) => {
+        const child = spawn('sh', [join(DESKTOP_DIR, 'benchfleet-desktop-wait'), ...args]);
+        let stderr = '';
+        child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+        child.once('close', (code) => resolve({ code, stderr }));
+      });
+    expect(await wait(['screen', '--', 'true'])).toEqual({
+      code: 2,
+      stderr:
+        "benchfleet-desktop-wait: unknown condition 'screen': give display, bus or window-manager, then -- and the command\n",
+    });
+    expect((await wait([])).code).toBe(2);
+    expect(await wait(['--', 'sh', '-c', 'exit 7'])).toMatchObject({ code: 7 });
+  });
+
+  it('is the image the compose file and the manifests run for every desktop', () => {
     const compose = parse(readFileSync(join(DEPLOY_DIR, 'compose.yaml'), 'utf8'), {
       merge: true,
-    }) as { services: Record<string, { image?: string; build?: { context: string } }> };
+    }) as { services: Record<string, { image?: string }> };
     const desktops = Object.values(compose.services).filter(
       (service) => service.image === 'benchfleet-desktop:local',
     );
     expect(desktops.length).toBeGreaterThanOrEqual(2);
-    for (const desktop of desktops)
-      expect(join(DEPLOY_DIR, desktop.build!.context, 'Dockerfile')).toBe(
-        join(DESKTOP_DIR, 'Dockerfile'),
-      );
     const manifests = JSON.stringify(readK8sManifests().map((document) => document.object));
     expect(manifests).toContain('"image":"benchfleet-desktop"');
     expect(manifests).not.toContain('bytebot-ai/bytebot-desktop');

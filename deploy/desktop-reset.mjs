@@ -3,9 +3,10 @@
 //   node /usr/local/lib/benchfleet-desktop-reset.mjs docker CONTAINER   (compose: DOCKER_HOST, default the socket)
 //   node /usr/local/lib/benchfleet-desktop-reset.mjs k8s POD            (Kubernetes: the pod's service account)
 //
-// docker: the container is recreated from its own configuration (inspect, stop, remove with its
-// anonymous volumes, create under the same name with the same config, host config and networks,
-// start): a new writable layer, so nothing a task changed survives. A restart would keep it.
+// docker: the container is recreated from its own configuration (inspect, remove it, killed, with
+// its anonymous volumes, create under the same name with the same config, host config and
+// networks, start): a new writable layer, so nothing a task changed survives. A restart would keep
+// it; a graceful stop first would only add seconds, since nothing of the old one is kept.
 // k8s: the pod is deleted (with its UID as precondition) and the StatefulSet that owns it creates
 // it anew under the same name; the command waits until that new pod is Ready. Exit 0 when done,
 // 1 with one line on stderr when not, 2 on bad arguments. The worker's reset deadline bounds it.
@@ -101,8 +102,6 @@ async function recreateContainer(name) {
       },
     ],
   );
-  const stop = await docker('POST', `/containers/${container.Id}/stop?t=10`);
-  expectStatus(stop.what, stop, [204, 304]);
   const removed = await docker('DELETE', `/containers/${container.Id}?v=true&force=true`);
   expectStatus(removed.what, removed, [204, 404]);
   const [first, ...others] = networks;

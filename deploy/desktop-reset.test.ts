@@ -96,7 +96,7 @@ describe('deploy/desktop-reset.mjs docker CONTAINER (compose)', () => {
     },
   };
 
-  it('recreates the container from its own config: stop, remove with its volumes, create under the same name on the same networks, start', async () => {
+  it('recreates the container from its own config: remove it (killed) with its volumes, create under the same name on the same networks, start', async () => {
     const socket = join(scratch, 'docker.sock');
     const api = await fakeApi(
       ({ method, path }) => {
@@ -119,20 +119,19 @@ describe('deploy/desktop-reset.mjs docker CONTAINER (compose)', () => {
       });
       expect(api.requests.map(({ method, path }) => `${method} ${path}`)).toEqual([
         'GET /containers/benchfleet-desktop-1/json',
-        `POST /containers/${oldId}/stop?t=10`,
         `DELETE /containers/${oldId}?v=true&force=true`,
         'POST /containers/create?name=benchfleet-desktop-1',
         'POST /networks/benchfleet_extra/connect',
         `POST /containers/${'f'.repeat(64)}/start`,
       ]);
-      expect(api.requests[3]?.body).toEqual({
+      expect(api.requests[2]?.body).toEqual({
         ...inspected.Config,
         HostConfig: inspected.HostConfig,
         NetworkingConfig: {
           EndpointsConfig: { benchfleet_stack_1: { Aliases: ['bytebot-desktop-1'] } },
         },
       });
-      expect(api.requests[4]?.body).toEqual({
+      expect(api.requests[3]?.body).toEqual({
         Container: 'f'.repeat(64),
         EndpointConfig: { Aliases: ['desktop'] },
       });

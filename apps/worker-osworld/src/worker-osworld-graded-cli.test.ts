@@ -1,11 +1,10 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { OsworldTask } from '@benchfleet/osworld';
 import { OSWORLD_GRADING_VERSION } from '@benchfleet/osworld-grading';
 import {
+  osworldExampleTask,
   runCli,
   startCli,
   startFakeGradedStack,
@@ -23,9 +22,6 @@ import {
 // The agent lies twice: it says COMPLETED and leaves the desktop wrong.
 
 const services = useTestServices();
-const examples = fileURLToPath(
-  new URL('../../../../shared/osworld/evaluation_examples/examples/', import.meta.url),
-);
 const POSTER_TASK = '5ea617a3-0e86-4ba6-aab2-dac9aa2e8d57';
 const POSTER_URL =
   'https://huggingface.co/datasets/xlangai/ubuntu_osworld_file_cache/resolve/main/os/5ea617a3-0e86-4ba6-aab2-dac9aa2e8d57/poster_party_night.webp';
@@ -33,27 +29,6 @@ const INFEASIBLE_TASK = 'b3d4a89c-53f2-4d6b-8b6a-541fb5d205fa';
 let scratch: string;
 let stack: FakeGradedStack;
 let worker: StartedProcess;
-
-async function datasetTask(domain: string, id: string): Promise<OsworldTask> {
-  const file = JSON.parse(await readFile(`${examples}${domain}/${id}.json`, 'utf8')) as Record<
-    string,
-    unknown
-  >;
-  return {
-    task_id: id,
-    domain,
-    instruction: String(file['instruction']),
-    snapshot: String(file['snapshot'] ?? domain),
-    related_apps: (file['related_apps'] as string[] | undefined) ?? [],
-    source: (file['source'] as string | undefined) ?? '',
-    config: (file['config'] as OsworldTask['config'] | undefined) ?? [],
-    evaluator: file['evaluator'] as Record<string, unknown>,
-    trajectory: 'trajectories/',
-    proxy: false,
-    fixed_ip: false,
-    possibility_of_env_change: 'low',
-  };
-}
 
 const scheduler = (args: string[]) => runCli('scheduler', args, services.env, 60_000);
 
@@ -105,8 +80,8 @@ afterAll(async () => {
 describe('a graded run from the command line', () => {
   it('enqueue --grade → graded by the worker → status, aggregate and regrade show both words', async () => {
     const dataset = await writeOsworldTestDataset(scratch, 'liars', [
-      await datasetTask('os', POSTER_TASK),
-      await datasetTask('os', INFEASIBLE_TASK),
+      await osworldExampleTask('os', POSTER_TASK),
+      await osworldExampleTask('os', INFEASIBLE_TASK),
     ]);
     const enqueued = await scheduler([
       'enqueue',

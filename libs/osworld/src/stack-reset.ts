@@ -5,14 +5,16 @@ import { GradingInfraError, type OsworldVmServer } from '@benchfleet/osworld-gra
 import type { StackProbe } from './stack-watch.js';
 
 /**
- * How long a reset may take. Recreating a desktop container or pod from a cached image and
- * starting its services (Xvfb, XFCE, bytebotd, the VM server) takes about a minute; five allow a
- * busy node. After the command, both servers must answer within three minutes.
+ * How long a reset may take. Recreating deploy/desktop's container from its image takes seconds
+ * and its services (Xvfb, XFCE, bytebotd, the VM server) answer 10–40 s later on a busy 2-core
+ * machine (bench/README.md); a pod may first wait for a node. Five minutes for the command, three
+ * for both servers to answer, probed every half second: each probe round is two small requests,
+ * and the task starts as soon as the desktop is up.
  */
 export const STACK_RESET_DEFAULTS = {
   commandDeadlineMs: 300_000,
   readyDeadlineMs: 180_000,
-  readyIntervalMs: 2_000,
+  readyIntervalMs: 500,
 } as const;
 
 /** Each stream of the reset command keeps its last 4 KiB for the record. */

@@ -19,3 +19,4 @@ export * from './service-fault-scenarios.js';
 export * from './docker-engine.js';
 export * from './project-image.js';
 export * from './compose-project.js';
+export * from './real-desktop/index.js';

@@ -13,6 +13,21 @@ type FakeBytebotEnding =
   /** The whole server goes away: listener and every connection closed. */
   | { kind: 'die' };
 
+/** One computer tool call of a scripted agent, sent to bytebotd as the real agent sends it. */
+export interface ScriptedComputerAction {
+  /** The agent's tool (`computer_application`, `computer_type_text`, `computer_wait`, …). */
+  readonly name: `computer_${string}`;
+  /** The tool's input: bytebotd receives `{action: name without computer_, ...input}`. */
+  readonly input: Readonly<Record<string, unknown>>;
+  /** What the agent says with it. */
+  readonly text?: string;
+  /**
+   * A shell test on the desktop that must hold before the action is taken (what a real agent
+   * would see on the screenshot first), checked through the server's `desktopCheck`.
+   */
+  readonly when?: string;
+}
+
 /** A scripted trajectory of the fake agent. */
 export interface FakeBytebotScenario {
   /** Computer-action steps (ASSISTANT tool_use, then USER tool_result with a screenshot); `Infinity` never ends. */
@@ -39,6 +54,12 @@ export interface FakeBytebotScenario {
    * server's `desktopShell` (a test's sandbox), as a real agent acting on the desktop would.
    */
   desktopCommands?: Readonly<Record<number, string>>;
+  /**
+   * The computer steps, in order, each one tool call carried out on the stack's desktop (a real
+   * bytebotd, or the fake): a scripted agent acting with the real agent's tools. `steps` should
+   * be their count.
+   */
+  actions?: readonly ScriptedComputerAction[];
 }
 
 export const FAKE_BYTEBOT_SCENARIOS = {

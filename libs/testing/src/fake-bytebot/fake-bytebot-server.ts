@@ -9,6 +9,10 @@ import {
 } from './fake-bytebot-scenarios.js';
 import { fakeScreenshotPng } from './fake-screenshot-png.js';
 import type { FakeBytebotDesktop } from './fake-bytebot-desktop.js';
+
+/** The desktop the agent acts on: the fake bytebotd, or a real one (which a test cannot kill). */
+export type BytebotDesktopTarget = Pick<FakeBytebotDesktop, 'url'> &
+  Partial<Pick<FakeBytebotDesktop, 'kill'>>;
 import {
   BYTEBOT_PROXY_API_KEY,
   BYTEBOT_PROXY_TOOLS,
@@ -101,7 +105,7 @@ export interface FakeBytebotOptions {
    * The stack's desktop: computer actions and their screenshots go to it over HTTP, as the real
    * agent's do, and fail as theirs do when it is gone. Without one, screenshots are made here.
    */
-  desktop?: FakeBytebotDesktop;
+  desktop?: BytebotDesktopTarget;
   /** Socket.IO heartbeat; small values let clients notice a dead server quickly. */
   socketPingIntervalMs?: number;
   socketPingTimeoutMs?: number;
@@ -119,7 +123,15 @@ export interface FakeBytebotOptions {
    * shell); a rejection becomes the step's tool error, as a failed action does for the real agent.
    */
   desktopShell?: (command: string) => Promise<unknown>;
+  /**
+   * Tells whether a scripted action's `when` holds on the desktop (a shell test): the script's
+   * eyes, where a real agent reads the screenshot before it acts.
+   */
+  desktopCheck?: (test: string) => Promise<boolean>;
 }
+
+/** How long a scripted action waits for its `when` before it acts anyway, as an agent would. */
+const WHEN_TIMEOUT_MS = 120_000;
 
 export interface FakeBytebot {
   url: string;
@@ -589,10 +601,13 @@ export async function startFakeBytebot(options: FakeBytebotOptions = {}): Promis
   async function takeStepOnDesktop(
     run: ProcessingRun,
     stepNumber: number,
-    desktop: FakeBytebotDesktop,
+    desktop: BytebotDesktopTarget,
     replyText?: string,
   ): Promise<void> {
     const { record } = run;
+    const when = record.scenario.actions?.[stepNumber - 1]?.when;
+    if (when !== undefined && options.desktopCheck) await waitUntilDesktop(run, when);
+    if (!isLive(run)) return;
     const callId = `call_${++record.toolCalls}`;
     const action = stepActionOf(record.scenario, stepNumber);
     const { name, input } = action;
@@ -603,12 +618,12 @@ export async function startFakeBytebot(options: FakeBytebotOptions = {}): Promis
     const result = await desktopToolResult(desktop, callId, name, input, action.command);
     if (!isLive(run)) return;
     addMessage(record, 'USER', [result]);
-    if (record.scenario.desktopDiesAfterStep === stepNumber) await desktop.kill();
+    if (record.scenario.desktopDiesAfterStep === stepNumber) await desktop.kill?.();
   }
 
   /** One computer tool on the desktop, as the agent runs it (see takeStepOnDesktop). */
   async function desktopToolResult(
-    desktop: FakeBytebotDesktop,
+    desktop: BytebotDesktopTarget,
     callId: unknown,
     name: string,
     input: Record<string, unknown>,
@@ -652,6 +667,15 @@ export async function startFakeBytebot(options: FakeBytebotOptions = {}): Promis
       );
     }
     return result;
+  }
+
+  /** Polls a scripted action's `when` on the desktop until it holds, the run ends or time is up. */
+  async function waitUntilDesktop(run: ProcessingRun, test: string): Promise<void> {
+    const end = Date.now() + WHEN_TIMEOUT_MS;
+    while (isLive(run) && Date.now() < end) {
+      if (await options.desktopCheck!(test).catch(() => false)) return;
+      await sleep(250);
+    }
   }
 
   /** Runs a scripted command on the desktop; the failure's text, or null. */
@@ -966,6 +990,14 @@ interface StepAction {
 }
 
 function stepActionOf(scenario: FakeBytebotScenario, stepNumber: number): StepAction {
+  const scripted = scenario.actions?.[stepNumber - 1];
+  if (scripted !== undefined)
+    return {
+      text: scripted.text ?? `Step ${stepNumber}: ${scripted.name.replace(/^computer_/, '')}.`,
+      name: scripted.name,
+      input: { ...scripted.input },
+      desktopAction: scripted.name.replace(/^computer_/, ''),
+    };
   const command = scenario.desktopCommands?.[stepNumber];
   if (command !== undefined)
     return {
@@ -1001,7 +1033,7 @@ function toolError(callId: string, name: string, message: string): Record<string
 
 /** One request to the desktop; like the real agent's, it has no deadline of its own. */
 async function desktopAction(
-  desktop: FakeBytebotDesktop,
+  desktop: BytebotDesktopTarget,
   body: Record<string, unknown>,
 ): Promise<Response> {
   return fetch(`${desktop.url}/computer-use`, {
