@@ -1,7 +1,7 @@
 import type { Migration } from 'kysely';
 import type { z } from 'zod';
 import type { ArtifactSettings } from '@benchfleet/artifacts';
-import type { Database, Run, Task } from '@benchfleet/db';
+import type { Database, Run, SqlStatementList, Task } from '@benchfleet/db';
 import type { TaskJobDefinition } from '@benchfleet/queue';
 import type { ActionSummary } from './action-summary.js';
 import type { BenchmarkDemo } from './benchmark-demo.js';
@@ -174,6 +174,11 @@ export interface BenchmarkDescriptor<
    * with the core's in name order, and `scheduler migrate` runs them. Names are never changed.
    */
   readonly migrations?: Readonly<Record<string, Migration>>;
+  /**
+   * Every statement its repositories build, with example arguments (`SqlStatementList`,
+   * @benchfleet/db), loaded only by the SQL snapshot test: its snapshots sit in its own folder.
+   */
+  readonly sqlStatements?: () => Promise<SqlStatementList>;
   /**
    * What a step's span says the agent did, read from the action as it records it (none: no kind,
    * the action as text).

@@ -14,3 +14,5 @@ export * from './task-scores-repository.js';
 export * from './model-input.js';
 export * from './model-input-recorder.js';
 export * from './llm-inputs-repository.js';
+export * from './sql-statement-list.js';
+export { dbSqlStatements } from './db-sql-statements.js';

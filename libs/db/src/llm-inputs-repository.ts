@@ -153,7 +153,11 @@ export class LlmInputsRepository {
       select (select count(*) from llm_calls where run_id = ${runId}) as calls,
              count(*) as blobs, coalesce(sum(bytes), 0) as bytes
       from llm_input_blobs where run_id = ${runId}`.execute(this.db);
-    const size = row.rows[0]!;
-    return { calls: Number(size.calls), blobs: Number(size.blobs), bytes: Number(size.bytes) };
+    const size = row.rows[0];
+    return {
+      calls: Number(size?.calls ?? 0),
+      blobs: Number(size?.blobs ?? 0),
+      bytes: Number(size?.bytes ?? 0),
+    };
   }
 }

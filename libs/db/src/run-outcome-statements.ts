@@ -1,6 +1,6 @@
 // The statements that decide a run's outcome (cancelled, finished, queued again). Each is a named
-// function that builds the statement without running it: `RunsRepository` runs them, and
-// `run-outcome-statements.test.ts` compares their SQL to the committed snapshots. (A run starts
+// function that builds the statement without running it: `RunsRepository` runs them, and the SQL
+// snapshot test compares their SQL to the committed snapshots (`db-sql-statements.ts`). (A run starts
 // in `openAttemptsStatement`, with its first attempt.)
 import { sql } from 'kysely';
 import type { Database } from './database.js';

@@ -1,7 +1,7 @@
 // The statements that decide an attempt's and a task's outcome. Each is a named function that
-// builds the statement without running it: `TasksRepository` runs them, and
-// `task-outcome-statements.test.ts` compares their SQL to the committed snapshots, so any change
-// to what decides an outcome shows in review.
+// builds the statement without running it: `TasksRepository` runs them, and the SQL snapshot test
+// compares their SQL to the committed snapshots (examples in `db-sql-statements.ts`), so any
+// change to what decides an outcome shows in review.
 import { sql } from 'kysely';
 import type { ErrorClass, SettledTaskStatus } from '@benchfleet/core';
 import type { Database } from './database.js';
