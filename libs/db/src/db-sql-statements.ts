@@ -198,7 +198,8 @@ const outcomeStatements: ListedStatement[] = [
   {
     name: 'halt-for-budget',
     source: 'haltForBudgetStatement',
-    run: (db) => haltForBudgetStatement('run-1', 'the run spend limit of $1 is reached').execute(db),
+    run: (db) =>
+      haltForBudgetStatement('run-1', 'the run spend limit of $1 is reached').execute(db),
   },
   {
     name: 'halt-on-infra-errors',
@@ -231,8 +232,16 @@ const outcomeStatements: ListedStatement[] = [
 ];
 
 const runsStatements: ListedStatement[] = [
-  { name: 'runs.get', source: 'RunsRepository.get', run: (db) => new RunsRepository(db).get('run-1') },
-  { name: 'runs.list', source: 'RunsRepository.list', run: (db) => new RunsRepository(db).list(20) },
+  {
+    name: 'runs.get',
+    source: 'RunsRepository.get',
+    run: (db) => new RunsRepository(db).get('run-1'),
+  },
+  {
+    name: 'runs.list',
+    source: 'RunsRepository.list',
+    run: (db) => new RunsRepository(db).list(20),
+  },
   {
     name: 'runs.summary',
     source: 'RunsRepository.summary',
@@ -257,7 +266,7 @@ const runsStatements: ListedStatement[] = [
           epochs: 2,
         },
         tasks: [
-          { task_id: 'a', seq: 0, domain: 'd', instruction: 'do a', spec: { goal: 0 } },
+          { task_id: 'a', seq: 0, domain: 'd', instruction: 'do a', spec: '{"goal":0}' },
           {
             task_id: 'a.epoch2',
             base_task_id: 'a',

@@ -217,6 +217,7 @@ export const osworldBenchmark = defineBenchmark({
   },
   tools: osworldTools,
   migrations: osworldMigrations,
+  sqlStatements: async () => (await import('./osworld-sql-statements.js')).osworldSqlStatements,
   summarizeAction: summarizeOsworldAction,
   worker: osworldWorker,
 });

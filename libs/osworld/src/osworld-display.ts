@@ -47,7 +47,7 @@ export const osworldAttemptPhases: AttemptPhases = {
             and g.grade_no = 1 and g.setup ? 'timings')`,
 };
 
-const runGradingQuery = defineQuery({
+export const runGradingQuery = defineQuery({
   name: 'osworld_run_grading',
   title: 'Claimed success × graded success of the run (view osworld_run_grading)',
   params: ['run'],
@@ -60,7 +60,7 @@ where run_id = :run`,
 });
 
 // Where a worker records the desktop image its stack runs (from its environment); none do yet.
-const desktopImagesQuery = defineQuery({
+export const desktopImagesQuery = defineQuery({
   name: 'osworld_desktop_images',
   title: 'The desktop images the tasks ran on, as the workers recorded them',
   params: ['run'],
@@ -70,7 +70,7 @@ from tasks t
 where t.run_id = :run and t.result ? 'desktop_image'`,
 });
 
-const taskGradeQuery = defineQuery({
+export const taskGradeQuery = defineQuery({
   name: 'osworld_task_grade',
   title: "The task's grade: the latest of the attempt its outcome is from, with its trace",
   params: ['run', 'task'],

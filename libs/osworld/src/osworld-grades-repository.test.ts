@@ -8,12 +8,7 @@ import {
   type OsworldGrade,
   type OsworldSetupRecord,
 } from './osworld-grade.js';
-import {
-  OsworldGradesRepository,
-  recordAttemptGradeStatement,
-  recordGraderComparisonStatement,
-  recordRegradeStatement,
-} from './osworld-grades-repository.js';
+import { OsworldGradesRepository } from './osworld-grades-repository.js';
 
 const services = useTestServices();
 
@@ -413,20 +408,5 @@ describe('OsworldGradesRepository', () => {
       null,
     );
     expect((await sut.gradesOfTask(old.runId, old.taskIds[0]!))[0]?.grader).toBe('port');
-  });
-
-  it('the statements that decide what is written are reviewed as SQL', async () => {
-    const key = { runId: 'r', taskId: 't', attempt: 1 };
-    await expect(
-      recordAttemptGradeStatement(key, grade(1), null).compile(services.db).sql,
-    ).toMatchFileSnapshot('./__snapshots__/record-attempt-grade.sql');
-    await expect(
-      recordRegradeStatement(key, grade(1), 1, false).compile(services.db).sql,
-    ).toMatchFileSnapshot('./__snapshots__/record-regrade.sql');
-    await expect(
-      recordGraderComparisonStatement(key, { port: grade(1), upstream: grade(0) }).compile(
-        services.db,
-      ).sql,
-    ).toMatchFileSnapshot('./__snapshots__/record-grader-comparison.sql');
   });
 });

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CompiledQuery } from 'kysely';
@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { benchmarks } from '@benchfleet/benchmarks';
 import { dbSqlStatements, type SqlStatementList } from '@benchfleet/db';
 import { benchmarkPackages } from '../../../benchmark-entries.mjs';
-import { recordingDatabase, sqlSnapshot } from './statement-recorder.js';
+import { recordingDatabase, sqlSnapshot, type RecordedStatement } from './statement-recorder.js';
 import { useTestServices } from './test-services.js';
 
 // The SQL of every statement the repositories build, from one list per package (libs/db's, and
@@ -75,7 +75,9 @@ function statementSourcesOf(file: string): string[] {
           (p): p is ts.PropertyAssignment =>
             ts.isPropertyAssignment(p) && ts.isIdentifier(p.name) && p.name.text === 'name',
         );
-      found.push(name && ts.isStringLiteral(name.initializer) ? name.initializer.text : '(unnamed query)');
+      found.push(
+        name && ts.isStringLiteral(name.initializer) ? name.initializer.text : '(unnamed query)',
+      );
     }
     ts.forEachChild(node, visit);
   };
@@ -96,7 +98,24 @@ function statementSources(): Map<string, string> {
   return sources;
 }
 
+/** Has Postgres plan each statement (EXPLAIN runs nothing) on the migrated schema: a refusal throws. */
+async function explainEach(recorded: readonly RecordedStatement[]): Promise<void> {
+  for (const statement of recorded)
+    if (typeof statement !== 'string')
+      await services.db.executeQuery(
+        CompiledQuery.raw(`explain ${statement.sql}`, [...statement.parameters]),
+      );
+}
+
 describe('the SQL of every listed statement', () => {
+  it('is refused when Postgres would refuse it (a column the schema does not have)', async () => {
+    const { db, recorded } = recordingDatabase();
+    await db.selectFrom('runs').select('id').where('id', '=', 'run-1').execute();
+    await explainEach(recorded);
+    const wrong = CompiledQuery.raw('select no_such_column from runs where id = $1', ['run-1']);
+    await expect(explainEach([wrong])).rejects.toThrow(/no_such_column/);
+  });
+
   for (const list of lists) {
     const where = relative(REPO_DIR, fileURLToPath(list.snapshotDir));
     describe(where, () => {
@@ -108,23 +127,17 @@ describe('the SQL of every listed statement', () => {
           await expect(sqlSnapshot(recorded)).toMatchFileSnapshot(
             fileURLToPath(new URL(`${entry.name}.sql`, list.snapshotDir)),
           );
-          for (const statement of recorded) {
-            if (typeof statement === 'string') continue;
-            const explain = CompiledQuery.raw(`explain ${statement.sql}`, [
-              ...statement.parameters,
-            ]);
-            await expect(
-              services.db.executeQuery(explain),
-              `Postgres refuses ${entry.name}`,
-            ).resolves.toBeDefined();
-          }
+          await explainEach(recorded);
         });
 
       it('has one entry per snapshot file, and none without its file', () => {
         const names = list.statements.map((entry) => entry.name);
-        expect(names.filter((name, i) => names.indexOf(name) !== i), 'names used twice').toEqual(
-          [],
-        );
+        expect(
+          names.filter((name, i) => names.indexOf(name) !== i),
+          'names used twice',
+        ).toEqual([]);
+        // None yet: the first run writes them when the file's tests end.
+        if (!existsSync(list.snapshotDir)) return;
         const files = readdirSync(list.snapshotDir)
           .filter((file) => file.endsWith('.sql'))
           .map((file) => file.slice(0, -'.sql'.length));
@@ -157,7 +170,11 @@ describe('the statement lists', () => {
     ).toEqual([]);
     // The scan finds each kind it looks for, in the core and in a benchmark.
     expect([...sources.keys()]).toEqual(
-      expect.arrayContaining(['RunsRepository.get', 'settleStatement', 'WebshopCatalogRepository.get']),
+      expect.arrayContaining([
+        'RunsRepository.get',
+        'settleStatement',
+        'WebshopCatalogRepository.get',
+      ]),
     );
   });
 });

@@ -271,6 +271,7 @@ export const webshopBenchmark = defineBenchmark({
   exporters: { 'webshop-jsonl': webshopJsonlExporter },
   tools: webshopTools,
   migrations: webshopMigrations,
+  sqlStatements: async () => (await import('./webshop-sql-statements.js')).webshopSqlStatements,
   summarizeAction: summarizeWebshopAction,
   demo: webshopDemo,
   worker: webshopWorker,

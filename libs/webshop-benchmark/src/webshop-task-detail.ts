@@ -9,7 +9,7 @@ import { defineQuery } from '@benchfleet/db';
 // WebShop's own panel of a task page: the purchase and its reward, component by component, as the
 // official reward function computed it, next to what the goal asked for (from `webshop_goals`).
 
-const webshopGoalQuery = defineQuery({
+export const webshopGoalQuery = defineQuery({
   name: 'webshop_goal',
   title: 'What the WebShop goal asked for',
   params: ['run', 'task'],

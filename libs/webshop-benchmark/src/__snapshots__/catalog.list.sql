@@ -1,0 +1,3 @@
+select * from "webshop_catalogs" order by "imported_at" desc
+
+-- parameters:
