@@ -5,6 +5,7 @@ import type { Database, ModelInputSink } from '@benchfleet/db';
 import type { GovernorSnapshot, PriceTable } from '@benchfleet/llm-governor';
 import type { HealthCheck } from '@benchfleet/queue';
 import type { BenchmarkOutcome, BenchmarkTaskContext } from './episode-context.js';
+import type { BenchmarkScorer } from './task-scoring.js';
 
 /** What a worker's setup gets: its own flags parsed, and the services the worker process opened. */
 interface WorkerSetupContext<Flags> {
@@ -69,6 +70,13 @@ interface WorkerEpisodes<Config, Spec, Result> {
   close?(): Promise<void>;
   /** The LLM governor its episodes call through: its lanes go to the worker's `/metrics`. */
   readonly llmLanes?: LlmLanesSource;
+  /**
+   * The scorer applied when one of its tasks settles, reading what this worker already holds
+   * (WebShop: the catalog store its episodes share) instead of Postgres: the same rules and
+   * version as the descriptor's `score`, which `scheduler rescore` applies from Postgres alone.
+   * Default: the descriptor's.
+   */
+  readonly score?: BenchmarkScorer<Config, Spec, Result>;
 }
 
 /** A worker's id when none is given. */

@@ -21,3 +21,4 @@ export * from './project-image.js';
 export * from './compose-project.js';
 export * from './bytebot-agent-stand-in-image.js';
 export * from './real-desktop/index.js';
+export { countingDatabase } from './statement-recorder.js';

@@ -12,6 +12,7 @@ import { runWebshopEpisode } from '@benchfleet/webshop';
 import { createAgent, type AgentRuntime, type WebshopAgent } from '@benchfleet/webshop-agents';
 import { openStoreFromSnapshot, StoreCache } from './catalog-store-loader.js';
 import { WebshopCatalogRepository } from './webshop-catalog-repository.js';
+import { webshopSettleScorer } from './webshop-scorer.js';
 import type { WebshopRunConfig, WebshopTaskResult, WebshopTaskSpec } from './webshop-run-config.js';
 
 const WHOLE = 'expected a whole number, 0 or more';
@@ -249,6 +250,8 @@ export const webshopWorker: BenchmarkWorkerPart<
         },
         modelInputs,
       }),
+      // At settle the purchase is scored on the store the episode played: no Postgres read.
+      score: webshopSettleScorer(stores),
       llmLanes: governor,
       close: () => governor.close(),
     };

@@ -5,6 +5,7 @@ import {
   parseOwned,
   type BenchmarkDescriptor,
   type BenchmarkOutcome,
+  type BenchmarkScorer,
   type BenchmarkTaskContext,
 } from '@benchfleet/benchmark-kit';
 import { scoredOutcome } from './settle-score.js';
@@ -13,12 +14,14 @@ import { createTaskJobHandler, type TaskProcessorDeps } from './task-processor.j
 /**
  * A benchmark's task job handler: the run's config (read once per run) and the task's spec come
  * through the benchmark's own schemas, so the episode gets typed values. A config or spec that
- * does not parse is a permanent fault, recorded once with the schema's message.
+ * does not parse is a permanent fault, recorded once with the schema's message. An agent outcome
+ * is scored by `scorer` (default: the descriptor's).
  */
 export function createBenchmarkTaskHandler<Config, ConfigInput, Spec, Result>(
   benchmark: BenchmarkDescriptor<Config, ConfigInput, Spec, Result>,
   deps: TaskProcessorDeps,
   episode: (context: BenchmarkTaskContext<Config, Spec>) => Promise<BenchmarkOutcome<Result>>,
+  scorer: BenchmarkScorer<Config, Spec, Result> | undefined = benchmark.score,
 ): JobHandler<TaskPayload> {
   const runs = new Map<string, Promise<{ run: Run; config: Config }>>();
   const runOf = (runId: string) => {
@@ -55,7 +58,7 @@ export function createBenchmarkTaskHandler<Config, ConfigInput, Spec, Result>(
       );
       const benchmarkContext = { ...context, run, config, spec };
       // The episode records what it did; the benchmark's scorer decides what it scored.
-      return scoredOutcome(benchmark, deps.db, benchmarkContext, await episode(benchmarkContext));
+      return scoredOutcome(scorer, deps.db, benchmarkContext, await episode(benchmarkContext));
     },
     benchmark.name,
     benchmark.summarizeAction,

@@ -171,7 +171,13 @@ async function startBenchmarkWorker<
         jobs: [
           serve(
             benchmark.job,
-            createBenchmarkTaskHandler(benchmark, taskDeps, (context) => episodes.episode(context)),
+            createBenchmarkTaskHandler(
+              benchmark,
+              taskDeps,
+              (context) => episodes.episode(context),
+              // A scorer reading what the worker holds, where it has one.
+              episodes.score ?? benchmark.score,
+            ),
           ),
         ],
         ...(episodes.healthCheck ? { healthCheck: episodes.healthCheck } : {}),

@@ -1,6 +1,6 @@
 import type {
-  BenchmarkDescriptor,
   BenchmarkOutcome,
+  BenchmarkScorer,
   BenchmarkTaskContext,
 } from '@benchfleet/benchmark-kit';
 import type { Database } from '@benchfleet/db';
@@ -10,13 +10,12 @@ import type { Database } from '@benchfleet/db';
  * benchmark's scorer from what the episode recorded, its success, reward and status the score's.
  * Faults, cancellations and errors are never scored; without a scorer the episode's word stands.
  */
-export async function scoredOutcome<Config, ConfigInput, Spec, Result>(
-  benchmark: BenchmarkDescriptor<Config, ConfigInput, Spec, Result>,
+export async function scoredOutcome<Config, Spec, Result>(
+  scorer: BenchmarkScorer<Config, Spec, Result> | undefined,
   db: Database,
   context: BenchmarkTaskContext<Config, Spec>,
   outcome: BenchmarkOutcome<Result>,
 ): Promise<BenchmarkOutcome<Result>> {
-  const scorer = benchmark.score;
   if (!scorer || (outcome.status !== 'success' && outcome.status !== 'failed')) return outcome;
   const score = await scorer.score(
     {
