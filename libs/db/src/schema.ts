@@ -223,6 +223,41 @@ interface DomainSummaryView {
 }
 
 /** The shared tables; a benchmark's own tables are its lib's (`db.withTables<ItsTables>()`). */
+/** Per run and domain: steps, the episodes they belong to, latency percentiles and tokens. */
+interface StepStatsView {
+  run_id: string;
+  domain: string;
+  steps: number;
+  episodes: number;
+  latency_p50_ms: number | null;
+  latency_p95_ms: number | null;
+  tokens_in: number;
+  tokens_out: number;
+}
+
+/** Per task of a run, over its epochs: how many settled and passed, and whether it flipped. */
+interface TaskEpochsView {
+  run_id: string;
+  base_task_id: string;
+  domain: string;
+  epochs: number;
+  settled: number;
+  passed: number;
+  flipped: boolean | null;
+  avg_reward: number | null;
+}
+
+/** Per run: pass@1, pass@n, pass^n and the flip rate over its epochs. */
+interface RunEpochsView {
+  run_id: string;
+  epochs: number;
+  tasks: number;
+  pass_at_1: number | null;
+  pass_at_n: number | null;
+  pass_hat_n: number | null;
+  flip_rate: number | null;
+}
+
 export interface DB {
   runs: RunsTable;
   tasks: TasksTable;
@@ -234,6 +269,9 @@ export interface DB {
   llm_calls: LlmCallsTable;
   run_summary: RunSummaryView;
   domain_summary: DomainSummaryView;
+  step_stats: StepStatsView;
+  task_epochs: TaskEpochsView;
+  run_epochs: RunEpochsView;
 }
 
 export type Run = Selectable<RunsTable>;

@@ -1,11 +1,12 @@
-import { sql } from 'kysely';
-import { prepared, type Database } from '@benchfleet/db';
+import { sql, type Kysely } from 'kysely';
+import { prepared, type Database, type DB } from '@benchfleet/db';
 import {
   gradersAgree,
   type OsworldGrade,
   type OsworldGraderComparison,
   type OsworldSetupRecord,
 } from './osworld-grade.js';
+import type { OsworldTables } from './osworld-tables.js';
 
 /** Which attempt a grade is of. */
 export interface GradedAttemptKey {
@@ -135,7 +136,11 @@ export type RegradeWrite =
  * an attempt is written once, only while that attempt runs; a regrade adds a row after the latest.
  */
 export class OsworldGradesRepository {
-  constructor(private readonly db: Database) {}
+  private readonly db: Kysely<DB & OsworldTables>;
+
+  constructor(db: Database) {
+    this.db = db.withTables<OsworldTables>();
+  }
 
   /**
    * Writes an attempt's own grade (grade 1) if that attempt is still running, as its steps are:
