@@ -15,14 +15,18 @@ import { createTaskJobHandler, type TaskProcessorDeps } from './task-processor.j
  * A benchmark's task job handler: the run's config (read once per run) and the task's spec come
  * through the benchmark's own schemas, so the episode gets typed values. A config or spec that
  * does not parse is a permanent fault, recorded once with the schema's message. An agent outcome
- * is scored by `scorer` (default: the descriptor's).
+ * is scored by the worker's scorer (`episodes.score`) or else the descriptor's.
  */
 export function createBenchmarkTaskHandler<Config, ConfigInput, Spec, Result>(
   benchmark: BenchmarkDescriptor<Config, ConfigInput, Spec, Result>,
   deps: TaskProcessorDeps,
-  episode: (context: BenchmarkTaskContext<Config, Spec>) => Promise<BenchmarkOutcome<Result>>,
-  scorer: BenchmarkScorer<Config, Spec, Result> | undefined = benchmark.score,
+  episodes: {
+    episode(context: BenchmarkTaskContext<Config, Spec>): Promise<BenchmarkOutcome<Result>>;
+    /** The scorer its tasks settle with, reading what the worker holds (default: the descriptor's). */
+    readonly score?: BenchmarkScorer<Config, Spec, Result>;
+  },
 ): JobHandler<TaskPayload> {
+  const scorer = episodes.score ?? benchmark.score;
   const runs = new Map<string, Promise<{ run: Run; config: Config }>>();
   const runOf = (runId: string) => {
     let loading = runs.get(runId);
@@ -58,7 +62,12 @@ export function createBenchmarkTaskHandler<Config, ConfigInput, Spec, Result>(
       );
       const benchmarkContext = { ...context, run, config, spec };
       // The episode records what it did; the benchmark's scorer decides what it scored.
-      return scoredOutcome(scorer, deps.db, benchmarkContext, await episode(benchmarkContext));
+      return scoredOutcome(
+        scorer,
+        deps.db,
+        benchmarkContext,
+        await episodes.episode(benchmarkContext),
+      );
     },
     benchmark.name,
     benchmark.summarizeAction,

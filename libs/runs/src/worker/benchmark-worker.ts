@@ -168,18 +168,7 @@ async function startBenchmarkWorker<
       close = episodes.close?.bind(episodes);
       if (episodes.llmLanes) metrics.watchLlmLanes(episodes.llmLanes);
       return {
-        jobs: [
-          serve(
-            benchmark.job,
-            createBenchmarkTaskHandler(
-              benchmark,
-              taskDeps,
-              (context) => episodes.episode(context),
-              // A scorer reading what the worker holds, where it has one.
-              episodes.score ?? benchmark.score,
-            ),
-          ),
-        ],
+        jobs: [serve(benchmark.job, createBenchmarkTaskHandler(benchmark, taskDeps, episodes))],
         ...(episodes.healthCheck ? { healthCheck: episodes.healthCheck } : {}),
         ...(episodes.capabilities ? { capabilities: episodes.capabilities } : {}),
         flush: () => modelInputs.flush(),
