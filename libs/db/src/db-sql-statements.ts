@@ -260,7 +260,7 @@ const runsStatements: ListedStatement[] = [
         run: {
           id: 'run-1',
           name: 'example',
-          benchmark: 'webshop',
+          benchmark: 'example',
           config: JSON.stringify({ split: 'test' }),
           code_version: 'abc123',
           epochs: 2,

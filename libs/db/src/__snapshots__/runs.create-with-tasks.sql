@@ -5,7 +5,7 @@ insert into "runs" ("id", "name", "benchmark", "config", "code_version", "epochs
 -- parameters:
 -- $1 = "run-1"
 -- $2 = "example"
--- $3 = "webshop"
+-- $3 = "example"
 -- $4 = "{\"split\":\"test\"}"
 -- $5 = "abc123"
 -- $6 = 2
