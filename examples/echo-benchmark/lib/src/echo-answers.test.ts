@@ -3,15 +3,9 @@ import { fileURLToPath } from 'node:url';
 import type { Job } from 'bullmq';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger, TransientError } from '@benchfleet/core';
+import { createLogger, TransientError, type TaskStatus } from '@benchfleet/core';
 import { benchmarks } from '@benchfleet/benchmarks';
-import {
-  runNamedQuery,
-  StepsRepository,
-  StepWriter,
-  type NamedQuery,
-  type TaskStatus,
-} from '@benchfleet/db';
+import { runNamedQuery, StepsRepository, StepWriter, type NamedQuery } from '@benchfleet/db';
 import { JobProducer, type TaskPayload } from '@benchfleet/queue';
 import { createBenchmarkTaskHandler } from '@benchfleet/runs';
 import { enqueueTestRun, useTestServices } from '@benchfleet/testing';
