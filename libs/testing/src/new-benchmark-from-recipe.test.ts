@@ -31,7 +31,7 @@ import { useTestServices } from './test-services.js';
 // `parrot_answers` with it; not `arith`, which benchmark-entries.test.ts adds in its own copy),
 // then what step 7 says `npm install` does, and nothing else by hand.
 // Then: only its folder and the files the tools write changed; the tests that read the list of
-// benchmarks pass with it; typecheck, eslint and knip are green; one of its tasks runs end to end
+// benchmarks pass with it; typecheck, eslint, knip and prettier are green; one of its tasks runs end to end
 // against real Postgres and Redis and leaves its row in its own table.
 
 const REPO_DIR = fileURLToPath(new URL('../../..', import.meta.url));
@@ -198,13 +198,15 @@ describe('a new benchmark added from the recipe alone (examples/parrot-benchmark
   );
 
   it(
-    'is green to typecheck, eslint (its folder and the written module) and knip',
+    'is green to typecheck, eslint (its folder and the written module), knip and prettier',
     async () => {
       const bin = (name: string) => join(copy, 'node_modules', '.bin', name);
       for (const [name, args] of [
         ['tsc', ['-p', 'tsconfig.json', '--noEmit']],
         ['eslint', [FOLDER, 'libs/benchmarks/src', '--max-warnings', '0']],
         ['knip', []],
+        // Its migration is left as written (frozen, .prettierignore), the rest formatted.
+        ['prettier', ['--check', FOLDER]],
       ] as const) {
         const run = await runIn(bin(name), [...args]);
         expect(run.code, `${name}: ${run.output}`).toBe(0);
