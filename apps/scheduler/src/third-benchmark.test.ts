@@ -259,7 +259,7 @@ describe('a benchmark added as one slice (examples/echo-benchmark)', () => {
     expect(index.tasks.map((task) => task.task_id)).toHaveLength(6);
 
     // The dashboard knows it from the registry and shows its tasks in the generic step view (it
-    // chose no trajectory panel), with no panel of its own (it has no task detail).
+    // chose no trajectory panel), with its own panel below: its table's rows, by its named query.
     const dashboard = startCli('dashboard', ['--port', '0'], services.env);
     processes.push(dashboard);
     const url = await waitFor(
@@ -278,10 +278,15 @@ describe('a benchmark added as one slice (examples/echo-benchmark)', () => {
     const detail = (await (await fetch(`${url}/api/runs/${runId}/tasks/echo-002`)).json()) as {
       task: { benchmark: string; status: string };
       steps: { step: number; text: string | null }[];
-      panels: unknown[];
+      panels: { id: string; table?: { rows: { cells: Record<string, unknown> }[] } }[];
+      panel_queries: string[];
     };
     expect(detail.task).toMatchObject({ benchmark: 'echo', status: 'success' });
-    expect(detail.panels).toEqual([]);
+    expect(detail.panels.map((panel) => panel.id)).toEqual(['echo-answers']);
+    expect(detail.panels[0]?.table?.rows.map((row) => row.cells)).toEqual([
+      { attempt: '1', answer: 'say 2', steps: '3', answered_at: expect.any(String) },
+    ]);
+    expect(detail.panel_queries).toContain('echo_answers');
     expect(detail.steps.map((step) => [step.step, step.text])).toEqual([
       [1, 'say 2: step 1'],
       [2, 'say 2: step 2'],

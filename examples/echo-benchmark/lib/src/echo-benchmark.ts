@@ -8,11 +8,15 @@ import {
   type BenchmarkTaskContext,
 } from '@benchfleet/benchmark-kit';
 import { defineTaskJob } from '@benchfleet/queue';
+import { echoMigrations } from '../migrations/index.js';
+import { EchoAnswersRepository } from './echo-answers-repository.js';
+import { echoTaskDetail } from './echo-task-detail.js';
 import { echoTools } from './echo-tools.js';
 
 // The echo benchmark: the smallest complete benchmark, and the README's recipe for a new one.
 // Task i of a run takes 1 + i % 3 steps and echoes its instruction when i is even (scored a
-// success), says nothing when odd (scored failed).
+// success), says nothing when odd (scored failed). Each attempt's answer also goes to its own
+// table, `echo_answers`, which its dashboard panel reads.
 
 /** Owns `runs.config`: its defaults are the only ones. */
 const runConfig = z.object({ step_ms: z.number().int().nonnegative().default(20) });
@@ -47,9 +51,10 @@ const workerFlags = z.object({
 
 type EchoContext = BenchmarkTaskContext<z.output<typeof runConfig>, z.output<typeof taskSpec>>;
 
-/** One echo task: its scripted steps, one every `step_ms`, then its scripted outcome. */
+/** One echo task: its scripted steps, one every `step_ms`, its answer stored, then its outcome. */
 export async function runEchoEpisode(
   context: EchoContext,
+  answers: EchoAnswersRepository,
 ): Promise<BenchmarkOutcome<z.output<typeof taskResult>>> {
   for (let step = 1; step <= context.spec.steps; step += 1) {
     // The signal aborts on cancel, deadline and shutdown: the attempt ends as that says.
@@ -60,11 +65,20 @@ export async function runEchoEpisode(
       text: `${context.task.instruction}: step ${step}`,
     });
   }
+  const answer = context.spec.outcome === 'success' ? context.task.instruction : '(silence)';
+  // Keyed by attempt: a redelivered attempt writes nothing twice, a retry has a row of its own.
+  await answers.record({
+    run_id: context.task.run_id,
+    task_id: context.task.task_id,
+    attempt: context.attempt,
+    answer,
+    steps: context.spec.steps,
+  });
   // It records what it said; whether that scores is the scorer's to decide (`score` below).
   return {
     status: context.spec.outcome,
     totalSteps: context.spec.steps,
-    answer: context.spec.outcome === 'success' ? context.task.instruction : '(silence)',
+    answer,
     costUsd: 0,
     result: { echoed: context.spec.steps },
   };
@@ -98,8 +112,8 @@ export const echoBenchmark = defineBenchmark({
   taskResult,
   success: { label: 'scripted success', meaning: "the task's script ended in success" },
   rewardIsPartial: false,
-  // No panel of its own: the dashboard shows its tasks in the generic step view.
-  display: { workerCommand: 'npx worker-echo' },
+  // The generic step view (no trajectory panel of its own), and its answers panel below it.
+  display: { workerCommand: 'npx worker-echo', taskDetail: echoTaskDetail },
   enqueueFlags,
   domains: async () => ({ names: ['even', 'odd'] }),
   async plan(input) {
@@ -128,6 +142,8 @@ export const echoBenchmark = defineBenchmark({
   score: echoScorer,
   exporters: {},
   tools: echoTools,
+  // Its own table, `echo_answers`: the registry merges its migrations with the core's.
+  migrations: echoMigrations,
   worker: {
     command: 'worker-echo',
     description: 'runs echo tasks: scripted steps, then the scripted outcome',
@@ -135,6 +151,9 @@ export const echoBenchmark = defineBenchmark({
     workerId: { default: () => `echo-${process.pid}`, shown: 'echo-<pid>' },
     graceS: 10,
     concurrency: (flags) => flags.concurrency,
-    setup: async () => ({ episode: runEchoEpisode }),
+    setup: async ({ db }) => {
+      const answers = new EchoAnswersRepository(db);
+      return { episode: (context) => runEchoEpisode(context, answers) };
+    },
   },
 });
