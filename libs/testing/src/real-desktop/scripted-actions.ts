@@ -3,7 +3,7 @@ import type { ScriptedComputerAction } from '../fake-bytebot/fake-bytebot-scenar
 // What a scripted agent does on a real desktop for OSWorld tasks: per task, a right path (an end
 // state OSWorld's evaluator scores 1) and a wrong one (the agent still claims success, the end
 // state scores 0), as computer-use actions of Bytebot's agent (bytebotd carries them out: apps
-// opened, text typed into a terminal, keys pressed). Each action waits for what a real agent would
+// opened, text typed into a terminal or pasted into an editor, keys pressed). Each action waits for what a real agent would
 // see on its screenshot first (`when`), never for an amount of time. Tests pick tasks from
 // osworld-task-scripts.ts and upstream-task-scripts.ts; one per domain is the aim. Files a task's
 // setup downloads are made by `downloads`, never fetched.
