@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OsworldGradesRepository, type OsworldTask } from '@benchfleet/osworld';
 import {
+  buildDesktopImages,
   ensureDockerEngine,
   gradedPhaseTable,
   OSWORLD_TASK_SCRIPTS,
@@ -86,8 +87,8 @@ async function buildGraderImage(): Promise<void> {
   expect(built).toBe(0);
 }
 
-async function desktopNamed(name: string): Promise<RealDesktop> {
-  const started = await startRealDesktop({ name, log });
+async function desktopNamed(name: string, image: string): Promise<RealDesktop> {
+  const started = await startRealDesktop({ name, log, image });
   if (!started.available) throw new Error(started.reason);
   return started.desktop;
 }
@@ -198,11 +199,12 @@ describe.skipIf(!engine.available)(
       for (const script of SCRIPTS)
         for (const [url, body] of Object.entries((await script.downloads?.()) ?? {}))
           web.serve(url, body);
-      // One desktop build (or reuse) at a time: the second desktop reuses what the first made.
-      const [first] = await Promise.all([desktopNamed('upstream-a'), buildGraderImage()]);
+      // The images built (or reused) once, then both desktops and the grader started at once.
+      const [image] = await Promise.all([buildDesktopImages(log), buildGraderImage()]);
       graderName = `benchfleet-grader-real-desktop-${process.pid}`;
-      const [second, graderUrl] = await Promise.all([
-        desktopNamed('upstream-b'),
+      const [first, second, graderUrl] = await Promise.all([
+        desktopNamed('upstream-a', image),
+        desktopNamed('upstream-b', image),
         startGrader(graderName),
       ]);
       await Promise.all([startStack(first, graderUrl, 'a'), startStack(second, graderUrl, 'b')]);

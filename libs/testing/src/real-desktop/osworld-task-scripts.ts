@@ -3,7 +3,13 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { completed, inTerminal, wait, type OsworldTaskScript } from './scripted-actions.js';
+import {
+  completed,
+  inTerminal,
+  pastedInTerminal,
+  wait,
+  type OsworldTaskScript,
+} from './scripted-actions.js';
 
 // Scripted agents for tasks of the port's (phase-1) set; scripted-actions.ts says what they are.
 // vs_code has none: the desktop image has no VS Code (Debian packages none), so coverage calls
@@ -110,7 +116,7 @@ export const OSWORLD_TASK_SCRIPTS: readonly OsworldTaskScript[] = [
     domain: 'thunderbird',
     about: "Thunderbird's profile set up and launched, its window closed by class, prefs.js read",
     right: {
-      actions: inTerminal(
+      actions: pastedInTerminal(
         [
           // pidof, not pgrep: Thunderbird stays a zombie of the VM server, which never reaps what it launches.
           'pkill thunderbird; while pidof thunderbird >/dev/null; do sleep 0.2; done',

@@ -73,6 +73,11 @@ export interface RealDesktopOptions {
   /** Names the container (`benchfleet-desktop-<name>-<checkout>`): one per test file. */
   readonly name: string;
   readonly log?: (line: string) => void;
+  /**
+   * The desktop image, when the caller has built it (buildDesktopImages) for several desktops to
+   * start at once; else it is built (or reused) here.
+   */
+  readonly image?: string;
 }
 
 interface Ran {
@@ -185,7 +190,7 @@ export async function startRealDesktop(options: RealDesktopOptions): Promise<Rea
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const engine = await ensureDockerEngine({ log });
   if (!engine.available) return engine;
-  const image = await buildDesktopImages(log);
+  const image = options.image ?? (await buildDesktopImages(log));
   const labels = JSON.parse(
     await docker(['image', 'inspect', '--format', '{{json .Config.Labels}}', image]),
   ) as Record<string, string>;

@@ -3,7 +3,7 @@ import type { ScriptedComputerAction } from '../fake-bytebot/fake-bytebot-scenar
 // What a scripted agent does on a real desktop for OSWorld tasks: per task, a right path (an end
 // state OSWorld's evaluator scores 1) and a wrong one (the agent still claims success, the end
 // state scores 0), as computer-use actions of Bytebot's agent (bytebotd carries them out: apps
-// opened, text typed into a terminal, keys pressed). Each action waits for what a real agent would
+// opened, text typed into a terminal or pasted into an editor, keys pressed). Each action waits for what a real agent would
 // see on its screenshot first (`when`), never for an amount of time. Tests pick tasks from
 // osworld-task-scripts.ts and upstream-task-scripts.ts; one per domain is the aim. Files a task's
 // setup downloads are made by `downloads`, never fetched.
@@ -56,6 +56,17 @@ export const windowShown = (title: string) => `wmctrl -l | grep -qF ${JSON.strin
 /** The focused window is a terminal (the first thing an agent checks on its screenshot). */
 const TERMINAL_FOCUSED = 'xprop -id "$(xdotool getactivewindow)" WM_CLASS | grep -qi terminal';
 
+/** Bytebot's `application: terminal`, once a window (WM_CLASS pattern) the setup opens shows. */
+function openTerminal(afterWindow: string | undefined): ScriptedComputerAction {
+  return {
+    name: 'computer_application',
+    input: { application: 'terminal' },
+    text: 'Opening a terminal.',
+    // An app the setup started is on the screen first, so that its window cannot take the focus later.
+    ...(afterWindow ? { when: `wmctrl -lx | grep -qiE ${JSON.stringify(afterWindow)}` } : {}),
+  };
+}
+
 /**
  * A terminal opened (Bytebot's `application: terminal`), then each line typed into it and run,
  * each once the one before has finished: a line ends by touching a marker in /tmp, which the next
@@ -69,15 +80,7 @@ export function inTerminal(
   // Short: bytebotd types a character in 0.2 s (nut-js waits 100 ms after each press and release).
   const marker = (n: number) => `/tmp/.s${n}`;
   return [
-    {
-      name: 'computer_application',
-      input: { application: 'terminal' },
-      text: 'Opening a terminal.',
-      // An app the setup started is on the screen first, so that its window cannot take the focus later.
-      ...(options.afterWindow
-        ? { when: `wmctrl -lx | grep -qiE ${JSON.stringify(options.afterWindow)}` }
-        : {}),
-    },
+    openTerminal(options.afterWindow),
     ...lines.map((line, index): ScriptedComputerAction => ({
       name: 'computer_type_text',
       input: { text: `${line}; touch ${marker(index + 1)}\n` },
@@ -85,6 +88,55 @@ export function inTerminal(
       when: index === 0 ? TERMINAL_FOCUSED : `[ -e ${marker(index)} ]`,
     })),
     { ...wait(500), when: `[ -e ${marker(lines.length)} ]` },
+  ];
+}
+
+/** Mousepad (XFCE's editor, in Bytebot's desktop) holds the focused window. */
+const EDITOR_FOCUSED = 'xprop -id "$(xdotool getactivewindow)" WM_CLASS | grep -qi mousepad';
+
+/**
+ * What inTerminal does, for long lines, in a fraction of the time: bytebotd types a character in
+ * 0.2 s but pastes any text at once (`computer_paste_text`: xclip, then Ctrl+V), and a terminal
+ * takes Ctrl+V as a key, not a paste. So, as Bytebot's agent is told to paste long text: an editor
+ * opened from the terminal on an empty script (typed), the lines pasted into it, saved (Ctrl+S)
+ * and closed (Ctrl+Q), then the script run from the terminal (typed), each action once the one
+ * before shows.
+ */
+export function pastedInTerminal(
+  lines: readonly string[],
+  options: { afterWindow?: string } = {},
+): ScriptedComputerAction[] {
+  const done = '/tmp/.pasted';
+  const script = `${[...lines, `touch ${done}`].join('\n')}\n`;
+  const saved = `grep -qxF ${JSON.stringify(`touch ${done}`)} /tmp/s.sh`;
+  return [
+    openTerminal(options.afterWindow),
+    {
+      name: 'computer_type_text',
+      // An existing file: Mousepad marks a new one edited ('*' in its title) before anything is pasted.
+      input: { text: 'cd /tmp; >s.sh; mousepad s.sh &\n' },
+      text: 'Opening an editor on a script.',
+      when: TERMINAL_FOCUSED,
+    },
+    {
+      name: 'computer_paste_text',
+      input: { text: script },
+      text: `Pasting: ${lines.join('; ')}`,
+      when: `${EDITOR_FOCUSED} && ${activeWindowIs('/tmp/s.sh')}`,
+    },
+    // Saved once the paste shows: Mousepad marks an edited document's title with '*'.
+    {
+      ...keys(['Control_L', 's'], `${EDITOR_FOCUSED} && ${activeWindowIs('*/tmp/s.sh')}`),
+      text: 'Saving.',
+    },
+    { ...keys(['Control_L', 'q'], `${EDITOR_FOCUSED} && ${saved}`), text: 'Closing the editor.' },
+    {
+      name: 'computer_type_text',
+      input: { text: 'bash s.sh\n' },
+      text: 'Running the script.',
+      when: `! pidof mousepad >/dev/null && ${TERMINAL_FOCUSED}`,
+    },
+    { ...wait(500), when: `[ -e ${done} ]` },
   ];
 }
 

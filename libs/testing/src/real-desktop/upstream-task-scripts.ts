@@ -5,7 +5,7 @@ import {
   activeWindowIs,
   completed,
   dismissDialog,
-  inTerminal,
+  pastedInTerminal,
   keys,
   killAndWait,
   wait,
@@ -18,8 +18,7 @@ import {
 // scripted-actions.ts says what a script is.
 
 /**
- * LibreOffice's user settings holding one value (what Tools > Options writes), as a shell line
- * (short: bytebotd types it a character at a time).
+ * LibreOffice's user settings holding one value (what Tools > Options writes), as a shell line.
  */
 function libreOfficeSetting(item: string, prop: string, value: string): string {
   const xcu =
@@ -53,7 +52,7 @@ function libreOfficeSettingFromTerminal(
 ): ScriptedComputerAction[] {
   return [
     ...dismissDialog(LIBREOFFICE, dialog),
-    ...inTerminal([killAndWait('soffice.bin'), settings], {
+    ...pastedInTerminal([killAndWait('soffice.bin'), settings], {
       afterWindow: LIBREOFFICE,
     }),
   ];
@@ -111,7 +110,7 @@ function afterVlc(lines: readonly string[]): ScriptedComputerAction[] {
         `! wmctrl -l | grep -qF ${JSON.stringify(VLC_PRIVACY)}`,
     },
     { ...wait(500), when: `! wmctrl -l | grep -qF ${JSON.stringify(VLC_PRIVACY)}` },
-    ...inTerminal(['pkill vlc; while pidof vlc >/dev/null; do sleep 0.2; done', ...lines], {
+    ...pastedInTerminal(['pkill vlc; while pidof vlc >/dev/null; do sleep 0.2; done', ...lines], {
       afterWindow: 'vlc',
     }),
   ];
@@ -121,7 +120,7 @@ function afterVlc(lines: readonly string[]): ScriptedComputerAction[] {
 function afterGimp(gimprcLine: string): ScriptedComputerAction[] {
   return [
     { ...wait(500), when: "wmctrl -l | grep -qF 'GNU Image Manipulation Program'" },
-    ...inTerminal(
+    ...pastedInTerminal(
       [
         'pkill -f gimp-2; while pgrep -f gimp-2 >/dev/null; do sleep 0.2; done',
         `mkdir -p ~/.config/GIMP/2.10 && echo '${gimprcLine}' >> ~/.config/GIMP/2.10/gimprc`,
@@ -178,15 +177,21 @@ export const UPSTREAM_GRADED_TASK_SCRIPTS: readonly OsworldTaskScript[] = [
     domain: 'chrome',
     about: 'Chrome launched with DevTools and socat, restarted by postconfig, its Preferences read',
     right: {
-      actions: inTerminal([`pkill -f firefox; ${killAndWait('chromium')}`, doNotTrack(true)], {
-        afterWindow: BROWSER,
-      }),
+      actions: pastedInTerminal(
+        [`pkill -f firefox; ${killAndWait('chromium')}`, doNotTrack(true)],
+        {
+          afterWindow: BROWSER,
+        },
+      ),
       ending: completed('Do Not Track is on.'),
     },
     wrong: {
-      actions: inTerminal([`pkill -f firefox; ${killAndWait('chromium')}`, doNotTrack(false)], {
-        afterWindow: BROWSER,
-      }),
+      actions: pastedInTerminal(
+        [`pkill -f firefox; ${killAndWait('chromium')}`, doNotTrack(false)],
+        {
+          afterWindow: BROWSER,
+        },
+      ),
       ending: completed('Do Not Track is on.'),
     },
   },
