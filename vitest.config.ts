@@ -1,4 +1,30 @@
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
+
+/**
+ * Files that run for minutes, started first: with three files at a time, the suite ends when its
+ * longest file does, so a 10-minute file picked up late adds its whole length to the suite's. On a
+ * fresh clone vitest has no timings cached and orders by file size, which puts them anywhere.
+ */
+const LONG_FILES_FIRST = [
+  /worker-osworld-real-desktop-upstream\.test\.ts$/,
+  /worker-osworld-real-desktop\.test\.ts$/,
+  /new-benchmark-from-recipe\.test\.ts$/,
+];
+
+class LongFilesFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const rank = (file: TestSpecification) => {
+      const at = LONG_FILES_FIRST.findIndex((pattern) => pattern.test(file.moduleId));
+      return at === -1 ? LONG_FILES_FIRST.length : at;
+    };
+    return sorted
+      .map((file, index) => ({ file, index }))
+      .sort((a, b) => rank(a.file) - rank(b.file) || a.index - b.index)
+      .map(({ file }) => file);
+  }
+}
 
 export default defineConfig({
   test: {
@@ -23,5 +49,6 @@ export default defineConfig({
     testTimeout: 600_000,
     hookTimeout: 600_000,
     globalSetup: ['libs/testing/src/vitest-global-setup.ts'],
+    sequence: { sequencer: LongFilesFirst },
   },
 });
