@@ -174,7 +174,7 @@ beforeAll(async () => {
   await settle(webshopRunId);
   await settle(ruleRunId);
   await settle(osworldRunId);
-}, 150_000);
+});
 
 afterAll(async () => {
   await killLeftoverProcesses(processes);

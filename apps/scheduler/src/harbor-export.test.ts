@@ -160,7 +160,7 @@ beforeAll(async () => {
     settle(osworldRunId),
     settle(epochsRunId),
   ]);
-}, 360_000);
+});
 
 afterAll(async () => {
   await killLeftoverProcesses(processes);

@@ -66,7 +66,7 @@ beforeAll(async () => {
     },
   );
   await waitForOutput(worker, 'worker ready', 'the graded worker to be ready');
-}, 120_000);
+});
 
 afterAll(async () => {
   if (worker.child.exitCode === null && worker.child.signalCode === null) {

@@ -354,7 +354,7 @@ describe("worker-osworld's LLM relay for its stack's agent", () => {
     } finally {
       llm.setFaults({});
     }
-  }, 150_000);
+  });
 
   it('a task over its spend limit stops with `budget`: the call is refused before the provider sees it, and the agent’s failure is not its own', async () => {
     const sent = llm.stats.requests;
@@ -563,5 +563,5 @@ describe("a killed worker's orphaned agent task", () => {
         }
       await fake.close();
     }
-  }, 90_000);
+  });
 });

@@ -176,5 +176,5 @@ describe('the hand-written table types', () => {
     expect(drift).toEqual([]);
     // The check reads both kinds of table types, the shared ones and a benchmark's.
     expect([...tables]).toEqual(expect.arrayContaining(['tasks', 'task_scores', 'webshop_goals']));
-  }, 300_000);
+  });
 });

@@ -22,7 +22,7 @@ const config: WebshopRunConfig = {
 
 beforeAll(async () => {
   await importWebshopCatalog(services.db, demoCatalogRequest({ seed: 0, products: 400 }));
-}, 120_000);
+});
 
 /** The record a settled task keeps, as the WebShop worker writes its result. */
 function recordOf(
@@ -74,7 +74,7 @@ describe('webshopScorer', () => {
     }
     // The comparison covers partial rewards, not only 0 and 1.
     expect(rewards.some((reward) => reward > 0 && reward < 1)).toBe(true);
-  }, 120_000);
+  });
 
   it('scores an episode that bought nothing 0, without reading the catalog', async () => {
     const score = await sut.score(

@@ -34,7 +34,6 @@ describe('faults of a worker host', () => {
         nextRunOnTheCutHost: '20/20',
       });
     },
-    300_000,
   );
 
   // Once: after a silent Redis cut healed, the worker stayed paused 99-112 s on a working network

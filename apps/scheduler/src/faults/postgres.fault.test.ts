@@ -23,6 +23,5 @@ describe('faults of Postgres', () => {
       });
       expect(result.checks).toMatchObject({ workersAlive: 2, workersThatPaused: 2 });
     },
-    300_000,
   );
 });
