@@ -35,6 +35,8 @@ export interface RunVerdict {
   double: number;
   /** Tasks whose outcome is an infrastructure error: work the fault lost for good. */
   lost: number;
+  /** Up to 5 lost tasks with each attempt's end, so that a verdict with `lost` above 0 says why. */
+  lostTasks: { task: string; attempts: string[] }[];
   /** The stored summary counts every task once, as the rows say, with nothing pending. */
   summaryMatches: boolean;
   status: string;
@@ -403,6 +405,7 @@ export class FaultFleet {
       where t.run_id = ${runId} and t.status = 'error' and a.error_class = 'infra'`.execute(
       this.db,
     );
+    const lostTasks = await this.lostTasks(runId);
     const run = await this.db
       .selectFrom('runs')
       .select(['summary', 'status'])
@@ -428,9 +431,23 @@ export class FaultFleet {
       stuck: tasks.filter((task) => task.status === 'queued' || task.status === 'running').length,
       double: outcomes.rows.length,
       lost: infra.rows[0]?.n ?? 0,
+      lostTasks,
       summaryMatches,
       status: run.status,
     };
+  }
+
+  private async lostTasks(runId: string): Promise<RunVerdict['lostTasks']> {
+    const rows = await sql<{ task_id: string; attempts: string[] }>`
+      select t.task_id, array_agg(
+        a.attempt || ' ' || coalesce(a.worker_id, '?') || ' ' || a.status || ': ' || coalesce(a.error, '')
+        order by a.attempt) as attempts
+      from tasks t join attempts a on a.run_id = t.run_id and a.task_id = t.task_id
+      where t.run_id = ${runId} and t.status = 'error' and exists (
+        select 1 from attempts last where last.run_id = t.run_id and last.task_id = t.task_id
+          and last.attempt = t.attempts and last.error_class = 'infra')
+      group by t.task_id order by t.task_id limit 5`.execute(this.db);
+    return rows.rows.map((row) => ({ task: row.task_id, attempts: row.attempts }));
   }
 
   /** Every process the fleet started that is still running. */
