@@ -148,7 +148,7 @@ async function failedFirstAttempt(runId: string, taskId: string) {
       const attempts = await attemptsOf(runId, taskId);
       return attempts[0]?.status === 'error' ? attempts : undefined;
     },
-    60_000,
+    600_000,
     50,
   );
   return first!;

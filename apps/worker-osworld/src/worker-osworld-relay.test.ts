@@ -79,7 +79,7 @@ async function settledTask(runId: string, taskId: string) {
         .executeTakeFirst();
       return task && task.status !== 'queued' && task.status !== 'running' ? task : undefined;
     },
-    60_000,
+    600_000,
     50,
   );
 }
@@ -194,7 +194,7 @@ describe("worker-osworld's LLM relay for its stack's agent", () => {
         const rows = await repository.callsOfTask(runId, 'os-inputs');
         return rows.length === 4 ? rows : undefined;
       },
-      60_000,
+      600_000,
       50,
     );
     expect(calls.map((call) => [call.attempt, call.call_no, call.step, call.model])).toEqual([

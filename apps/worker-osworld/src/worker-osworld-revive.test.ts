@@ -154,7 +154,7 @@ async function settledTask(runId: string, taskId: string) {
         .executeTakeFirst();
       return task && task.status !== 'queued' && task.status !== 'running' ? task : undefined;
     },
-    60_000,
+    600_000,
     50,
   );
 }
@@ -184,8 +184,8 @@ describe("a dead desktop is recreated by its stack's worker", () => {
 
     // It dies again while the worker waits for work: recreated again, with its tries afresh.
     await stack.desktop.kill();
-    await waitFor('the second reset', async () => reset.runs() === 2, 60_000, 50);
-    await waitFor('the desktop to be back', async () => stack.desktop.alive, 60_000, 50);
+    await waitFor('the second reset', async () => reset.runs() === 2, 600_000, 50);
+    await waitFor('the desktop to be back', async () => stack.desktop.alive, 600_000, 50);
     const second = await runOneTask('os-after-second-revival');
     expect(await settledTask(second.runId, second.taskId)).toMatchObject({
       status: 'success',

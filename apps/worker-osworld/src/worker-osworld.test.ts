@@ -515,7 +515,7 @@ describe('worker-osworld when the stack or the worker goes away', () => {
     await waitFor(
       'the job to wait out its backoff',
       async () => (await jobState(runId, 'os-dies')) === 'delayed',
-      5_000,
+      600_000,
       50,
     );
 

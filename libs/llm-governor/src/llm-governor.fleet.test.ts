@@ -181,7 +181,7 @@ describe('LlmGovernor across worker processes', () => {
       await waitFor(
         'the burst to be answered',
         () => provider.stats.completions >= burst,
-        90_000,
+        600_000,
         25,
       );
       // The rest waits for the provider's limit to come back: nothing more is sent meanwhile.

@@ -305,7 +305,7 @@ describe('LlmGovernor', () => {
     // Two processes wait: each is handed the next refill of its own, so the bucket owes two.
     const first = sut.acquire(request('refill'));
     const second = told().acquire(request('refill'));
-    await waitFor('two refills handed out ahead', async () => (await level()) < -1, 60_000, 10);
+    await waitFor('two refills handed out ahead', async () => (await level()) < -1, 600_000, 10);
     // They go once their refills come (a second apart), without asking again.
     for (const permit of await Promise.all([first, second])) await permit.settle(ok(1, 1));
   });

@@ -323,10 +323,10 @@ export class FaultFleet {
         path.join(this.codeDir, 'apps', 'scheduler', 'bin', 'scheduler.js'),
         args,
         this.env,
-        60_000,
+        600_000,
         false,
       );
-    return runCli('scheduler', args, this.env, 60_000);
+    return runCli('scheduler', args, this.env, 600_000);
   }
 
   /** `scheduler enqueue` of WebShop goals played by the LLM agent against the fake (slow enough to fault mid-run). */

@@ -211,7 +211,7 @@ export async function silentRedisCutHeals(): Promise<FaultResult> {
       const cutAt = Date.now();
       let pausedAfterS = Number.NaN;
       try {
-        await waitForOutput(workerA, /"msg":"paused: Redis/, 'the cut worker to pause', 60_000);
+        await waitForOutput(workerA, /"msg":"paused: Redis/, 'the cut worker to pause', 600_000);
         pausedAfterS = (Date.now() - cutAt) / 1000;
       } catch {
         // It did not notice: NaN says so.
