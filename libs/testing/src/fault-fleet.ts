@@ -437,6 +437,31 @@ export class FaultFleet {
     };
   }
 
+  /** Postgres's clock now: the clock of the attempts' `started_at`, on which takeovers are measured. */
+  async databaseNow(): Promise<Date> {
+    const row = await sql<{ now: Date }>`select clock_timestamp() as now`.execute(this.db);
+    const now = row.rows[0]?.now;
+    if (!now) throw new Error('Postgres answered no time');
+    return now;
+  }
+
+  /**
+   * Seconds from `since` (Postgres's clock) to the last attempt another worker than `fromWorker`
+   * opened on `taskIds`: a takeover timed by neither this process's polling nor a CLI's start.
+   */
+  async secondsToTakeover(
+    runId: string,
+    taskIds: string[],
+    fromWorker: string,
+    since: Date,
+  ): Promise<number> {
+    const row = await sql<{ seconds: number | null }>`
+      select extract(epoch from max(started_at) - ${since}::timestamptz)::float8 as seconds
+      from attempts where run_id = ${runId} and task_id = any(${taskIds}::text[])
+        and worker_id <> ${fromWorker}`.execute(this.db);
+    return row.rows[0]?.seconds ?? Number.NaN;
+  }
+
   private async lostTasks(runId: string): Promise<RunVerdict['lostTasks']> {
     const rows = await sql<{ task_id: string; attempts: string[] }>`
       select t.task_id, array_agg(

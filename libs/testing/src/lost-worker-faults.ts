@@ -4,6 +4,22 @@ import type { FaultFleet } from './fault-fleet.js';
 import { finishFault, withFaultFleet, type FaultResult } from './fault-scenarios.js';
 import { waitFor } from './process-harness.js';
 
+/** The tasks of a run with an attempt opened by `workerId`, whatever became of it. */
+async function attemptedTaskIds(
+  fleet: FaultFleet,
+  runId: string,
+  workerId: string,
+): Promise<string[]> {
+  const rows = await fleet.db
+    .selectFrom('attempts')
+    .select('task_id')
+    .distinct()
+    .where('run_id', '=', runId)
+    .where('worker_id', '=', workerId)
+    .execute();
+  return rows.map((row) => row.task_id);
+}
+
 /** Tasks of a run with an attempt opened by `workerId`, whatever became of it. */
 async function tasksAttemptedBy(
   fleet: FaultFleet,
@@ -14,27 +30,6 @@ async function tasksAttemptedBy(
     select count(distinct task_id)::int as n from attempts
     where run_id = ${runId} and worker_id = ${workerId}`.execute(fleet.db);
   return row.rows[0]?.n ?? 0;
-}
-
-/** Postgres's clock now: the clock of the attempts' `started_at`, which the takeover is measured on. */
-async function databaseNow(fleet: FaultFleet): Promise<Date> {
-  const row = await sql<{ now: Date }>`select clock_timestamp() as now`.execute(fleet.db);
-  const now = row.rows[0]?.now;
-  if (!now) throw new Error('Postgres answered no time');
-  return now;
-}
-
-/** Seconds from `since` (Postgres's clock) to the last of the attempts `workerId` opened on the run. */
-async function secondsToLastAttempt(
-  fleet: FaultFleet,
-  runId: string,
-  workerId: string,
-  since: Date,
-): Promise<number> {
-  const row = await sql<{ seconds: number }>`
-    select extract(epoch from max(started_at) - ${since}::timestamptz)::float8 as seconds
-    from attempts where run_id = ${runId} and worker_id = ${workerId}`.execute(fleet.db);
-  return row.rows[0]?.seconds ?? Number.NaN;
 }
 
 /**
@@ -63,7 +58,8 @@ export function killedWorkerNoticed(): Promise<FaultResult> {
     );
     // Idle until the dead worker's jobs are back: all 4 are the doomed worker's.
     await fleet.startWebshopWorker('webshop-rescuer', 4);
-    const killedAtDatabase = await databaseNow(fleet);
+    const taskIds = await attemptedTaskIds(fleet, runId, 'webshop-doomed');
+    const killedAtDatabase = await fleet.databaseNow();
     doomed.child.kill('SIGKILL');
     const killedAt = Date.now();
     await doomed.exited;
@@ -76,10 +72,10 @@ export function killedWorkerNoticed(): Promise<FaultResult> {
         LOST_WORKER_BOUND_MS + 600_000,
         100,
       );
-      takeoverSeconds = await secondsToLastAttempt(
-        fleet,
+      takeoverSeconds = await fleet.secondsToTakeover(
         runId,
-        'webshop-rescuer',
+        taskIds,
+        'webshop-doomed',
         killedAtDatabase,
       );
     } catch {
