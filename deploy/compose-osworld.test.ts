@@ -112,7 +112,7 @@ afterAll(async () => {
   await db?.destroy();
   await compose?.down();
   if (scratch) rmSync(scratch, { recursive: true, force: true });
-}, 300_000);
+});
 
 /** Tells the stand-in agent which path to take for the task. */
 async function agentTakes(path: 'right' | 'wrong'): Promise<void> {

@@ -60,7 +60,7 @@ afterAll(async () => {
   await db?.destroy();
   await llm?.close();
   await compose?.down();
-}, 300_000);
+});
 
 async function healthy(container: string): Promise<void> {
   await waitFor(

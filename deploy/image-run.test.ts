@@ -141,7 +141,7 @@ describe.skipIf(!engine.available)('the project image', () => {
       await admin.query(`drop database if exists ${name} with (force)`);
       await admin.end();
     }
-  }, 300_000);
+  });
 
   it('worker-webshop and the keeper from the image, as Kubernetes runs them (read-only root), run a WebShop run to its summary, healthy, and stop cleanly on SIGTERM', async () => {
     const imported = await runOnce(['scheduler', 'webshop', 'import', '--demo']);
@@ -240,5 +240,5 @@ describe.skipIf(!engine.available)('the project image', () => {
       signal: AbortSignal.timeout(10_000),
     });
     expect(await api.json()).toEqual({ database: 'up', redis: 'up' });
-  }, 300_000);
+  });
 });

@@ -123,7 +123,7 @@ describe('a run page left open while the fleet works', () => {
     await waitForText(page.locator('[data-count="running"] dd'), '2');
 
     release();
-    await waitForText(page.locator('[data-progress="done"]'), '6 / 6 settled', 90_000);
+    await waitForText(page.locator('[data-progress="done"]'), '6 / 6 settled', 600_000);
     await page.locator('[data-provisional="true"]').waitFor({ state: 'detached', timeout: 60_000 });
     await waitForText(page.locator('[data-count="tasks"]'), '6 of 6 tasks');
     expect(await page.locator('.vgrid-row .status-queued').count()).toBe(0);

@@ -68,7 +68,7 @@ const OSWORLD_TASKS = [
 ];
 
 function scheduler(args: string[]) {
-  return runCli('scheduler', args, services.env, 60_000);
+  return runCli('scheduler', args, services.env, 600_000);
 }
 
 async function readJson<T>(file: string): Promise<T> {
@@ -88,7 +88,7 @@ async function settle(runId: string): Promise<Task[]> {
         ? tasks
         : undefined;
     },
-    90_000,
+    600_000,
     100,
   );
 }
@@ -174,7 +174,7 @@ beforeAll(async () => {
   await settle(webshopRunId);
   await settle(ruleRunId);
   await settle(osworldRunId);
-}, 150_000);
+});
 
 afterAll(async () => {
   await killLeftoverProcesses(processes);
@@ -198,7 +198,7 @@ describe('scheduler export --format atif', () => {
       async () =>
         (await new LlmInputsRepository(services.db).storedSize(webshopRunId)).calls ===
           Number(stepCount.n) || undefined,
-      60_000,
+      600_000,
       100,
     );
     const result = await scheduler(['export', webshopRunId, '--format', 'atif', '--out', out]);

@@ -712,7 +712,7 @@ beforeAll(async () => {
   await writeFile(path.join(scratch, 'kept', 'notes.txt'), EXISTING_FILE_TEXT);
   const before = await scratchFiles();
   results = await pooled(cases, 3, (testCase) =>
-    runCli(testCase.cli ?? 'scheduler', testCase.args(), testCase.env?.() ?? services.env, 90_000),
+    runCli(testCase.cli ?? 'scheduler', testCase.args(), testCase.env?.() ?? services.env, 600_000),
   );
   expect(await scratchFiles()).toEqual(before);
 }, 600_000);

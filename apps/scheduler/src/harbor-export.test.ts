@@ -160,7 +160,7 @@ beforeAll(async () => {
     settle(osworldRunId),
     settle(epochsRunId),
   ]);
-}, 360_000);
+});
 
 afterAll(async () => {
   await killLeftoverProcesses(processes);
@@ -296,7 +296,7 @@ describe('scheduler export --format harbor', () => {
       'scheduler',
       ['export', ruleRunId, '--format', 'harbor', '--out', path.join(process.cwd(), 'apps')],
       services.env,
-      60_000,
+      600_000,
     );
     expect(result.code).toBe(2);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);

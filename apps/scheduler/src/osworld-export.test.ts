@@ -187,7 +187,7 @@ beforeAll(async () => {
         .execute();
       return open.length === 0;
     },
-    45_000,
+    600_000,
     100,
   );
 });

@@ -36,7 +36,7 @@ afterAll(async () => {
   await rm(scratch, { recursive: true, force: true });
 });
 
-const scheduler = (args: string[]) => runCli('scheduler', args, services.env, 60_000);
+const scheduler = (args: string[]) => runCli('scheduler', args, services.env, 600_000);
 const osworld = (...args: string[]) => [
   'enqueue',
   '--benchmark',

@@ -38,7 +38,7 @@ const runB: FixtureGradedTask[] = runA.map((task) =>
       : task,
 );
 
-const scheduler = (args: string[]) => runCli('scheduler', args, services.env, 60_000);
+const scheduler = (args: string[]) => runCli('scheduler', args, services.env, 600_000);
 
 beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), 'graded-outputs-'));

@@ -168,7 +168,7 @@ beforeAll(async () => {
   } finally {
     await fakes.close();
   }
-}, 120_000);
+});
 
 afterAll(async () => {
   await rm(workDir, { recursive: true, force: true });

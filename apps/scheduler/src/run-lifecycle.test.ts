@@ -119,7 +119,7 @@ describe('a run interrupted by killing every worker', () => {
     );
     // From here no episode can finish: the workers die with work in hand, however fast they were.
     llm.hold();
-    await waitFor('an episode waiting on the model', async () => llm.held() > 0, 60_000, 20);
+    await waitFor('an episode waiting on the model', async () => llm.held() > 0, 600_000, 20);
     for (const worker of doomed) worker.child.kill('SIGKILL');
     await Promise.all(doomed.map((worker) => worker.exited));
     // Redis loses its queue too (a restart without persistence): only Postgres knows what is left.

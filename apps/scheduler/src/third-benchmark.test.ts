@@ -34,7 +34,7 @@ const processes: StartedProcess[] = [];
 let producer: JobProducer;
 let scratch: string;
 
-const scheduler = (args: string[]) => runCli('scheduler', args, services.env, 60_000);
+const scheduler = (args: string[]) => runCli('scheduler', args, services.env, 600_000);
 
 async function startEchoWorker(id: string): Promise<StartedProcess> {
   const worker = startCli('worker-echo', ['--worker-id', id], {

@@ -77,7 +77,7 @@ async function liveWorkers(runId: string, expected: string[]): Promise<StatusWor
         ? workers
         : undefined;
     },
-    60_000,
+    600_000,
     200,
   );
 }

@@ -155,5 +155,5 @@ describe('worker-osworld fleet', () => {
       worker.child.kill('SIGTERM');
       expect((await worker.exited).code).toBe(0);
     }
-  }, 60_000);
+  });
 });

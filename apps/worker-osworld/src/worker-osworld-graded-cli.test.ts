@@ -30,7 +30,7 @@ let scratch: string;
 let stack: FakeGradedStack;
 let worker: StartedProcess;
 
-const scheduler = (args: string[]) => runCli('scheduler', args, services.env, 60_000);
+const scheduler = (args: string[]) => runCli('scheduler', args, services.env, 600_000);
 
 beforeAll(async () => {
   scratch = await mkdtemp(path.join(tmpdir(), 'graded-cli-'));
@@ -66,7 +66,7 @@ beforeAll(async () => {
     },
   );
   await waitForOutput(worker, 'worker ready', 'the graded worker to be ready');
-}, 120_000);
+});
 
 afterAll(async () => {
   if (worker.child.exitCode === null && worker.child.signalCode === null) {
@@ -108,7 +108,7 @@ describe('a graded run from the command line', () => {
         const stored = row?.summary as { pending?: number; graded?: unknown } | null | undefined;
         return stored?.pending === 0 && stored.graded ? stored : undefined;
       },
-      120_000,
+      600_000,
       100,
     );
     // Stored by the worker when the run settled: the agent said success twice, the grade says 0.

@@ -148,7 +148,7 @@ async function failedFirstAttempt(runId: string, taskId: string) {
       const attempts = await attemptsOf(runId, taskId);
       return attempts[0]?.status === 'error' ? attempts : undefined;
     },
-    60_000,
+    600_000,
     50,
   );
   return first!;
@@ -456,7 +456,7 @@ describe("a graded worker's LLM relay while its attempt resets and sets up", () 
       await stack.close();
       await llm.close();
     }
-  }, 120_000);
+  });
 });
 
 describe('worker-osworld, graded runs: the desktop says what it has (its manifest)', () => {
@@ -518,7 +518,7 @@ describe('worker-osworld, graded runs: the desktop says what it has (its manifes
       await producer.queue('osworld').obliterate({ force: true });
       await stack.close();
     }
-  }, 300_000);
+  });
 });
 
 describe('worker-osworld without --desktop-server-url', () => {

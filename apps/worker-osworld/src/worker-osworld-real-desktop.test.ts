@@ -95,7 +95,7 @@ describe.skipIf(!engine.available)('a real desktop', () => {
           }).catch(() => null);
           return answer?.ok ? ((await answer.json()) as { Browser: string }) : undefined;
         },
-        120_000,
+        600_000,
         500,
       );
       expect(version.Browser).toMatch(/^Chrome\/\d+/);

@@ -79,7 +79,7 @@ async function settledTask(runId: string, taskId: string) {
         .executeTakeFirst();
       return task && task.status !== 'queued' && task.status !== 'running' ? task : undefined;
     },
-    60_000,
+    600_000,
     50,
   );
 }
@@ -194,7 +194,7 @@ describe("worker-osworld's LLM relay for its stack's agent", () => {
         const rows = await repository.callsOfTask(runId, 'os-inputs');
         return rows.length === 4 ? rows : undefined;
       },
-      60_000,
+      600_000,
       50,
     );
     expect(calls.map((call) => [call.attempt, call.call_no, call.step, call.model])).toEqual([
@@ -354,7 +354,7 @@ describe("worker-osworld's LLM relay for its stack's agent", () => {
     } finally {
       llm.setFaults({});
     }
-  }, 150_000);
+  });
 
   it('a task over its spend limit stops with `budget`: the call is refused before the provider sees it, and the agent’s failure is not its own', async () => {
     const sent = llm.stats.requests;
@@ -563,5 +563,5 @@ describe("a killed worker's orphaned agent task", () => {
         }
       await fake.close();
     }
-  }, 90_000);
+  });
 });

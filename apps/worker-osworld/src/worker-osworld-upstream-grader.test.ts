@@ -98,7 +98,7 @@ async function startGrader(): Promise<void> {
       (await fetch(`http://127.0.0.1:${graderPort}/healthz`, { signal: AbortSignal.timeout(2_000) })
         .then((response) => response.ok)
         .catch(() => false)) || undefined,
-    120_000,
+    600_000,
     250,
   );
 }

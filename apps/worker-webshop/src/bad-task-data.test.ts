@@ -79,7 +79,7 @@ describe('a poison task (goal data that makes the episode throw)', () => {
           ? all
           : undefined;
       },
-      180_000,
+      600_000,
       200,
     );
 
@@ -118,5 +118,5 @@ describe('a poison task (goal data that makes the episode throw)', () => {
       status: 'error',
       attempts: 1,
     });
-  }, 300_000);
+  });
 });

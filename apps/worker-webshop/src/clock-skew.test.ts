@@ -108,7 +108,7 @@ describe('a worker whose host clock is 10 min off', () => {
           (
             await readWorkerBeats(redis, services.prefix, async () => new Set([skewedId]), false)
           ).find((b) => b.workerId === skewedId),
-        60_000,
+        600_000,
         100,
       );
       expect(Math.abs(Date.parse(beat.at) - (await redisTimeMs(redis)))).toBeLessThan(30_000);
@@ -120,7 +120,7 @@ describe('a worker whose host clock is 10 min off', () => {
           const [until] = await delayedUntil(runId);
           return until === undefined ? undefined : { until, now: await redisTimeMs(redis) };
         },
-        120_000,
+        600_000,
         20,
       );
       expect(due.until - due.now).toBeGreaterThan(-2_000);
@@ -150,6 +150,5 @@ describe('a worker whose host clock is 10 min off', () => {
       );
       for (const task of tasks) expect(['success', 'failed']).toContain(task.status);
     },
-    420_000,
   );
 });

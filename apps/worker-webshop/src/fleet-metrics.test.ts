@@ -106,7 +106,7 @@ describe('a fleet of three worker-webshop processes', () => {
           ? rows
           : undefined;
       },
-      120_000,
+      600_000,
       200,
     );
 

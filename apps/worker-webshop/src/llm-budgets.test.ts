@@ -76,7 +76,7 @@ async function settled(runId: string) {
         ? tasks
         : undefined;
     },
-    120_000,
+    600_000,
     200,
   );
 }
@@ -545,7 +545,7 @@ describe('infra-error budget', () => {
             .executeTakeFirstOrThrow();
           return run.halt === 'infra' ? run : undefined;
         },
-        60_000,
+        600_000,
         100,
       );
       // More than 25 % of a window of 20: at least 6 infra failures among the tasks that ran.
@@ -564,7 +564,7 @@ describe('infra-error budget', () => {
             .execute();
           return running.length === 0;
         },
-        60_000,
+        600_000,
         100,
       );
       const attemptsWhilePaused = await services.db

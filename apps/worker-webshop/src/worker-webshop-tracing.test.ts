@@ -74,7 +74,7 @@ async function settledTasks(runId: string) {
         ? tasks
         : undefined;
     },
-    90_000,
+    600_000,
     100,
   );
 }

@@ -64,7 +64,7 @@ async function settledTasks(runId: string) {
         ? tasks
         : undefined;
     },
-    90_000,
+    600_000,
     200,
   );
 }

@@ -42,7 +42,7 @@ describe('containerServicesVerdict', () => {
       expect(verdict.reason).toMatch(
         /^benchfleet-containers-absent:never is not here and cannot be pulled \(/,
       );
-  }, 120_000);
+  });
 
   it('checks the reaper image the installed testcontainers starts, unless the reaper is off', () => {
     const require = createRequire(import.meta.url);
@@ -77,5 +77,5 @@ describe('provisionServices with a Docker engine that lacks an image', () => {
     } finally {
       await services.stop();
     }
-  }, 120_000);
+  });
 });

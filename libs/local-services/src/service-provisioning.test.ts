@@ -48,7 +48,7 @@ describe('provisionServices', () => {
       await services.stop();
     }
     await expect(checkRedis(services.redisUrl, 'REDIS_URL', 1_000)).rejects.toThrow(/REDIS_URL/);
-  }, 120_000);
+  });
 
   it('says how to provide Redis when nothing provides it', async () => {
     const error = await provisionServices({

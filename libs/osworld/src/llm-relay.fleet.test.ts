@@ -68,7 +68,7 @@ async function waitForEvent(relay: RelayProcess, event: string): Promise<RelayEv
       if (relay.child.exitCode !== null) throw new Error(`${relay.name} exited: ${relay.output()}`);
       return relay.events.find((e) => e.event === event);
     },
-    90_000,
+    600_000,
     25,
   );
 }

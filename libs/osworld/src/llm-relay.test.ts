@@ -117,7 +117,7 @@ async function runTask(agent: FakeBytebot, scenario: string, ends: string[]): Pr
   await waitFor(
     `task ${id} to end`,
     () => ends.includes(agent.tasks().find((t) => t.id === id)?.status ?? ''),
-    60_000,
+    600_000,
     10,
   );
   return id;

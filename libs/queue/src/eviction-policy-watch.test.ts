@@ -9,7 +9,7 @@ let redis: LocalRedis;
 
 beforeAll(async () => {
   redis = await LocalRedis.create();
-}, 60_000);
+});
 
 afterAll(async () => {
   await redis?.destroy();

@@ -1,5 +1,6 @@
 // A worker process for the runtime's tests: serves the test job's queue with a handler that records a
 // step every 100 ms for JOB_MS and then succeeds. Started by src/worker/worker-runtime.test.ts with tsx.
+// LOCK_MS: its job locks' duration (default the product's, whose lapse after a kill the tests wait for).
 import { createLogger } from '@benchfleet/core';
 import { createDatabase, StepWriter, StepsRepository } from '@benchfleet/db';
 import { serve, startWorkerRuntime } from '@benchfleet/queue';
@@ -35,8 +36,9 @@ const runtime = await startWorkerRuntime({
   workerId: env.WORKER_ID ?? 'test-worker',
   logger,
   graceMs: Number(env.GRACE_MS ?? '5000'),
-  lockDurationMs: 1_000,
-  stalledIntervalMs: 500,
+  // The product's lock and stall check unless a test sets them: a lock of 1 s lapsed on a live
+  // worker starved of CPU (load 40 on 2 cores), and its job ran twice.
+  ...(env.LOCK_MS ? { lockDurationMs: Number(env.LOCK_MS) } : {}),
   maxStalledCount: Number(env.MAX_STALLED ?? '3'),
 });
 

@@ -341,7 +341,7 @@ describe('a collector that is away', () => {
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
     try {
-      await waitFor('the child to start an export', () => stdout.includes('"exporting"'), 60_000);
+      await waitFor('the child to start an export', () => stdout.includes('"exporting"'), 600_000);
       await collector.until(() => collector.held() >= 1);
       // Its stdin ends too: an open pipe would keep the child alive, whatever tracing does.
       child.stdin.end('go\n');

@@ -47,7 +47,7 @@ describe('compiled CLIs', () => {
     });
     expect(help.status, help.stderr).toBe(0);
     expect(help.stdout).toMatch(/enqueue/);
-  }, 60_000);
+  });
 
   it('--if-stale leaves current bundles alone', () => {
     const manifest = join(DIST, 'build.json');

@@ -35,6 +35,8 @@ export interface RunVerdict {
   double: number;
   /** Tasks whose outcome is an infrastructure error: work the fault lost for good. */
   lost: number;
+  /** Up to 5 lost tasks with each attempt's end, so that a verdict with `lost` above 0 says why. */
+  lostTasks: { task: string; attempts: string[] }[];
   /** The stored summary counts every task once, as the rows say, with nothing pending. */
   summaryMatches: boolean;
   status: string;
@@ -321,10 +323,10 @@ export class FaultFleet {
         path.join(this.codeDir, 'apps', 'scheduler', 'bin', 'scheduler.js'),
         args,
         this.env,
-        60_000,
+        600_000,
         false,
       );
-    return runCli('scheduler', args, this.env, 60_000);
+    return runCli('scheduler', args, this.env, 600_000);
   }
 
   /** `scheduler enqueue` of WebShop goals played by the LLM agent against the fake (slow enough to fault mid-run). */
@@ -403,6 +405,7 @@ export class FaultFleet {
       where t.run_id = ${runId} and t.status = 'error' and a.error_class = 'infra'`.execute(
       this.db,
     );
+    const lostTasks = await this.lostTasks(runId);
     const run = await this.db
       .selectFrom('runs')
       .select(['summary', 'status'])
@@ -428,9 +431,48 @@ export class FaultFleet {
       stuck: tasks.filter((task) => task.status === 'queued' || task.status === 'running').length,
       double: outcomes.rows.length,
       lost: infra.rows[0]?.n ?? 0,
+      lostTasks,
       summaryMatches,
       status: run.status,
     };
+  }
+
+  /** Postgres's clock now: the clock of the attempts' `started_at`, on which takeovers are measured. */
+  async databaseNow(): Promise<Date> {
+    const row = await sql<{ now: Date }>`select clock_timestamp() as now`.execute(this.db);
+    const now = row.rows[0]?.now;
+    if (!now) throw new Error('Postgres answered no time');
+    return now;
+  }
+
+  /**
+   * Seconds from `since` (Postgres's clock) to the last attempt another worker than `fromWorker`
+   * opened on `taskIds`: a takeover timed by neither this process's polling nor a CLI's start.
+   */
+  async secondsToTakeover(
+    runId: string,
+    taskIds: string[],
+    fromWorker: string,
+    since: Date,
+  ): Promise<number> {
+    const row = await sql<{ seconds: number | null }>`
+      select extract(epoch from max(started_at) - ${since}::timestamptz)::float8 as seconds
+      from attempts where run_id = ${runId} and task_id = any(${taskIds}::text[])
+        and worker_id <> ${fromWorker}`.execute(this.db);
+    return row.rows[0]?.seconds ?? Number.NaN;
+  }
+
+  private async lostTasks(runId: string): Promise<RunVerdict['lostTasks']> {
+    const rows = await sql<{ task_id: string; attempts: string[] }>`
+      select t.task_id, array_agg(
+        a.attempt || ' ' || coalesce(a.worker_id, '?') || ' ' || a.status || ': ' || coalesce(a.error, '')
+        order by a.attempt) as attempts
+      from tasks t join attempts a on a.run_id = t.run_id and a.task_id = t.task_id
+      where t.run_id = ${runId} and t.status = 'error' and exists (
+        select 1 from attempts last where last.run_id = t.run_id and last.task_id = t.task_id
+          and last.attempt = t.attempts and last.error_class = 'infra')
+      group by t.task_id order by t.task_id limit 5`.execute(this.db);
+    return rows.rows.map((row) => ({ task: row.task_id, attempts: row.attempts }));
   }
 
   /** Every process the fleet started that is still running. */

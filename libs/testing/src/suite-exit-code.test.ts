@@ -53,7 +53,6 @@ describe('npm test', () => {
       const passed = await npmTest('pass', services);
       expect(passed.code, passed.output.slice(-2_000)).toBe(0);
     },
-    180_000,
   );
 
   // With an engine that answers but lacks the images (this machine) the run above provisions local
@@ -65,7 +64,7 @@ describe('npm test', () => {
     expect(passed.output).toMatch(/no containers for Postgres and Redis: no Docker engine answers/);
     expect(passed.output).toMatch(/1 passed/);
     expect(passed.code, passed.output.slice(-2_000)).toBe(0);
-  }, 180_000);
+  });
 
   // The browser the dashboard tests need is checked before anything starts: a machine that cannot
   // provide it stops the run at once with one line naming it and the fix, not with skipped tests.

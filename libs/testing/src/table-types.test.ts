@@ -183,5 +183,5 @@ describe('the hand-written table types', () => {
     expect([...untyped], 'tables and views without types').toEqual([]);
     // The check reads both kinds of table types, the shared ones and a benchmark's.
     expect([...tables]).toEqual(expect.arrayContaining(['tasks', 'task_scores', 'webshop_goals']));
-  }, 300_000);
+  });
 });

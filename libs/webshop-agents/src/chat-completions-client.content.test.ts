@@ -52,7 +52,7 @@ describe('the chat span with content capture on', () => {
       apiKey: 'sk-test-chat-content-01',
       temperature: 0,
       maxTokens: 50,
-      timeoutMs: 5_000,
+      timeoutMs: 600_000,
       governor,
     });
     const attribution = { runId: 'run-k', taskId: 'task-k', attempt: 1 };

@@ -47,7 +47,7 @@ describe('the chat client traced through the governor', () => {
       apiKey: 'sk-test-chat-telemetry-01',
       temperature: 0.3,
       maxTokens: 50,
-      timeoutMs: 5_000,
+      timeoutMs: 600_000,
       governor,
       retry: { maxRetries: 2, random: () => 0.5, sleep: async () => undefined },
     });

@@ -43,7 +43,7 @@ function agent(gate: LlmGovernor, options: Partial<LlmAgentOptions> = {}): Sut {
     baseUrl: fake.baseUrl,
     model: 'fake-model',
     apiKey: 'sk-test-governed-agent-01',
-    timeoutMs: 5_000,
+    timeoutMs: 600_000,
     governor: gate,
     retry: { maxRetries: 3, random: () => 0.5, sleep: async (ms) => void delays.push(ms) },
     ...options,

@@ -58,7 +58,7 @@ function agent(options: Partial<LlmAgentOptions> = {}): LlmAgent {
     baseUrl: fake.baseUrl,
     model: 'fake-model',
     apiKey: API_KEY,
-    timeoutMs: 2_000,
+    timeoutMs: 600_000,
     logger: pino({ level: 'trace' }, { write: (line: string) => void logLines.push(line) }),
     ...options,
     retry: {

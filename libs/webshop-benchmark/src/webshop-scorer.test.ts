@@ -31,7 +31,7 @@ const cacheDir = mkdtempSync(join(tmpdir(), 'webshop-scorer-'));
 
 beforeAll(async () => {
   await importWebshopCatalog(services.db, demoCatalogRequest({ seed: 0, products: 400 }));
-}, 120_000);
+});
 
 afterAll(() => rmSync(cacheDir, { recursive: true, force: true }));
 
@@ -85,7 +85,7 @@ describe('webshopScorer', () => {
     }
     // The comparison covers partial rewards, not only 0 and 1.
     expect(rewards.some((reward) => reward > 0 && reward < 1)).toBe(true);
-  }, 120_000);
+  });
 
   it('scores an episode that bought nothing 0, without reading the catalog', async () => {
     const score = await sut.score(

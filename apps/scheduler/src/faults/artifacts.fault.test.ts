@@ -39,5 +39,5 @@ describe('faults of the artifact store', () => {
     // Three tasks, and the one run again after the hand-back.
     expect(checks.bytebotTasks).toBe(4);
     expect(checks.all).toMatchObject({ workerLost: 0, handedBack: 1 });
-  }, 300_000);
+  });
 });

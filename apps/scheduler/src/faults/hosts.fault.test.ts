@@ -23,7 +23,7 @@ describe('faults of a worker host', () => {
       expect(result.checks['heldAtCut']).toBeGreaterThan(0);
       // The stated bound (LOST_WORKER_BOUND_MS, 20 s: the cut-off host's job locks lapse, the other
       // worker's stalled check hands them over), and 10 s for a machine whose two cores are busy
-      // (measured: 15-23 s).
+      // (measured: 15-23 s), on Postgres's clock from the cut to the other worker's last attempt.
       expect(result.checks['takeoverSeconds']).toBeLessThanOrEqual(30);
       expect(result.checks).toMatchObject({
         heldAfterBound: { postgresTransactions: [], activeJobs: 0 },
@@ -34,7 +34,6 @@ describe('faults of a worker host', () => {
         nextRunOnTheCutHost: '20/20',
       });
     },
-    300_000,
   );
 
   // Once: after a silent Redis cut healed, the worker stayed paused 99-112 s on a working network

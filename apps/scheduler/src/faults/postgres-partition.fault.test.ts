@@ -42,7 +42,7 @@ describe('faults of Postgres that refuse nothing', () => {
     expect(checks.cutWorker.stillRunning).toBe(0);
     // No worker was lost: no attempt says so.
     expect(checks.all.workerLost).toBe(0);
-  }, 300_000);
+  });
 
   // Once: `select 1` passed, no worker paused, and all 1,183 waiting jobs used their 5 attempts in
   // about 30 s; without a keeper the run stayed at 337/1,500 done for good.
@@ -69,5 +69,5 @@ describe('faults of Postgres that refuse nothing', () => {
     // BullMQ counted one attempt per job, the one that finished it.
     expect(checks.mostJobAttempts).toBe(1);
     expect(checks.all.workerLost).toBe(0);
-  }, 300_000);
+  });
 });

@@ -37,7 +37,7 @@ describe('faults of Redis that refuse nothing', () => {
     expect(checks.releasedAfterS).toBeLessThan(checks.boundS + 15);
     // No worker was lost: every attempt the other worker took over says why it ended.
     expect(checks.all.workerLost).toBe(0);
-  }, 300_000);
+  });
 
   // Once: two workers wrote about 510,000 error lines (325 MB) in 62 s.
   it('a read-only replica for a while: workers say why, log a handful of lines, and the run finishes', async () => {
@@ -55,7 +55,7 @@ describe('faults of Redis that refuse nothing', () => {
     for (const reason of checks.reasons)
       expect(reason).toMatch(/^paused: Redis at redis:\/\/.* is a read-only replica \(READONLY/);
     for (const lines of checks.linesDuringFault) expect(lines).toBeLessThan(100);
-  }, 300_000);
+  });
 
   // Once: a waiting job's record was left in no list or set (allkeys-lru); BullMQ ignored every
   // re-add of its id, so the keeper logged "re-enqueued" every 30 s and the task stayed queued.
@@ -90,5 +90,5 @@ describe('faults of Redis that refuse nothing', () => {
     });
     const lines = (result.checks.resumeLines as string[]).join('\n');
     expect(lines).toMatch(/resumed run .*: [1-9]\d* task\(s\) re-enqueued/);
-  }, 300_000);
+  });
 });

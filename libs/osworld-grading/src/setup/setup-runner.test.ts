@@ -450,7 +450,7 @@ describe('chrome_open_tabs over Chrome DevTools, as upstream runs it', () => {
       });
       chrome.on('exit', (code) => reject(new Error(`chromium exited (${code}): ${said}`)));
     });
-  }, 120_000);
+  });
 
   afterAll(async () => {
     chrome?.kill('SIGKILL');

@@ -81,6 +81,19 @@ async function createRunWithOneTask(runId: string): Promise<void> {
   });
 }
 
+/** Locks no starved worker loses (10 min): for tests where no job's lock should ever lapse. */
+const NO_LAPSE = { LOCK_MS: '600000' };
+
+/** The job's state once BullMQ has finished with it ('removed' when it is gone). */
+async function settledJobState(runId: string): Promise<string> {
+  const queue = producer.queue(RUNTIME_TEST_JOB.queue);
+  return waitFor('the job to leave the active list', async () => {
+    const job = await queue.getJob(taskJobId(runId, 'goal-0'));
+    const state = job ? await job.getState() : 'removed';
+    return state === 'active' ? undefined : state;
+  });
+}
+
 function taskRow(runId: string) {
   return services.db
     .selectFrom('tasks')
@@ -150,6 +163,8 @@ describe('checkServedJobs', () => {
 });
 
 describe('worker runtime with real worker processes', () => {
+  // Both workers keep the product's lock (15 s): the dead worker's lapses only when it stops renewing
+  // it, which the test waits for (the lost-worker bound), and the live one keeps its own on a starved CPU.
   it('redelivers the job of a SIGKILLed worker to another worker: two attempts, one outcome', async () => {
     const runId = 'run-sigkill';
     const first = await startWorker('worker-a', { JOB_MS: '60000' });
@@ -166,10 +181,11 @@ describe('worker runtime with real worker processes', () => {
     await exitOf(first);
 
     const second = await startWorker('worker-b', { JOB_MS: '300' });
-    const task = await waitFor('the task to succeed', async () => {
-      const row = await taskRow(runId);
-      return row.status === 'success' ? row : undefined;
-    });
+    await waitFor('the task to succeed', async () => (await taskRow(runId)).status === 'success');
+    // The row is written before BullMQ moves the job on: its state is read once it has.
+    expect(await settledJobState(runId)).toBe('completed');
+    const task = await taskRow(runId);
+    expect(task.status).toBe('success');
     const attempts = await attemptRows(runId);
     expect(attempts.map((a) => [a.attempt, a.worker_id, a.status, a.error_class])).toEqual([
       [1, 'worker-a', 'error', 'infra'],
@@ -177,8 +193,6 @@ describe('worker runtime with real worker processes', () => {
     ]);
     expect(task.attempts).toBe(2);
     expect(task.worker_id).toBe('worker-b');
-    const job = await producer.queue(RUNTIME_TEST_JOB.queue).getJob(taskJobId(runId, 'goal-0'));
-    expect(job ? await job.getState() : 'removed').toBe('completed');
     second.kill('SIGTERM');
     expect((await exitOf(second)).code).toBe(0);
   });
@@ -189,6 +203,7 @@ describe('worker runtime with real worker processes', () => {
       JOB_MS: '1500',
       // Ample on a busy machine: the job finishes inside it, not handed back.
       GRACE_MS: '60000',
+      ...NO_LAPSE,
     });
     expect(exit.code).toBe(0);
     const task = await taskRow(runId);
@@ -203,6 +218,7 @@ describe('worker runtime with real worker processes', () => {
     const { exit } = await sigtermWhileRunning(runId, 'worker-d', {
       JOB_MS: '3600000',
       GRACE_MS: '300',
+      ...NO_LAPSE,
     });
     expect(exit.code).toBe(0);
     const job = await producer.queue(RUNTIME_TEST_JOB.queue).getJob(taskJobId(runId, 'goal-0'));
@@ -213,7 +229,7 @@ describe('worker runtime with real worker processes', () => {
       ['error', 'handed back at worker shutdown'],
     ]);
 
-    const next = await startWorker('worker-e', { JOB_MS: '200' });
+    const next = await startWorker('worker-e', { JOB_MS: '200', ...NO_LAPSE });
     await waitFor(
       'the handed-back task to succeed',
       async () => (await taskRow(runId)).status === 'success',
