@@ -395,7 +395,7 @@ export class LlmGovernor implements LlmCallGate {
     await this.#checkRunning(attribution);
     if (budgeted) await this.#checkBudget(attribution!, budget, estimatedUsd ?? 0);
 
-    const { lease, charges } = await this.#takeSlots(
+    const { lease, charges, handedOut } = await this.#takeSlots(
       identity,
       limits,
       cap,
@@ -410,6 +410,8 @@ export class LlmGovernor implements LlmCallGate {
       await this.#dropLease(identity.id, lease.id);
       await this.#refundTokens(identity, charges, charges.tokens).catch(() => undefined);
       throw error;
+    } finally {
+      handedOut();
     }
 
     let settled: Promise<LlmSettlement> | undefined;
@@ -629,7 +631,7 @@ export class LlmGovernor implements LlmCallGate {
     cap: number,
     request: LlmCallRequest,
     estimatedTokens: number,
-  ): Promise<{ lease: HeldLease; charges: TokenCharge }> {
+  ): Promise<{ lease: HeldLease; charges: TokenCharge; handedOut: () => void }> {
     const line = this.#lineOf(identity, limits, cap);
     const maxHoldOff = request.maxHoldOffMs ?? 60_000;
     const tokenWindow = (learnedTpm: number) => {
@@ -637,6 +639,7 @@ export class LlmGovernor implements LlmCallGate {
       return tpm === undefined ? undefined : this.#window(tpm);
     };
     let lease: HeldLease | undefined;
+    let handedOut = (): void => undefined;
     try {
       for (;;) {
         // Tokens first looked at without taking them: a request slot is not spent on a call that cannot go.
@@ -650,7 +653,12 @@ export class LlmGovernor implements LlmCallGate {
         }
         const ticket = await line.take(request.signal, maxHoldOff, lease);
         lease = ticket.lease;
-        if (ticket.goInMs > 0) await abortable(ticket.goInMs, request.signal);
+        handedOut = ticket.handedOut;
+        if (ticket.goInMs > 0) {
+          // Sleeping till its reserved refill: the line need not wait for it.
+          handedOut();
+          await abortable(ticket.goInMs, request.signal);
+        }
         const tokens = tokenWindow(ticket.learnedTpm);
         // A call larger than one window's share takes the whole window.
         const charge = tokens === undefined ? 0 : Math.min(estimatedTokens, tokens.points);
@@ -660,6 +668,7 @@ export class LlmGovernor implements LlmCallGate {
           const taken = await this.#store.consume('tpm', tokens, identity.id, charge);
           if (!taken.ok) {
             // Another process took the room first; the request slot stays spent (never over-admits).
+            handedOut();
             await abortable(taken.waitMs + 1, request.signal);
             continue;
           }
@@ -670,9 +679,10 @@ export class LlmGovernor implements LlmCallGate {
         // looked, in the same instant, when the call was let go at once).
         if (!ticket.checkedHoldOff || tokens !== undefined || ticket.goInMs > 0)
           await this.#waitOutHoldOff(identity, request, maxHoldOff);
-        return { lease, charges: { window: tokens, tokens: charge, chargedAt, ttlMs } };
+        return { lease, charges: { window: tokens, tokens: charge, chargedAt, ttlMs }, handedOut };
       }
     } catch (error) {
+      handedOut();
       if (lease !== undefined) await this.#dropLease(identity.id, lease.id);
       throw error;
     }
