@@ -3,7 +3,7 @@ import type { GovernorStore } from './governor-store.js';
 import type { LimitWindow, RequestWindow } from './llm-limits.js';
 
 /** What the lane has learned, as the last lease taken read it (0: nothing learned). */
-export interface LaneLearned {
+interface LaneLearned {
   readonly learnedRpm: number;
   readonly learnedTpm: number;
   readonly learnedWindow: LimitWindow | undefined;
@@ -16,7 +16,7 @@ export interface HeldLease {
 }
 
 /** A waiter let through the line: its lease, and its request counted against the provider's limit. */
-export interface AdmissionTicket extends LaneLearned {
+interface AdmissionTicket extends LaneLearned {
   readonly lease: HeldLease;
   /** When it may go: 0, or a bucket's refill reserved that far ahead (it goes then, without asking again). */
   readonly goInMs: number;
@@ -30,7 +30,7 @@ export interface AdmissionTicket extends LaneLearned {
 }
 
 /** What the line needs of the governor that owns it (one line per lane per process). */
-export interface AdmissionLineOptions {
+interface AdmissionLineOptions {
   readonly store: GovernorStore;
   readonly laneId: string;
   readonly provider: string;
