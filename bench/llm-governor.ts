@@ -137,6 +137,26 @@ const pct = (part: number, whole: number): string =>
 /** The second of the clock's minute each fleet of phase `shapes` starts at. */
 const START_AT_SECOND = 20;
 
+/**
+ * The least time from the first call's arrival to the last's that the provider allows for `calls`
+ * calls, whoever sends them: a sliding log lets `limit` through, then the next `limit` a span after
+ * each; fixed windows let `limit` through per window of the clock (the first one already begun at
+ * `firstAt`); a full bucket lets `limit` through at once, then refills at `limit` per span.
+ */
+function providerFloorS(
+  shape: 'sliding' | 'fixed' | 'bucket',
+  calls: number,
+  limit: number,
+  firstAt: number,
+): number {
+  const span = 60_000;
+  const windows = Math.ceil(calls / limit) - 1;
+  if (windows <= 0) return 0;
+  if (shape === 'sliding') return (windows * span) / 1000;
+  if (shape === 'fixed') return (span - (firstAt % span) + (windows - 1) * span) / 1000;
+  return ((calls - limit) * span) / limit / 1000;
+}
+
 /** Each provider shape with an ungoverned fleet, the governor told the limit and shape, and learning. */
 async function runShapes(redisUrl: string): Promise<void> {
   const shapeRpm = Number(values['shape-rpm']);
@@ -179,6 +199,7 @@ async function runShapes(redisUrl: string): Promise<void> {
       const wallS = (Date.now() - started) / 1000;
       const answeredS = (Math.max(...times) - Math.min(...times)) / 1000;
       if (mode === 'off') ungovernedS = answeredS;
+      const floorS = providerFloorS(shape, fake.stats.completions, shapeRpm, Math.min(...times));
       const failed = summaries.reduce((sum, s) => sum + s.infraFailed + s.agentFailed, 0);
       rows.push({
         provider: shape,
@@ -189,6 +210,8 @@ async function runShapes(redisUrl: string): Promise<void> {
         '429 %': pct(fake.stats.rateLimited, fake.arrivals.length),
         'last call s': answeredS.toFixed(1),
         '× ungoverned': ungovernedS === undefined ? 'n/a' : (answeredS / ungovernedS).toFixed(3),
+        'floor s': floorS.toFixed(1),
+        '× floor': floorS === 0 ? 'n/a' : (answeredS / floorS).toFixed(3),
         'tasks failed': failed,
         'wall s': wallS.toFixed(1),
       });
@@ -197,7 +220,7 @@ async function runShapes(redisUrl: string): Promise<void> {
     }
   }
   process.stdout.write(
-    `\nprovider shapes: ${shapeRpm} requests/min, answers in 200–800 ms, ${fleetSize} processes × ${tasksInFlight} tasks in flight, ${steps} LLM calls per task, ${cpus().length} cores (shared); "last call s": from the first request's arrival to the last's\n`,
+    `\nprovider shapes: ${shapeRpm} requests/min, answers in 200–800 ms, ${fleetSize} processes × ${tasksInFlight} tasks in flight, ${steps} LLM calls per task, ${cpus().length} cores (shared); "last call s": from the first request's arrival to the last's; "floor s": the least the provider allows for the calls made\n`,
   );
   printTable(rows);
 }

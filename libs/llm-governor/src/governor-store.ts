@@ -3,12 +3,13 @@ import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { errorMessage, redactSecrets } from '@benchfleet/core';
 import { GovernorUnavailableError } from './governor-errors.js';
 import type { BucketWindow, RequestWindow } from './llm-limits.js';
-import { NOW, TAKE_REQUEST } from './request-window-script.js';
+import { NOW, TAKE_REQUESTS } from './request-window-script.js';
 
 /**
- * KEYS: lane hash, lease set. ARGV: lease id, lease ms, concurrency cap, initial target.
- * Returns {0, ms left} while the lane is held off, {1, in flight} when the fleet is at its target,
- * {2, in flight, wave, learned rpm, learned tpm, learned window} once a lease is taken (wave: how
+ * KEYS: lane hash, lease set. ARGV: lease ms, concurrency cap, initial target, lease ids (one per
+ * waiter, in line order). Returns {0, ms left} while the lane is held off, {1, in flight} when the
+ * fleet is at its target, {2, in flight, wave, learned rpm, learned tpm, learned window, granted}
+ * once leases are taken: the first `granted` ids, as many as the target leaves room for (wave: how
  * many decreases the lane has had, so a wave of 429s decreases once; learned limits 0 when none;
  * window 1 sliding, 2 fixed, 3 bucket, 0 none).
  */
@@ -16,23 +17,25 @@ const ADMIT = `${NOW}
 local closed = tonumber(redis.call('HGET', KEYS[1], 'closedUntil') or '0')
 if closed > now then return {0, closed - now} end
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
-local cap = tonumber(ARGV[3])
+local cap = tonumber(ARGV[2])
 local target = tonumber(redis.call('HGET', KEYS[1], 'target') or '0')
 if target <= 0 then
-  target = math.min(cap, tonumber(ARGV[4]))
+  target = math.min(cap, tonumber(ARGV[3]))
   redis.call('HSET', KEYS[1], 'target', target, 'slowStart', 1)
 elseif target > cap then
   target = cap
   redis.call('HSET', KEYS[1], 'target', target)
 end
 local inflight = redis.call('ZCARD', KEYS[2])
-if inflight >= math.max(1, math.floor(target)) then return {1, inflight} end
-redis.call('ZADD', KEYS[2], now + tonumber(ARGV[2]), ARGV[1])
-redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[2]) + 60000)
+local granted = math.min(#ARGV - 3, math.max(1, math.floor(target)) - inflight)
+if granted <= 0 then return {1, inflight} end
+local expires = now + tonumber(ARGV[1])
+for i = 1, granted do redis.call('ZADD', KEYS[2], expires, ARGV[3 + i]) end
+redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[1]) + 60000)
 local lane = redis.call('HMGET', KEYS[1], 'wave', 'learnedRpm', 'learnedTpm', 'learnedWindow')
 local shapes = {sliding = 1, fixed = 2, bucket = 3}
-return {2, inflight + 1, tonumber(lane[1] or '0'), tonumber(lane[2] or '0'), tonumber(lane[3] or '0'),
-  shapes[lane[4] or ''] or 0}`;
+return {2, inflight + granted, tonumber(lane[1] or '0'), tonumber(lane[2] or '0'), tonumber(lane[3] or '0'),
+  shapes[lane[4] or ''] or 0, granted}`;
 
 /** KEYS: lane hash. Returns the ms the lane is still held off (0: open). */
 const HELD = `${NOW}
@@ -54,7 +57,7 @@ return renewed`;
  * ARGV: lease id, outcome (ok | limited | failed), wave at admission, cap, decrease factor, hold-off ms,
  * tokens, nano-USD, learned rpm (0: none), learned tpm (0: none), requests remaining (-1: not said),
  * ms to their reset, learned window shape ('': none), ms from now to a learned fixed window's end, span ms.
- * The provider's last word on what remains is kept for `TAKE_REQUEST`; a fixed window's phase is
+ * The provider's last word on what remains is kept for `TAKE_REQUESTS`; a fixed window's phase is
  * kept from the answer that first told the shape.
  * AIMD: slow start (+1 per success) until the first decrease, then +1/target per success; a
  * limited outcome multiplies the target by the factor, once per wave (calls admitted before the
@@ -153,10 +156,10 @@ interface GovernorCommands {
   llmGovAdmit(
     lane: string,
     leases: string,
-    leaseId: string,
     leaseMs: number,
     cap: number,
     initial: number,
+    ...leaseIds: string[]
   ): Promise<(number | string)[]>;
   llmGovRenew(leases: string, leaseMs: number, ...ids: string[]): Promise<number>;
   llmGovSettle(
@@ -170,7 +173,7 @@ interface GovernorCommands {
   llmGovSpend(run: string, task: string, ...args: (string | number)[]): Promise<[string, string]>;
   llmGovLaneState(lane: string, leases: string): Promise<[number, number]>;
   llmGovHeld(lane: string): Promise<number>;
-  llmGovTakeRequest(
+  llmGovTakeRequests(
     key: string,
     lane: string,
     leases: string,
@@ -179,7 +182,9 @@ interface GovernorCommands {
     spanMs: number,
     graceMs: number,
     reserveMs: number,
-  ): Promise<[number, number]>;
+    wanted: number,
+    mine: number,
+  ): Promise<number[]>;
 }
 
 type GovernorRedis = Redis & GovernorCommands;
@@ -235,7 +240,7 @@ export class GovernorStore {
     redis.defineCommand('llmGovSpend', { numberOfKeys: 2, lua: SPEND });
     redis.defineCommand('llmGovLaneState', { numberOfKeys: 2, lua: LANE_STATE });
     redis.defineCommand('llmGovHeld', { numberOfKeys: 1, lua: HELD });
-    redis.defineCommand('llmGovTakeRequest', { numberOfKeys: 3, lua: TAKE_REQUEST });
+    redis.defineCommand('llmGovTakeRequests', { numberOfKeys: 3, lua: TAKE_REQUESTS });
     this.redis = redis as GovernorRedis;
   }
 
@@ -259,21 +264,25 @@ export class GovernorStore {
   }
 
   /**
-   * Counts one request against the provider's request limit as it counts it, and as the provider
-   * last said what remains: taken, when it may go (`goInMs`, a bucket's reserved refill); refused,
-   * the wait (`held`: the lane is held off, nothing was taken).
+   * Counts up to `wanted` requests against the provider's request limit as it counts it, and as
+   * the provider last said what remains (`mine`: the leases in flight that are the asker's own
+   * waiters). Taken: `goInMs` per request granted (0, or a bucket's refill reserved that far
+   * ahead), and when fewer than wanted were, `waitMs` until the next may be; held off (a
+   * Retry-After): the wait, nothing taken.
    */
-  async takeRequest(
+  async takeRequests(
     window: RequestWindow,
     laneId: string,
+    wanted: number,
+    mine: number,
   ): Promise<
-    | { readonly ok: true; readonly goInMs: number }
-    | { readonly ok: false; readonly waitMs: number; readonly held: boolean }
+    | { readonly held: false; readonly goInMs: readonly number[]; readonly waitMs: number }
+    | { readonly held: true; readonly waitMs: number }
   > {
     // The key names the window, so a changed limit or shape starts afresh (seeded by the provider's last word).
     const key = `${this.keys}:req:${window.shape}:${window.limit}:${window.spanMs}:${laneId}`;
-    const [code, waitMs] = await this.run('count the request', () =>
-      this.redis.llmGovTakeRequest(
+    const reply = await this.run('count the requests', () =>
+      this.redis.llmGovTakeRequests(
         key,
         this.laneKey(laneId),
         this.leaseKey(laneId),
@@ -282,11 +291,64 @@ export class GovernorStore {
         window.spanMs,
         window.graceMs,
         RESERVE_MS,
+        wanted,
+        mine,
       ),
     );
-    return Number(code) === 1
-      ? { ok: true, goInMs: Number(waitMs) }
-      : { ok: false, waitMs: Number(waitMs), held: Number(code) === 2 };
+    const [code = 0, waitMs = 0, granted = 0, ...goIn] = reply.map(Number);
+    if (code === 2) return { held: true, waitMs };
+    return {
+      held: false,
+      goInMs: Array.from({ length: granted }, (_, i) => goIn[i] ?? 0),
+      waitMs,
+    };
+  }
+
+  /**
+   * Takes leases for up to all `leaseIds` (in line order) under the fleet's concurrency target:
+   * held off (the wait), none (the fleet is at its target), or the first `granted` taken, with
+   * the lane's wave and what it has learned (0: nothing).
+   */
+  async admit(
+    laneId: string,
+    leaseIds: readonly string[],
+    leaseMs: number,
+    cap: number,
+    initial: number,
+  ): Promise<
+    | { readonly kind: 'held'; readonly waitMs: number }
+    | { readonly kind: 'full' }
+    | {
+        readonly kind: 'leased';
+        readonly granted: number;
+        readonly wave: number;
+        readonly learnedRpm: number;
+        readonly learnedTpm: number;
+        readonly learnedWindow: number;
+      }
+  > {
+    const reply = await this.run('take leases', () =>
+      this.redis.llmGovAdmit(
+        this.laneKey(laneId),
+        this.leaseKey(laneId),
+        leaseMs,
+        cap,
+        initial,
+        ...leaseIds,
+      ),
+    );
+    const [
+      code = 0,
+      a = 0,
+      wave = 0,
+      learnedRpm = 0,
+      learnedTpm = 0,
+      learnedWindow = 0,
+      granted = 0,
+    ] = reply.map(Number);
+    if (code === 0) return { kind: 'held', waitMs: a };
+    if (code === 1) return { kind: 'full' };
+    return { kind: 'leased', granted, wave, learnedRpm, learnedTpm, learnedWindow };
   }
 
   /** Runs `command` under the deadline; any failure is the governor's infra fault, naming what failed. */

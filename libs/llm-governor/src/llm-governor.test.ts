@@ -290,6 +290,38 @@ describe('LlmGovernor', () => {
     expect(await redis.exists(`${prefix}:llm:tpm:1s1475:${id}`)).toBe(1); // 90 000/min: 1475 per 1 s
   });
 
+  it('admits a burst of waiters of one process in a few script calls, not two or three per waiter', async () => {
+    // A Redis of its own: its command counts are this test's alone.
+    const own = await LocalRedis.create();
+    try {
+      const sut = governor({
+        redisUrl: own.url,
+        limits: new LlmLimitsTable({ inline: { requestsPerMinute: 600, window: 'sliding' } }),
+      });
+      await (await sut.acquire(request('burst'))).settle(ok(1, 1));
+      const counter = new Redis(own.url);
+      const scriptCalls = async () => {
+        const stats = await counter.info('commandstats');
+        return [...stats.matchAll(/^cmdstat_(?:evalsha|eval):calls=(\d+)/gm)].reduce(
+          (sum, match) => sum + Number(match[1]),
+          0,
+        );
+      };
+      const before = await scriptCalls();
+      const permits = await Promise.all(
+        Array.from({ length: 64 }, () => sut.acquire(request('burst'))),
+      );
+      const used = (await scriptCalls()) - before;
+      counter.disconnect();
+      // Rounds of at most 16: leases, then requests, for each (the old line: 128 or more).
+      expect(used).toBeLessThanOrEqual(16);
+      for (const permit of permits) await permit.settle(ok(1, 1));
+      expect((await laneOf(sut, 'burst')).totals.requests).toBe(65);
+    } finally {
+      await own.destroy();
+    }
+  });
+
   it("hands a drained bucket's waiters their own refill instants: each asks Redis once, then sleeps until it", async () => {
     // 60/min as a bucket: 58 at once (2 s of refill kept back), then one a second.
     const told = () =>

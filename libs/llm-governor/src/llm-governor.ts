@@ -14,6 +14,7 @@ import {
   RateLimitedTooLongError,
   type BudgetScope,
 } from './governor-errors.js';
+import { AdmissionLine, type HeldLease } from './admission-line.js';
 import { GovernorStore } from './governor-store.js';
 import { laneIdentity, type LaneIdentity, type LlmAttribution, type LlmLane } from './llm-lane.js';
 import {
@@ -22,7 +23,6 @@ import {
   requestWindowOf,
   type BucketWindow,
   type LaneLimits,
-  type LimitWindow,
 } from './llm-limits.js';
 import { costOf, type ModelPrice, type PriceTable } from './price-table.js';
 import {
@@ -221,13 +221,6 @@ export interface SpendTotals {
 }
 
 const NANO = 1_000_000_000;
-/** The shapes ADMIT returns by number (0: none learned). */
-const LEARNED_WINDOWS: readonly (LimitWindow | undefined)[] = [
-  undefined,
-  'sliding',
-  'fixed',
-  'bucket',
-];
 const SPEND_TTL_S = 30 * 24 * 3600;
 /**
  * A field of a run's spend record per lane its calls went through: `used-lane:<laneId>` (apart from
@@ -302,8 +295,8 @@ export class LlmGovernor implements LlmCallGate {
   #leaseCount = 0;
   /** Leases this process holds, per lane, with when each was taken: renewed together by the heartbeat. */
   readonly #leases = new Map<string, Map<string, number>>();
-  /** The tail of each lane's local line: one waiter per process asks Redis at a time. */
-  readonly #lines = new Map<string, Promise<void>>();
+  /** Each lane's line in this process: its waiters admitted together, in few Redis round trips. */
+  readonly #lines = new Map<string, AdmissionLine>();
   /** Lanes this process registered, and whether it knew a price for them then. */
   readonly #registered = new Map<string, boolean>();
   /** (run, lane) pairs this process has written to the run's spend record. */
@@ -379,7 +372,7 @@ export class LlmGovernor implements LlmCallGate {
     span: LlmCallSpan,
     started: number,
   ): Promise<LlmPermit> {
-    const { signal, attribution } = request;
+    const { attribution } = request;
     const budget =
       request.budget ??
       (attribution !== undefined ? await this.#budgetOf?.(attribution) : undefined);
@@ -402,34 +395,23 @@ export class LlmGovernor implements LlmCallGate {
     await this.#checkRunning(attribution);
     if (budgeted) await this.#checkBudget(attribution!, budget, estimatedUsd ?? 0);
 
-    const admitted = await this.#inLine(identity.id, signal, async () => {
-      const lease = `${this.#processId}:${(this.#leaseCount += 1)}`;
-      const admission = await this.#admit(identity, lease, cap, request, limits);
-      this.#holdLease(identity.id, lease);
-      try {
-        const charges = await this.#takeBuckets(
-          identity,
-          limits,
-          admission,
-          estimatedTokens,
-          request,
-        );
-        return { lease, admission, charges };
-      } catch (error) {
-        await this.#dropLease(identity.id, lease);
-        throw error;
-      }
-    });
-
-    const { lease, admission, charges } = admitted;
+    const { lease, charges, handedOut } = await this.#takeSlots(
+      identity,
+      limits,
+      cap,
+      request,
+      estimatedTokens,
+    );
     try {
       // Waiting may have taken long: the attempt may have ended and other calls spent the money.
       await this.#checkRunning(attribution);
       if (budgeted) await this.#checkBudget(attribution!, budget, estimatedUsd ?? 0);
     } catch (error) {
-      await this.#dropLease(identity.id, lease);
+      await this.#dropLease(identity.id, lease.id);
       await this.#refundTokens(identity, charges, charges.tokens).catch(() => undefined);
       throw error;
+    } finally {
+      handedOut();
     }
 
     let settled: Promise<LlmSettlement> | undefined;
@@ -444,8 +426,8 @@ export class LlmGovernor implements LlmCallGate {
           limits,
           cap,
           request,
-          lease,
-          admission.wave,
+          lease.id,
+          lease.wave,
           charges,
           outcome,
           budget,
@@ -598,149 +580,122 @@ export class LlmGovernor implements LlmCallGate {
     );
   }
 
-  /** Runs `work` when every earlier waiter of this process on the lane is through. */
-  async #inLine<T>(laneId: string, signal: AbortSignal, work: () => Promise<T>): Promise<T> {
-    const previous = this.#lines.get(laneId) ?? Promise.resolve();
-    let done!: () => void;
-    const mine = new Promise<void>((resolve) => (done = resolve));
-    const tail = previous.then(() => mine);
-    this.#lines.set(laneId, tail);
-    try {
-      await new Promise<void>((resolve, reject) => {
-        const onAbort = (): void => reject(signal.reason);
-        if (signal.aborted) {
-          onAbort();
-          return;
-        }
-        signal.addEventListener('abort', onAbort, { once: true });
-        void previous.then(() => {
-          signal.removeEventListener('abort', onAbort);
-          resolve();
-        });
-      });
-      signal.throwIfAborted();
-      return await work();
-    } finally {
-      // An aborted waiter still hands the turn on, once its own turn has come.
-      void previous.then(done);
-      void tail.then(() => {
-        if (this.#lines.get(laneId) === tail) this.#lines.delete(laneId);
-      });
-    }
+  /** Waits out a hold-off, with a little jitter so a fleet does not wake in one instant. */
+  #holdOff(ms: number, signal: AbortSignal): Promise<void> {
+    return abortable(ms + Math.random() * Math.min(100, ms / 10), signal);
   }
 
-  async #admit(
-    identity: LaneIdentity,
-    lease: string,
-    cap: number,
-    request: LlmCallRequest,
-    limits: LaneLimits,
-  ) {
-    const maxHoldOff = request.maxHoldOffMs ?? 60_000;
+  /** This process's line for the lane: its waiters are admitted together (see `AdmissionLine`). */
+  #lineOf(identity: LaneIdentity, limits: LaneLimits, cap: number): AdmissionLine {
+    const existing = this.#lines.get(identity.id);
+    if (existing !== undefined) return existing;
     // A declared request limit paces the calls itself: the target starts where its whole burst fits.
-    const initial =
+    const initialTarget =
       limits.requestsPerMinute === undefined
         ? this.#initial
         : Math.max(
             this.#initial,
             requestWindowOf(limits.requestsPerMinute, limits.window, this.#spanSeconds).limit,
           );
-    for (;;) {
-      const reply = await this.#store.run('take a lease', () =>
-        this.#store.redis.llmGovAdmit(
-          this.#store.laneKey(identity.id),
-          this.#store.leaseKey(identity.id),
-          lease,
-          this.#leaseMs,
-          cap,
-          initial,
-        ),
-      );
-      const [code = 0, a = 0, b = 0, c = 0, d = 0, e = 0] = reply.map(Number);
-      if (code === 2)
-        return {
-          wave: b,
-          learnedRpm: c,
-          learnedTpm: d,
-          learnedWindow: LEARNED_WINDOWS[e],
-          inFlight: a,
-        };
-      if (code === 0) {
-        if (a > maxHoldOff) throw new RateLimitedTooLongError(a, identity.provider);
-        await this.#holdOff(a, request.signal);
-      } else await abortable(this.#pollMs * (0.5 + Math.random()), request.signal);
+    const line = new AdmissionLine({
+      store: this.#store,
+      laneId: identity.id,
+      provider: identity.provider,
+      leaseMs: this.#leaseMs,
+      cap,
+      initialTarget,
+      pollMs: this.#pollMs,
+      // Requests: the provider's burst taken as it grants it, in the shape told, else the shape
+      // its answers told (learned), else the sliding log (safe on every shape).
+      requestWindow: (learned) => {
+        const rpm = limits.requestsPerMinute ?? (learned.learnedRpm || undefined);
+        const shape = limits.window ?? learned.learnedWindow;
+        return rpm === undefined ? undefined : requestWindowOf(rpm, shape, this.#spanSeconds);
+      },
+      newLeaseId: () => `${this.#processId}:${(this.#leaseCount += 1)}`,
+      holdLease: (lease) => this.#holdLease(identity.id, lease),
+      dropLease: (lease) => this.#dropLease(identity.id, lease),
+      holdOffMs: (ms) => ms + Math.random() * Math.min(100, ms / 10),
+    });
+    this.#lines.set(identity.id, line);
+    return line;
+  }
+
+  /**
+   * A lease, a request counted against the provider's limit (through the lane's line) and the
+   * call's tokens charged: what a call takes before it goes. On failure the lease is given back.
+   */
+  async #takeSlots(
+    identity: LaneIdentity,
+    limits: LaneLimits,
+    cap: number,
+    request: LlmCallRequest,
+    estimatedTokens: number,
+  ): Promise<{ lease: HeldLease; charges: TokenCharge; handedOut: () => void }> {
+    const line = this.#lineOf(identity, limits, cap);
+    const maxHoldOff = request.maxHoldOffMs ?? 60_000;
+    const tokenWindow = (learnedTpm: number) => {
+      const tpm = limits.tokensPerMinute ?? (learnedTpm || undefined);
+      return tpm === undefined ? undefined : this.#window(tpm);
+    };
+    let lease: HeldLease | undefined;
+    let handedOut = (): void => undefined;
+    try {
+      for (;;) {
+        // Tokens first looked at without taking them: a request slot is not spent on a call that cannot go.
+        const before = tokenWindow(line.learned.learnedTpm);
+        if (before !== undefined) {
+          const left = await this.#store.remaining('tpm', before, identity.id);
+          if (left.points < Math.min(estimatedTokens, before.points)) {
+            await abortable(left.msLeft + 1, request.signal);
+            continue;
+          }
+        }
+        const ticket = await line.take(request.signal, maxHoldOff, lease);
+        lease = ticket.lease;
+        handedOut = ticket.handedOut;
+        if (ticket.goInMs > 0) {
+          // Sleeping till its reserved refill: the line need not wait for it.
+          handedOut();
+          await abortable(ticket.goInMs, request.signal);
+        }
+        const tokens = tokenWindow(ticket.learnedTpm);
+        // A call larger than one window's share takes the whole window.
+        const charge = tokens === undefined ? 0 : Math.min(estimatedTokens, tokens.points);
+        let chargedAt = Date.now();
+        let ttlMs = 0;
+        if (tokens !== undefined) {
+          const taken = await this.#store.consume('tpm', tokens, identity.id, charge);
+          if (!taken.ok) {
+            // Another process took the room first; the request slot stays spent (never over-admits).
+            handedOut();
+            await abortable(taken.waitMs + 1, request.signal);
+            continue;
+          }
+          chargedAt = Date.now();
+          ttlMs = taken.ttlMs;
+        }
+        // A worker may have published a Retry-After while this call waited (the line's script
+        // looked, in the same instant, when the call was let go at once).
+        if (!ticket.checkedHoldOff || tokens !== undefined || ticket.goInMs > 0)
+          await this.#waitOutHoldOff(identity, request, maxHoldOff);
+        return { lease, charges: { window: tokens, tokens: charge, chargedAt, ttlMs }, handedOut };
+      }
+    } catch (error) {
+      handedOut();
+      if (lease !== undefined) await this.#dropLease(identity.id, lease.id);
+      throw error;
     }
   }
 
-  /** Waits out a hold-off, with a little jitter so a fleet does not wake in one instant. */
-  #holdOff(ms: number, signal: AbortSignal): Promise<void> {
-    return abortable(ms + Math.random() * Math.min(100, ms / 10), signal);
-  }
-
-  async #takeBuckets(
-    identity: LaneIdentity,
-    limits: LaneLimits,
-    admission: { learnedRpm: number; learnedTpm: number; learnedWindow: LimitWindow | undefined },
-    estimatedTokens: number,
-    request: LlmCallRequest,
-  ): Promise<TokenCharge> {
-    const rpm = limits.requestsPerMinute ?? (admission.learnedRpm || undefined);
-    const tpm = limits.tokensPerMinute ?? (admission.learnedTpm || undefined);
-    // Requests: the provider's burst taken as it grants it, in the shape told, else the shape its
-    // answers told (learned), else the sliding log (safe on every shape).
-    const shape = limits.window ?? admission.learnedWindow;
-    const requests = rpm === undefined ? undefined : requestWindowOf(rpm, shape, this.#spanSeconds);
-    const tokens = tpm === undefined ? undefined : this.#window(tpm);
-    // A call larger than one window's share takes the whole window.
-    const charge = tokens === undefined ? 0 : Math.min(estimatedTokens, tokens.points);
-    const maxHoldOff = request.maxHoldOffMs ?? 60_000;
+  async #waitOutHoldOff(identity: LaneIdentity, request: LlmCallRequest, maxHoldOff: number) {
     for (;;) {
-      let goneAtOnce = false;
-      if (tokens !== undefined) {
-        const left = await this.#store.remaining('tpm', tokens, identity.id);
-        if (left.points < charge) {
-          await abortable(left.msLeft + 1, request.signal);
-          continue;
-        }
-      }
-      if (requests !== undefined) {
-        const taken = await this.#store.takeRequest(requests, identity.id);
-        if (!taken.ok && taken.held && taken.waitMs > maxHoldOff)
-          throw new RateLimitedTooLongError(taken.waitMs, identity.provider);
-        if (!taken.ok) {
-          await (taken.held
-            ? this.#holdOff(taken.waitMs, request.signal)
-            : abortable(taken.waitMs + 1, request.signal));
-          continue;
-        }
-        goneAtOnce = taken.goInMs === 0;
-        // A bucket's refill reserved for this call: it goes then, without asking again.
-        if (taken.goInMs > 0) await abortable(taken.goInMs, request.signal);
-      }
-      let chargedAt = Date.now();
-      let ttlMs = 0;
-      if (tokens !== undefined) {
-        const taken = await this.#store.consume('tpm', tokens, identity.id, charge);
-        if (!taken.ok) {
-          // Another process took the room first; the request slot stays spent (never over-admits).
-          await abortable(taken.waitMs + 1, request.signal);
-          continue;
-        }
-        chargedAt = Date.now();
-        ttlMs = taken.ttlMs;
-      }
-      // A worker may have published a Retry-After while this call waited for the buckets (the
-      // request window's script looked, in the same instant, when the call was let go at once).
-      for (;;) {
-        if (goneAtOnce && tokens === undefined) break;
-        const held = await this.#store.run('read the hold-off', () =>
-          this.#store.redis.llmGovHeld(this.#store.laneKey(identity.id)),
-        );
-        if (held <= 0) break;
-        if (held > maxHoldOff) throw new RateLimitedTooLongError(held, identity.provider);
-        await this.#holdOff(held, request.signal);
-      }
-      return { window: tokens, tokens: charge, chargedAt, ttlMs };
+      const held = await this.#store.run('read the hold-off', () =>
+        this.#store.redis.llmGovHeld(this.#store.laneKey(identity.id)),
+      );
+      if (held <= 0) return;
+      if (held > maxHoldOff) throw new RateLimitedTooLongError(held, identity.provider);
+      await this.#holdOff(held, request.signal);
     }
   }
 
