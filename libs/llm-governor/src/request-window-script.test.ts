@@ -15,10 +15,13 @@ const RESERVE = 300;
 /**
  * The script as the governor runs it, and a log of the instants (Redis's clock, ms) at which the
  * requests it granted go: now + each one's go-in. KEYS: window, lane hash, lease set, log.
+ * One `now` for both: the script's own reading of Redis's clock is taken out, so the log holds the
+ * instant the script counted (two readings differ when a starved Redis is descheduled between
+ * them, which once logged 22 grants in a span of 20).
  */
 const LOGGED = `${NOW}
 local function take()
-${TAKE_REQUESTS}
+${TAKE_REQUESTS.replace(NOW, '')}
 end
 local reply = take()
 if reply[1] == 1 then
