@@ -158,15 +158,17 @@ describe('the model-input panel of the step view', () => {
 
     const { page, panel } = await openModelInput('stored', 2);
     await waitForText(panel.locator('[data-call="2"]'), 'Call #2: m, 4 messages, 20 tokens in');
-    const shown = await panel.locator('li.model-message').evaluateAll((items) =>
-      items.map((item) => ({
-        role: item.getAttribute('data-role') ?? '',
-        texts: Array.from(item.querySelectorAll('pre.model-text')).map((pre) => pre.textContent),
-        images: Array.from(item.querySelectorAll('img.model-image')).map((img) =>
-          (img.getAttribute('src') ?? '').split('/').pop(),
-        ),
-      })),
-    );
+    const shown: ShownMessage[] = [];
+    for (const item of await panel.locator('li.model-message').all())
+      shown.push({
+        role: (await item.getAttribute('data-role')) ?? '',
+        texts: await item.locator('pre.model-text').allTextContents(),
+        images: (
+          await item
+            .locator('img.model-image')
+            .evaluateAll((images) => images.map((image) => image.getAttribute('src') ?? ''))
+        ).map((src) => src.split('/').pop() ?? ''),
+      });
     expect(shown).toEqual(expected);
     // Shown once in the call, by the one stored blob, and the browser decodes it.
     expect(await panel.locator('img.model-image').count()).toBe(1);

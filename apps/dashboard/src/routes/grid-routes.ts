@@ -48,7 +48,7 @@ export function gridRoutes({ db }: Pick<DashboardContext, 'db'>): Hono {
       task: c.req.query('task') ?? '',
     };
     const { cursor } = await kept.cursorOf(ids);
-    const head: Omit<GridResponse, 'rows'> = {
+    const head: Omit<GridResponse, 'rows' | 'total_tasks'> = {
       runs,
       more_runs: found.length > runs.length,
       queries: [shown(gridRunsQuery, filter), shown(gridCellsQuery, cells)],
