@@ -50,7 +50,7 @@ import { demoCatalogRequest, importWebshopCatalog } from '@benchfleet/webshop-be
 // store). Every file is read back with the ATIF reader; the rows say what each must hold.
 
 const services = useTestServices();
-const runRows = new RunRows(services.db);
+const runRows = new RunRows(services);
 let producer: JobProducer;
 let scratch: string;
 let llm: FakeLlm;

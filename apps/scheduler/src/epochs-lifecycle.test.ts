@@ -15,8 +15,8 @@ import { demoCatalogRequest, importWebshopCatalog } from '@benchfleet/webshop-be
 // Resume, cancel and spend limits of a run of epochs: each sample is its own task row and job.
 
 const services = useTestServices();
-const runRows = new RunRows(services.db);
-const clis = new TestClis(services.env, { LOG_LEVEL: 'info' });
+const runRows = new RunRows(services);
+const clis = new TestClis(services, { LOG_LEVEL: 'info' });
 let producer: JobProducer;
 const GOALS = 12;
 

@@ -12,8 +12,8 @@ import { demoCatalogRequest, importWebshopCatalog } from '@benchfleet/webshop-be
 // against a fourth run. Expected numbers are computed here with exact binomials in BigInt.
 
 const services = useTestServices();
-const runRows = new RunRows(services.db);
-const clis = new TestClis(services.env, { LOG_LEVEL: 'info' });
+const runRows = new RunRows(services);
+const clis = new TestClis(services, { LOG_LEVEL: 'info' });
 let producer: JobProducer;
 const GOALS = 12;
 

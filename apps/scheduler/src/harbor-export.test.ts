@@ -39,7 +39,7 @@ import { demoCatalogRequest, importWebshopCatalog } from '@benchfleet/webshop-be
 // its numbers are checked against the rows.
 
 const services = useTestServices();
-const runRows = new RunRows(services.db);
+const runRows = new RunRows(services);
 let producer: JobProducer;
 let scratch: string;
 let llm: FakeLlm;

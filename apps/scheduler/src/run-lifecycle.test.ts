@@ -20,8 +20,8 @@ import { enqueueTestRun, type TestRunInput } from '@benchfleet/testing';
 import { demoCatalogRequest, importWebshopCatalog } from '@benchfleet/webshop-benchmark';
 
 const services = useTestServices();
-const runRows = new RunRows(services.db);
-const clis = new TestClis({ ...services.env, BENCHFLEET_LOCK_MS: '1000' });
+const runRows = new RunRows(services);
+const clis = new TestClis(services, { BENCHFLEET_LOCK_MS: '1000' });
 let producer: JobProducer;
 let llm: FakeLlm;
 

@@ -30,7 +30,7 @@ import { COMPOSE_BEGIN, COMPOSE_END } from '../../../deploy/worker-manifests.mjs
 
 const REPO_DIR = fileURLToPath(new URL('../../..', import.meta.url));
 const services = useTestServices();
-const runRows = new RunRows(services.db);
+const runRows = new RunRows(services);
 const processes: StartedProcess[] = [];
 let producer: JobProducer;
 let scratch: string;

@@ -9,6 +9,7 @@ import {
   type CliName,
   type StartedProcess,
 } from './process-harness.js';
+import type { TestServices } from './test-services.js';
 
 // What the end-to-end tests of runs (epochs, lifecycle, exports, the third benchmark) read back
 // and start, in one place: a run's task rows, the wait until they have all settled, the summary
@@ -16,9 +17,13 @@ import {
 
 const SETTLED = new Set(['success', 'failed', 'cancelled', 'error']);
 
-/** A test file's reading of its runs' rows. */
+/** A test file's reading of its runs' rows (its services are read when used: `beforeAll` fills them). */
 export class RunRows {
-  constructor(private readonly db: Database) {}
+  constructor(private readonly services: Pick<TestServices, 'db'>) {}
+
+  private get db(): Database {
+    return this.services.db;
+  }
 
   /** The run's task rows in enqueue order. */
   tasksOf(runId: string): Promise<Task[]> {
@@ -64,9 +69,13 @@ export class TestClis {
   private readonly started: StartedProcess[] = [];
 
   constructor(
-    private readonly env: NodeJS.ProcessEnv,
+    private readonly services: Pick<TestServices, 'env'>,
     private readonly startedEnv: NodeJS.ProcessEnv = {},
   ) {}
+
+  private get env(): NodeJS.ProcessEnv {
+    return this.services.env;
+  }
 
   scheduler(args: string[], timeoutMs?: number): Promise<CliResult> {
     return runCli('scheduler', args, this.env, timeoutMs);
