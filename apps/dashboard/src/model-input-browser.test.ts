@@ -1,16 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { ModelInputRecorder } from '@benchfleet/db';
 import { solidColorPng, useTestServices } from '@benchfleet/testing';
-import {
-  startDashboardUnderTest,
-  type DashboardUnderTest,
-} from '../test-support/dashboard-under-test.js';
-import {
-  launchChromium,
-  waitForText,
-  type HeadlessChromium,
-} from '../test-support/headless-chromium.js';
+import { useDashboardInChromium } from '../test-support/dashboard-in-chromium.js';
+import { waitForText } from '../test-support/headless-chromium.js';
 import { writeFixtureRun } from '../test-support/run-fixtures.js';
 
 // The step view's model-input panel in Chromium against SQL: rows written by the real recorder,
@@ -19,8 +12,7 @@ import { writeFixtureRun } from '../test-support/run-fixtures.js';
 // shows none.
 
 const services = useTestServices();
-let sut: DashboardUnderTest;
-let browser: HeadlessChromium;
+const dash = useDashboardInChromium(services);
 const RUN = 'run-inputs';
 const PNG = solidColorPng(32, 24, [200, 10, 10]);
 const DATA_URL = `data:image/png;base64,${PNG.toString('base64')}`;
@@ -49,9 +41,7 @@ const twoSteps = {
 };
 
 beforeAll(async () => {
-  sut = await startDashboardUnderTest(services);
-  browser = await launchChromium();
-  await writeFixtureRun(services.db, sut.artifacts, {
+  await writeFixtureRun(services.db, dash.sut.artifacts, {
     id: RUN,
     name: 'inputs-fixture',
     benchmark: 'osworld',
@@ -100,11 +90,6 @@ beforeAll(async () => {
   expect(recorder.counts.written).toBe(2);
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await sut?.close();
-});
-
 interface ShownMessage {
   role: string;
   texts: string[];
@@ -136,8 +121,8 @@ async function messagesInSql(step: number): Promise<ShownMessage[]> {
 }
 
 async function openModelInput(taskId: string, step: number) {
-  const page = await browser.newPage();
-  await page.goto(`${sut.dashboard.url}/runs/${RUN}/tasks/${taskId}?attempt=1&step=${step}`);
+  const page = await dash.browser.newPage();
+  await page.goto(`${dash.sut.dashboard.url}/runs/${RUN}/tasks/${taskId}?attempt=1&step=${step}`);
   const panel = page.locator(`details[data-model-input="${step}"]`);
   await panel.locator('summary').click();
   return { page, panel };
