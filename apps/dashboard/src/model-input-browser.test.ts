@@ -4,7 +4,7 @@ import { ModelInputRecorder } from '@benchfleet/db';
 import { solidColorPng, useTestServices } from '@benchfleet/testing';
 import { useDashboardInChromium } from '../test-support/dashboard-in-chromium.js';
 import { waitForText } from '../test-support/headless-chromium.js';
-import { writeFixtureRun } from '../test-support/run-fixtures.js';
+import { TWO_STEP_OSWORLD_TASK, writeFixtureRun } from '../test-support/run-fixtures.js';
 
 // The step view's model-input panel in Chromium against SQL: rows written by the real recorder,
 // a step opened, its messages shown as llm_calls and llm_input_blobs hold them, the screenshot
@@ -17,29 +17,6 @@ const RUN = 'run-inputs';
 const PNG = solidColorPng(32, 24, [200, 10, 10]);
 const DATA_URL = `data:image/png;base64,${PNG.toString('base64')}`;
 
-const outcome = {
-  status: 'success' as const,
-  finalApiStatus: 'COMPLETED',
-  success: true,
-  reward: 1,
-  durationMs: 1_000,
-  error: null,
-  result: { stop_reason: 'end_status' },
-};
-const twoSteps = {
-  domain: 'os',
-  instruction: 'open the terminal',
-  attempts: [
-    {
-      steps: [
-        { action: { tool_calls: [] }, text: 'one' },
-        { action: { tool_calls: [] }, text: 'two' },
-      ],
-      outcome,
-    },
-  ],
-};
-
 beforeAll(async () => {
   await writeFixtureRun(services.db, dash.sut.artifacts, {
     id: RUN,
@@ -48,8 +25,8 @@ beforeAll(async () => {
     model: { provider: 'proxy', name: 'm', title: 'M' },
     agent: { kind: 'bytebot' },
     tasks: [
-      { taskId: 'stored', ...twoSteps },
-      { taskId: 'not-stored', ...twoSteps },
+      { taskId: 'stored', ...TWO_STEP_OSWORLD_TASK },
+      { taskId: 'not-stored', ...TWO_STEP_OSWORLD_TASK },
     ],
   });
   // Bytebot resends its whole history with every call: step 2's call repeats step 1's messages.
