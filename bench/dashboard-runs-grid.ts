@@ -1,7 +1,8 @@
 // Issue 32's dashboard views on the bench's 20,000-task run (bench/dashboard.ts calls this): the
 // runs × tasks grid over the run and two more runs of the same 20,000 tasks, and over one run of the
 // same tasks × 3 epochs (60,000 samples); per-phase time of the run and of a task, and the run's
-// timeline. API latency per endpoint, and the grid pages in Chromium until they hold every task.
+// timeline. API latency per endpoint, and the grid pages in Chromium until they hold every task;
+// the run page's task table of the 3-epoch run (60,000 samples) beside the one-epoch run's, cold.
 
 import { sql } from 'kysely';
 import type { Database } from '@benchfleet/db';
@@ -81,6 +82,8 @@ export async function benchRunsGrid(options: RunsGridBench): Promise<void> {
     `/api/grid?${gridQuery}`,
     `/api/grid?${epochsQuery}`,
     `/api/grid?q=bench-20k`,
+    `/api/grid?${gridQuery}&show=differ`,
+    `/api/runs/${epochsRun}/tasks`,
     `/api/runs/${run}/phases`,
     `/api/runs/${run}/timeline`,
     `/api/runs/${run}/tasks/goal-00007/phases`,
@@ -133,4 +136,35 @@ export async function benchRunsGrid(options: RunsGridBench): Promise<void> {
     );
     printTable([{ median: ms(percentile(loads, 50)), max: ms(Math.max(...loads)) }]);
   }
+  await benchRunPageTables(url, [
+    [`${tasks} tasks, 1 epoch`, run, tasks],
+    [`${tasks} tasks × 3 epochs`, epochsRun, 3 * tasks],
+  ]);
+}
+
+/** The run page's task table, cold, until it holds every row: each run in turns, 5 loads each. */
+async function benchRunPageTables(url: string, runs: Array<[string, string, number]>) {
+  const loads = new Map<string, number[]>(runs.map(([label]) => [label, []]));
+  for (let i = 0; i < 5; i += 1)
+    for (const [label, id, rows] of runs) {
+      const reader = await launchChromium();
+      const page = await reader.newPage();
+      await page.goto(`${url}/runs/${encodeURIComponent(id)}`, { waitUntil: 'commit' });
+      await page
+        .locator('[data-count="tasks"]', { hasText: `${rows} of ${rows} tasks` })
+        .waitFor({ timeout: 120_000 });
+      await page.locator('[data-task]').first().waitFor({ timeout: 60_000 });
+      loads.get(label)?.push(Number(await page.evaluate('performance.now()')));
+      await reader.close();
+    }
+  process.stdout.write(
+    `\nRun page task table, 5 cold loads each (runs in turns), ms from navigation start to every row held and the first drawn:\n`,
+  );
+  printTable(
+    [...loads].map(([label, times]) => ({
+      run: label,
+      median: ms(percentile(times, 50)),
+      max: ms(Math.max(...times)),
+    })),
+  );
 }

@@ -79,6 +79,8 @@ export interface GridResponse {
   runs: GridRun[];
   /** True when the filter matched more runs than the grid takes. */
   more_runs: boolean;
+  /** The tasks of the runs before `show` and `task` chose `rows` among them. */
+  total_tasks: number;
   rows: GridTaskRow[];
   queries: ShownQuery[];
 }

@@ -1,23 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { RunsRepository } from '@benchfleet/db';
 import { useTestServices } from '@benchfleet/testing';
-import {
-  startDashboardUnderTest,
-  type DashboardUnderTest,
-} from '../test-support/dashboard-under-test.js';
-import {
-  launchChromium,
-  waitForText,
-  type HeadlessChromium,
-} from '../test-support/headless-chromium.js';
+import { useDashboardInChromium } from '../test-support/dashboard-in-chromium.js';
+import { waitForText } from '../test-support/headless-chromium.js';
 
 // A run of three epochs in Chromium: the run page's epochs, pass@3, pass^3 and flip rate equal the
 // run_epochs view, and the task table shows each row's epoch.
 
 const services = useTestServices();
-let sut: DashboardUnderTest;
-let browser: HeadlessChromium;
+const dash = useDashboardInChromium(services);
 const RUN = 'run-epochs';
 // Verdicts per task over epochs 1..3: a passes always, b once, c never, d twice.
 const VERDICTS: Record<string, boolean[]> = {
@@ -79,15 +71,8 @@ const SINGLE_VERDICTS: Record<string, boolean[]> = {
 };
 
 beforeAll(async () => {
-  sut = await startDashboardUnderTest(services);
-  browser = await launchChromium();
   await writeRun(RUN, VERDICTS);
   await writeRun(SINGLE, SINGLE_VERDICTS);
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await sut?.close();
 });
 
 describe('the dashboard with epochs', () => {
@@ -98,8 +83,8 @@ describe('the dashboard with epochs', () => {
     // By hand: pass@3 = 3/4 (all but c), pass^3 = 1/4 (a), flips b and d = 2/4.
     expect(view.rows[0]).toEqual({ pass_at_n: 0.75, pass_hat_n: 0.25, flip_rate: 0.5 });
 
-    const page = await browser.newPage();
-    await page.goto(`${sut.dashboard.url}/runs/${RUN}`);
+    const page = await dash.browser.newPage();
+    await page.goto(`${dash.sut.dashboard.url}/runs/${RUN}`);
     await waitForText(page.locator('[data-metric="epochs"] dd'), '3');
     expect(await page.locator('[data-metric="pass-at-n"] dt').textContent()).toBe('pass@3');
     expect(await page.locator('[data-metric="pass-at-n"] dd').textContent()).toBe('75.0%');
@@ -123,8 +108,8 @@ describe('the dashboard with epochs', () => {
     // Per task, A's pass rate over its 3 epochs against B's one verdict: a 1 vs 1, b 1/3 vs 1,
     // c 0 vs 0, d 2/3 vs 0: differences 0, 2/3, 0, -2/3 (mean 0, sample variance 8/27).
     const mdd = ((1.959963984540054 + 0.8416212335729143) * Math.sqrt(8 / 27)) / Math.sqrt(4);
-    const page = await browser.newPage();
-    await page.goto(`${sut.dashboard.url}/compare?a=${RUN}&b=${SINGLE}`);
+    const page = await dash.browser.newPage();
+    await page.goto(`${dash.sut.dashboard.url}/compare?a=${RUN}&b=${SINGLE}`);
     const text = await waitForText(page.locator('[data-field="mdd"]'), 'Minimum detectable');
     expect(text).toContain(`at 4 tasks: success rate ${(mdd * 100).toFixed(1)} pp`);
     expect(text).toContain('A 3 epoch(s), B 1');

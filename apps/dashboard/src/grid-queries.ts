@@ -27,11 +27,19 @@ limit :limit`,
 const TASK_OF_ROW = 't.base_task_id';
 const EPOCH_OF_ROW = 't.epoch';
 
+/**
+ * Which tasks the grid shows: every one, those whose verdicts differ between runs (each run's pass
+ * rate over its settled epochs, where two or more runs settled the task), those with a failed
+ * sample, or those with an infra error (status `error`: the retries after faults ran out).
+ */
+export const GRID_SHOWS = ['all', 'differ', 'failed', 'infra'] as const;
+export type GridShow = (typeof GRID_SHOWS)[number];
+
 export const gridCellsQuery = defineQuery({
   name: 'grid_cells',
   title:
-    "Every task of the runs, each run's verdict per epoch: [task, {run position: [[epoch, status, reward, row id]]}]",
-  params: ['runs'],
+    "The tasks of the runs the filter keeps (show: all, differ, failed, infra; task: id or instruction contains), each run's verdict per epoch: [task, {run position: [[epoch, status, reward, row id]]}]",
+  params: ['runs', 'show', 'task'],
   sql: `
 with chosen as (
   select id, ord::int from jsonb_array_elements_text(:runs::jsonb) with ordinality as c(id, ord)
@@ -39,11 +47,25 @@ with chosen as (
   select ${TASK_OF_ROW} as task_id, c.ord,
          json_agg(json_build_array(${EPOCH_OF_ROW}, t.status, t.reward,
                                    case when t.task_id <> ${TASK_OF_ROW} then t.task_id end)
-                  order by ${EPOCH_OF_ROW}) as epochs
+                  order by ${EPOCH_OF_ROW}) as epochs,
+         avg((t.status = 'success')::int)
+           filter (where t.status in ('success', 'failed', 'cancelled', 'error')) as pass_rate,
+         bool_or(t.status = 'failed') as failed,
+         bool_or(t.status = 'error') as infra,
+         bool_or(:task = '' or strpos(lower(${TASK_OF_ROW} || ' ' || t.instruction), lower(:task)) > 0) as named
   from chosen c
   join tasks t on t.run_id = c.id
   group by 1, 2
+), per_task as (
+  select task_id, json_object_agg(ord, epochs) as cells,
+         count(distinct pass_rate) > 1 as differ, bool_or(failed) as failed,
+         bool_or(infra) as infra, bool_or(named) as named
+  from cells group by task_id
 )
-select coalesce(json_agg(json_build_array(task_id, cells) order by task_id), '[]')::text as rows
-from (select task_id, json_object_agg(ord, epochs) as cells from cells group by task_id) per_task`,
+select coalesce(json_agg(json_build_array(task_id, cells) order by task_id)
+                  filter (where named and (:show = 'all' or (:show = 'differ' and differ)
+                          or (:show = 'failed' and failed) or (:show = 'infra' and infra))),
+                '[]')::text as rows,
+       count(*)::int as total
+from per_task`,
 });

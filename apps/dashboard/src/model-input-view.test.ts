@@ -6,7 +6,7 @@ import {
   startDashboardUnderTest,
   type DashboardUnderTest,
 } from '../test-support/dashboard-under-test.js';
-import { writeFixtureRun } from '../test-support/run-fixtures.js';
+import { TWO_STEP_OSWORLD_TASK, writeFixtureRun } from '../test-support/run-fixtures.js';
 
 // The step view's model input over HTTP, against real Postgres: a step's calls with their
 // messages in order, images linked to the run's image route (never inlined), and what is refused.
@@ -18,37 +18,13 @@ const DATA_URL = `data:image/png;base64,${PNG.toString('base64')}`;
 
 beforeAll(async () => {
   sut = await startDashboardUnderTest(services);
-  const outcome = {
-    status: 'success' as const,
-    finalApiStatus: 'COMPLETED',
-    success: true,
-    reward: 1,
-    durationMs: 1_000,
-    error: null,
-    result: { stop_reason: 'end_status' },
-  };
   await writeFixtureRun(services.db, sut.artifacts, {
     id: 'run-inputs',
     name: 'inputs-fixture',
     benchmark: 'osworld',
     model: { provider: 'proxy', name: 'm', title: 'M' },
     agent: { kind: 'bytebot' },
-    tasks: [
-      {
-        taskId: 't1',
-        domain: 'os',
-        instruction: 'open the terminal',
-        attempts: [
-          {
-            steps: [
-              { action: { tool_calls: [] }, text: 'one' },
-              { action: { tool_calls: [] }, text: 'two' },
-            ],
-            outcome,
-          },
-        ],
-      },
-    ],
+    tasks: [{ taskId: 't1', ...TWO_STEP_OSWORLD_TASK }],
   });
   const recorder = new ModelInputRecorder({ db: services.db });
   const history = [

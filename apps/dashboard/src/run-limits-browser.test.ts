@@ -1,18 +1,11 @@
 import { sql } from 'kysely';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { RunsRepository } from '@benchfleet/db';
 import { useTestServices } from '@benchfleet/testing';
 import type { ShownQuery } from '../shared/shown-query.js';
-import {
-  startDashboardUnderTest,
-  type DashboardUnderTest,
-} from '../test-support/dashboard-under-test.js';
-import {
-  launchChromium,
-  waitForText,
-  type HeadlessChromium,
-} from '../test-support/headless-chromium.js';
+import { useDashboardInChromium } from '../test-support/dashboard-in-chromium.js';
+import { waitForText } from '../test-support/headless-chromium.js';
 import { writeFixtureRun, type FixtureTask } from '../test-support/run-fixtures.js';
 
 // A run's limits on the dashboard (issue 23), in Chromium: the fence (stopped at its spend limit;
@@ -22,8 +15,7 @@ import { writeFixtureRun, type FixtureTask } from '../test-support/run-fixtures.
 // Show SQL of each. Every number is checked against SQL over the same database.
 
 const services = useTestServices();
-let sut: DashboardUnderTest;
-let browser: HeadlessChromium;
+const dash = useDashboardInChromium(services);
 let page: Page;
 
 const BUDGET_REASON = 'the run spend limit of $0.10 is reached ($0.18 spent)';
@@ -57,11 +49,10 @@ const infraError = (costUsd: number | null) =>
   }) as const;
 
 beforeAll(async () => {
-  sut = await startDashboardUnderTest(services);
   // A priced run with a run limit of $0.10 and a task limit of $0.05: two successes (one past the
   // task limit), an agent failure, an infra error, a task its limit stopped while it ran, and two
   // queued tasks the run's fence ends as budget stops.
-  await writeFixtureRun(services.db, sut.artifacts, {
+  await writeFixtureRun(services.db, dash.sut.artifacts, {
     id: 'run-budget',
     name: 'webshop-budget',
     benchmark: 'webshop',
@@ -96,7 +87,7 @@ beforeAll(async () => {
     tasksEnded: 2,
   });
   // An unpriced run with an infra-error budget of 25 % over 4 tasks: three infra errors pause it.
-  await writeFixtureRun(services.db, sut.artifacts, {
+  await writeFixtureRun(services.db, dash.sut.artifacts, {
     id: 'run-paused',
     name: 'webshop-paused',
     benchmark: 'webshop',
@@ -114,16 +105,10 @@ beforeAll(async () => {
   const paused = await runs.haltOnInfraErrors('run-paused');
   expect(paused).toMatchObject({ infraFailed: 3, window: 4 });
   infraReason = paused!.reason;
-  browser = await launchChromium();
-  page = await browser.newPage();
+  page = await dash.browser.newPage();
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await sut?.close();
-});
-
-const url = (path: string) => `${sut.dashboard.url}${path}`;
+const url = dash.url;
 
 /** As the dashboard writes money and shares (web/src/format.ts). */
 const usdText = (value: number) =>

@@ -193,6 +193,95 @@ describe('the runs × tasks grid', () => {
   });
 });
 
+/** The tasks of the runs each grid filter should keep, worked out in the test from SQL's rows. */
+async function tasksEachFilterKeeps(runIds: string[]) {
+  const rows = await gridCells(runIds);
+  const byTask = new Map<string, typeof rows>();
+  for (const row of rows) byTask.set(row.task_id, [...(byTask.get(row.task_id) ?? []), row]);
+  const settled = ['success', 'failed', 'cancelled', 'error'];
+  const keep = (test: (cells: typeof rows) => boolean) =>
+    [...byTask]
+      .filter(([, cells]) => test(cells))
+      .map(([taskId]) => taskId)
+      .sort();
+  return {
+    all: keep(() => true),
+    // Single-epoch runs: a run's pass rate of a task is its one settled verdict.
+    differ: keep(
+      (cells) =>
+        new Set(cells.filter((c) => settled.includes(c.status)).map((c) => c.status === 'success'))
+          .size > 1,
+    ),
+    failed: keep((cells) => cells.some((c) => c.status === 'failed')),
+    infra: keep((cells) => cells.some((c) => c.status === 'error')),
+  };
+}
+
+describe('grid filters', () => {
+  type Grid = { rows: Array<[string, unknown]>; total_tasks: number };
+  const gridTasks = async (query: string) => {
+    const response = await fetch(url(`/api/grid?run=run-a&run=run-b${query}`));
+    expect(response.status).toBe(200);
+    const grid = (await response.json()) as Grid;
+    return { tasks: grid.rows.map(([taskId]) => taskId), total: grid.total_tasks };
+  };
+
+  it('the API keeps the tasks whose verdicts differ between runs, with a failed sample, with an infra error, or by text', async () => {
+    const expected = await tasksEachFilterKeeps(['run-a', 'run-b']);
+    // Each filter keeps some tasks and drops others, so each assertion below can fail.
+    expect(expected.differ).toEqual(['t1', 't2']);
+    expect(expected.infra).toEqual(['t3']);
+    for (const show of ['all', 'differ', 'failed', 'infra'] as const)
+      expect(await gridTasks(`&show=${show}`)).toEqual({
+        tasks: expected[show],
+        total: expected.all.length,
+      });
+    // Text matches the task id or its instruction ("do t5"), case aside, and combines with show.
+    expect((await gridTasks('&task=T5')).tasks).toEqual(['t5']);
+    expect((await gridTasks('&task=do%20t&show=infra')).tasks).toEqual(['t3']);
+    expect((await gridTasks('&task=nothing-like-it')).tasks).toEqual([]);
+    const bad = await fetch(url('/api/grid?run=run-a&show=broken'));
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: string }).error).toBe(
+      'show=broken is none of all, differ, failed, infra',
+    );
+  });
+
+  it('the page filters tasks by verdict and text, in the URL, counting what it hides', async () => {
+    const expected = await tasksEachFilterKeeps(['run-a', 'run-b']);
+    const shownTasks = () =>
+      page
+        .locator('.runs-grid-row')
+        .evaluateAll((rows) => rows.map((row) => row.getAttribute('data-task')).sort());
+    await page.goto(url('/grid?run=run-a&run=run-b'));
+    await waitForText(page.locator('[data-count="grid"]'), `${expected.all.length} tasks × 2 runs`);
+    expect(await shownTasks()).toEqual(expected.all);
+
+    await page.locator('select[name="show"]').selectOption('differ');
+    await waitForText(
+      page.locator('[data-count="grid"]'),
+      `${expected.differ.length} of ${expected.all.length} tasks × 2 runs`,
+    );
+    expect(await shownTasks()).toEqual(expected.differ);
+    expect(new URL(page.url()).searchParams.get('show')).toBe('differ');
+
+    await page.locator('select[name="show"]').selectOption('failed');
+    await waitForText(page.locator('[data-count="grid"]'), `${expected.failed.length} of `);
+    expect(await shownTasks()).toEqual(expected.failed);
+
+    await page.locator('input[name="task"]').fill('t2');
+    await waitForText(page.locator('[data-count="grid"]'), `1 of ${expected.all.length} tasks`);
+    expect(await shownTasks()).toEqual(['t2']);
+    expect(new URL(page.url()).searchParams.get('task')).toBe('t2');
+
+    // Opened from its URL, the page shows the filter it was given.
+    await page.goto(url('/grid?run=run-a&run=run-b&show=infra'));
+    await waitForText(page.locator('[data-count="grid"]'), `1 of ${expected.all.length} tasks`);
+    expect(await page.locator('select[name="show"]').inputValue()).toBe('infra');
+    expect(await shownTasks()).toEqual(expected.infra);
+  });
+});
+
 describe('time per phase', () => {
   it("a WebShop run's generic phases: sums and p50/p95 over each task's final attempt equal SQL's timestamps", async () => {
     const { rows } = await sql<{ started: Date; finished: Date; last: Date | null }>`

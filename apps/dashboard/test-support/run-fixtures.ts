@@ -39,6 +39,29 @@ export interface FixtureTask {
   attempts?: FixtureAttempt[];
 }
 
+/** An OSWorld task of two steps that succeeded on its first attempt (the model-input tests' task). */
+export const TWO_STEP_OSWORLD_TASK: Omit<FixtureTask, 'taskId'> = {
+  domain: 'os',
+  instruction: 'open the terminal',
+  attempts: [
+    {
+      steps: [
+        { action: { tool_calls: [] }, text: 'one' },
+        { action: { tool_calls: [] }, text: 'two' },
+      ],
+      outcome: {
+        status: 'success',
+        finalApiStatus: 'COMPLETED',
+        success: true,
+        reward: 1,
+        durationMs: 1_000,
+        error: null,
+        result: { stop_reason: 'end_status' },
+      },
+    },
+  ],
+};
+
 export interface FixtureRun {
   id: string;
   name: string;

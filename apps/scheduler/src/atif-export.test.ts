@@ -12,7 +12,6 @@ import {
   StepsRepository,
   TasksRepository,
   type Step,
-  type Task,
 } from '@benchfleet/db';
 import { JobProducer } from '@benchfleet/queue';
 import {
@@ -32,6 +31,7 @@ import {
   killLeftoverProcesses,
   osworldTestTask,
   runCli,
+  RunRows,
   startCli,
   startFakeBytebot,
   startFakeLlm,
@@ -50,6 +50,7 @@ import { demoCatalogRequest, importWebshopCatalog } from '@benchfleet/webshop-be
 // store). Every file is read back with the ATIF reader; the rows say what each must hold.
 
 const services = useTestServices();
+const runRows = new RunRows(services);
 let producer: JobProducer;
 let scratch: string;
 let llm: FakeLlm;
@@ -73,24 +74,6 @@ function scheduler(args: string[]) {
 
 async function readJson<T>(file: string): Promise<T> {
   return JSON.parse(await readFile(file, 'utf8')) as T;
-}
-
-function tasksOf(runId: string): Promise<Task[]> {
-  return new TasksRepository(services.db).listByRun(runId);
-}
-
-async function settle(runId: string): Promise<Task[]> {
-  return waitFor(
-    `run ${runId} to settle`,
-    async () => {
-      const tasks = await tasksOf(runId);
-      return tasks.every((task) => task.status !== 'queued' && task.status !== 'running')
-        ? tasks
-        : undefined;
-    },
-    600_000,
-    100,
-  );
 }
 
 function stepsOf(runId: string, taskId: string, attempt: number): Promise<Step[]> {
@@ -171,9 +154,9 @@ beforeAll(async () => {
     { db: services.db, producer },
     { benchmark: 'osworld', maxSteps: 5, runName: 'atif-osworld', flags: { dataset } },
   );
-  await settle(webshopRunId);
-  await settle(ruleRunId);
-  await settle(osworldRunId);
+  await runRows.settled(webshopRunId);
+  await runRows.settled(ruleRunId);
+  await runRows.settled(osworldRunId);
 });
 
 afterAll(async () => {
@@ -205,7 +188,7 @@ describe('scheduler export --format atif', () => {
     expect(result.stderr).toContain(`${WEBSHOP_TASKS} task(s) written to ${out}`);
     expect(result.code).toBe(0);
 
-    const tasks = await tasksOf(webshopRunId);
+    const tasks = await runRows.tasksOf(webshopRunId);
     // The fake LLM plays the rule policy: every episode buys (a full reward or not).
     expect(tasks.every((task) => task.attempts === 1 && task.error === null)).toBe(true);
     const files = await filesUnder(out);
@@ -326,7 +309,7 @@ describe('scheduler export --format atif', () => {
     const out = path.join(scratch, 'rule-atif');
     const result = await scheduler(['export', ruleRunId, '--format', 'atif', '--out', out]);
     expect(result.code, result.stderr).toBe(0);
-    const tasks = await tasksOf(ruleRunId);
+    const tasks = await runRows.tasksOf(ruleRunId);
     expect(tasks).toHaveLength(3);
     for (const task of tasks) {
       const trajectory = await readAtifTrajectoryFile(
@@ -361,7 +344,7 @@ describe('scheduler export --format atif', () => {
     const result = await scheduler(['export', osworldRunId, '--format', 'atif', '--out', out]);
     expect(result.stderr).toContain(`${OSWORLD_TASKS.length} task(s) written to ${out}`);
     expect(result.code).toBe(0);
-    const tasks = await tasksOf(osworldRunId);
+    const tasks = await runRows.tasksOf(osworldRunId);
     expect(tasks.map((task) => [task.task_id, task.status])).toEqual([
       ['atif-chrome-done', 'success'],
       ['atif-os-done', 'success'],
@@ -489,7 +472,7 @@ describe('scheduler export --format atif', () => {
       0,
     );
     const before = await filesUnder(out);
-    const tasks = await tasksOf(webshopRunId);
+    const tasks = await runRows.tasksOf(webshopRunId);
     const last = tasks[tasks.length - 1]!.task_id;
     // The steps of the last task cannot be read: the export fails after the first page of tasks
     // has been written.

@@ -3,70 +3,27 @@ import { benchmarks } from '@benchfleet/benchmarks';
 import { computeRunSummary } from '@benchfleet/runs';
 import { JobProducer, taskJobId } from '@benchfleet/queue';
 import {
-  killLeftoverProcesses,
-  runCli,
-  startCli,
+  RunRows,
   startFakeLlm,
+  TestClis,
   useTestServices,
   waitFor,
   waitForWorkerReady,
-  type StartedProcess,
 } from '@benchfleet/testing';
 import { demoCatalogRequest, importWebshopCatalog } from '@benchfleet/webshop-benchmark';
 
 // Resume, cancel and spend limits of a run of epochs: each sample is its own task row and job.
 
 const services = useTestServices();
+const runRows = new RunRows(services);
+const clis = new TestClis(services, { LOG_LEVEL: 'info' });
 let producer: JobProducer;
-const processes: StartedProcess[] = [];
 const GOALS = 12;
 
-function start(
-  name: 'worker-webshop' | 'scheduler',
-  args: string[],
-  env: NodeJS.ProcessEnv = {},
-): StartedProcess {
-  const started = startCli(name, args, { ...services.env, LOG_LEVEL: 'info', ...env });
-  processes.push(started);
-  return started;
-}
+const RULE_RUN = ['--benchmark', 'webshop', '--goals', `0-${GOALS - 1}`, '--agent', 'rule'];
 
-function scheduler(args: string[]) {
-  return runCli('scheduler', args, services.env);
-}
-
-function tasksOf(runId: string) {
-  return services.db
-    .selectFrom('tasks')
-    .selectAll()
-    .where('run_id', '=', runId)
-    .orderBy('seq')
-    .execute();
-}
-
-async function settled(runId: string) {
-  return waitFor(`run ${runId} to settle`, async () => {
-    const tasks = await tasksOf(runId);
-    return tasks.every((task) => task.status !== 'queued' && task.status !== 'running')
-      ? tasks
-      : undefined;
-  });
-}
-
-async function enqueueRule(args: string[]): Promise<string> {
-  const result = await scheduler([
-    'enqueue',
-    '--benchmark',
-    'webshop',
-    '--goals',
-    `0-${GOALS - 1}`,
-    '--agent',
-    'rule',
-    '--json',
-    ...args,
-  ]);
-  expect(result.code, result.stderr).toBe(0);
-  return (JSON.parse(result.stdout) as { runId: string }).runId;
+function enqueueRule(args: string[]): Promise<string> {
+  return clis.enqueue([...RULE_RUN, ...args]);
 }
 
 beforeAll(async () => {
@@ -75,7 +32,7 @@ beforeAll(async () => {
 });
 
 afterEach(async () => {
-  await killLeftoverProcesses(processes);
+  await clis.killLeftovers();
 });
 
 afterAll(async () => {
@@ -91,18 +48,18 @@ async function dropJobs(runId: string, taskIds: readonly string[]): Promise<void
 describe('resume, cancel and budgets per epoch', () => {
   it('resume re-enqueues exactly the samples whose jobs were lost, and each sample runs once', async () => {
     const runId = await enqueueRule(['--epochs', '3']);
-    const rows = await tasksOf(runId);
+    const rows = await runRows.tasksOf(runId);
     const epochTwo = rows.filter((row) => row.epoch === 2).map((row) => row.task_id);
     await dropJobs(runId, epochTwo);
-    const resumed = await scheduler(['resume', runId]);
+    const resumed = await clis.scheduler(['resume', runId]);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stderr).toContain(
       `${GOALS} task(s) re-enqueued, ${2 * GOALS} already queued, 0 running now`,
     );
     await waitForWorkerReady(
-      start('worker-webshop', ['--worker-id', 'resumed', '--concurrency', '6']),
+      clis.start('worker-webshop', ['--worker-id', 'resumed', '--concurrency', '6']),
     );
-    const tasks = await settled(runId);
+    const tasks = await runRows.settled(runId);
     const attempts = await services.db
       .selectFrom('attempts')
       .select(['task_id', 'attempt'])
@@ -118,23 +75,28 @@ describe('resume, cancel and budgets per epoch', () => {
 
   it('cancel ends the epochs not yet run; they are not scored, the settled epoch is', async () => {
     const runId = await enqueueRule(['--epochs', '3']);
-    const rows = await tasksOf(runId);
+    const rows = await runRows.tasksOf(runId);
     // Only epoch 1 can run: the later epochs' jobs are gone and no keeper puts them back.
     await dropJobs(
       runId,
       rows.filter((row) => row.epoch > 1).map((row) => row.task_id),
     );
-    const worker = start('worker-webshop', ['--worker-id', 'first-epoch', '--concurrency', '6']);
+    const worker = clis.start('worker-webshop', [
+      '--worker-id',
+      'first-epoch',
+      '--concurrency',
+      '6',
+    ]);
     await waitFor('epoch 1 to settle', async () =>
-      (await tasksOf(runId))
+      (await runRows.tasksOf(runId))
         .filter((t) => t.epoch === 1)
         .every((t) => t.status === 'success' || t.status === 'failed'),
     );
     worker.child.kill('SIGTERM');
     await worker.exited;
-    const cancelled = await scheduler(['cancel', runId]);
+    const cancelled = await clis.scheduler(['cancel', runId]);
     expect(cancelled.code, cancelled.stderr).toBe(0);
-    const after = await tasksOf(runId);
+    const after = await runRows.tasksOf(runId);
     for (const task of after) {
       if (task.epoch === 1) expect(['success', 'failed']).toContain(task.status);
       else expect(task).toMatchObject({ status: 'cancelled', error: 'run cancelled', attempts: 0 });
@@ -151,7 +113,7 @@ describe('resume, cancel and budgets per epoch', () => {
     const llm = await startFakeLlm({ latencyMs: 2 });
     try {
       const prices = JSON.stringify({ 'fake-model': llm.price });
-      const result = await scheduler([
+      const result = await clis.scheduler([
         'enqueue',
         '--benchmark',
         'webshop',
@@ -176,11 +138,11 @@ describe('resume, cancel and budgets per epoch', () => {
       expect(result.code, result.stderr).toBe(0);
       const runId = (JSON.parse(result.stdout) as { runId: string }).runId;
       llm.setFaults({ garbage: true });
-      start('worker-webshop', ['--worker-id', 'budget', '--concurrency', '6'], {
+      clis.start('worker-webshop', ['--worker-id', 'budget', '--concurrency', '6'], {
         LLM_API_KEY: 'sk-epochs-test-key-0123456789',
         LLM_PRICE_TABLE: prices,
       });
-      const tasks = await settled(runId);
+      const tasks = await runRows.settled(runId);
       expect(tasks).toHaveLength(6);
       for (const task of tasks) {
         expect(task).toMatchObject({ status: 'error', error_class: 'budget', attempts: 1 });

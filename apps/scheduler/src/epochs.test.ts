@@ -3,17 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { readRunSummary, type RunSummary } from '@benchfleet/benchmark-kit';
 import { JobProducer, taskJobId } from '@benchfleet/queue';
-import {
-  killLeftoverProcesses,
-  runCli,
-  startCli,
-  useTestServices,
-  waitFor,
-  waitForWorkerReady,
-  type StartedProcess,
-} from '@benchfleet/testing';
+import { RunRows, TestClis, useTestServices, waitForWorkerReady } from '@benchfleet/testing';
 import { demoCatalogRequest, importWebshopCatalog } from '@benchfleet/webshop-benchmark';
 
 // Epochs end to end on WebShop with the rule agent: rows and jobs per sample, pass@k and pass^k
@@ -21,53 +12,10 @@ import { demoCatalogRequest, importWebshopCatalog } from '@benchfleet/webshop-be
 // against a fourth run. Expected numbers are computed here with exact binomials in BigInt.
 
 const services = useTestServices();
+const runRows = new RunRows(services);
+const clis = new TestClis(services, { LOG_LEVEL: 'info' });
 let producer: JobProducer;
-const processes: StartedProcess[] = [];
 const GOALS = 12;
-
-function start(
-  name: 'worker-webshop' | 'scheduler',
-  args: string[],
-  env: NodeJS.ProcessEnv = {},
-): StartedProcess {
-  const started = startCli(name, args, { ...services.env, LOG_LEVEL: 'info', ...env });
-  processes.push(started);
-  return started;
-}
-
-function scheduler(args: string[]) {
-  return runCli('scheduler', args, services.env);
-}
-
-function tasksOf(runId: string) {
-  return services.db
-    .selectFrom('tasks')
-    .selectAll()
-    .where('run_id', '=', runId)
-    .orderBy('seq')
-    .execute();
-}
-
-async function settled(runId: string) {
-  return waitFor(`run ${runId} to settle`, async () => {
-    const tasks = await tasksOf(runId);
-    return tasks.every((task) => task.status !== 'queued' && task.status !== 'running')
-      ? tasks
-      : undefined;
-  });
-}
-
-async function storedSummary(runId: string): Promise<RunSummary> {
-  return waitFor(`the summary of ${runId}`, async () => {
-    const run = await services.db
-      .selectFrom('runs')
-      .select(['summary'])
-      .where('id', '=', runId)
-      .executeTakeFirst();
-    const summary = readRunSummary(run?.summary);
-    return summary && summary.pending === 0 ? summary : undefined;
-  });
-}
 
 function binomial(n: number, k: number): bigint {
   if (k < 0 || k > n) return 0n;
@@ -79,20 +27,10 @@ function binomial(n: number, k: number): bigint {
 /** An exact fraction to a float. */
 const ratio = (num: bigint, den: bigint) => Number((num * 10n ** 15n) / den) / 1e15;
 
-async function enqueueRule(args: string[]): Promise<string> {
-  const result = await scheduler([
-    'enqueue',
-    '--benchmark',
-    'webshop',
-    '--goals',
-    `0-${GOALS - 1}`,
-    '--agent',
-    'rule',
-    '--json',
-    ...args,
-  ]);
-  expect(result.code, result.stderr).toBe(0);
-  return (JSON.parse(result.stdout) as { runId: string }).runId;
+const RULE_RUN = ['--benchmark', 'webshop', '--goals', `0-${GOALS - 1}`, '--agent', 'rule'];
+
+function enqueueRule(args: string[]): Promise<string> {
+  return clis.enqueue([...RULE_RUN, ...args]);
 }
 
 beforeAll(async () => {
@@ -101,7 +39,7 @@ beforeAll(async () => {
 });
 
 afterEach(async () => {
-  await killLeftoverProcesses(processes);
+  await clis.killLeftovers();
 });
 
 afterAll(async () => {
@@ -114,7 +52,7 @@ describe('enqueue --epochs: bad input', () => {
       ['0', /--epochs/],
       ['101', /--epochs 101: expected a whole number from 1 to 100/],
     ] as const) {
-      const result = await scheduler([
+      const result = await clis.scheduler([
         'enqueue',
         '--benchmark',
         'webshop',
@@ -135,7 +73,7 @@ describe('enqueue --epochs: bad input', () => {
 
 describe('a three-epoch WebShop run', () => {
   it('runs every task three times, reports pass@k, pass^k and flip rate as computed by hand, and compares against a fourth run', async () => {
-    const enqueued = await scheduler([
+    const enqueued = await clis.scheduler([
       'enqueue',
       '--benchmark',
       'webshop',
@@ -158,7 +96,7 @@ describe('a three-epoch WebShop run', () => {
     const runId = answer.runId;
 
     // One row and one job per sample, epoch by epoch; epoch 1 keeps the benchmark's task id.
-    const rows = await tasksOf(runId);
+    const rows = await runRows.tasksOf(runId);
     expect(rows).toHaveLength(3 * GOALS);
     const bases = [...new Set(rows.map((row) => row.base_task_id))];
     expect(bases).toHaveLength(GOALS);
@@ -180,11 +118,11 @@ describe('a three-epoch WebShop run', () => {
     );
     expect(new Set(jobIds)).toEqual(new Set(rows.map((row) => taskJobId(runId, row.task_id))));
 
-    start('scheduler', ['worker', '--worker-id', 'keeper', '--metrics-port', '0']);
+    clis.start('scheduler', ['worker', '--worker-id', 'keeper', '--metrics-port', '0']);
     await waitForWorkerReady(
-      start('worker-webshop', ['--worker-id', 'epochs', '--concurrency', '6']),
+      clis.start('worker-webshop', ['--worker-id', 'epochs', '--concurrency', '6']),
     );
-    const tasks = await settled(runId);
+    const tasks = await runRows.settled(runId);
     // Each sample ran once: one attempt each, with its own steps.
     const attempts = await services.db
       .selectFrom('attempts')
@@ -211,7 +149,7 @@ describe('a three-epoch WebShop run', () => {
       passed.reduce((sum, c) => sum + ratio(binomial(c, k), binomial(3, k)), 0) / GOALS;
     const flips = passed.filter((c) => c > 0 && c < 3).length;
 
-    const summary = await storedSummary(runId);
+    const summary = await runRows.storedSummary(runId);
     expect(summary.summary.total_tasks).toBe(3 * GOALS);
     const epochs = summary.epochs;
     expect(epochs).toMatchObject({ epochs: 3, tasks: GOALS });
@@ -242,16 +180,16 @@ describe('a three-epoch WebShop run', () => {
     expect(view.rows[0]?.pass_hat_n).toBeCloseTo(expectedHat(3), 4);
     expect(view.rows[0]?.flip_rate).toBeCloseTo(flips / GOALS, 4);
 
-    const status = await scheduler(['status', runId]);
+    const status = await clis.scheduler(['status', runId]);
     expect(status.code, status.stderr).toBe(0);
     expect(status.stdout).toContain(`epochs 3: pass@3 ${(expectedAt(3) * 100).toFixed(1)}%`);
     expect(status.stdout).toContain(`(${flips}/${GOALS} tasks)`);
-    const markdown = await scheduler(['aggregate', runId]);
+    const markdown = await clis.scheduler(['aggregate', runId]);
     expect(markdown.code, markdown.stderr).toBe(0);
 
     // Exports: the epoch in each record.
     const out = mkdtempSync(join(tmpdir(), 'epochs-export-'));
-    const jsonl = await scheduler([
+    const jsonl = await clis.scheduler([
       'export',
       runId,
       '--format',
@@ -267,7 +205,14 @@ describe('a three-epoch WebShop run', () => {
     expect(lines.map((l) => [l.task_id, l.base_task_id, l.epoch])).toEqual(
       tasks.map((t) => [t.task_id, t.base_task_id, t.epoch]),
     );
-    const atif = await scheduler(['export', runId, '--format', 'atif', '--out', join(out, 'atif')]);
+    const atif = await clis.scheduler([
+      'export',
+      runId,
+      '--format',
+      'atif',
+      '--out',
+      join(out, 'atif'),
+    ]);
     expect(atif.code, atif.stderr).toBe(0);
     for (const task of tasks) {
       const trajectory = JSON.parse(
@@ -287,8 +232,8 @@ describe('a three-epoch WebShop run', () => {
 
     // A fourth run, one epoch, with a step limit too short to buy: compared on all epochs per task.
     const fourth = await enqueueRule(['--max-steps', '2']);
-    const fourthTasks = await settled(fourth);
-    const compared = await scheduler(['compare', runId, fourth, '--json']);
+    const fourthTasks = await runRows.settled(fourth);
+    const compared = await clis.scheduler(['compare', runId, fourth, '--json']);
     expect(compared.code, compared.stderr).toBe(0);
     const comparison = JSON.parse(compared.stdout) as {
       paired: number;
@@ -312,7 +257,7 @@ describe('a three-epoch WebShop run', () => {
       (1.959963984540054 + 0.8416212335729143) * (sd / Math.sqrt(GOALS)),
       9,
     );
-    const text = await scheduler(['compare', runId, fourth]);
+    const text = await clis.scheduler(['compare', runId, fourth]);
     expect(text.stdout).toContain(`A ${3} epoch(s), B 1`);
     expect(text.stdout).toMatch(
       /minimum detectable difference at 12 tasks: success rate \d+\.\d pp/,

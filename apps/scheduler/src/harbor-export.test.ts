@@ -2,7 +2,6 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TasksRepository, type Task } from '@benchfleet/db';
 import { JobProducer } from '@benchfleet/queue';
 import {
   atifImageFile,
@@ -21,11 +20,11 @@ import {
   killLeftoverProcesses,
   osworldTestTask,
   runCli,
+  RunRows,
   startCli,
   startFakeBytebot,
   startFakeLlm,
   useTestServices,
-  waitFor,
   withFakeScenario,
   writeOsworldTestDataset,
   type FakeBytebot,
@@ -40,6 +39,7 @@ import { demoCatalogRequest, importWebshopCatalog } from '@benchfleet/webshop-be
 // its numbers are checked against the rows.
 
 const services = useTestServices();
+const runRows = new RunRows(services);
 let producer: JobProducer;
 let scratch: string;
 let llm: FakeLlm;
@@ -55,24 +55,6 @@ const PRICE = { 'fake-model': { inputUsdPerMillion: 2.5, outputUsdPerMillion: 10
 
 async function readJson(file: string): Promise<unknown> {
   return JSON.parse(await readFile(file, 'utf8')) as unknown;
-}
-
-function tasksOf(runId: string): Promise<Task[]> {
-  return new TasksRepository(services.db).listByRun(runId);
-}
-
-function settle(runId: string): Promise<Task[]> {
-  return waitFor(
-    `run ${runId} to settle`,
-    async () => {
-      const tasks = await tasksOf(runId);
-      return tasks.every((task) => task.status !== 'queued' && task.status !== 'running')
-        ? tasks
-        : undefined;
-    },
-    300_000,
-    100,
-  );
 }
 
 async function exportHarbor(runId: string, name: string): Promise<string> {
@@ -155,10 +137,10 @@ beforeAll(async () => {
     { benchmark: 'osworld', maxSteps: 5, runName: 'harbor-osworld', flags: { dataset } },
   );
   await Promise.all([
-    settle(llmRunId),
-    settle(ruleRunId),
-    settle(osworldRunId),
-    settle(epochsRunId),
+    runRows.settled(llmRunId),
+    runRows.settled(ruleRunId),
+    runRows.settled(osworldRunId),
+    runRows.settled(epochsRunId),
   ]);
 });
 
@@ -173,7 +155,7 @@ afterAll(async () => {
 describe('scheduler export --format harbor', () => {
   it("writes a priced WebShop run as Harbor's job: trials with rewards, spend and trajectories equal to the rows", async () => {
     const out = await exportHarbor(llmRunId, 'llm-job');
-    const tasks = await tasksOf(llmRunId);
+    const tasks = await runRows.tasksOf(llmRunId);
     const trials = await trialsIn(out);
     expect(trials.map((trial) => trial.task_name).sort()).toEqual(
       tasks.map((task) => task.task_id).sort(),
@@ -239,7 +221,7 @@ describe('scheduler export --format harbor', () => {
 
   it("writes each epoch of a task as its own trial of the task, the job's n_attempts the run's epochs", async () => {
     const out = await exportHarbor(epochsRunId, 'epochs-job');
-    const rows = await tasksOf(epochsRunId);
+    const rows = await runRows.tasksOf(epochsRunId);
     expect(rows).toHaveLength(6);
     const trials = await trialsIn(out);
     expect(trials).toHaveLength(6);
@@ -267,7 +249,7 @@ describe('scheduler export --format harbor', () => {
 
   it('writes an OSWorld run with its screenshots beside the trajectory, and the agent-reported reward', async () => {
     const out = await exportHarbor(osworldRunId, 'osworld-job');
-    const tasks = await tasksOf(osworldRunId);
+    const tasks = await runRows.tasksOf(osworldRunId);
     const trials = await trialsIn(out);
     expect(tasks.map((task) => [task.task_id, task.status]).sort()).toEqual([
       ['harbor-mail-help', 'failed'],

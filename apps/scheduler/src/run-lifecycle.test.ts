@@ -4,15 +4,14 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { JobProducer } from '@benchfleet/queue';
 import {
-  killLeftoverProcesses,
   runCli,
-  startCli,
+  RunRows,
   startFakeLlm,
+  TestClis,
   useTestServices,
   waitFor,
   waitForWorkerReady,
   type FakeLlm,
-  type StartedProcess,
 } from '@benchfleet/testing';
 import { readRunSummary, type RunSummary } from '@benchfleet/benchmark-kit';
 import { TasksRepository } from '@benchfleet/db';
@@ -21,19 +20,10 @@ import { enqueueTestRun, type TestRunInput } from '@benchfleet/testing';
 import { demoCatalogRequest, importWebshopCatalog } from '@benchfleet/webshop-benchmark';
 
 const services = useTestServices();
+const runRows = new RunRows(services);
+const clis = new TestClis(services, { BENCHFLEET_LOCK_MS: '1000' });
 let producer: JobProducer;
 let llm: FakeLlm;
-const processes: StartedProcess[] = [];
-
-function start(
-  name: 'worker-webshop' | 'scheduler',
-  args: string[],
-  env: NodeJS.ProcessEnv = {},
-): StartedProcess {
-  const started = startCli(name, args, { ...services.env, BENCHFLEET_LOCK_MS: '1000', ...env });
-  processes.push(started);
-  return started;
-}
 
 async function enqueue(maxTasks: number, flags: Record<string, string>): Promise<string> {
   return enqueueTestRun({ db: services.db, producer }, {
@@ -41,41 +31,6 @@ async function enqueue(maxTasks: number, flags: Record<string, string>): Promise
     maxTasks,
     flags: { split: 'test', ...flags },
   } satisfies TestRunInput);
-}
-
-function tasksOf(runId: string) {
-  return services.db
-    .selectFrom('tasks')
-    .selectAll()
-    .where('run_id', '=', runId)
-    .orderBy('seq')
-    .execute();
-}
-
-async function settled(runId: string, timeoutMs = 600_000) {
-  return waitFor(
-    `run ${runId} to settle`,
-    async () => {
-      const tasks = await tasksOf(runId);
-      return tasks.every((task) => task.status !== 'queued' && task.status !== 'running')
-        ? tasks
-        : undefined;
-    },
-    timeoutMs,
-    200,
-  );
-}
-
-async function storedSummary(runId: string): Promise<RunSummary> {
-  return waitFor(`the summary of ${runId}`, async () => {
-    const run = await services.db
-      .selectFrom('runs')
-      .select(['summary'])
-      .where('id', '=', runId)
-      .executeTakeFirst();
-    const summary = readRunSummary(run?.summary);
-    return summary && summary.pending === 0 ? summary : undefined;
-  });
 }
 
 beforeAll(async () => {
@@ -87,7 +42,7 @@ beforeAll(async () => {
 // A test that failed half-way must not leave workers that take the next test's jobs.
 afterEach(async () => {
   llm.release();
-  await killLeftoverProcesses(processes);
+  await clis.killLeftovers();
 });
 
 afterAll(async () => {
@@ -102,20 +57,21 @@ describe('a run interrupted by killing every worker', () => {
       llmBaseUrl: llm.baseUrl,
       llmModel: 'fake-model',
     });
-    const aggregator = start(
+    const aggregator = clis.start(
       'scheduler',
       ['worker', '--worker-id', 'aggregator', '--metrics-port', '0'],
       { LOG_LEVEL: 'info' },
     );
     const doomed = [
-      start('worker-webshop', ['--worker-id', 'doomed-1', '--concurrency', '3']),
-      start('worker-webshop', ['--worker-id', 'doomed-2', '--concurrency', '3']),
+      clis.start('worker-webshop', ['--worker-id', 'doomed-1', '--concurrency', '3']),
+      clis.start('worker-webshop', ['--worker-id', 'doomed-2', '--concurrency', '3']),
     ];
     await waitFor(
       'some episodes to finish',
       async () =>
-        (await tasksOf(runId)).filter((t) => t.status === 'success' || t.status === 'failed')
-          .length >= 6,
+        (await runRows.tasksOf(runId)).filter(
+          (t) => t.status === 'success' || t.status === 'failed',
+        ).length >= 6,
     );
     // From here no episode can finish: the workers die with work in hand, however fast they were.
     llm.hold();
@@ -124,7 +80,7 @@ describe('a run interrupted by killing every worker', () => {
     await Promise.all(doomed.map((worker) => worker.exited));
     // Redis loses its queue too (a restart without persistence): only Postgres knows what is left.
     await producer.queue('webshop').obliterate({ force: true });
-    const before = await tasksOf(runId);
+    const before = await runRows.tasksOf(runId);
     const unfinished = before.filter((t) => t.status === 'queued' || t.status === 'running').length;
     expect(unfinished).toBeGreaterThan(0);
 
@@ -132,10 +88,10 @@ describe('a run interrupted by killing every worker', () => {
     const resumed = await runCli('scheduler', ['resume', runId], services.env);
     expect(resumed.code).toBe(0);
     expect(resumed.stderr).toContain(`${unfinished} task(s) re-enqueued`);
-    const rescuer = start('worker-webshop', ['--worker-id', 'rescuer', '--concurrency', '8']);
-    const tasks = await settled(runId);
+    const rescuer = clis.start('worker-webshop', ['--worker-id', 'rescuer', '--concurrency', '8']);
+    const tasks = await runRows.settled(runId);
     expect(tasks).toHaveLength(40);
-    const summary = await storedSummary(runId);
+    const summary = await runRows.storedSummary(runId);
     expect(summary.summary.total_tasks).toBe(40);
     expect(
       summary.summary.succeeded +
@@ -178,12 +134,12 @@ describe('scheduler cancel', () => {
       llmBaseUrl: llm.baseUrl,
       llmModel: 'fake-model',
     });
-    const worker = start('worker-webshop', ['--worker-id', 'canceller', '--concurrency', '2']);
+    const worker = clis.start('worker-webshop', ['--worker-id', 'canceller', '--concurrency', '2']);
     await waitFor('two episodes to wait for the LLM', () => llm.held() === 2, 600_000);
     const result = await runCli('scheduler', ['cancel', runId], services.env);
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(/cancelled: 20 task\(s\) cancelled, 18 waiting job\(s\) removed/);
-    const tasks = await settled(runId, 600_000);
+    const tasks = await runRows.settled(runId, 600_000);
     expect(tasks.map((t) => t.status)).toEqual(Array(20).fill('cancelled'));
     const counts = await producer.counts('webshop');
     expect(counts.wait).toBe(0);
@@ -220,8 +176,8 @@ describe('scheduler cancel', () => {
 describe('scheduler aggregate', () => {
   it('writes final.json numbers and a Markdown report on demand', async () => {
     const runId = await enqueue(12, { agent: 'rule' });
-    const worker = start('worker-webshop', ['--worker-id', 'agg-worker']);
-    const tasks = await settled(runId);
+    const worker = clis.start('worker-webshop', ['--worker-id', 'agg-worker']);
+    const tasks = await runRows.settled(runId);
     worker.child.kill('SIGTERM');
     await worker.exited;
     const dir = mkdtempSync(join(tmpdir(), 'aggregate-'));
@@ -352,17 +308,18 @@ describe('scheduler status, runs and retry', () => {
       run: { errors: 2, total: 6 },
     });
 
-    const worker = start('worker-webshop', ['--worker-id', 'retrier']);
+    const worker = clis.start('worker-webshop', ['--worker-id', 'retrier']);
     await waitFor(
       'the other tasks',
       async () =>
-        (await tasksOf(runId)).filter((t) => t.status === 'success' || t.status === 'failed')
-          .length === 4,
+        (await runRows.tasksOf(runId)).filter(
+          (t) => t.status === 'success' || t.status === 'failed',
+        ).length === 4,
     );
     const retried = await runCli('scheduler', ['retry', runId, '--status', 'error'], services.env);
     expect(retried.code).toBe(0);
     expect(retried.stderr).toContain('2 task(s) re-enqueued');
-    const finished = await settled(runId);
+    const finished = await runRows.settled(runId);
     expect(finished.every((t) => t.status === 'success' || t.status === 'failed')).toBe(true);
     expect(finished.find((t) => t.task_id === 'goal-00000')?.attempts).toBe(2);
 

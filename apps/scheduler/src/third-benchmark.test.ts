@@ -5,13 +5,13 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
-import { readRunSummary } from '@benchfleet/benchmark-kit';
 import { benchmarks } from '@benchfleet/benchmarks';
 import { JobProducer } from '@benchfleet/queue';
 import {
   cliBin,
   killLeftoverProcesses,
   runCli,
+  RunRows,
   startCli,
   useTestServices,
   waitFor,
@@ -30,6 +30,7 @@ import { COMPOSE_BEGIN, COMPOSE_END } from '../../../deploy/worker-manifests.mjs
 
 const REPO_DIR = fileURLToPath(new URL('../../..', import.meta.url));
 const services = useTestServices();
+const runRows = new RunRows(services);
 const processes: StartedProcess[] = [];
 let producer: JobProducer;
 let scratch: string;
@@ -51,36 +52,6 @@ async function enqueue(args: string[]): Promise<string> {
   expect(result.stderr).toBe('');
   expect(result.code).toBe(0);
   return (JSON.parse(result.stdout) as { runId: string }).runId;
-}
-
-function tasksOf(runId: string) {
-  return services.db
-    .selectFrom('tasks')
-    .selectAll()
-    .where('run_id', '=', runId)
-    .orderBy('seq')
-    .execute();
-}
-
-async function settled(runId: string) {
-  return waitFor(`run ${runId} to settle`, async () => {
-    const tasks = await tasksOf(runId);
-    return tasks.every((task) => task.status !== 'queued' && task.status !== 'running')
-      ? tasks
-      : undefined;
-  });
-}
-
-async function storedSummary(runId: string) {
-  return waitFor('the summary', async () => {
-    const row = await services.db
-      .selectFrom('runs')
-      .select(['summary', 'status'])
-      .where('id', '=', runId)
-      .executeTakeFirstOrThrow();
-    const summary = readRunSummary(row.summary);
-    return summary?.pending === 0 ? { summary, status: row.status } : undefined;
-  });
 }
 
 beforeAll(() => {
@@ -195,7 +166,7 @@ describe('a benchmark added as one slice (examples/echo-benchmark)', () => {
     expect(run).toMatchObject({ benchmark: 'echo', config: { step_ms: 20 } });
     await startEchoWorker('echo-1');
 
-    const tasks = await settled(runId);
+    const tasks = await runRows.settled(runId);
     expect(tasks.map((task) => [task.task_id, task.domain, task.status, task.total_steps])).toEqual(
       [
         ['echo-000', 'even', 'success', 1],
@@ -217,7 +188,7 @@ describe('a benchmark added as one slice (examples/echo-benchmark)', () => {
     expect(steps).toHaveLength(12);
     expect(steps[3]).toEqual({ task_id: 'echo-002', step: 1, text: 'say 2: step 1' });
 
-    const { summary } = await storedSummary(runId);
+    const { summary } = await runRows.finishedRun(runId);
     expect(summary).toMatchObject({
       benchmark: 'echo',
       success_label: 'scripted success',
@@ -306,12 +277,15 @@ describe('a benchmark added as one slice (examples/echo-benchmark)', () => {
     ]);
     await waitFor(
       'four tasks to run',
-      async () => (await tasksOf(slow)).filter((task) => task.status === 'running').length === 4,
+      async () =>
+        (await runRows.tasksOf(slow)).filter((task) => task.status === 'running').length === 4,
     );
     const cancelled = await scheduler(['cancel', slow]);
     expect(cancelled.code).toBe(0);
     expect(cancelled.stderr).toContain('8 task(s) cancelled, 4 waiting job(s) removed');
-    expect((await settled(slow)).map((task) => task.status)).toEqual(Array(8).fill('cancelled'));
+    expect((await runRows.settled(slow)).map((task) => task.status)).toEqual(
+      Array(8).fill('cancelled'),
+    );
     await waitFor('the running attempts to close', async () => {
       const attempts = await services.db
         .selectFrom('attempts')
@@ -330,12 +304,12 @@ describe('a benchmark added as one slice (examples/echo-benchmark)', () => {
     expect(resumed.code).toBe(0);
     expect(resumed.stderr).toContain('2 task(s) re-enqueued');
     await startEchoWorker('echo-3');
-    expect((await settled(lost)).map((task) => [task.task_id, task.status])).toEqual([
+    expect((await runRows.settled(lost)).map((task) => [task.task_id, task.status])).toEqual([
       ['echo-000', 'success'],
       ['echo-002', 'success'],
     ]);
     // No `scheduler worker` runs now: the worker that settled the last task wrote the summary.
-    expect(await storedSummary(lost)).toMatchObject({
+    expect(await runRows.finishedRun(lost)).toMatchObject({
       status: 'finished',
       summary: { summary: { total_tasks: 2, succeeded: 2 }, scores: { echoed_steps: 4 } },
     });

@@ -6,6 +6,7 @@ export * from './process-harness.js';
 export * from './fake-bytebot/index.js';
 export * from './fake-s3/index.js';
 export * from './test-runs.js';
+export * from './run-rows.js';
 export * from './fault-fleet.js';
 export * from './fault-scenarios.js';
 export * from './debian-prerequisite.js';

@@ -8,7 +8,8 @@ import { Panel } from './sql-panel';
 
 // Runs × tasks: one row per benchmark task, one column per run, each cell the run's verdict per
 // epoch (status and reward, linked to the task). Runs named by `?run=` or found by `?q=` and
-// `?benchmark=`; the rows are virtualised, so 20,000 tasks cost a few dozen DOM rows.
+// `?benchmark=`; the tasks chosen by `?show=` (verdicts differ between runs, a failed sample, an
+// infra error) and `?task=` (id or instruction contains); the rows are virtualised, so 20,000 tasks cost a few dozen DOM rows.
 
 const ROW_HEIGHT = 28;
 const encode = encodeURIComponent;
@@ -47,7 +48,54 @@ function EpochVerdict({
   );
 }
 
-function GridFilters({ response }: { response: GridResponse | undefined }) {
+const SHOWS: Array<[string, string]> = [
+  ['all', 'all tasks'],
+  ['differ', 'verdicts differ between runs'],
+  ['failed', 'a sample failed'],
+  ['infra', 'an infra error'],
+];
+
+/** Which tasks of the runs are shown: by their verdicts, and by id or instruction. */
+function TaskFilters({ response }: { response: GridResponse | undefined }) {
+  const [task, setTask] = useQueryText('task');
+  const { query } = useLocation();
+  const filtered = response !== undefined && response.rows.length !== response.total_tasks;
+  return (
+    <div className="filter-bar" data-grid-task-filters="">
+      <select
+        name="show"
+        aria-label="Show tasks"
+        value={query.get('show') ?? 'all'}
+        onChange={(event) =>
+          setQuery({ show: event.target.value === 'all' ? null : event.target.value })
+        }
+      >
+        {SHOWS.map(([value, label]) => (
+          <option key={value} value={value}>
+            {label}
+          </option>
+        ))}
+      </select>
+      <input
+        type="search"
+        name="task"
+        placeholder="task id or instruction contains…"
+        aria-label="Filter tasks by id or instruction"
+        value={task}
+        onChange={(event) => setTask(event.target.value)}
+      />
+      {response && (
+        <span className="muted" data-count="grid">
+          {filtered && `${response.rows.length} of `}
+          {response.total_tasks} tasks × {response.runs.length} runs
+          {response.more_runs && ' (more runs match: narrow the filter)'}
+        </span>
+      )}
+    </div>
+  );
+}
+
+function GridFilters() {
   const [q, setQ] = useQueryText('q');
   const { query } = useLocation();
   const named = query.getAll('run');
@@ -78,12 +126,6 @@ function GridFilters({ response }: { response: GridResponse | undefined }) {
           />
         </>
       )}
-      {response && (
-        <span className="muted" data-count="grid">
-          {response.rows.length} tasks × {response.runs.length} runs
-          {response.more_runs && ' (more runs match: narrow the filter)'}
-        </span>
-      )}
     </div>
   );
 }
@@ -112,7 +154,8 @@ export function GridPage() {
     <div className="grid-page" data-page="grid">
       <h1>Runs × tasks</h1>
       <Panel id="grid" title="Verdicts per run and epoch" queries={data?.queries}>
-        <GridFilters response={data} />
+        <GridFilters />
+        <TaskFilters response={data} />
         <div className="runs-grid" data-table="grid">
           <div className="runs-grid-head" role="row" style={{ gridTemplateColumns: template }}>
             <span>Task</span>

@@ -30,13 +30,14 @@ import { RunPhasesPanel, RunTimelinePanel } from './run-time-panels';
 import { Panel } from './sql-panel';
 import { TaskTable } from './task-table';
 
+/** Rows of values to objects, by a plain loop: a 60,000-sample run made 900,000 entry pairs otherwise. */
 function decodeTasks(response: TasksResponse): TaskRow[] {
-  return response.rows.map(
-    (values) =>
-      Object.fromEntries(
-        response.columns.map((column, i) => [column, values[i]]),
-      ) as unknown as TaskRow,
-  );
+  const { columns } = response;
+  return response.rows.map((values) => {
+    const task: Record<string, unknown> = {};
+    for (let i = 0; i < columns.length; i += 1) task[columns[i]!] = values[i];
+    return task as unknown as TaskRow;
+  });
 }
 
 /** The run's task rows: loaded once, then merged with the rows that changed since the last read. */
