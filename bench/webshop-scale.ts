@@ -12,6 +12,8 @@
 // (cold: the snapshot is copied from Postgres; warm: it is in the machine's cache), and episodes/s
 // with 1 and 2 worker processes × --concurrency. Databases are named bench_scale_<size>; --keep
 // leaves them (and a later run with --keep reuses an imported catalogue instead of importing again).
+// The import is this checkout's only: for an import side by side with an older checkout at any size,
+// `bench/webshop-import.ts --products N --baseline DIR`.
 
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';

@@ -71,6 +71,11 @@ import type {
 } from './telemetry.js';
 
 const TRACER_NAME = '@benchfleet/telemetry';
+type CompressionOption = NonNullable<
+  ConstructorParameters<
+    typeof import('@opentelemetry/exporter-trace-otlp-http').OTLPTraceExporter
+  >[0]
+>['compression'];
 const DEFAULT_SHUTDOWN_TIMEOUT_MS = 5000;
 const DEFAULT_LOG_INTERVAL_MS = 60_000;
 /** Error text on a span is for a person reading a trace: short, and without secrets. */
@@ -509,17 +514,20 @@ export async function startOtelTracing(
   // No export may outlive a shutdown: its deadline, retries included, is capped at the shutdown's.
   const exportTimeoutMs = Math.min(config.exportTimeoutMs, deadlineMs);
 
-  const { OTLPTraceExporter } =
-    config.protocol === 'http/json'
-      ? await import('@opentelemetry/exporter-trace-otlp-http')
-      : await import('@opentelemetry/exporter-trace-otlp-proto');
-  type ExporterOptions = NonNullable<ConstructorParameters<typeof OTLPTraceExporter>[0]>;
-  const exporter = new OTLPTraceExporter({
+  const exporterOptions = {
     url: config.tracesUrl,
     headers: { ...config.headers },
     timeoutMillis: exportTimeoutMs,
-    compression: config.compression as ExporterOptions['compression'],
-  });
+    compression: config.compression,
+  };
+  // Protobuf (the default) through this package's encoder; JSON through the SDK's exporter.
+  const exporter =
+    config.protocol === 'http/json'
+      ? new (await import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter({
+          ...exporterOptions,
+          compression: config.compression as CompressionOption,
+        })
+      : (await import('./otlp-protobuf-exporter.js')).protobufTraceExporter(exporterOptions);
 
   // Errors the exporter told already are not told again by the SDK's global handler.
   const told = new WeakSet<object>();

@@ -11,8 +11,47 @@
 // blank line between blocks. Not reproduced: vertical writing, right-to-left heuristics, and the
 // exact glyph bounding boxes of the MediaBox clip (a glyph counts as outside when its origin box
 // is).
-import { getDocument, OPS } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import type { PDFPageProxy } from 'pdfjs-dist/types/src/display/api.js';
+
+type PdfJs = typeof import('pdfjs-dist/legacy/build/pdf.mjs');
+
+let pdfJs: Promise<PdfJs> | undefined;
+
+/**
+ * pdf.js's legacy build (the one Node 20 runs) installs core-js polyfills over built-ins it finds
+ * lacking, JSON.stringify, JSON.parse, Array.prototype.push and Function.prototype.toString among
+ * them: JavaScript wrappers many times slower than V8's own, in the whole process (a WebShop
+ * catalog import ran 1.9× slower with this module merely loaded). So it is loaded when a PDF is
+ * first read, and those built-ins are put back: what the polyfills add to them pdf.js does not use.
+ */
+function loadPdfJs(): Promise<PdfJs> {
+  pdfJs ??= (async () => {
+    const builtIns = [
+      [JSON, 'stringify'],
+      [JSON, 'parse'],
+      [Array.prototype, 'push'],
+      [Function.prototype, 'toString'],
+    ].map(([owner, key]) => ({
+      owner: owner as object,
+      key: key as string,
+      descriptor: Object.getOwnPropertyDescriptor(owner, key as string)!,
+    }));
+    try {
+      // pdf.js would import its worker (polyfills again) at the first document: it is given now.
+      const [library, worker] = await Promise.all([
+        import('pdfjs-dist/legacy/build/pdf.mjs'),
+        // @ts-expect-error pdf.js ships no types for its worker module
+        import('pdfjs-dist/legacy/build/pdf.worker.mjs') as Promise<unknown>,
+      ]);
+      (globalThis as { pdfjsWorker?: unknown }).pdfjsWorker = worker;
+      return library;
+    } finally {
+      for (const { owner, key, descriptor } of builtIns)
+        Object.defineProperty(owner, key, descriptor);
+    }
+  })();
+  return pdfJs;
+}
 
 type Matrix = [number, number, number, number, number, number];
 type Point = { x: number; y: number };
@@ -138,7 +177,7 @@ function matrixOperand(args: readonly unknown[]): Matrix | undefined {
   return values.length === 6 && values.every(Number.isFinite) ? (values as Matrix) : undefined;
 }
 
-async function pageText(page: PDFPageProxy): Promise<string> {
+async function pageText(page: PDFPageProxy, OPS: PdfJs['OPS']): Promise<string> {
   const operators = await page.getOperatorList();
   const view = page.view;
   const lines = new StextLines([
@@ -286,6 +325,7 @@ async function pageText(page: PDFPageProxy): Promise<string> {
  * Rejects when pdf.js cannot open the file (upstream's fitz.open raises; compare_pdfs catches it).
  */
 export async function extractPdfText(bytes: Uint8Array): Promise<string> {
+  const { getDocument, OPS } = await loadPdfJs();
   const document = await getDocument({
     data: bytes,
     verbosity: 0,
@@ -297,7 +337,7 @@ export async function extractPdfText(bytes: Uint8Array): Promise<string> {
   try {
     let text = '';
     for (let number = 1; number <= document.numPages; number += 1) {
-      text += await pageText(await document.getPage(number));
+      text += await pageText(await document.getPage(number), OPS);
     }
     return text;
   } finally {
