@@ -4,7 +4,7 @@ import { AttemptSpend } from './attempt-spend.js';
 describe('AttemptSpend', () => {
   it('knows nothing of the spend of an attempt whose steps used no tokens (unknown, not $0)', () => {
     const sut = new AttemptSpend();
-    sut.addStep({ tokens_in: null, tokens_out: null, cost_usd: null });
+    sut.addStep({ cost_usd: null });
     expect(sut.soFar()).toEqual({ tokensIn: 0, tokensOut: 0, costUsd: null });
   });
 
