@@ -1,6 +1,7 @@
 import { UsageError } from '@benchfleet/core';
 import {
   describeGraded,
+  type AnyBenchmark,
   type BenchmarkRegistry,
   type EpochSummary,
   type GradedSummary,
@@ -141,67 +142,20 @@ export async function readRunStatus(
   const benchmark = registry.get(run.benchmark);
   const done = run.total - run.queued - run.running;
   const queue = await producer.counts(benchmark.job.queue);
-  const startedAt = runRow?.started_at?.getTime();
-  let etaSeconds: number | null = null;
-  if (startedAt && done > 0 && done < run.total) {
-    const rate = done / ((Date.now() - startedAt) / 1000);
-    etaSeconds = Math.round((run.total - done) / rate);
-  }
+  const etaSeconds = etaSecondsOf(run.total, done, runRow?.started_at?.getTime());
   const pending = run.total - done;
   const jobless =
     pending > 0 && !options.quick
       ? (await joblessTasks(db, producer, benchmark.job.queue, runId)).length
       : 0;
-  const between = run.running > 0 ? await new TasksRepository(db).betweenAttempts(runId) : [];
-  const jobIds = between.map((task) => taskJobId(runId, task.task_id));
-  const delayedUntil = await producer.delayedUntil(benchmark.job.queue, jobIds);
-  const maxAttempts = benchmark.job.options.attempts ?? 1;
-  const retrying = between.map((task, index): RetryingTask => {
-    const until = delayedUntil.get(jobIds[index] ?? '');
-    return {
-      taskId: task.task_id,
-      failedAttempt: task.failed_attempt,
-      error: task.error,
-      nextAttempt: task.failed_attempt + 1,
-      maxAttempts,
-      retryAt: until === undefined ? null : new Date(until).toISOString(),
-    };
-  });
+  const retrying = await retryingTasks(db, producer, benchmark, run);
   const beats = await readWorkerBeats(producer.connection, producer.prefix, (name) =>
     producer.connectedWorkers(name),
   );
   const workers = beats.filter(
     (beat) => beat.queue === benchmark.job.queue || beat.queue === AGGREGATE_QUEUE,
   );
-  const notes: string[] = [];
-  // Said whether or not tasks are left: a run its spend limit stopped says so once finished too.
-  if (run.halt !== null) notes.push(haltNote(run, limits));
-  // Workers refuse to start on such a Redis; this is one that changed under a running fleet.
-  const policy = maxmemoryPolicyOf(await producer.connection.info('memory'));
-  if (policy !== undefined && policy !== 'noeviction')
-    notes.push(
-      `Redis maxmemory-policy is ${policy}: it may evict queue keys (a job left in no state never runs); set maxmemory-policy noeviction`,
-    );
-  if (pending > 0) {
-    if (servingWorkers(workers, benchmark.job.queue).length === 0)
-      notes.push(
-        `no worker is consuming queue ${benchmark.job.queue}: start one, e.g. \`${benchmark.display.workerCommand}\``,
-      );
-    for (const beat of workers.filter((w) => w.state === 'paused'))
-      notes.push(
-        `worker ${beat.workerId} is paused since ${beat.since}: ${beat.reason ?? 'no reason given'}`,
-      );
-    if (jobless > 0) {
-      notes.push(
-        `${jobless} open task(s) have no job that will run them (Redis lost them, or they failed out): \`scheduler worker\` re-enqueues them, or run \`scheduler resume ${runId}\``,
-      );
-    }
-    if (!workers.some((beat) => beat.queue === AGGREGATE_QUEUE)) {
-      notes.push(
-        'no `scheduler worker` runs: what a fault leaves behind (lost jobs, a Redis that lost its data) is not repaired until one does',
-      );
-    }
-  }
+  const notes = await statusNotes(producer, benchmark, { run, limits, workers, pending, jobless });
   const fullRun = benchmark.grading ? await runs.get(runId) : undefined;
   const graded = fullRun ? await benchmark.grading?.summarize(db, fullRun) : null;
   const epochs =
@@ -236,6 +190,85 @@ export async function readRunStatus(
     ...(graded ? { graded } : {}),
     ...(epochs ? { epochs } : {}),
   };
+}
+
+/** When the run should end at the rate its tasks have settled so far (none before one has, or once all have). */
+function etaSecondsOf(total: number, done: number, startedAt: number | undefined): number | null {
+  if (!startedAt || done <= 0 || done >= total) return null;
+  const rate = done / ((Date.now() - startedAt) / 1000);
+  return Math.round((total - done) / rate);
+}
+
+/** The run's tasks between two attempts: the attempt that failed, and when BullMQ runs the next. */
+async function retryingTasks(
+  db: Database,
+  producer: JobProducer,
+  benchmark: AnyBenchmark,
+  run: RunSummaryRow,
+): Promise<RetryingTask[]> {
+  const runId = run.run_id;
+  const between = run.running > 0 ? await new TasksRepository(db).betweenAttempts(runId) : [];
+  const jobIds = between.map((task) => taskJobId(runId, task.task_id));
+  const delayedUntil = await producer.delayedUntil(benchmark.job.queue, jobIds);
+  const maxAttempts = benchmark.job.options.attempts ?? 1;
+  return between.map((task, index): RetryingTask => {
+    const until = delayedUntil.get(jobIds[index] ?? '');
+    return {
+      taskId: task.task_id,
+      failedAttempt: task.failed_attempt,
+      error: task.error,
+      nextAttempt: task.failed_attempt + 1,
+      maxAttempts,
+      retryAt: until === undefined ? null : new Date(until).toISOString(),
+    };
+  });
+}
+
+/**
+ * What holds the run up, in one line each: its halt, a Redis that may evict queue keys, and while
+ * tasks are left, no worker (or a paused one), tasks without a job, no `scheduler worker`.
+ */
+async function statusNotes(
+  producer: JobProducer,
+  benchmark: AnyBenchmark,
+  facts: {
+    run: RunSummaryRow;
+    limits: RunLimits;
+    workers: WorkerBeat[];
+    pending: number;
+    jobless: number;
+  },
+): Promise<string[]> {
+  const { run, limits, workers, pending, jobless } = facts;
+  const notes: string[] = [];
+  // Said whether or not tasks are left: a run its spend limit stopped says so once finished too.
+  if (run.halt !== null) notes.push(haltNote(run, limits));
+  // Workers refuse to start on such a Redis; this is one that changed under a running fleet.
+  const policy = maxmemoryPolicyOf(await producer.connection.info('memory'));
+  if (policy !== undefined && policy !== 'noeviction')
+    notes.push(
+      `Redis maxmemory-policy is ${policy}: it may evict queue keys (a job left in no state never runs); set maxmemory-policy noeviction`,
+    );
+  if (pending === 0) return notes;
+  if (servingWorkers(workers, benchmark.job.queue).length === 0)
+    notes.push(
+      `no worker is consuming queue ${benchmark.job.queue}: start one, e.g. \`${benchmark.display.workerCommand}\``,
+    );
+  for (const beat of workers.filter((w) => w.state === 'paused'))
+    notes.push(
+      `worker ${beat.workerId} is paused since ${beat.since}: ${beat.reason ?? 'no reason given'}`,
+    );
+  if (jobless > 0) {
+    notes.push(
+      `${jobless} open task(s) have no job that will run them (Redis lost them, or they failed out): \`scheduler worker\` re-enqueues them, or run \`scheduler resume ${run.run_id}\``,
+    );
+  }
+  if (!workers.some((beat) => beat.queue === AGGREGATE_QUEUE)) {
+    notes.push(
+      'no `scheduler worker` runs: what a fault leaves behind (lost jobs, a Redis that lost its data) is not repaired until one does',
+    );
+  }
+  return notes;
 }
 
 /**
