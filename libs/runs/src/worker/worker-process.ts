@@ -12,7 +12,7 @@ import {
 import { startTelemetry, type Telemetry, type TelemetryConfig } from '@benchfleet/telemetry';
 import type { TaskProcessorDeps } from './task-processor.js';
 import { startMetricsServer, type MetricsServer, type WorkerMetrics } from './worker-metrics.js';
-import { openWorkerResources } from './worker-resources.js';
+import { openWorkerPool, openWorkerResources } from './worker-resources.js';
 import { recoverAfterOutage, workerHealthCheck } from './worker-health-checks.js';
 import { stopOnSignals, stopWhenLauncherExits, stopWorker } from './worker-stop.js';
 
@@ -114,9 +114,10 @@ export async function startWorkerProcess(
   settings: WorkerProcessSettings,
   buildJobs: (services: WorkerServices) => Promise<WorkerJobs>,
 ): Promise<RunningWorker> {
-  const resources = await openWorkerResources(settings);
+  const pool = await openWorkerPool(settings);
+  const telemetry = await startProcessTelemetry(settings, pool.logger);
+  const resources = openWorkerResources(settings, pool);
   const { logger, db, metrics, taskDeps, records, tasks, ledger } = resources;
-  const telemetry = await startProcessTelemetry(settings, logger);
   const handBackMs = settings.handBackMs ?? DEFAULT_HAND_BACK_MS;
   const { timeoutMs } = handBackTimings(handBackMs);
   const probe = new PostgresHealthProbe(settings.databaseUrl, settings.workerId, timeoutMs);

@@ -32,14 +32,18 @@ export interface WorkerResources {
   taskDeps: TaskProcessorDeps;
 }
 
+/** The worker's Postgres pool and logger, once Postgres, its schema and Redis are checked. */
+export interface WorkerPool {
+  logger: Logger;
+  repeated: RepeatedLog;
+  db: Database;
+}
+
 /**
- * The services a worker needs, checked (Postgres and its schema, Redis and its eviction policy)
- * and opened: the pool, the step writer, the producer of aggregate jobs, metrics, the outcome
- * ledger and the records Postgres did not take.
+ * The services a worker needs, checked (Postgres and its schema, Redis and its eviction policy),
+ * and its pool opened.
  */
-export async function openWorkerResources(
-  settings: WorkerProcessSettings,
-): Promise<WorkerResources> {
+export async function openWorkerPool(settings: WorkerProcessSettings): Promise<WorkerPool> {
   const [, redisFacts] = await Promise.all([
     checkDatabase(settings.databaseUrl, 'DATABASE_URL'),
     checkRedis(settings.redisUrl, 'REDIS_URL'),
@@ -60,6 +64,17 @@ export async function openWorkerResources(
     await db.destroy();
     throw error;
   });
+  return { logger, repeated, db };
+}
+
+/**
+ * What the worker writes through, over its pool: the step writer, the producer of aggregate
+ * jobs, metrics, the outcome ledger and the records Postgres did not take.
+ */
+export function openWorkerResources(
+  settings: WorkerProcessSettings,
+  { logger, repeated, db }: WorkerPool,
+): WorkerResources {
   const steps = new StepWriter(new StepsRepository(db));
   // Long-lived: it reconnects for as long as the worker lives, or a Redis blip would lose the aggregate of a run.
   const producer = new JobProducer(settings.redisUrl, settings.prefix, 'worker');
