@@ -42,7 +42,7 @@ export interface ScreenshotCopy {
 }
 
 /** Copies one screenshot; what the trajectory says of it: its file, or why there is none. */
-export async function copyStepScreenshot(copy: ScreenshotCopy): Promise<AtifScreenshot> {
+async function copyStepScreenshot(copy: ScreenshotCopy): Promise<AtifScreenshot> {
   const { uri, where, problems } = copy;
   let bytes: Buffer;
   try {

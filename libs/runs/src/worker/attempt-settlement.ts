@@ -23,7 +23,7 @@ export interface SettlementResources {
 }
 
 /** An outcome as the attempt's span says it: what is written to Postgres, and why it stopped. */
-export function spanOutcome(outcome: TaskOutcomeRecord): AttemptOutcome {
+function spanOutcome(outcome: TaskOutcomeRecord): AttemptOutcome {
   return {
     status: outcome.status,
     errorClass: outcome.errorClass ?? null,
