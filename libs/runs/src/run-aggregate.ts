@@ -36,35 +36,18 @@ export async function computeRunSummary(
       duration_seconds: durationSeconds(task),
     })),
   );
-  const tokensIn = tasks.reduce((sum, task) => sum + Number(task.tokens_in), 0);
-  const tokensOut = tasks.reduce((sum, task) => sum + Number(task.tokens_out), 0);
-  // One settled task of unknown cost makes the run's cost unknown: a partial sum would mislead.
-  const costKnown = settled.every((task) => task.cost_usd !== null);
-  const cost = settled.reduce((sum, task) => sum + (task.cost_usd ?? 0), 0);
-  const successes = settled.filter((task) => task.status === 'success').length;
-  const notTheAgents = (task: Task) =>
-    task.status === 'error' && (task.error_class === 'infra' || task.error_class === 'budget');
-  const scored = settled.filter((task) => !notTheAgents(task));
-  const limitUsd = readRunLimits(run.limits).max_cost_usd ?? null;
-  const starts = tasks
-    .map((task) => task.started_at?.getTime())
-    .filter((t): t is number => t !== undefined);
-  const ends = settled
-    .map((task) => task.finished_at?.getTime())
-    .filter((t): t is number => t !== undefined);
+  const spend = runSpend(tasks, settled, readRunLimits(run.limits).max_cost_usd ?? null);
   const graded = (await benchmark.grading?.summarize(db, run)) ?? null;
-  const startedAt = starts.length ? new Date(Math.min(...starts)) : null;
-  const finishedAt = ends.length ? new Date(Math.max(...ends)) : null;
   return {
     run_id: runId,
     benchmark: run.benchmark,
     success_label: benchmark.success.label,
     ...numbers,
     pending: tasks.length - settled.length,
-    tokens_in: tokensIn,
-    tokens_out: tokensOut,
-    cost_usd: costKnown ? roundLikePython(cost, 6) : null,
-    cost_per_success_usd: costKnown && successes ? roundLikePython(cost / successes, 6) : null,
+    tokens_in: spend.tokens_in,
+    tokens_out: spend.tokens_out,
+    cost_usd: spend.cost_usd,
+    cost_per_success_usd: spend.cost_per_success_usd,
     scores:
       benchmark.scores?.(
         settled.map((task) => ({
@@ -73,12 +56,62 @@ export async function computeRunSummary(
           result: benchmark.taskResult.safeParse(task.result).data ?? null,
         })),
       ) ?? null,
+    ...runTimeSpan(tasks, settled),
+    ...agentNumbers(settled),
+    cost_limit_usd: spend.cost_limit_usd,
+    cost_overshoot_usd: spend.cost_overshoot_usd,
+    unpriced: spend.unpriced,
+    // Last, and only for a graded run: an ungraded run's summary is what it always was.
+    ...(graded ? { graded } : {}),
+    // Only for a run of several epochs, for the same reason.
+    ...(run.epochs > 1 ? { epochs: epochSummary(run.epochs, tasks) } : {}),
+  };
+}
+
+/** What the run spent, against its limit. */
+function runSpend(tasks: Task[], settled: Task[], limitUsd: number | null) {
+  // One settled task of unknown cost makes the run's cost unknown: a partial sum would mislead.
+  const costKnown = settled.every((task) => task.cost_usd !== null);
+  const cost = settled.reduce((sum, task) => sum + (task.cost_usd ?? 0), 0);
+  const successes = settled.filter((task) => task.status === 'success').length;
+  return {
+    tokens_in: tasks.reduce((sum, task) => sum + Number(task.tokens_in), 0),
+    tokens_out: tasks.reduce((sum, task) => sum + Number(task.tokens_out), 0),
+    cost_usd: costKnown ? roundLikePython(cost, 6) : null,
+    cost_per_success_usd: costKnown && successes ? roundLikePython(cost / successes, 6) : null,
+    cost_limit_usd: limitUsd,
+    cost_overshoot_usd:
+      limitUsd === null || !costKnown ? null : roundLikePython(Math.max(0, cost - limitUsd), 6),
+    unpriced: !costKnown,
+  };
+}
+
+/** From the first task's start to the last settled task's end. */
+function runTimeSpan(tasks: Task[], settled: Task[]) {
+  const starts = tasks
+    .map((task) => task.started_at?.getTime())
+    .filter((t): t is number => t !== undefined);
+  const ends = settled
+    .map((task) => task.finished_at?.getTime())
+    .filter((t): t is number => t !== undefined);
+  const startedAt = starts.length ? new Date(Math.min(...starts)) : null;
+  const finishedAt = ends.length ? new Date(Math.max(...ends)) : null;
+  return {
     started_at: startedAt?.toISOString() ?? null,
     finished_at: finishedAt?.toISOString() ?? null,
     total_duration_seconds:
       startedAt && finishedAt
         ? roundLikePython((finishedAt.getTime() - startedAt.getTime()) / 1000, 1)
         : null,
+  };
+}
+
+/** The agent's success rate without the tasks that were not the agent's (infra faults, budget stops), and those. */
+function agentNumbers(settled: Task[]) {
+  const notTheAgents = (task: Task) =>
+    task.status === 'error' && (task.error_class === 'infra' || task.error_class === 'budget');
+  const scored = settled.filter((task) => !notTheAgents(task));
+  return {
     success_rate_excluding_infra:
       scored.length === 0
         ? null
@@ -91,14 +124,6 @@ export async function computeRunSummary(
     budget_stopped: settled.filter(
       (task) => task.status === 'error' && task.error_class === 'budget',
     ).length,
-    cost_limit_usd: limitUsd,
-    cost_overshoot_usd:
-      limitUsd === null || !costKnown ? null : roundLikePython(Math.max(0, cost - limitUsd), 6),
-    unpriced: !costKnown,
-    // Last, and only for a graded run: an ungraded run's summary is what it always was.
-    ...(graded ? { graded } : {}),
-    // Only for a run of several epochs, for the same reason.
-    ...(run.epochs > 1 ? { epochs: epochSummary(run.epochs, tasks) } : {}),
   };
 }
 

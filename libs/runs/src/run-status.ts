@@ -1,6 +1,7 @@
 import { UsageError } from '@benchfleet/core';
 import {
   describeGraded,
+  type AnyBenchmark,
   type BenchmarkRegistry,
   type EpochSummary,
   type GradedSummary,
@@ -14,9 +15,7 @@ import {
 } from '@benchfleet/db';
 import {
   AGGREGATE_QUEUE,
-  maxmemoryPolicyOf,
   readWorkerBeats,
-  servingWorkers,
   taskJobId,
   type JobProducer,
   type WorkerBeat,
@@ -25,6 +24,7 @@ import type { GovernorSnapshot, LaneSnapshot, SpendTotals } from '@benchfleet/ll
 import { joblessTasks } from './run-reconciler.js';
 import { readRunLimits, type RunLimits } from './run-limits.js';
 import { epochSummary, epochSummaryLine } from './task-epochs.js';
+import { dollars, statusNotes } from './run-status-notes.js';
 
 /** What status reads of the LLM governor (its snapshot and spend in Redis); an `LlmGovernor` is one. */
 export interface GovernorReader {
@@ -141,67 +141,20 @@ export async function readRunStatus(
   const benchmark = registry.get(run.benchmark);
   const done = run.total - run.queued - run.running;
   const queue = await producer.counts(benchmark.job.queue);
-  const startedAt = runRow?.started_at?.getTime();
-  let etaSeconds: number | null = null;
-  if (startedAt && done > 0 && done < run.total) {
-    const rate = done / ((Date.now() - startedAt) / 1000);
-    etaSeconds = Math.round((run.total - done) / rate);
-  }
+  const etaSeconds = etaSecondsOf(run.total, done, runRow?.started_at?.getTime());
   const pending = run.total - done;
   const jobless =
     pending > 0 && !options.quick
       ? (await joblessTasks(db, producer, benchmark.job.queue, runId)).length
       : 0;
-  const between = run.running > 0 ? await new TasksRepository(db).betweenAttempts(runId) : [];
-  const jobIds = between.map((task) => taskJobId(runId, task.task_id));
-  const delayedUntil = await producer.delayedUntil(benchmark.job.queue, jobIds);
-  const maxAttempts = benchmark.job.options.attempts ?? 1;
-  const retrying = between.map((task, index): RetryingTask => {
-    const until = delayedUntil.get(jobIds[index] ?? '');
-    return {
-      taskId: task.task_id,
-      failedAttempt: task.failed_attempt,
-      error: task.error,
-      nextAttempt: task.failed_attempt + 1,
-      maxAttempts,
-      retryAt: until === undefined ? null : new Date(until).toISOString(),
-    };
-  });
+  const retrying = await retryingTasks(db, producer, benchmark, run);
   const beats = await readWorkerBeats(producer.connection, producer.prefix, (name) =>
     producer.connectedWorkers(name),
   );
   const workers = beats.filter(
     (beat) => beat.queue === benchmark.job.queue || beat.queue === AGGREGATE_QUEUE,
   );
-  const notes: string[] = [];
-  // Said whether or not tasks are left: a run its spend limit stopped says so once finished too.
-  if (run.halt !== null) notes.push(haltNote(run, limits));
-  // Workers refuse to start on such a Redis; this is one that changed under a running fleet.
-  const policy = maxmemoryPolicyOf(await producer.connection.info('memory'));
-  if (policy !== undefined && policy !== 'noeviction')
-    notes.push(
-      `Redis maxmemory-policy is ${policy}: it may evict queue keys (a job left in no state never runs); set maxmemory-policy noeviction`,
-    );
-  if (pending > 0) {
-    if (servingWorkers(workers, benchmark.job.queue).length === 0)
-      notes.push(
-        `no worker is consuming queue ${benchmark.job.queue}: start one, e.g. \`${benchmark.display.workerCommand}\``,
-      );
-    for (const beat of workers.filter((w) => w.state === 'paused'))
-      notes.push(
-        `worker ${beat.workerId} is paused since ${beat.since}: ${beat.reason ?? 'no reason given'}`,
-      );
-    if (jobless > 0) {
-      notes.push(
-        `${jobless} open task(s) have no job that will run them (Redis lost them, or they failed out): \`scheduler worker\` re-enqueues them, or run \`scheduler resume ${runId}\``,
-      );
-    }
-    if (!workers.some((beat) => beat.queue === AGGREGATE_QUEUE)) {
-      notes.push(
-        'no `scheduler worker` runs: what a fault leaves behind (lost jobs, a Redis that lost its data) is not repaired until one does',
-      );
-    }
-  }
+  const notes = await statusNotes(producer, benchmark, { run, limits, workers, pending, jobless });
   const fullRun = benchmark.grading ? await runs.get(runId) : undefined;
   const graded = fullRun ? await benchmark.grading?.summarize(db, fullRun) : null;
   const epochs =
@@ -238,14 +191,36 @@ export async function readRunStatus(
   };
 }
 
-/**
- * Why the run takes no new task. A spend-limit stop names the limit only: the reason stored at the
- * fence carries what the governor had counted then, a second spend figure beside the spend line.
- */
-function haltNote(run: RunSummaryRow, limits: RunLimits): string {
-  if (run.halt === 'budget' && limits.max_cost_usd !== undefined)
-    return `the run reached its spend limit of ${dollars(limits.max_cost_usd)}: no new task starts, and its open tasks end with budget`;
-  return run.halt_reason ?? `the run is halted (${run.halt}): no new task is taken`;
+/** When the run should end at the rate its tasks have settled so far (none before one has, or once all have). */
+function etaSecondsOf(total: number, done: number, startedAt: number | undefined): number | null {
+  if (!startedAt || done <= 0 || done >= total) return null;
+  const rate = done / ((Date.now() - startedAt) / 1000);
+  return Math.round((total - done) / rate);
+}
+
+/** The run's tasks between two attempts: the attempt that failed, and when BullMQ runs the next. */
+async function retryingTasks(
+  db: Database,
+  producer: JobProducer,
+  benchmark: AnyBenchmark,
+  run: RunSummaryRow,
+): Promise<RetryingTask[]> {
+  const runId = run.run_id;
+  const between = run.running > 0 ? await new TasksRepository(db).betweenAttempts(runId) : [];
+  const jobIds = between.map((task) => taskJobId(runId, task.task_id));
+  const delayedUntil = await producer.delayedUntil(benchmark.job.queue, jobIds);
+  const maxAttempts = benchmark.job.options.attempts ?? 1;
+  return between.map((task, index): RetryingTask => {
+    const until = delayedUntil.get(jobIds[index] ?? '');
+    return {
+      taskId: task.task_id,
+      failedAttempt: task.failed_attempt,
+      error: task.error,
+      nextAttempt: task.failed_attempt + 1,
+      maxAttempts,
+      retryAt: until === undefined ? null : new Date(until).toISOString(),
+    };
+  });
 }
 
 /** The fleet's lanes that the run's calls went through: another run's lanes are not this run's. */
@@ -338,10 +313,6 @@ export function describeStatus(status: RunStatus, now = Date.now()): string {
 
 function percentOf(rate: number | null): string {
   return rate === null ? 'n/a' : `${(rate * 100).toFixed(1)}%`;
-}
-
-function dollars(usd: number): string {
-  return `$${usd < 1 ? usd.toFixed(6) : usd.toFixed(2)}`;
 }
 
 /** The two scores, when they differ in what they count. */

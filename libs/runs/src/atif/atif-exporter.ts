@@ -1,24 +1,18 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { attemptGradeKey, type RunExporter } from '@benchfleet/benchmark-kit';
 import {
-  AttemptsRepository,
-  StepsRepository,
-  TasksRepository,
-  type Attempt,
-  type Step,
-  type Task,
-} from '@benchfleet/db';
-import { copyStepScreenshot } from './atif-images.js';
-import { ATIF_INPUTS_DIR, exportModelInputs } from './atif-model-inputs.js';
+  attemptGradeKey,
+  type ExportContext,
+  type GradeRecord,
+  type RunExporter,
+} from '@benchfleet/benchmark-kit';
+import { TasksRepository, type Attempt, type Run, type Task, type TimedStep } from '@benchfleet/db';
+import { copyAttemptScreenshots } from './atif-images.js';
+import { ATIF_INPUTS_DIR, exportModelInputs, type AtifModelInputs } from './atif-model-inputs.js';
+import { attemptPages, type AttemptPage } from './attempt-pages.js';
 import { parseAtifTrajectory } from './atif-reader.js';
 import { ATIF_SCHEMA_VERSION } from './atif-schema.js';
-import {
-  atifTrajectoryOfAttempt,
-  isFinalAttempt,
-  taskHasOutcome,
-  type AtifScreenshot,
-} from './atif-trajectory.js';
+import { atifTrajectoryOfAttempt, isFinalAttempt, taskHasOutcome } from './atif-trajectory.js';
 
 // `scheduler export RUN --format atif`, for a run of any benchmark. Layout:
 //   index.json                               the run, and every task with its attempts' files
@@ -77,15 +71,22 @@ export interface AtifIndex {
   }>;
 }
 
-function groupBy<T>(rows: readonly T[], key: (row: T) => string): Map<string, T[]> {
-  const groups = new Map<string, T[]>();
-  for (const row of rows) {
-    const k = key(row);
-    const group = groups.get(k);
-    if (group) group.push(row);
-    else groups.set(k, [row]);
-  }
-  return groups;
+/** What an ATIF export has written so far, for its index. */
+class AtifExportTally {
+  trajectories = 0;
+  images = 0;
+  inputFiles = 0;
+  /** Model inputs already written (each distinct one once). */
+  readonly inputsWritten = new Set<string>();
+  readonly problems: string[] = [];
+  readonly tasks: AtifIndex['tasks'] = [];
+}
+
+/** What one page's trajectories carry besides their rows: the calls' inputs, and the grades. */
+interface PageExtras {
+  modelInputs: AtifModelInputs;
+  /** Only for a graded run: its attempts' grades. */
+  grades: ReadonlyMap<string, GradeRecord> | undefined;
 }
 
 export const atifExporter: RunExporter<unknown> = {
@@ -95,137 +96,25 @@ export const atifExporter: RunExporter<unknown> = {
     const { db, run, dir } = context;
     const tasks = await new TasksRepository(db).listByRun(run.id);
     const settled = tasks.filter(taskHasOutcome);
-    const problems: string[] = [];
-    const indexTasks: AtifIndex['tasks'] = [];
-    let trajectories = 0;
-    let images = 0;
-    let inputFiles = 0;
-    const inputsWritten = new Set<string>();
+    const tally = new AtifExportTally();
     // A graded run's attempts carry their grade; any other run's trajectories stay as they were.
     const grades =
       context.grading && context.summary.graded
         ? await context.grading.attemptGrades(db, run.id)
         : undefined;
-
-    /** Copies a step's screenshot into the task's images/ directory; a screenshot that cannot be had is a problem, not a failure. */
-    const copyScreenshot = async (
-      task: Task,
-      attempt: Attempt,
-      step: Step,
-      uri: string,
-    ): Promise<AtifScreenshot> => {
-      const shot = await copyStepScreenshot({
-        artifacts: context.artifacts,
-        uri,
-        dir: path.join(dir, ATIF_TASKS_DIR, task.task_id),
-        name: `images/attempt-${attempt.attempt}-step-${String(step.step).padStart(3, '0')}`,
-        where: `task ${task.task_id} attempt ${attempt.attempt} step ${step.step}`,
-        problems,
-      });
-      if ('path' in shot) images += 1;
-      return shot;
-    };
-
-    for (let start = 0; start < settled.length; start += ATIF_EXPORT_PAGE) {
-      const page = settled.slice(start, start + ATIF_EXPORT_PAGE);
-      const attempts = await new AttemptsRepository(db).listOfTasks(
-        run.id,
-        page.map((task) => task.task_id),
-      );
-      const steps = await new StepsRepository(db).listOfAttempts(
-        run.id,
-        attempts.map((attempt) => ({ taskId: attempt.task_id, attempt: attempt.attempt })),
-      );
-      const modelInputs = await exportModelInputs(
-        db,
-        run.id,
-        page.map((task) => task.task_id),
-        dir,
-        inputsWritten,
-      );
-      inputFiles += modelInputs.files;
-      const attemptsByTask = groupBy(attempts, (attempt) => attempt.task_id);
-      const stepsByAttempt = groupBy(steps, (step) => `${step.task_id}\n${step.attempt}`);
-      for (const task of page) {
-        const taskDir = path.join(dir, ATIF_TASKS_DIR, task.task_id);
-        await mkdir(taskDir, { recursive: true });
-        const indexAttempts: AtifIndexAttempt[] = [];
-        for (const attempt of attemptsByTask.get(task.task_id) ?? []) {
-          const attemptSteps = stepsByAttempt.get(`${task.task_id}\n${attempt.attempt}`) ?? [];
-          const screenshots = new Map<number, AtifScreenshot>();
-          for (const step of attemptSteps) {
-            if (step.screenshot_uri !== null)
-              screenshots.set(
-                step.step,
-                await copyScreenshot(task, attempt, step, step.screenshot_uri),
-              );
-          }
-          const trajectory = atifTrajectoryOfAttempt({
-            run,
-            task,
-            attempt,
-            steps: attemptSteps,
-            screenshots,
-            modelInputs: modelInputs.inputs.get(`${task.task_id}\n${attempt.attempt}`) ?? new Map(),
-            ...(grades
-              ? {
-                  grade: grades.get(attemptGradeKey(task.task_id, attempt.attempt))?.record ?? null,
-                }
-              : {}),
-          });
-          const name = `attempt-${attempt.attempt}.json`;
-          // Checked against the schema before it is written: a file this writes is one a reader takes.
-          parseAtifTrajectory(
-            trajectory,
-            `the trajectory of task ${task.task_id} attempt ${attempt.attempt}`,
-          );
-          await writeFile(path.join(taskDir, name), `${JSON.stringify(trajectory, null, 2)}\n`);
-          trajectories += 1;
-          indexAttempts.push({
-            attempt: attempt.attempt,
-            status: attempt.status,
-            final: isFinalAttempt(task, attempt),
-            file: `${ATIF_TASKS_DIR}/${task.task_id}/${name}`,
-            steps: attemptSteps.length,
-            images: [...screenshots.values()].filter((shot) => 'path' in shot).length,
-          });
-        }
-        indexTasks.push({
-          task_id: task.task_id,
-          base_task_id: task.base_task_id,
-          epoch: task.epoch,
-          domain: task.domain,
-          status: task.status,
-          attempts: indexAttempts,
-        });
-        context.progress(indexTasks.length, settled.length);
+    for await (const page of attemptPages(db, run.id, settled, { pageSize: ATIF_EXPORT_PAGE })) {
+      const taskIds = page.tasks.map((task) => task.task_id);
+      const inputs = await exportModelInputs(db, run.id, taskIds, dir, tally.inputsWritten);
+      tally.inputFiles += inputs.files;
+      for (const task of page.tasks) {
+        const extras = { modelInputs: inputs.inputs, grades };
+        tally.tasks.push(await writeTaskTrajectories(context, page, task, extras, tally));
+        context.progress(tally.tasks.length, settled.length);
       }
     }
-
-    const index: AtifIndex = {
-      format: 'benchfleet-atif-export',
-      format_version: 1,
-      atif_schema_version: ATIF_SCHEMA_VERSION,
-      run: {
-        id: run.id,
-        name: run.name,
-        benchmark: run.benchmark,
-        status: run.status,
-        code_version: run.code_version,
-        epochs: run.epochs,
-        created_at: run.created_at.toISOString(),
-        started_at: run.started_at?.toISOString() ?? null,
-        finished_at: run.finished_at?.toISOString() ?? null,
-      },
-      tasks_exported: settled.length,
-      tasks_unfinished: tasks.length - settled.length,
-      trajectories,
-      images,
-      model_inputs: { dir: ATIF_INPUTS_DIR, files: inputFiles },
-      problems: problems.length,
-      tasks: indexTasks,
-    };
+    const index = atifIndex(run, tasks.length, settled.length, tally);
     await writeFile(path.join(dir, ATIF_INDEX_FILE), `${JSON.stringify(index, null, 2)}\n`);
+    const { problems } = tally;
     if (problems.length > 0)
       await writeFile(
         path.join(dir, ATIF_PROBLEMS_FILE),
@@ -234,3 +123,101 @@ export const atifExporter: RunExporter<unknown> = {
     return { exported: settled.length, unfinished: tasks.length - settled.length, problems };
   },
 };
+
+/** A task's directory with one trajectory per attempt, and its entry in the index. */
+async function writeTaskTrajectories(
+  context: ExportContext<unknown>,
+  page: AttemptPage,
+  task: Task,
+  extras: PageExtras,
+  tally: AtifExportTally,
+): Promise<AtifIndex['tasks'][number]> {
+  await mkdir(path.join(context.dir, ATIF_TASKS_DIR, task.task_id), { recursive: true });
+  const attempts: AtifIndexAttempt[] = [];
+  for (const attempt of page.attemptsOf(task))
+    attempts.push(
+      await writeAttemptTrajectory(context, task, attempt, page.stepsOf(attempt), extras, tally),
+    );
+  return {
+    task_id: task.task_id,
+    base_task_id: task.base_task_id,
+    epoch: task.epoch,
+    domain: task.domain,
+    status: task.status,
+    attempts,
+  };
+}
+
+/** One attempt's trajectory, its screenshots copied beside it, checked against the schema and written. */
+async function writeAttemptTrajectory(
+  context: ExportContext<unknown>,
+  task: Task,
+  attempt: Attempt,
+  steps: readonly TimedStep[],
+  extras: PageExtras,
+  tally: AtifExportTally,
+): Promise<AtifIndexAttempt> {
+  const taskDir = path.join(context.dir, ATIF_TASKS_DIR, task.task_id);
+  const where = `task ${task.task_id} attempt ${attempt.attempt}`;
+  // A screenshot that cannot be had is a problem, not a failure.
+  const screenshots = await copyAttemptScreenshots(steps, {
+    artifacts: context.artifacts,
+    dir: taskDir,
+    name: (step) => `images/attempt-${attempt.attempt}-step-${String(step.step).padStart(3, '0')}`,
+    where: (step) => `${where} step ${step.step}`,
+    problems: tally.problems,
+  });
+  const images = [...screenshots.values()].filter((shot) => 'path' in shot).length;
+  tally.images += images;
+  const { grades } = extras;
+  const trajectory = atifTrajectoryOfAttempt({
+    run: context.run,
+    task,
+    attempt,
+    steps,
+    screenshots,
+    modelInputs: extras.modelInputs.get(`${task.task_id}\n${attempt.attempt}`) ?? new Map(),
+    ...(grades
+      ? { grade: grades.get(attemptGradeKey(task.task_id, attempt.attempt))?.record ?? null }
+      : {}),
+  });
+  const name = `attempt-${attempt.attempt}.json`;
+  // Checked against the schema before it is written: a file this writes is one a reader takes.
+  parseAtifTrajectory(trajectory, `the trajectory of ${where}`);
+  await writeFile(path.join(taskDir, name), `${JSON.stringify(trajectory, null, 2)}\n`);
+  tally.trajectories += 1;
+  return {
+    attempt: attempt.attempt,
+    status: attempt.status,
+    final: isFinalAttempt(task, attempt),
+    file: `${ATIF_TASKS_DIR}/${task.task_id}/${name}`,
+    steps: steps.length,
+    images,
+  };
+}
+
+function atifIndex(run: Run, tasks: number, exported: number, tally: AtifExportTally): AtifIndex {
+  return {
+    format: 'benchfleet-atif-export',
+    format_version: 1,
+    atif_schema_version: ATIF_SCHEMA_VERSION,
+    run: {
+      id: run.id,
+      name: run.name,
+      benchmark: run.benchmark,
+      status: run.status,
+      code_version: run.code_version,
+      epochs: run.epochs,
+      created_at: run.created_at.toISOString(),
+      started_at: run.started_at?.toISOString() ?? null,
+      finished_at: run.finished_at?.toISOString() ?? null,
+    },
+    tasks_exported: exported,
+    tasks_unfinished: tasks - exported,
+    trajectories: tally.trajectories,
+    images: tally.images,
+    model_inputs: { dir: ATIF_INPUTS_DIR, files: tally.inputFiles },
+    problems: tally.problems.length,
+    tasks: tally.tasks,
+  };
+}

@@ -2,6 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { readArtifact, type ArtifactSettings } from '@benchfleet/artifacts';
 import { errorMessage } from '@benchfleet/core';
+import type { Step } from '@benchfleet/db';
 import type { AtifImageMediaType } from './atif-schema.js';
 import type { AtifScreenshot } from './atif-trajectory.js';
 
@@ -41,7 +42,7 @@ export interface ScreenshotCopy {
 }
 
 /** Copies one screenshot; what the trajectory says of it: its file, or why there is none. */
-export async function copyStepScreenshot(copy: ScreenshotCopy): Promise<AtifScreenshot> {
+async function copyStepScreenshot(copy: ScreenshotCopy): Promise<AtifScreenshot> {
   const { uri, where, problems } = copy;
   let bytes: Buffer;
   try {
@@ -62,4 +63,27 @@ export async function copyStepScreenshot(copy: ScreenshotCopy): Promise<AtifScre
   await mkdir(path.dirname(file), { recursive: true });
   await writeFile(file, bytes);
   return { uri, path: relative, mediaType };
+}
+
+/** The screenshots of an attempt's steps, copied in step order, by step number. */
+export async function copyAttemptScreenshots(
+  steps: readonly Step[],
+  copy: Omit<ScreenshotCopy, 'uri' | 'name' | 'where'> & {
+    name(step: Step): string;
+    where(step: Step): string;
+  },
+): Promise<Map<number, AtifScreenshot>> {
+  const screenshots = new Map<number, AtifScreenshot>();
+  for (const step of steps) {
+    if (step.screenshot_uri === null) continue;
+    const { name, where, ...rest } = copy;
+    const shot = await copyStepScreenshot({
+      ...rest,
+      uri: step.screenshot_uri,
+      name: name(step),
+      where: where(step),
+    });
+    screenshots.set(step.step, shot);
+  }
+  return screenshots;
 }

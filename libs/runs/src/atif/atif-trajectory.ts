@@ -340,42 +340,48 @@ export function atifTrajectoryOfAttempt(records: AttemptRecords): AtifTrajectory
     },
     extra: {
       ...(reward !== null ? { reward } : {}),
-      [ATIF_EXTENSION_KEY]: {
-        run: {
-          id: run.id,
-          name: run.name,
-          benchmark: run.benchmark,
-          epochs: run.epochs,
-          code_version: run.code_version,
-          config: run.config,
-        },
-        task: {
-          task_id: task.task_id,
-          base_task_id: task.base_task_id,
-          epoch: task.epoch,
-          domain: task.domain,
-          attempts: task.attempts,
-        },
-        attempt: {
-          attempt: attempt.attempt,
-          final,
-          status: attempt.status,
-          error_class: attempt.error_class,
-          error: attempt.error,
-          worker_id: attempt.worker_id,
-          job_attempt: attempt.job_attempt,
-          external_id: attempt.external_id,
-          started_at: iso(attempt.started_at),
-          finished_at: iso(attempt.finished_at),
-          duration_ms:
-            attempt.finished_at === null
-              ? null
-              : attempt.finished_at.getTime() - attempt.started_at.getTime(),
-        },
-        outcome: final ? outcomeOf(task) : null,
-        // A graded run: the grade of this attempt's end state, beside the agent's word (outcome).
-        ...(records.grade !== undefined ? { grade: records.grade } : {}),
-      },
+      [ATIF_EXTENSION_KEY]: benchfleetExtraOf(records, final),
     },
+  };
+}
+
+/** The trajectory's own `extra.benchfleet`: the run, the task, the attempt, and the task's outcome on its final attempt. */
+function benchfleetExtraOf(records: AttemptRecords, final: boolean): Record<string, unknown> {
+  const { run, task, attempt } = records;
+  return {
+    run: {
+      id: run.id,
+      name: run.name,
+      benchmark: run.benchmark,
+      epochs: run.epochs,
+      code_version: run.code_version,
+      config: run.config,
+    },
+    task: {
+      task_id: task.task_id,
+      base_task_id: task.base_task_id,
+      epoch: task.epoch,
+      domain: task.domain,
+      attempts: task.attempts,
+    },
+    attempt: {
+      attempt: attempt.attempt,
+      final,
+      status: attempt.status,
+      error_class: attempt.error_class,
+      error: attempt.error,
+      worker_id: attempt.worker_id,
+      job_attempt: attempt.job_attempt,
+      external_id: attempt.external_id,
+      started_at: iso(attempt.started_at),
+      finished_at: iso(attempt.finished_at),
+      duration_ms:
+        attempt.finished_at === null
+          ? null
+          : attempt.finished_at.getTime() - attempt.started_at.getTime(),
+    },
+    outcome: final ? outcomeOf(task) : null,
+    // A graded run: the grade of this attempt's end state, beside the agent's word (outcome).
+    ...(records.grade !== undefined ? { grade: records.grade } : {}),
   };
 }

@@ -8,16 +8,9 @@ import {
   type GradeRecord,
   type RunExporter,
 } from '@benchfleet/benchmark-kit';
-import {
-  AttemptsRepository,
-  StepsRepository,
-  TasksRepository,
-  type Attempt,
-  type Run,
-  type Task,
-  type TimedStep,
-} from '@benchfleet/db';
-import { copyStepScreenshot } from './atif-images.js';
+import { TasksRepository, type Attempt, type Run, type Task, type TimedStep } from '@benchfleet/db';
+import { copyAttemptScreenshots } from './atif-images.js';
+import { attemptPages, type AttemptPage } from './attempt-pages.js';
 import { parseAtifTrajectory } from './atif-reader.js';
 import {
   atifTrajectoryOfAttempt,
@@ -251,50 +244,29 @@ function harborJobStats(trials: readonly HarborTrialResult[]): HarborJobResult['
   };
 }
 
-/** Reads one page of tasks' final attempts with their steps and screenshots, and writes their trials. */
+/** Writes the trials of one page of tasks, from each task's final attempt, its steps and screenshots. */
 async function writePage(
   context: ExportContext<unknown>,
-  page: readonly Task[],
+  page: AttemptPage,
   grades: ReadonlyMap<string, GradeRecord> | undefined,
   problems: string[],
 ): Promise<HarborTrialResult[]> {
-  const { db, run, dir } = context;
-  const attempts = (
-    await new AttemptsRepository(db).listOfTasks(
-      run.id,
-      page.map((task) => task.task_id),
-    )
-  ).filter((attempt) => {
-    const task = page.find((candidate) => candidate.task_id === attempt.task_id);
-    return task !== undefined && isFinalAttempt(task, attempt);
-  });
-  const steps = await new StepsRepository(db).listOfAttempts(
-    run.id,
-    attempts.map((attempt) => ({ taskId: attempt.task_id, attempt: attempt.attempt })),
-  );
+  const { run, dir } = context;
   const trials: HarborTrialResult[] = [];
-  for (const task of page) {
-    const final = attempts.find((attempt) => attempt.task_id === task.task_id);
+  for (const task of page.tasks) {
+    const [final] = page.attemptsOf(task);
     if (!final) {
       problems.push(`task ${task.task_id}: its final attempt is not recorded; no trial written`);
       continue;
     }
-    const trialDir = path.join(dir, trialNameOf(run.id, task), 'agent');
-    const taskSteps = steps.filter((step) => step.task_id === task.task_id);
-    const screenshots = new Map<number, AtifScreenshot>();
-    for (const step of taskSteps)
-      if (step.screenshot_uri !== null)
-        screenshots.set(
-          step.step,
-          await copyStepScreenshot({
-            artifacts: context.artifacts,
-            uri: step.screenshot_uri,
-            dir: trialDir,
-            name: `images/step-${String(step.step).padStart(3, '0')}`,
-            where: `task ${task.task_id} attempt ${final.attempt} step ${step.step}`,
-            problems,
-          }),
-        );
+    const taskSteps = page.stepsOf(final);
+    const screenshots = await copyAttemptScreenshots(taskSteps, {
+      artifacts: context.artifacts,
+      dir: path.join(dir, trialNameOf(run.id, task), 'agent'),
+      name: (step) => `images/step-${String(step.step).padStart(3, '0')}`,
+      where: (step) => `task ${task.task_id} attempt ${final.attempt} step ${step.step}`,
+      problems,
+    });
     const grade = grades
       ? (grades.get(attemptGradeKey(task.task_id, final.attempt)) ?? null)
       : undefined;
@@ -328,10 +300,9 @@ export const harborExporter: RunExporter<unknown> = {
         : undefined;
     const problems: string[] = [];
     const trials: HarborTrialResult[] = [];
-    for (let start = 0; start < settled.length; start += PAGE) {
-      trials.push(
-        ...(await writePage(context, settled.slice(start, start + PAGE), grades, problems)),
-      );
+    const finalAttempts = { pageSize: PAGE, keep: isFinalAttempt };
+    for await (const page of attemptPages(db, run.id, settled, finalAttempts)) {
+      trials.push(...(await writePage(context, page, grades, problems)));
       context.progress(trials.length, settled.length);
     }
     await writeJob(context, tasks, trials, problems);

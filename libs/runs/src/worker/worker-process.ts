@@ -1,47 +1,20 @@
 import type { Migration } from 'kysely';
+import { BENCHFLEET_VERSION, type Logger } from '@benchfleet/core';
+import { PostgresHealthProbe, postgresOutageOf, type Database } from '@benchfleet/db';
 import {
-  BENCHFLEET_VERSION,
-  causeOf,
-  createLogger,
-  errorMessage,
-  RepeatedLog,
-  type Logger,
-} from '@benchfleet/core';
-import {
-  checkDatabase,
-  checkSchema,
-  createDatabase,
-  PostgresHealthProbe,
-  postgresOutageOf,
-  StepWriter,
-  StepsRepository,
-  TasksRepository,
-  type Database,
-} from '@benchfleet/db';
-import {
-  allHealthy,
-  checkRedis,
   DEFAULT_HAND_BACK_MS,
   handBackTimings,
-  JobProducer,
-  refuseEvictingRedis,
   startWorkerRuntime,
   type HealthCheck,
-  type HealthReport,
   type ServedJob,
   type WorkerRuntime,
 } from '@benchfleet/queue';
 import { startTelemetry, type Telemetry, type TelemetryConfig } from '@benchfleet/telemetry';
-import { requestRunAggregate } from '../run-aggregate.js';
-import { PendingAttemptRecords } from './attempt-records.js';
-import {
-  lostOutcomesMessage,
-  OutcomeLedger,
-  recordInLedger,
-  restoreLedgerRuns,
-} from '../outcome-ledger.js';
 import type { TaskProcessorDeps } from './task-processor.js';
-import { startMetricsServer, WorkerMetrics, type MetricsServer } from './worker-metrics.js';
+import { startMetricsServer, type MetricsServer, type WorkerMetrics } from './worker-metrics.js';
+import { openWorkerPool, openWorkerResources } from './worker-resources.js';
+import { recoverAfterOutage, workerHealthCheck } from './worker-health-checks.js';
+import { stopOnSignals, stopWhenLauncherExits, stopWorker } from './worker-stop.js';
 
 export interface WorkerProcessSettings {
   app: string;
@@ -132,84 +105,22 @@ function startProcessTelemetry(
 }
 
 /**
- * The life of a worker process, shared by every worker app: services checked, handlers built,
- * the queue served, metrics exposed, and SIGTERM/SIGINT turned into a graceful shutdown.
+ * The life of a worker process, shared by every worker app: services checked and opened
+ * (worker-resources), handlers built, the queue served with its health checks
+ * (worker-health-checks), metrics exposed, and SIGTERM/SIGINT turned into a graceful shutdown
+ * (worker-stop).
  */
 export async function startWorkerProcess(
   settings: WorkerProcessSettings,
   buildJobs: (services: WorkerServices) => Promise<WorkerJobs>,
 ): Promise<RunningWorker> {
-  const [, redisFacts] = await Promise.all([
-    checkDatabase(settings.databaseUrl, 'DATABASE_URL'),
-    checkRedis(settings.redisUrl, 'REDIS_URL'),
-  ]);
-  refuseEvictingRedis(settings.redisUrl, redisFacts);
-  const logger = createLogger({ level: settings.logLevel, name: settings.app });
-  // Errors of one cause (every connection of the pool ends at once on a restart) once per interval.
-  const repeated = new RepeatedLog(logger.child({ worker: settings.workerId }));
-  const db = createDatabase(settings.databaseUrl, {
-    max: Math.min(20, Math.max(4, Math.ceil(settings.concurrency / 4))),
-    onError: (error) =>
-      repeated.warn(
-        `pg:${causeOf(error)}`,
-        { err: error },
-        `Postgres connection: ${errorMessage(error)}`,
-      ),
-  });
-  await checkSchema(db, settings.migrations).catch(async (error: unknown) => {
-    await db.destroy();
-    throw error;
-  });
-  const telemetry = await startProcessTelemetry(settings, logger);
-  const steps = new StepWriter(new StepsRepository(db));
-  // Long-lived: it reconnects for as long as the worker lives, or a Redis blip would lose the aggregate of a run.
-  const producer = new JobProducer(settings.redisUrl, settings.prefix, 'worker');
-  const metrics = new WorkerMetrics(settings.queue, { worker: settings.workerId });
-  metrics.watchQueue(producer.queue(settings.queue));
-  const onRunSettled = async (runId: string): Promise<void> => {
-    if (settings.summarizeRun) {
-      try {
-        await settings.summarizeRun(db, runId);
-        logger.info({ run: runId }, 'run settled and summarised');
-        return;
-      } catch (error) {
-        logger.warn(
-          { run: runId, err: error },
-          'run settled but could not be summarised here: leaving it to the aggregate job',
-        );
-      }
-    }
-    await requestRunAggregate(producer, runId);
-    logger.info({ run: runId }, 'run settled: aggregate job enqueued');
-  };
-  const tasksRepository = new TasksRepository(db);
-  const ledger = new OutcomeLedger(
-    producer.connection,
-    settings.prefix,
-    settings.outcomeLedgerKeepMs,
-  );
-  const records = new PendingAttemptRecords(
-    tasksRepository,
-    logger,
-    onRunSettled,
-    undefined,
-    (request, at) =>
-      recordInLedger(ledger, [{ ...request, workerId: settings.workerId, at }], logger),
-  );
-  const taskDeps: TaskProcessorDeps = {
-    db,
-    steps,
-    onRunSettled,
-    onOutcome: (event) => metrics.outcome(event),
-    records,
-    ledger,
-    logger,
-  };
-
+  const pool = await openWorkerPool(settings);
+  const telemetry = await startProcessTelemetry(settings, pool.logger);
+  const resources = openWorkerResources(settings, pool);
+  const { logger, db, metrics, taskDeps, records, tasks, ledger } = resources;
   const handBackMs = settings.handBackMs ?? DEFAULT_HAND_BACK_MS;
   const { timeoutMs } = handBackTimings(handBackMs);
   const probe = new PostgresHealthProbe(settings.databaseUrl, settings.workerId, timeoutMs);
-  const artifactStore = settings.artifactStore;
   const { jobs, healthCheck, capabilities, flush } = await buildJobs({
     db,
     logger,
@@ -219,58 +130,33 @@ export async function startWorkerProcess(
   let stopping = false;
   let pausedBecause: string | null = null;
   const runtime = await startWorkerRuntime({
-    queue: settings.queue,
+    ...runtimeSettings(settings),
     jobs,
-    redisUrl: settings.redisUrl,
-    prefix: settings.prefix,
-    concurrency: settings.concurrency,
-    workerId: settings.workerId,
     logger,
-    graceMs: settings.graceMs,
-    ...(settings.lockDurationMs !== undefined ? { lockDurationMs: settings.lockDurationMs } : {}),
-    ...(settings.stalledIntervalMs !== undefined
-      ? { stalledIntervalMs: settings.stalledIntervalMs }
-      : {}),
     handBackMs,
     ...(capabilities ? { capabilities } : {}),
-    healthCheck: allHealthy([
-      async () => {
-        const problem = await probe.problem();
-        return problem === null ? { ok: true } : { ok: false, reason: problem };
-      },
-      ...(artifactStore
-        ? [
-            async (): Promise<HealthReport> => {
-              const problem = await artifactStore.healthProblem(settings.workerId, timeoutMs);
-              return problem === null ? { ok: true } : { ok: false, reason: problem };
-            },
-          ]
-        : []),
-      ...(healthCheck ? [healthCheck] : []),
-    ]),
+    healthCheck: workerHealthCheck(
+      probe,
+      settings.artifactStore,
+      settings.workerId,
+      timeoutMs,
+      healthCheck,
+    ),
     outageOf: (error) => postgresOutageOf(error, settings.databaseUrl),
     // What Postgres did not take during the outage is written before the next job is taken.
-    onRecovered: async () => {
-      const left = await records.flush();
-      if (left > 0) throw new Error(`${left} kept attempt record(s) still not written`);
-      // The Postgres that came back may be a promoted replica without some of what it acknowledged.
-      const restored = await restoreLedgerRuns(tasksRepository, ledger, ledger.recentRuns());
-      if (restored.restored > 0)
-        logger.warn(
-          { ...restored, worker: settings.workerId },
-          lostOutcomesMessage(restored.restored),
-        );
-    },
+    onRecovered: recoverAfterOutage(records, tasks, ledger, logger, settings.workerId),
     onPause: (reason) => (pausedBecause = reason),
     onJobFinished: (event) => metrics.jobFinished(event),
   });
+  const health = () =>
+    stopping ? 'shutting down' : pausedBecause ? `paused: ${pausedBecause}` : null;
   const metricsServer =
     settings.metricsPort === undefined
       ? undefined
       : await startMetricsServer(
           metrics,
           settings.metricsPort,
-          () => (stopping ? 'shutting down' : pausedBecause ? `paused: ${pausedBecause}` : null),
+          health,
           settings.metricsHost ?? '127.0.0.1',
         );
   logger.info(
@@ -281,49 +167,30 @@ export async function startWorkerProcess(
   let stopped: Promise<void> | undefined;
   let markFinished!: () => void;
   const finished = new Promise<void>((resolve) => (markFinished = resolve));
+  const parts = { runtime, probe, metricsServer, telemetry, flush };
   const stop = () =>
     (stopped ??= (async () => {
       stopping = true;
-      await runtime.shutdown();
-      await steps
-        .flush()
-        .catch((error: unknown) => logger.error({ err: error }, 'could not write the last steps'));
-      await flush?.();
-      const left = await records.flush();
-      if (left > 0)
-        logger.error(
-          { left },
-          'Postgres did not take these attempt records before exit: their attempts will read "worker lost"',
-        );
-      records.close();
-      repeated.flush();
-      await probe.close();
-      await producer.close();
-      await metricsServer?.close();
-      await db.destroy();
-      // Last: the attempts handed back above end their spans as they go.
-      await telemetry.shutdown();
+      await stopWorker(resources, parts);
       markFinished();
     })());
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    process.once(signal, () => {
-      logger.info({ signal }, 'signal received');
-      void stop();
-    });
-  }
-  if (settings.stopWhenLauncherExits) {
-    const launcher = process.ppid;
-    const watch = setInterval(() => {
-      if (process.ppid === launcher) return;
-      clearInterval(watch);
-      logger.info(
-        { launcher },
-        'the npx that started this worker has exited (killed): shutting down as on SIGTERM',
-      );
-      void stop();
-    }, 1_000);
-    watch.unref();
-    void finished.then(() => clearInterval(watch));
-  }
+  stopOnSignals(stop, logger);
+  if (settings.stopWhenLauncherExits) stopWhenLauncherExits(stop, finished, logger);
   return { runtime, db, ...(metricsServer ? { metricsServer } : {}), logger, stop, finished };
+}
+
+/** The runtime's settings that come from the process's settings as they are. */
+function runtimeSettings(settings: WorkerProcessSettings) {
+  return {
+    queue: settings.queue,
+    redisUrl: settings.redisUrl,
+    prefix: settings.prefix,
+    concurrency: settings.concurrency,
+    workerId: settings.workerId,
+    graceMs: settings.graceMs,
+    ...(settings.lockDurationMs !== undefined ? { lockDurationMs: settings.lockDurationMs } : {}),
+    ...(settings.stalledIntervalMs !== undefined
+      ? { stalledIntervalMs: settings.stalledIntervalMs }
+      : {}),
+  };
 }

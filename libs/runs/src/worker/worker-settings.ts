@@ -26,6 +26,22 @@ export interface WorkerSettingsDefaults {
  */
 export function workerSettings(defaults: WorkerSettingsDefaults, env: NodeJS.ProcessEnv) {
   return z.object({
+    ...serviceSettings(),
+    ...identitySettings(defaults, env),
+    ...metricsSettings(),
+    ...faultBoundSettings(),
+    // Read by the workers that write artifacts (`worker.artifacts`); its default is theirs.
+    artifactsUri: flag(z.string().min(1).optional(), {
+      flag: null,
+      env: 'BENCHFLEET_ARTIFACTS',
+      description: 'where screenshots go',
+    }),
+  });
+}
+
+/** Where the fleet's Postgres and Redis are, and how the worker logs. */
+function serviceSettings() {
+  return {
     databaseUrl: flag(databaseUrlSchema, {
       flag: null,
       env: 'DATABASE_URL',
@@ -38,6 +54,12 @@ export function workerSettings(defaults: WorkerSettingsDefaults, env: NodeJS.Pro
       description: 'BullMQ key prefix',
     }),
     logLevel: flag(logLevelSchema, { flag: null, env: 'LOG_LEVEL', description: 'pino level' }),
+  };
+}
+
+/** Who the worker is, and how long its jobs may finish after SIGTERM: the app's defaults. */
+function identitySettings(defaults: WorkerSettingsDefaults, env: NodeJS.ProcessEnv) {
+  return {
     workerId: flag(
       z
         .string()
@@ -59,6 +81,12 @@ export function workerSettings(defaults: WorkerSettingsDefaults, env: NodeJS.Pro
         description: `seconds active jobs may finish after SIGTERM before they are handed back (default ${defaults.graceS})`,
       },
     ),
+  };
+}
+
+/** Where `/metrics` and `/healthz` are served. */
+function metricsSettings() {
+  return {
     metricsPort: flag(
       wholeNumber('from 0 to 65535 (0: any free port)')
         .min(0)
@@ -77,6 +105,12 @@ export function workerSettings(defaults: WorkerSettingsDefaults, env: NodeJS.Pro
       description:
         'address /metrics and /healthz listen on (default 127.0.0.1; 0.0.0.0 for probes from outside)',
     }),
+  };
+}
+
+/** The bounds of the worker's fault handling: job locks, hand-back, the outcome ledger. */
+function faultBoundSettings() {
+  return {
     lockDurationMs: flag(
       wholeNumber('of milliseconds')
         .positive('expected a positive whole number of milliseconds')
@@ -107,13 +141,7 @@ export function workerSettings(defaults: WorkerSettingsDefaults, env: NodeJS.Pro
         description: 'how long committed outcomes stay in the outcome ledger in Redis',
       },
     ),
-    // Read by the workers that write artifacts (`worker.artifacts`); its default is theirs.
-    artifactsUri: flag(z.string().min(1).optional(), {
-      flag: null,
-      env: 'BENCHFLEET_ARTIFACTS',
-      description: 'where screenshots go',
-    }),
-  });
+  };
 }
 
 type WorkerSettings = z.output<ReturnType<typeof workerSettings>>;
