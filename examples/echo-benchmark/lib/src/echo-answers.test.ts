@@ -110,12 +110,14 @@ describe("the echo benchmark's table, echo_answers", () => {
         onRunSettled: async () => undefined,
         logger,
       },
-      async (context) => {
-        episodes.push(context.attempt);
-        const outcome = await runEchoEpisode(context, answers);
-        // Its answer is written, then a fault: the attempt is retried, as BullMQ would.
-        if (context.attempt === 1) throw new TransientError('lost the settle');
-        return outcome;
+      {
+        async episode(context) {
+          episodes.push(context.attempt);
+          const outcome = await runEchoEpisode(context, answers);
+          // Its answer is written, then a fault: the attempt is retried, as BullMQ would.
+          if (context.attempt === 1) throw new TransientError('lost the settle');
+          return outcome;
+        },
       },
     );
 
