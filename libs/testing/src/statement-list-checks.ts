@@ -82,7 +82,7 @@ export function statementSourcesIn(repoDir: string, dirs: readonly string[]): Ma
 }
 
 /** The sources `lists` name: their entries' and the ones they declare not Kysely. */
-export function listedSources(lists: readonly SqlStatementList[]): Set<string> {
+function listedSources(lists: readonly SqlStatementList[]): Set<string> {
   return new Set(
     lists.flatMap((list) => [
       ...list.statements.map((entry) => entry.source),
