@@ -10,7 +10,7 @@ const gzipAsync = promisify(gzip);
  * What moves when a task of any of the runs starts, settles, is resumed or cancelled: per run, its
  * task count, running and settled counts and last start and end (as the run's own cursor).
  */
-const runsCursorQuery = defineQuery({
+export const runsCursorQuery = defineQuery({
   name: 'runs_cursor',
   title: 'What changes when a task of the runs starts or settles',
   params: ['runs'],

@@ -15,7 +15,7 @@ const SETTLED = `t.status in ('success', 'failed', 'cancelled', 'error')`;
  * order, spent plus each open task at the mean cost of the tasks of its domain that ran (the run's
  * mean where none of its domain ran yet). Tasks cancelled before they started cost nothing.
  */
-const runSpendQuery = defineQuery({
+export const runSpendQuery = defineQuery({
   name: 'run_spend',
   title: "The run's spend (settled tasks) and its projected spend",
   params: ['run'],

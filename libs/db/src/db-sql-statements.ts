@@ -344,6 +344,11 @@ const tasksStatements: ListedStatement[] = [
     run: (db) => new TasksRepository(db).openTaskIds('run-1'),
   },
   {
+    name: 'tasks.open-tasks',
+    source: 'TasksRepository.openTasks',
+    run: (db) => new TasksRepository(db).openTasks('run-1'),
+  },
+  {
     name: 'tasks.between-attempts',
     source: 'TasksRepository.betweenAttempts',
     run: (db) => new TasksRepository(db).betweenAttempts('run-1'),
@@ -465,6 +470,11 @@ const otherStatements: ListedStatement[] = [
         { taskId: 'a', attempt: 1 },
         { taskId: 'b', attempt: 2 },
       ]),
+  },
+  {
+    name: 'steps.list-by-run',
+    source: 'StepsRepository.listByRun',
+    run: (db) => new StepsRepository(db).listByRun('run-1'),
   },
   {
     name: 'steps.list-by-task',

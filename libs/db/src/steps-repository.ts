@@ -98,6 +98,18 @@ export class StepsRepository {
       .execute();
   }
 
+  /** Every step of a run, in task, attempt and step order. */
+  async listByRun(runId: string): Promise<Step[]> {
+    return this.db
+      .selectFrom('steps')
+      .selectAll()
+      .where('run_id', '=', runId)
+      .orderBy('task_id')
+      .orderBy('attempt')
+      .orderBy('step')
+      .execute();
+  }
+
   /** The steps of a task (of one attempt, or of all), in attempt and step order. */
   async listByTask(runId: string, taskId: string, attempt?: number): Promise<Step[]> {
     let query = this.db

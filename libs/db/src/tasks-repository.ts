@@ -81,14 +81,22 @@ export class TasksRepository {
 
   /** The tasks of a run without an outcome (queued or running), in run order. */
   async openTaskIds(runId: string): Promise<string[]> {
+    return (await this.openTasks(runId)).map((row) => row.task_id);
+  }
+
+  /** The tasks of a run without an outcome, with which of the two they are, in run order. */
+  async openTasks(runId: string): Promise<{ task_id: string; status: 'queued' | 'running' }[]> {
     const rows = await this.db
       .selectFrom('tasks')
-      .select('task_id')
+      .select(['task_id', 'status'])
       .where('run_id', '=', runId)
       .where('status', 'in', ['queued', 'running'])
       .orderBy('seq')
       .execute();
-    return rows.map((row) => row.task_id);
+    return rows.map((row) => ({
+      task_id: row.task_id,
+      status: row.status as 'queued' | 'running',
+    }));
   }
 
   /**

@@ -271,6 +271,29 @@ export class OsworldGradesRepository {
     return result.rows[0];
   }
 
+  /** The latest grade of every graded attempt of a run (by task and attempt). */
+  async latestAttemptGrades(runId: string): Promise<OsworldGradeRow[]> {
+    const result = await sql<OsworldGradeRow>`
+      select distinct on (task_id, attempt) * from osworld_grades
+      where run_id = ${runId}
+      order by task_id, attempt, grade_no desc
+    `.execute(this.db);
+    return result.rows;
+  }
+
+  /** The distinct values of a grade's `column` over a run's graded tasks, in order. */
+  async gradedDistinct(
+    runId: string,
+    column: 'metric_version' | 'final_signal_mapping',
+  ): Promise<string[]> {
+    const result = await sql<{ value: string }>`
+      select distinct ${sql.ref(column)} as value from osworld_task_grades
+      where run_id = ${runId} and grade_no is not null
+      order by 1
+    `.execute(this.db);
+    return result.rows.map((row) => row.value);
+  }
+
   /** `osworld_domain_grading` of a run, by domain. */
   async domainGrading(runId: string): Promise<OsworldDomainGradingRow[]> {
     const result = await sql<OsworldDomainGradingRow>`

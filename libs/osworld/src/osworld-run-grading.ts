@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import {
   attemptGradeKey,
   type BenchmarkGrading,
@@ -35,19 +34,6 @@ function gradedWithBoth(config: unknown): boolean {
   );
 }
 
-async function distinctOf(
-  db: Database,
-  runId: string,
-  column: 'metric_version' | 'final_signal_mapping',
-): Promise<string[]> {
-  const result = await sql<{ value: string }>`
-    select distinct ${sql.ref(column)} as value from osworld_task_grades
-    where run_id = ${runId} and grade_no is not null
-    order by 1
-  `.execute(db);
-  return result.rows.map((row) => row.value);
-}
-
 export async function osworldGradedSummary(db: Database, run: Run): Promise<GradedSummary | null> {
   const repository = new OsworldGradesRepository(db);
   const row = await repository.runGrading(run.id);
@@ -55,8 +41,8 @@ export async function osworldGradedSummary(db: Database, run: Run): Promise<Grad
   const domains = await repository.domainGrading(run.id);
   return {
     label: OSWORLD_GRADE_LABEL,
-    metric_versions: await distinctOf(db, run.id, 'metric_version'),
-    final_signal_mappings: await distinctOf(db, run.id, 'final_signal_mapping'),
+    metric_versions: await repository.gradedDistinct(run.id, 'metric_version'),
+    final_signal_mappings: await repository.gradedDistinct(run.id, 'final_signal_mapping'),
     tasks: row.tasks,
     graded: row.graded,
     scored: row.scored,
@@ -163,13 +149,9 @@ export async function osworldAttemptGrades(
   db: Database,
   runId: string,
 ): Promise<ReadonlyMap<string, GradeRecord>> {
-  const result = await sql<OsworldGradeRow>`
-    select distinct on (task_id, attempt) * from osworld_grades
-    where run_id = ${runId}
-    order by task_id, attempt, grade_no desc
-  `.execute(db);
+  const rows = await new OsworldGradesRepository(db).latestAttemptGrades(runId);
   return new Map(
-    result.rows.map((row) => [
+    rows.map((row) => [
       attemptGradeKey(row.task_id, row.attempt),
       gradeOf(row, { details: row.details }),
     ]),

@@ -90,6 +90,21 @@ const statements: ListedStatement[] = [
     run: (db) => repository(db).runGrading('run-1'),
   },
   {
+    name: 'grades.latest-attempt-grades',
+    source: 'OsworldGradesRepository.latestAttemptGrades',
+    run: (db) => repository(db).latestAttemptGrades('run-1'),
+  },
+  {
+    name: 'grades.graded-metric-versions',
+    source: 'OsworldGradesRepository.gradedDistinct',
+    run: (db) => repository(db).gradedDistinct('run-1', 'metric_version'),
+  },
+  {
+    name: 'grades.graded-final-signal-mappings',
+    source: 'OsworldGradesRepository.gradedDistinct',
+    run: (db) => repository(db).gradedDistinct('run-1', 'final_signal_mapping'),
+  },
+  {
     name: 'grades.domain-grading',
     source: 'OsworldGradesRepository.domainGrading',
     run: (db) => repository(db).domainGrading('run-1'),

@@ -8,3 +8,4 @@ export {
 } from './paired-bootstrap.js';
 export { seededRandom } from './seeded-random.js';
 export * from './epoch-statistics.js';
+export { runComparisonSqlStatements } from './run-comparison-sql-statements.js';

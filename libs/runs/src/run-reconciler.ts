@@ -27,13 +27,7 @@ export async function joblessTasks(
   queueName: string,
   runId: string,
 ): Promise<JoblessTask[]> {
-  const open = await db
-    .selectFrom('tasks')
-    .select(['task_id', 'status'])
-    .where('run_id', '=', runId)
-    .where('status', 'in', ['queued', 'running'])
-    .orderBy('seq')
-    .execute();
+  const open = await new TasksRepository(db).openTasks(runId);
   const queue = producer.queue(queueName);
   const jobless: JoblessTask[] = [];
   for (let i = 0; i < open.length; i += PAGE) {
@@ -46,7 +40,7 @@ export async function joblessTasks(
       if (ALIVE_STATES.has(state)) continue;
       const entry: JoblessTask = {
         taskId: task.task_id,
-        status: task.status as 'queued' | 'running',
+        status: task.status,
         jobState: state === 'unknown' ? 'missing' : state,
       };
       if (state === 'failed')

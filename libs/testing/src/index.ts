@@ -23,3 +23,4 @@ export * from './compose-project.js';
 export * from './bytebot-agent-stand-in-image.js';
 export * from './real-desktop/index.js';
 export { countingDatabase } from './statement-recorder.js';
+export * from './statement-list-checks.js';

@@ -13,7 +13,7 @@ import { NotFound } from '../http-policy.js';
 import { pairedSearchQuery } from '../run-queries.js';
 import { shown } from '../shown-sql.js';
 
-const comparedConfigurationsQuery = defineQuery({
+export const comparedConfigurationsQuery = defineQuery({
   name: 'compared_configurations',
   title: "The two runs' configurations as stored",
   params: ['run_a', 'run_b'],

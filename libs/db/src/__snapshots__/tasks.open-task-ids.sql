@@ -1,4 +1,4 @@
-select "task_id" from "tasks" where "run_id" = $1 and "status" in ($2, $3) order by "seq"
+select "task_id", "status" from "tasks" where "run_id" = $1 and "status" in ($2, $3) order by "seq"
 
 -- parameters:
 -- $1 = "run-1"
