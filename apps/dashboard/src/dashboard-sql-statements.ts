@@ -111,7 +111,7 @@ const otherQueries: ListedStatement[] = [
   entry('steps', stepsQuery, task),
   entry('screenshot', screenshotQuery, { ...task, attempt: 1, step: 3 }),
   entry('grid-runs', gridRunsQuery, { runs: '["run-a","run-b"]', q: '', benchmark: '', limit: 50 }),
-  entry('grid-cells', gridCellsQuery, { runs: '["run-a","run-b"]' }),
+  entry('grid-cells', gridCellsQuery, { runs: '["run-a","run-b"]', show: 'all', task: '' }),
   entry('runs-cursor', runsCursorQuery, { runs: '["run-a","run-b"]' }),
   entry('compared-configurations', comparedConfigurationsQuery, pair),
 ];

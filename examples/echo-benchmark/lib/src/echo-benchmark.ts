@@ -144,6 +144,8 @@ export const echoBenchmark = defineBenchmark({
   tools: echoTools,
   // Its own table, `echo_answers`: the registry merges its migrations with the core's.
   migrations: echoMigrations,
+  // Every statement it builds, for the SQL snapshot test (loaded only by that test).
+  sqlStatements: async () => (await import('./echo-sql-statements.js')).echoSqlStatements,
   worker: {
     command: 'worker-echo',
     description: 'runs echo tasks: scripted steps, then the scripted outcome',

@@ -4,7 +4,7 @@ import { defineQuery } from '@benchfleet/db';
 // Echo's own panel of a task page: what each attempt answered, read from its own table by a named
 // query (the dashboard shows its SQL under "Show SQL", runnable in psql as it stands).
 
-const echoAnswersQuery = defineQuery({
+export const echoAnswersQuery = defineQuery({
   name: 'echo_answers',
   title: 'What each attempt of the echo task answered',
   params: ['run', 'task'],

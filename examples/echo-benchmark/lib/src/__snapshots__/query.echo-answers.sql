@@ -1,0 +1,8 @@
+select attempt, answer, steps, answered_at
+from echo_answers
+where run_id = $1 and task_id = $2
+order by attempt
+
+-- parameters:
+-- $1 = "run-1"
+-- $2 = "echo-000"
