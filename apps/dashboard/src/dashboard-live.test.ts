@@ -124,7 +124,7 @@ describe('a run page left open while the fleet works', () => {
 
     release();
     await waitForText(page.locator('[data-progress="done"]'), '6 / 6 settled', 600_000);
-    await page.locator('[data-provisional="true"]').waitFor({ state: 'detached', timeout: 60_000 });
+    await page.locator('[data-provisional="true"]').waitFor({ state: 'detached' });
     await waitForText(page.locator('[data-count="tasks"]'), '6 of 6 tasks');
     expect(await page.locator('.vgrid-row .status-queued').count()).toBe(0);
     expect(await page.evaluate('window.__stillTheSamePage')).toBe(true);

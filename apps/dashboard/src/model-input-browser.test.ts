@@ -137,7 +137,7 @@ describe('the model-input panel of the step view', () => {
     await page.waitForFunction(
       "document.querySelector('img.model-image')?.naturalWidth === 32",
       undefined,
-      { timeout: 30_000 },
+      { timeout: 600_000 },
     );
     await page.close();
   });

@@ -152,7 +152,7 @@ async function scoresFromTasks(runId: string) {
 
 async function metric(name: string): Promise<string> {
   const dd = page.locator(`[data-metric="${name}"] dd`);
-  await dd.waitFor({ state: 'visible', timeout: 30_000 });
+  await dd.waitFor({ state: 'visible' });
   return (await dd.textContent()) ?? '';
 }
 
@@ -384,7 +384,7 @@ describe('resume', () => {
     // What `scheduler resume` does to the fence.
     expect(await new RunsRepository(services.db).liftInfraHalt('run-paused')).toBe(true);
     expect((await summaryOf('run-paused')).halt).toBeNull();
-    await page.locator('[data-banner="halt"]').waitFor({ state: 'detached', timeout: 30_000 });
+    await page.locator('[data-banner="halt"]').waitFor({ state: 'detached' });
     await page.goto(url('/'));
     await waitForText(page.locator('tr[data-run="run-paused"] [data-cell="success-rate"]'), '%');
     expect(await page.locator('tr[data-run="run-paused"] [data-cell="halt"]').count()).toBe(0);

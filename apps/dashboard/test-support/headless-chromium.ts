@@ -7,6 +7,13 @@ import { chromiumPrerequisite } from '@benchfleet/testing';
 // Debian's Chromium, never a downloaded browser; the tests' global setup installs it when missing.
 const CHROMIUM_PATH = chromiumPrerequisite().path;
 
+/**
+ * How long a page's waits (a locator's, a navigation's) may take: a bound that only catches a
+ * hang. Playwright's own 30 s ran out at load 10-15 while the page was on its way (a search
+ * answered, a table drawn); tests wait for the text or element they need, never for an amount of time.
+ */
+const HANG_BOUND_MS = 600_000;
+
 const FLAGS = [
   '--headless',
   '--no-sandbox',
@@ -35,6 +42,8 @@ export async function launchChromium(
     args: FLAGS,
     viewport,
   });
+  context.setDefaultTimeout(HANG_BOUND_MS);
+  context.setDefaultNavigationTimeout(HANG_BOUND_MS);
   return {
     context,
     newPage: () => context.newPage(),
@@ -49,7 +58,7 @@ export async function launchChromium(
 export async function waitForText(
   locator: Locator,
   text: string | RegExp,
-  timeoutMs = 30_000,
+  timeoutMs = HANG_BOUND_MS,
 ): Promise<string> {
   const matching = locator.filter({ hasText: text }).first();
   await matching.waitFor({ state: 'visible', timeout: timeoutMs });
