@@ -5,7 +5,7 @@ import {
   type ColumnDef,
   type SortingState,
   type TableState,
-} from '@tanstack/react-table';
+} from '@tanstack/table-core';
 import { describe, expect, it } from 'vitest';
 import { sortRows } from './row-sort.js';
 

@@ -6,7 +6,7 @@ import {
   type Row,
   type SortingFn,
   type SortingState,
-} from '@tanstack/react-table';
+} from '@tanstack/table-core';
 
 // A table's rows in the order TanStack Table's sorted row model gives them, without the Row
 // objects it builds for every row (a few dozen functions each: about a second for the 60,000

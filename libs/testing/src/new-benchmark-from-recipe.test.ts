@@ -204,10 +204,18 @@ describe('a new benchmark added from the recipe alone (examples/parrot-benchmark
   // of the copy's scheduler directly.
   it('is offered by the scheduler: in the choices of --benchmark and in the hint of a bare enqueue', async () => {
     const scheduler = join(copy, 'apps/scheduler/bin/scheduler.js');
-    const unknown = await runIn(process.execPath, [scheduler, 'enqueue', '--benchmark', 'nope']);
+    // Its table made first: the scheduler checks the schema has every migration its registry knows.
+    const migrate = await runIn(process.execPath, [scheduler, 'migrate'], services.env);
+    expect(migrate.code, migrate.output).toBe(0);
+    const unknown = await runIn(
+      process.execPath,
+      [scheduler, 'enqueue', '--benchmark', 'nope'],
+      services.env,
+    );
     expect(unknown.code, unknown.output).toBe(2);
     expect(unknown.output).toMatch(/Allowed choices are [^\n]*\bparrot\b/);
-    const bare = await runIn(process.execPath, [scheduler, 'enqueue']);
+    // With the services named and migrated: a bare enqueue checks both before it asks for a benchmark.
+    const bare = await runIn(process.execPath, [scheduler, 'enqueue'], services.env);
     expect(bare.code, bare.output).toBe(2);
     expect(bare.output).toMatch(/say which benchmark to run: --benchmark [^\n]*\bparrot\b/);
   });
