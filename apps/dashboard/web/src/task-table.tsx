@@ -11,6 +11,7 @@ import {
 import {
   flexRender,
   getCoreRowModel,
+  getSortedRowModel,
   useReactTable,
   type ColumnDef,
   type Row,
@@ -20,7 +21,6 @@ import {
 import { useVirtualizer, type Virtualizer } from '@tanstack/react-virtual';
 import { useQuery, keepPreviousData } from '@tanstack/react-query';
 import type { CsvColumn } from '../../shared/csv';
-import { sortRows } from '../../shared/row-sort';
 import { apiGet, type SearchResponse, type ShownQuery, type TaskRow } from './api';
 import { CsvButton } from './csv-button';
 import { decimal, duration, usd } from './format';
@@ -531,22 +531,8 @@ export function TaskTable({
     () => columnsFor(graded ? gradeLabel : null, epochs),
     [graded, gradeLabel, epochs],
   );
-  // Sorted here, not by TanStack: it would build a Row (dozens of functions) for every task, a
-  // second for the 60,000 samples of a 3-epoch run; it gets only the rows on screen.
-  const sorted = useMemo(() => sortRows(filtered, sorting, columns), [filtered, sorting, columns]);
-  const scroller = useRef<HTMLDivElement>(null);
-  const virtualizer = useVirtualizer({
-    count: sorted.length,
-    getScrollElement: () => scroller.current,
-    estimateSize: () => ROW_HEIGHT,
-    overscan: 12,
-  });
-  const items = virtualizer.getVirtualItems();
-  const from = items[0]?.index ?? 0;
-  const to = (items.at(-1)?.index ?? -1) + 1;
-  const onScreen = useMemo(() => sorted.slice(from, to), [sorted, from, to]);
   const table = useReactTable({
-    data: onScreen as TaskRow[],
+    data: filtered,
     columns,
     state: { sorting },
     onSortingChange: (updater) => {
@@ -554,19 +540,24 @@ export function TaskTable({
       setQuery({ sort: next[0]?.id, dir: next[0] ? (next[0].desc ? 'desc' : 'asc') : null });
     },
     getCoreRowModel: getCoreRowModel(),
-    getRowId: (task) => task.task_id,
-    manualSorting: true,
+    getSortedRowModel: getSortedRowModel(),
     sortDescFirst: false,
     autoResetAll: false,
   });
-  /** The Row of the task at `index` of the sorted tasks, when it is on screen. */
-  const rowAt = (index: number) => table.getRowModel().rows[index - from];
+  const rows = table.getRowModel().rows;
+  const scroller = useRef<HTMLDivElement>(null);
+  const virtualizer = useVirtualizer({
+    count: rows.length,
+    getScrollElement: () => scroller.current,
+    estimateSize: () => ROW_HEIGHT,
+    overscan: 12,
+  });
   const open = (index: number) => {
-    const task = sorted[index];
+    const task = rows[index]?.original;
     if (task)
       navigate(`/runs/${encodeURIComponent(runId)}/tasks/${encodeURIComponent(task.task_id)}`);
   };
-  const { active, setActive, onKey } = useGridKeys(sorted.length, scroller, virtualizer, open);
+  const { active, setActive, onKey } = useGridKeys(rows.length, scroller, virtualizer, open);
   const head = useRef<HTMLDivElement>(null);
   const headerWidths = useHeaderWidths(head);
   const template = table
@@ -579,7 +570,7 @@ export function TaskTable({
       <FilterBar
         filters={filters}
         domains={domains}
-        shown={sorted.length}
+        shown={rows.length}
         total={tasks.length}
         searching={search.pending}
         csv={
@@ -587,22 +578,22 @@ export function TaskTable({
             name="tasks"
             fileName={`${runId}-tasks.csv`}
             columns={csvColumns(graded)}
-            rows={() => [...sorted]}
+            rows={() => table.getRowModel().rows.map((row) => row.original)}
           />
         }
       />
-      <div className="vgrid" role="grid" aria-rowcount={sorted.length + 1} aria-label="tasks">
+      <div className="vgrid" role="grid" aria-rowcount={rows.length + 1} aria-label="tasks">
         <GridHead table={table} template={template} head={head} />
         <div
           ref={scroller}
           className="vgrid-body"
           tabIndex={0}
           onKeyDown={onKey}
-          aria-activedescendant={sorted[active] ? `task-row-${active}` : undefined}
+          aria-activedescendant={rows[active] ? `task-row-${active}` : undefined}
         >
           <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
-            {items.map((item) => {
-              const row = rowAt(item.index);
+            {virtualizer.getVirtualItems().map((item) => {
+              const row = rows[item.index];
               return row ? (
                 <GridRow
                   key={row.id}
